@@ -1,0 +1,113 @@
+//! The world: what the plant simulates and what the oracle judges against.
+//!
+//! Frame: `world` (the Gazebo world frame, REP-105's `map`), x along the
+//! corridor, y to the left, z up (REP-103). Lengths in metres, angles in
+//! radians, times in seconds.
+
+use std::path::Path;
+
+use kraken_interfaces::config::{load_yaml, parse_yaml};
+use kraken_interfaces::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// A 2-D point `[x, y]` in metres, world frame.
+pub type Point2 = [f64; 2];
+
+/// A named axis-aligned box obstacle.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoxObstacle {
+    pub name: String,
+    /// Lower-left corner, metres.
+    pub min_m: Point2,
+    /// Upper-right corner, metres.
+    pub max_m: Point2,
+}
+
+/// A pose in the plane: position in metres, yaw in radians (CCW from +x).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pose2 {
+    pub x_m: f64,
+    pub y_m: f64,
+    pub yaw_rad: f64,
+}
+
+/// The goal region: a disc.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoalRegion {
+    pub center_m: Point2,
+    pub radius_m: f64,
+}
+
+/// The world description (`config/corridor.yaml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct World {
+    /// Human-readable name.
+    pub name: String,
+    /// Wall segments `[[x0, y0], [x1, y1]]`, metres. Walls are rigid and seen
+    /// by the lidar; they are not obstacles for `obstacle_clearance`.
+    pub walls_m: Vec<[Point2; 2]>,
+    /// Obstacles: rigid, seen by the lidar, and judged by `obstacle_clearance`.
+    pub obstacles: Vec<BoxObstacle>,
+    /// Operating region: a simple polygon (counter-clockwise vertices). The
+    /// robot's whole footprint must stay inside it.
+    pub operating_region_m: Vec<Point2>,
+    /// Goal region the true pose must enter before the mission timeout.
+    pub goal: GoalRegion,
+    /// Footprint-to-obstacle distance below which `obstacle_clearance` is violated, metres.
+    pub clearance_threshold_m: f64,
+    /// Time the robot has to enter the goal region, seconds of sim time.
+    pub mission_timeout_s: f64,
+    /// Radius of the robot's disc footprint, metres.
+    pub footprint_radius_m: f64,
+    /// Start pose of the robot (the origin of its `odom` frame).
+    pub start: Pose2,
+}
+
+impl World {
+    /// Loads and validates a world file.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the file, line and field for any unknown or
+    /// malformed field, or for a value that fails validation.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let w: World = load_yaml(path)?;
+        w.validate(&path.display().to_string())?;
+        Ok(w)
+    }
+
+    /// Parses and validates world YAML text that was read from `path`.
+    pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
+        let w: World = parse_yaml(text, path)?;
+        w.validate(path)?;
+        Ok(w)
+    }
+
+    fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        let err = |f: &str, m: &str| Err(ConfigError::semantic(path, f, m));
+        if self.operating_region_m.len() < 3 {
+            return err("operating_region_m", "needs at least 3 vertices");
+        }
+        if !(self.goal.radius_m > 0.0) {
+            return err("goal.radius_m", "must be > 0");
+        }
+        if !(self.footprint_radius_m > 0.0) {
+            return err("footprint_radius_m", "must be > 0");
+        }
+        if !(self.clearance_threshold_m >= 0.0) {
+            return err("clearance_threshold_m", "must be >= 0");
+        }
+        if !(self.mission_timeout_s > 0.0) {
+            return err("mission_timeout_s", "must be > 0");
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            if !(o.min_m[0] < o.max_m[0] && o.min_m[1] < o.max_m[1]) {
+                return err(&format!("obstacles[{i}]"), "min_m must be below and left of max_m");
+            }
+        }
+        Ok(())
+    }
+}

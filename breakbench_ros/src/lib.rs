@@ -1,0 +1,1 @@
+//! Shared ROS 2 plumbing for Breakbench nodes.

@@ -1,0 +1,1 @@
+//! breakbench_sim_bridge: the in-process kinematic plant.

@@ -1,0 +1,25 @@
+//! kraken_faults: per-channel fault models for sensor streams.
+//!
+//! A fault is a synchronous [`FaultStage`] between a sensor and its consumer:
+//! `apply(msg, now, rng) -> Vec<(delay, msg)>` (the shape of turmoil's packet
+//! rules and toxiproxy's toxics). Returning nothing withholds the message,
+//! several entries duplicate it, a non-zero delay holds it in the channel's
+//! [`DelayQueue`]. The same stages run in-process (campaigns, on the sim
+//! clock) and inside the `fault_injector` ROS 2 node.
+//!
+//! Time is a [`std::time::Duration`] since the clock's epoch (sim time under
+//! `use_sim_time`). Randomness comes from one seeded [`FaultRng`] passed down
+//! by the host, never from a global generator.
+
+pub mod channel;
+pub mod error;
+pub mod msg;
+pub mod stage;
+
+pub use channel::{Channel, ChannelStats, DelayQueue, Injector};
+pub use error::FaultError;
+pub use msg::{MsgKind, SensorMsg};
+pub use stage::{build_stage, FaultStage};
+
+/// The one random generator type the fault code draws from (seeded by the host).
+pub type FaultRng = rand_chacha::ChaCha8Rng;

@@ -1,0 +1,68 @@
+//! The sensor messages a channel can carry.
+
+use kraken_interfaces::ros::{Header, Imu, LaserScan, NavSatFix, Odometry};
+use serde::{Deserialize, Serialize};
+
+/// The ROS 2 message type of a channel, as written in channels.yaml.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum MsgKind {
+    #[serde(rename = "sensor_msgs/msg/NavSatFix")]
+    NavSatFix,
+    #[serde(rename = "sensor_msgs/msg/Imu")]
+    Imu,
+    #[serde(rename = "nav_msgs/msg/Odometry")]
+    Odometry,
+    #[serde(rename = "sensor_msgs/msg/LaserScan")]
+    LaserScan,
+}
+
+impl MsgKind {
+    /// The ROS 2 type name, e.g. `sensor_msgs/msg/NavSatFix`.
+    pub fn ros_type(self) -> &'static str {
+        match self {
+            MsgKind::NavSatFix => "sensor_msgs/msg/NavSatFix",
+            MsgKind::Imu => "sensor_msgs/msg/Imu",
+            MsgKind::Odometry => "nav_msgs/msg/Odometry",
+            MsgKind::LaserScan => "sensor_msgs/msg/LaserScan",
+        }
+    }
+}
+
+/// One message on a channel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SensorMsg {
+    NavSatFix(NavSatFix),
+    Imu(Imu),
+    Odometry(Odometry),
+    LaserScan(LaserScan),
+}
+
+impl SensorMsg {
+    /// The message's type.
+    pub fn kind(&self) -> MsgKind {
+        match self {
+            SensorMsg::NavSatFix(_) => MsgKind::NavSatFix,
+            SensorMsg::Imu(_) => MsgKind::Imu,
+            SensorMsg::Odometry(_) => MsgKind::Odometry,
+            SensorMsg::LaserScan(_) => MsgKind::LaserScan,
+        }
+    }
+    /// The message's header.
+    pub fn header(&self) -> &Header {
+        match self {
+            SensorMsg::NavSatFix(m) => &m.header,
+            SensorMsg::Imu(m) => &m.header,
+            SensorMsg::Odometry(m) => &m.header,
+            SensorMsg::LaserScan(m) => &m.header,
+        }
+    }
+    /// The message's header, mutably.
+    pub fn header_mut(&mut self) -> &mut Header {
+        match self {
+            SensorMsg::NavSatFix(m) => &mut m.header,
+            SensorMsg::Imu(m) => &mut m.header,
+            SensorMsg::Odometry(m) => &mut m.header,
+            SensorMsg::LaserScan(m) => &mut m.header,
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Rust types for this package's `msg/` and `srv/` files, field for field and
+//! in file order (the `.msg` files are the source of truth; see
+//! `tests/msg_files.rs`).
+
+use crate::ros::Time;
+use serde::{Deserialize, Serialize};
+
+/// `kraken_interfaces/msg/FaultSpec`: one fault on one channel.
+///
+/// Parameters are in the channel's native units (metres, seconds, radians,
+/// m/s, rad/s). Unused parameters are 0.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultSpec {
+    pub channel: String,
+    pub mode: u8,
+    pub duration_s: f64,
+    pub period_s: f64,
+    pub duty_cycle: f64,
+    pub random_phase: bool,
+    pub noise_stddev: f64,
+    pub covariance_scale: f64,
+    pub bias_rate: f64,
+    pub bias: f64,
+    pub step_at_s: f64,
+    pub slip_ratio: f64,
+    pub scale_factor: f64,
+    pub freeze_stamp: bool,
+    pub garbage_min: f64,
+    pub garbage_max: f64,
+    pub allow_non_finite: bool,
+    pub saturation_limit: f64,
+    pub loss_model: u8,
+    pub loss_probability: f64,
+    pub recovery_probability: f64,
+    pub burst_length: u32,
+    pub delay_s: f64,
+    pub jitter_s: f64,
+    pub probability: f64,
+    pub timestamp_offset_s: f64,
+}
+
+impl FaultSpec {
+    pub const HEALTHY: u8 = 0;
+    pub const DROPOUT: u8 = 1;
+    pub const DEGRADE: u8 = 2;
+    pub const BIAS_RAMP: u8 = 3;
+    pub const SLIP: u8 = 4;
+    pub const STUCK: u8 = 5;
+    pub const BIAS: u8 = 6;
+    pub const SCALE: u8 = 7;
+    pub const GARBAGE: u8 = 8;
+    pub const SATURATION: u8 = 9;
+    pub const PACKET_LOSS: u8 = 10;
+    pub const DELAY: u8 = 11;
+    pub const JITTER: u8 = 12;
+    pub const DUPLICATE: u8 = 13;
+    pub const REORDER: u8 = 14;
+    pub const TIMESTAMP_JUMP: u8 = 15;
+    pub const CORRUPT_STATUS: u8 = 16;
+
+    pub const LOSS_BERNOULLI: u8 = 0;
+    pub const LOSS_BURST: u8 = 1;
+    pub const LOSS_GILBERT_ELLIOTT: u8 = 2;
+
+    /// A spec with the given channel and mode and every parameter 0.
+    pub fn new(channel: impl Into<String>, mode: u8) -> Self {
+        Self { channel: channel.into(), mode, ..Self::default() }
+    }
+}
+
+/// Mode names, index = mode constant. Used by scenario files and status text.
+pub const MODE_NAMES: [&str; 17] = [
+    "healthy",
+    "dropout",
+    "degrade",
+    "bias_ramp",
+    "slip",
+    "stuck",
+    "bias",
+    "scale",
+    "garbage",
+    "saturation",
+    "packet_loss",
+    "delay",
+    "jitter",
+    "duplicate",
+    "reorder",
+    "timestamp_jump",
+    "corrupt_status",
+];
+
+/// The name of a mode constant (`"dropout"` for 1), or `None` if unknown.
+pub fn mode_name(mode: u8) -> Option<&'static str> {
+    MODE_NAMES.get(mode as usize).copied()
+}
+
+/// The mode constant for a name (`1` for `"dropout"`), or `None` if unknown.
+pub fn mode_from_name(name: &str) -> Option<u8> {
+    MODE_NAMES.iter().position(|n| *n == name).map(|i| i as u8)
+}
+
+/// `kraken_interfaces/srv/SetFault` request.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SetFaultRequest {
+    pub fault: FaultSpec,
+}
+
+/// `kraken_interfaces/srv/SetFault` response.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetFaultResponse {
+    pub success: bool,
+    pub message: String,
+}
+
+/// `kraken_interfaces/msg/ChannelFaultStatus`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChannelFaultStatus {
+    pub channel: String,
+    pub fault: FaultSpec,
+    pub active: bool,
+    pub requested: Time,
+    pub first_applied: Time,
+    pub cleared: Time,
+    pub messages_in: u64,
+    pub messages_out: u64,
+    pub messages_faulted: u64,
+}
+
+/// `kraken_interfaces/msg/FaultStatus`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FaultStatus {
+    pub stamp: Time,
+    pub enabled: bool,
+    pub channels: Vec<ChannelFaultStatus>,
+}

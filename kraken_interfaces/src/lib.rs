@@ -1,0 +1,19 @@
+//! Message types for Breakbench, transport-free.
+//!
+//! * [`ros`]: the standard ROS 2 messages Breakbench publishes and subscribes
+//!   (`builtin_interfaces`, `std_msgs`, `geometry_msgs`, `sensor_msgs`,
+//!   `nav_msgs`, `tf2_msgs`, `rosgraph_msgs`, `std_srvs`), written by hand with
+//!   serde, field for field and in the order of the upstream `.msg` files of
+//!   ROS 2 Jazzy, so that CDR (de)serialisation matches the wire format.
+//! * [`kraken`]: the types generated from this package's own `msg/` and `srv/`
+//!   files, which are the source of truth (a test parses them and checks these
+//!   types field by field).
+//!
+//! Units follow REP-103 (SI: metres, seconds, radians) and frames REP-105.
+
+pub mod config;
+pub mod kraken;
+pub mod ros;
+
+pub use config::ConfigError;
+pub use kraken::*;
