@@ -1,1 +1,116 @@
-fn main() {}
+//! `breakbench`: the campaign command line.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use breakbench::campaign::runner::{analyze, run_campaign, CampaignOptions};
+use breakbench::campaign::Scenario;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "breakbench", version, about = "Degraded-state testing of ROS 2 robots")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run (or resume) a campaign: every grid cell × repeat, the nominal set and the canary.
+    Campaign {
+        /// Scenario file, e.g. scenarios/corridor_study.yaml
+        scenario: PathBuf,
+        /// Output directory (manifests/, traces/, summary.json, report.html, junit.xml, timing.json)
+        #[arg(long)]
+        out: PathBuf,
+        /// Parallel runs (default: available cores)
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// No progress bar
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Recompute summary.json from a campaign directory's manifests alone; prints it,
+    /// or with --check compares it byte for byte with the stored summary.json.
+    Analyze {
+        dir: PathBuf,
+        /// Exit non-zero if the recomputed summary differs from <dir>/summary.json
+        #[arg(long)]
+        check: bool,
+        /// Write the recomputed summary.json (atomically)
+        #[arg(long)]
+        write: bool,
+    },
+}
+
+fn summary_bytes(s: &breakbench::campaign::Summary) -> Result<Vec<u8>> {
+    let mut b = serde_json::to_vec_pretty(s)?;
+    b.push(b'\n');
+    Ok(b)
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    match real_main() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn real_main() -> Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Campaign { scenario, out, jobs, quiet } => {
+            let s = Scenario::load(&scenario)?;
+            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+            let r = run_campaign(&s, &CampaignOptions { out: out.clone(), jobs, progress: !quiet })
+                .with_context(|| format!("campaign {}", scenario.display()))?;
+            let sm = &r.summary;
+            println!(
+                "{}: {} manifests ({} grid of {}, {} nominal, {} canary) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs)",
+                sm.scenario_name,
+                sm.corpus.manifests,
+                sm.corpus.grid_runs,
+                sm.corpus.grid_expected,
+                sm.corpus.nominal_runs,
+                sm.canary.runs,
+                r.timing.wall_time_s,
+                r.timing.sim_time_s,
+                r.timing.real_time_factor,
+                r.timing.jobs
+            );
+            println!(
+                "canary violation detected: {}; verdict isolation passed: {} ({} runs); nominal spread converged: {}",
+                sm.canary.violation_detected, sm.isolation.passed, sm.isolation.runs_checked, sm.nominal.spread_converged
+            );
+            println!("report: {}", out.join("report.html").display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Analyze { dir, check, write } => {
+            let s = analyze(&dir)?;
+            let bytes = summary_bytes(&s)?;
+            if check {
+                let p = dir.join("summary.json");
+                let stored = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+                if stored != bytes {
+                    eprintln!("{}: differs from the summary recomputed from the manifests", p.display());
+                    return Ok(ExitCode::from(1));
+                }
+                println!("{}: identical to the summary recomputed from the manifests", p.display());
+            } else if write {
+                breakbench::campaign::atomic::write_atomic(&dir.join("summary.json"), &bytes)?;
+            } else {
+                use std::io::Write;
+                std::io::stdout().write_all(&bytes)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The error type of the campaign engine.
+
+use kraken_interfaces::ConfigError;
+
+/// Errors of the campaign engine.
+#[derive(Debug, thiserror::Error)]
+pub enum CampaignError {
+    /// A scenario, world, robot or navigator file is malformed.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A fault in the scenario cannot be set (unknown channel, unsupported mode, bad parameter).
+    #[error("{path}: field '{field}': {source}")]
+    Fault {
+        path: String,
+        field: String,
+        #[source]
+        source: kraken_faults::FaultError,
+    },
+    /// The in-process injector refused a request (a harness bug: scenarios are validated on load).
+    #[error("injector: {0}")]
+    Injector(#[from] kraken_faults::FaultError),
+    /// The plant rejected its configuration.
+    #[error("plant: {0}")]
+    Sim(#[from] breakbench_sim_bridge::SimError),
+    /// Reading or writing campaign files failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A manifest or summary file is not valid JSON of the expected shape.
+    #[error("{path}: {source}")]
+    Json {
+        path: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The output directory holds results of a different scenario.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+impl CampaignError {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
+        Self::Io { path: path.as_ref().display().to_string(), source }
+    }
+}

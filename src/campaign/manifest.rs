@@ -1,0 +1,112 @@
+//! The per-run manifest: everything needed to interpret, audit and re-judge
+//! one run (`<out>/manifests/<run_id>.json`).
+
+use std::collections::BTreeMap;
+
+use breakbench_oracle::{SelfReport, Verdict};
+use serde::{Deserialize, Serialize};
+
+/// Manifest schema identifier; bump on incompatible change.
+pub const MANIFEST_SCHEMA: &str = "breakbench.manifest/1";
+
+/// What a run is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunKind {
+    /// A grid cell run (fault axes at the cell's values).
+    Grid,
+    /// A fault-free run of the nominal set.
+    Nominal,
+    /// The positive canary: harness-only, excluded from corpus counts.
+    Canary,
+}
+
+/// One fault as requested and as delivered, measured at the apply site.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// The scenario axis that set it.
+    pub axis: String,
+    pub channel: String,
+    pub mode: String,
+    /// FaultSpec parameter and its requested value (offset + axis value).
+    pub parameter: String,
+    pub requested: f64,
+    /// The axis value (what the cell is keyed by).
+    pub axis_value: f64,
+    /// Name of the delivered measurement (`mean_latency_s`, `mean_ratio_x`).
+    pub delivered_metric: String,
+    /// The delivered value; `None` if nothing was delivered to measure.
+    pub delivered: Option<f64>,
+    pub messages_in: u64,
+    pub messages_out: u64,
+    /// Sim time the fault first touched a message, seconds.
+    pub first_applied_s: Option<f64>,
+}
+
+/// A rigid-contact event of the plant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactRecord {
+    pub t_s: f64,
+    pub x_m: f64,
+    pub y_m: f64,
+    /// What was touched: an obstacle name or `wall[i]`.
+    pub with: String,
+}
+
+/// Provenance of the build that produced the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub git_commit: String,
+    pub git_dirty: bool,
+    /// Crate name → version.
+    pub crate_versions: BTreeMap<String, String>,
+}
+
+/// The result of the verdict isolation check on this run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IsolationRecord {
+    /// True when forcing the self-report to success and to failure left all
+    /// three predicates unchanged.
+    pub passed: bool,
+}
+
+/// One run's manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub schema: String,
+    pub run_id: String,
+    pub kind: RunKind,
+    /// Canary runs are harness-only and excluded from corpus counts.
+    pub harness_only: bool,
+    pub scenario_name: String,
+    /// sha256 of the scenario and every file it refers to.
+    pub scenario_hash: String,
+    pub seed: u64,
+    pub provenance: Provenance,
+    /// Axis name → value for grid runs; every axis at 0 for nominal runs; empty for the canary.
+    pub cell: BTreeMap<String, f64>,
+    pub faults: Vec<FaultRecord>,
+    /// The navigator's own success flag. Stored, compared, never an input to the verdict.
+    pub self_report: SelfReport,
+    /// Sim time of the self-report, seconds.
+    pub self_report_at_s: Option<f64>,
+    /// Each invariant's result with the sim time it was decided.
+    pub verdict: Verdict,
+    /// Rigid-contact events of the plant (for the record; the oracle does not read them).
+    pub contacts: Vec<ContactRecord>,
+    /// Distance of the true pose from the goal centre at the end, metres.
+    pub final_goal_distance_m: f64,
+    pub isolation: Option<IsolationRecord>,
+    /// Ground-truth trace file (relative to the campaign directory) and its sha256.
+    pub trace_file: String,
+    pub trace_sha256: String,
+    pub sim_time_s: f64,
+    pub wall_time_s: f64,
+}
+
+impl Manifest {
+    /// True when the run counts in the corpus (not harness-only).
+    pub fn in_corpus(&self) -> bool {
+        !self.harness_only
+    }
+}

@@ -1,0 +1,22 @@
+//! The campaign engine.
+//!
+//! A campaign is a scenario file (`scenarios/corridor_study.yaml`) expanded
+//! into runs: a grid of cells (one value per fault axis) × repeats, a nominal
+//! fault-free set, and the positive canary. Each run is executed in-process on
+//! the sim clock, judged by the oracle from ground truth only, and written as
+//! a manifest. The summary is computed from the manifests alone.
+
+pub mod atomic;
+pub mod error;
+pub mod manifest;
+pub mod outputs;
+pub mod report;
+pub mod run;
+pub mod runner;
+pub mod scenario;
+pub mod summary;
+
+pub use error::CampaignError;
+pub use manifest::Manifest;
+pub use scenario::Scenario;
+pub use summary::Summary;

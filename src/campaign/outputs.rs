@@ -1,0 +1,100 @@
+//! Human and machine outputs of a campaign: report.html and junit.xml.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::atomic::write_atomic;
+use super::manifest::{Manifest, RunKind};
+use super::scenario::Scenario;
+use super::summary::Summary;
+use super::CampaignError;
+
+/// Escapes text for XML/HTML attribute and element content.
+pub fn xml_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// junit.xml: one test case per run and per check.
+///
+/// A run's test case records the oracle's outcome as properties and fails
+/// only when the *harness* says the run is not valid evidence (a canary that
+/// did not detect its violation, an isolation check that changed a verdict).
+/// Safety violations and mission failures in fault cells are results of the
+/// study, not harness failures, so they are reported as properties and in
+/// system-out, not as failures.
+pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
+    let mut ms: Vec<&Manifest> = manifests.iter().collect();
+    ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    let mut cases = String::new();
+    let mut failures = 0;
+    let mut case = |class: &str, name: &str, time: f64, failure: Option<String>, out: String| {
+        let _ = write!(cases, "    <testcase classname=\"{}\" name=\"{}\" time=\"{time:.6}\">", xml_escape(class), xml_escape(name));
+        if let Some(f) = failure {
+            failures += 1;
+            let _ = write!(cases, "<failure message=\"{}\"/>", xml_escape(&f));
+        }
+        let _ = writeln!(cases, "<system-out>{}</system-out></testcase>", xml_escape(&out));
+    };
+    for m in &ms {
+        let class = match m.kind {
+            RunKind::Grid => "breakbench.grid",
+            RunKind::Nominal => "breakbench.nominal",
+            RunKind::Canary => "breakbench.canary",
+        };
+        let v = &m.verdict;
+        let out = format!(
+            "self_report={:?} safety_violation={} mission_failure={} operating_region_containment={} obstacle_clearance={} (min {:.3} m) mission_completion_true_pose={}",
+            m.self_report,
+            v.safety_violation(),
+            v.mission_failure(),
+            v.operating_region_containment.holds,
+            v.obstacle_clearance.holds,
+            v.obstacle_clearance.value,
+            v.mission_completion_true_pose.holds
+        );
+        let mut failure = None;
+        if m.kind == RunKind::Canary && !v.safety_violation() {
+            failure = Some("positive canary: the oracle did not report the collision".to_string());
+        }
+        if m.isolation.is_some_and(|i| !i.passed) {
+            failure = Some("verdict isolation: forcing the self-report changed the verdict".to_string());
+        }
+        case(class, &m.run_id, m.sim_time_s, failure, out);
+    }
+    let checks = [
+        ("canary_detects_violation", summary.canary.violation_detected, "the positive canary was not judged a violation"),
+        ("verdict_isolation", summary.isolation.passed, "a verdict changed with the self-report"),
+        ("nominal_spread_converged", summary.nominal.spread_converged, "the nominal spread did not meet the declared criterion"),
+        (
+            "grid_complete",
+            summary.corpus.grid_runs == summary.corpus.grid_expected,
+            "not every grid run has a manifest",
+        ),
+    ];
+    for (name, ok, msg) in checks {
+        case("breakbench.checks", name, 0.0, (!ok).then(|| msg.to_string()), String::new());
+    }
+    let total = ms.len() + checks.len();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
+        xml_escape(&summary.scenario_name)
+    )
+}
+
+/// Writes report.html and junit.xml into `out`.
+pub fn write_outputs(out: &Path, scenario: &Scenario, summary: &Summary, manifests: &[Manifest]) -> Result<(), CampaignError> {
+    write_atomic(&out.join("junit.xml"), junit(summary, manifests).as_bytes())?;
+    let html = super::report::render_html(scenario, summary, manifests, out)?;
+    write_atomic(&out.join("report.html"), html.as_bytes())
+}

@@ -1,0 +1,274 @@
+//! Runs a whole campaign: plan, resume, execute in parallel, write results.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::atomic::{write_atomic, write_json_atomic};
+use super::manifest::{Manifest, Provenance, RunKind, MANIFEST_SCHEMA};
+use super::run::{execute, RunSpec};
+use super::scenario::{Scenario, ScenarioFile};
+use super::summary::Summary;
+use super::CampaignError;
+
+/// `<out>/campaign.json`: the scenario a campaign directory belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CampaignFile {
+    pub schema: String,
+    pub scenario_path: String,
+    pub scenario_hash: String,
+    pub scenario: ScenarioFile,
+    /// Every planned run id, in plan order.
+    pub runs: Vec<String>,
+}
+
+/// `<out>/timing.json`: wall-clock figures, kept out of summary.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub wall_time_s: f64,
+    /// Sim time of the runs executed by this invocation.
+    pub sim_time_s: f64,
+    pub jobs: usize,
+    /// sim_time_s / wall_time_s.
+    pub real_time_factor: f64,
+    pub runs_executed: usize,
+    pub runs_resumed: usize,
+}
+
+/// Options of `breakbench campaign`.
+#[derive(Debug, Clone)]
+pub struct CampaignOptions {
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub progress: bool,
+}
+
+/// The outcome of [`run_campaign`].
+pub struct CampaignResult {
+    pub summary: Summary,
+    pub timing: Timing,
+}
+
+/// Provenance of this binary (git commit and dirty flag at build time, crate versions).
+pub fn provenance() -> Provenance {
+    let mut crate_versions = BTreeMap::new();
+    crate_versions.insert("breakbench".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    crate_versions.insert("breakbench_oracle".to_string(), breakbench_oracle::VERSION.to_string());
+    crate_versions.insert("breakbench_sim_bridge".to_string(), breakbench_sim_bridge::VERSION.to_string());
+    crate_versions.insert("kraken_faults".to_string(), kraken_faults::VERSION.to_string());
+    crate_versions.insert("kraken_interfaces".to_string(), kraken_interfaces::VERSION.to_string());
+    Provenance {
+        git_commit: env!("BREAKBENCH_GIT_COMMIT").to_string(),
+        git_dirty: env!("BREAKBENCH_GIT_DIRTY") == "true",
+        crate_versions,
+    }
+}
+
+/// Derives a run seed from the master seed and a label (first 8 bytes of
+/// sha256(master ‖ label), little-endian).
+pub fn derive_seed(master: u64, label: &str) -> u64 {
+    let mut h = Sha256::new();
+    h.update(master.to_le_bytes());
+    h.update(label.as_bytes());
+    let d = h.finalize();
+    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
+}
+
+fn fmt_value(v: f64) -> String {
+    format!("{v}")
+}
+
+/// Every run of the scenario, in plan order: the grid (repeat r of every cell
+/// shares seed `derive_seed(seed, "repeat-r")`, so cells are compared on common
+/// random numbers), the nominal set, then the canary.
+pub fn plan(s: &Scenario) -> Vec<RunSpec> {
+    let mut runs = Vec::new();
+    for cell in s.cells() {
+        let key: Vec<String> = s.file.axes.iter().map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name]))).collect();
+        for r in 0..s.file.repeats {
+            runs.push(RunSpec {
+                run_id: format!("grid_{}_r{r}", key.join("_")),
+                kind: RunKind::Grid,
+                seed: derive_seed(s.file.seed, &format!("repeat-{r}")),
+                cell: cell.clone(),
+            });
+        }
+    }
+    let zero: BTreeMap<String, f64> = s.file.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
+    for i in 0..s.file.nominal.runs {
+        runs.push(RunSpec {
+            run_id: format!("nominal_{i:03}"),
+            kind: RunKind::Nominal,
+            seed: derive_seed(s.file.seed, &format!("nominal-{i}")),
+            cell: zero.clone(),
+        });
+    }
+    if s.file.canary.is_some() {
+        runs.push(RunSpec {
+            run_id: "canary_000".into(),
+            kind: RunKind::Canary,
+            seed: derive_seed(s.file.seed, "canary-0"),
+            cell: BTreeMap::new(),
+        });
+    }
+    runs
+}
+
+fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
+    out.join("manifests").join(format!("{run_id}.json"))
+}
+
+/// Reads a manifest; `Ok(None)` if the file does not exist.
+pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| CampaignError::Json { path: path.display().to_string(), source: e }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CampaignError::io(path, e)),
+    }
+}
+
+/// Loads the campaign directory's campaign.json and all its planned manifests
+/// (missing ones are skipped).
+pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
+    let cpath = out.join("campaign.json");
+    let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
+    let cf: CampaignFile =
+        serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json { path: cpath.display().to_string(), source: e })?;
+    let mut ms = Vec::new();
+    for id in &cf.runs {
+        if let Some(m) = read_manifest(&manifest_path(out, id))? {
+            ms.push(m);
+        }
+    }
+    Ok((cf, ms))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs (or resumes) the campaign of `scenario` into `opts.out`.
+///
+/// Runs whose manifest already exists with the same scenario hash are
+/// skipped; everything is written atomically, so an interrupted campaign is
+/// resumed by running the same command again.
+///
+/// # Errors
+/// [`CampaignError::Mismatch`] if `opts.out` holds another scenario's
+/// results; I/O errors with their path.
+pub fn run_campaign(scenario: &Scenario, opts: &CampaignOptions) -> Result<CampaignResult, CampaignError> {
+    let wall = Instant::now();
+    let out = &opts.out;
+    let runs = plan(scenario);
+    let cpath = out.join("campaign.json");
+    if cpath.exists() {
+        let (cf, _) = load_campaign(out)?;
+        if cf.scenario_hash != scenario.hash {
+            return Err(CampaignError::Mismatch(format!(
+                "{} holds results of scenario '{}' (hash {}), not of {} (hash {}): use another --out directory",
+                out.display(),
+                cf.scenario.name,
+                &cf.scenario_hash[..12],
+                scenario.path.display(),
+                &scenario.hash[..12]
+            )));
+        }
+    }
+    let cf = CampaignFile {
+        schema: "breakbench.campaign/1".into(),
+        scenario_path: scenario.path.display().to_string(),
+        scenario_hash: scenario.hash.clone(),
+        scenario: scenario.file.clone(),
+        runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+    };
+    write_json_atomic(&cpath, &cf)?;
+
+    let mut pending = Vec::new();
+    for r in &runs {
+        match read_manifest(&manifest_path(out, &r.run_id)) {
+            Ok(Some(m)) if m.scenario_hash == scenario.hash && m.schema == MANIFEST_SCHEMA => {}
+            _ => pending.push(r),
+        }
+    }
+    let resumed = runs.len() - pending.len();
+    let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}")
+            .expect("valid template"),
+    );
+    bar.set_position(resumed as u64);
+    if resumed > 0 {
+        bar.println(format!("resuming: {resumed} of {} runs already complete in {}", runs.len(), out.display()));
+    }
+
+    let prov = provenance();
+    let next = AtomicUsize::new(0);
+    let first_error: Mutex<Option<CampaignError>> = Mutex::new(None);
+    let executed_sim = Mutex::new(Vec::<(String, f64)>::new());
+    let jobs = opts.jobs.max(1);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= pending.len() || first_error.lock().expect("lock").is_some() {
+                    break;
+                }
+                let spec = pending[i];
+                let res = execute(scenario, spec, &prov).and_then(|mut o| {
+                    let tpath = out.join(&o.manifest.trace_file);
+                    o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
+                    write_atomic(&tpath, o.trace_csv.as_bytes())?;
+                    write_json_atomic(&manifest_path(out, &spec.run_id), &o.manifest)?;
+                    Ok(o.manifest)
+                });
+                match res {
+                    Ok(m) => {
+                        executed_sim.lock().expect("lock").push((m.run_id.clone(), m.sim_time_s));
+                        bar.inc(1);
+                        bar.set_message(m.run_id);
+                    }
+                    Err(e) => {
+                        first_error.lock().expect("lock").get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = first_error.into_inner().expect("lock") {
+        return Err(e);
+    }
+
+    let (_, manifests) = load_campaign(out)?;
+    let summary = Summary::compute(&scenario.file, &scenario.hash, &manifests);
+    write_json_atomic(&out.join("summary.json"), &summary)?;
+    let mut exec = executed_sim.into_inner().expect("lock");
+    exec.sort_by(|a, b| a.0.cmp(&b.0));
+    let sim: f64 = exec.iter().map(|(_, s)| s).sum();
+    let wall_s = wall.elapsed().as_secs_f64();
+    let timing = Timing {
+        wall_time_s: wall_s,
+        sim_time_s: sim,
+        jobs,
+        real_time_factor: if wall_s > 0.0 { sim / wall_s } else { 0.0 },
+        runs_executed: exec.len(),
+        runs_resumed: resumed,
+    };
+    write_json_atomic(&out.join("timing.json"), &timing)?;
+    super::outputs::write_outputs(out, scenario, &summary, &manifests)?;
+    Ok(CampaignResult { summary, timing })
+}
+
+/// `breakbench analyze`: recomputes summary.json from the manifests alone.
+pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
+    let (cf, manifests) = load_campaign(out)?;
+    Ok(Summary::compute(&cf.scenario, &cf.scenario_hash, &manifests))
+}

@@ -1,0 +1,252 @@
+//! Campaign scenario files (`scenarios/*.yaml`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use breakbench_oracle::World;
+use breakbench_sim_bridge::PlantConfig;
+use kraken_faults::{build_stage, MsgKind};
+use kraken_interfaces::config::load_yaml;
+use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::CampaignError;
+use crate::navigator::NavigatorConfig;
+
+/// The channels the in-process harness puts fault stages on, between the
+/// plant's sensors and the navigator.
+pub const HARNESS_CHANNELS: [(&str, MsgKind); 2] = [("scan", MsgKind::LaserScan), ("odom", MsgKind::Odometry)];
+
+/// One fault axis of the grid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Axis {
+    /// Axis name, used as the cell key in summary.json (e.g. `latency_s`).
+    pub name: String,
+    /// Channel the fault stage sits on (`scan` or `odom`).
+    pub channel: String,
+    /// Fault mode name (`delay`, `scale`, ... as in FaultSpec.msg).
+    pub mode: String,
+    /// The FaultSpec parameter the axis value drives (`delay_s`, `scale_factor`).
+    pub parameter: String,
+    /// parameter = offset + value (e.g. scale_factor = 1 + bias).
+    #[serde(default)]
+    pub offset: f64,
+    /// Grid values of the axis, in the axis' unit.
+    pub values: Vec<f64>,
+}
+
+/// The declared spread-convergence criterion of the nominal set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Convergence {
+    /// Metric per nominal run; only `final_goal_distance_m` is defined.
+    pub metric: ConvergenceMetric,
+    /// Compare the spread of all n runs with that of the first n - window.
+    pub window: usize,
+    /// Relative tolerance on the change of the sample standard deviation.
+    pub rel_tol: f64,
+    /// Absolute floor, metres: spreads both below it count as converged.
+    pub abs_tol_m: f64,
+}
+
+/// Metrics the convergence criterion can be declared on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConvergenceMetric {
+    /// Distance of the true pose from the goal centre at the end of the run, metres.
+    FinalGoalDistanceM,
+}
+
+/// The nominal (fault-free) set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Nominal {
+    pub runs: usize,
+    pub convergence: Convergence,
+}
+
+/// The positive canary: open-loop straight ahead from the start pose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Canary {
+    pub linear_m_s: f64,
+    pub duration_s: f64,
+}
+
+/// A scenario file as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: String,
+    pub seed: u64,
+    pub world: PathBuf,
+    pub robot: PathBuf,
+    pub navigator: PathBuf,
+    pub confidence: f64,
+    pub repeats: usize,
+    pub axes: Vec<Axis>,
+    pub nominal: Nominal,
+    pub canary: Option<Canary>,
+    pub isolation_check: bool,
+}
+
+/// A loaded, validated scenario with the files it refers to.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub file: ScenarioFile,
+    pub path: PathBuf,
+    pub world: World,
+    pub plant: PlantConfig,
+    pub navigator: NavigatorConfig,
+    /// sha256 over the scenario file and every file it refers to (hex).
+    pub hash: String,
+}
+
+/// Builds the FaultSpec for `axis` at `value`: the named parameter set to
+/// `offset + value`, every other parameter 0.
+///
+/// # Errors
+/// A message if the mode or parameter name is not one of FaultSpec's.
+pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
+    let mode = mode_from_name(&axis.mode).ok_or_else(|| format!("unknown fault mode '{}'", axis.mode))?;
+    let mut json = serde_json::to_value(FaultSpec::new(axis.channel.clone(), mode)).expect("FaultSpec serialises");
+    let obj = json.as_object_mut().expect("FaultSpec is a struct");
+    match obj.get(&axis.parameter) {
+        Some(v) if v.is_f64() => {}
+        Some(_) => return Err(format!("FaultSpec parameter '{}' is not a float64", axis.parameter)),
+        None => return Err(format!("FaultSpec has no parameter '{}'", axis.parameter)),
+    }
+    obj.insert(axis.parameter.clone(), serde_json::json!(axis.offset + value));
+    serde_json::from_value(json).map_err(|e| e.to_string())
+}
+
+impl Scenario {
+    /// Loads `path` and the world, robot and navigator files it names
+    /// (relative to the scenario file), and validates every axis by building
+    /// its fault stage for each value.
+    ///
+    /// # Errors
+    /// A [`CampaignError`] naming the file and field of the first problem.
+    pub fn load(path: &Path) -> Result<Self, CampaignError> {
+        let file: ScenarioFile = load_yaml(path)?;
+        let p = path.display().to_string();
+        let semantic = |field: &str, msg: String| CampaignError::Config(ConfigError::semantic(&p, field, msg));
+        if file.repeats == 0 {
+            return Err(semantic("repeats", "must be >= 1".into()));
+        }
+        if !(file.confidence > 0.0 && file.confidence < 1.0) {
+            return Err(semantic("confidence", "must be in (0, 1)".into()));
+        }
+        if file.axes.is_empty() {
+            return Err(semantic("axes", "needs at least one axis".into()));
+        }
+        let c = &file.nominal.convergence;
+        if file.nominal.runs < 2 || c.window == 0 || c.window + 2 > file.nominal.runs {
+            return Err(semantic("nominal", "needs runs >= window + 2 and window >= 1".into()));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for (i, axis) in file.axes.iter().enumerate() {
+            if !names.insert(axis.name.clone()) {
+                return Err(semantic(&format!("axes[{i}].name"), format!("duplicate axis '{}'", axis.name)));
+            }
+            let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == axis.channel) else {
+                return Err(semantic(
+                    &format!("axes[{i}].channel"),
+                    format!("unknown channel '{}' (the in-process harness has scan, odom)", axis.channel),
+                ));
+            };
+            if axis.values.is_empty() {
+                return Err(semantic(&format!("axes[{i}].values"), "needs at least one value".into()));
+            }
+            for (j, v) in axis.values.iter().enumerate() {
+                let spec = fault_spec(axis, *v).map_err(|m| semantic(&format!("axes[{i}]"), m))?;
+                build_stage(&spec, &axis.channel, kind).map_err(|e| CampaignError::Fault {
+                    path: p.clone(),
+                    field: format!("axes[{i}].values[{j}]"),
+                    source: e,
+                })?;
+            }
+        }
+        if let Some(c) = &file.canary {
+            if !(c.linear_m_s > 0.0 && c.duration_s > 0.0) {
+                return Err(semantic("canary", "linear_m_s and duration_s must be > 0".into()));
+            }
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let world_path = base.join(&file.world);
+        let robot_path = base.join(&file.robot);
+        let nav_path = base.join(&file.navigator);
+        let world = World::load(&world_path)?;
+        let plant = PlantConfig::load(&robot_path)?;
+        let navigator = NavigatorConfig::load(&nav_path)?;
+        let mut h = Sha256::new();
+        for f in [path, &world_path, &robot_path, &nav_path] {
+            let bytes = std::fs::read(f).map_err(|e| CampaignError::io(f, e))?;
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Self { file, path: path.to_path_buf(), world, plant, navigator, hash })
+    }
+
+    /// Every grid cell: one value per axis, in axis order, the last axis fastest.
+    pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
+        let mut cells = vec![BTreeMap::new()];
+        for axis in &self.file.axes {
+            let mut next = Vec::with_capacity(cells.len() * axis.values.len());
+            for cell in &cells {
+                for v in &axis.values {
+                    let mut c = cell.clone();
+                    c.insert(axis.name.clone(), *v);
+                    next.push(c);
+                }
+            }
+            cells = next;
+        }
+        cells
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(parameter: &str, mode: &str) -> Axis {
+        Axis {
+            name: "a".into(),
+            channel: "odom".into(),
+            mode: mode.into(),
+            parameter: parameter.into(),
+            offset: 1.0,
+            values: vec![0.2],
+        }
+    }
+
+    #[test]
+    fn fault_spec_sets_offset_plus_value() {
+        let s = fault_spec(&axis("scale_factor", "scale"), 0.2).unwrap();
+        assert_eq!(s.mode, FaultSpec::SCALE);
+        assert_eq!(s.channel, "odom");
+        assert_eq!(s.scale_factor, 1.2);
+        assert_eq!(s.delay_s, 0.0);
+    }
+
+    #[test]
+    fn fault_spec_rejects_unknown_names() {
+        assert!(fault_spec(&axis("scale_factr", "scale"), 0.2).unwrap_err().contains("no parameter 'scale_factr'"));
+        assert!(fault_spec(&axis("scale_factor", "scal"), 0.2).unwrap_err().contains("unknown fault mode 'scal'"));
+        assert!(fault_spec(&axis("channel", "scale"), 0.2).unwrap_err().contains("not a float64"));
+    }
+
+    #[test]
+    fn shipped_study_expands_to_16_cells() {
+        let s = Scenario::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/corridor_study.yaml"))).unwrap();
+        let cells = s.cells();
+        assert_eq!(cells.len(), 16);
+        assert_eq!(cells[1].get("latency_s"), Some(&0.0));
+        assert_eq!(cells[1].get("odom_bias"), Some(&0.08));
+        assert_eq!(s.hash.len(), 64);
+    }
+}

@@ -1,0 +1,244 @@
+//! summary.json: per-cell violation probabilities with Wilson intervals,
+//! the self-report-vs-oracle confusion matrices, the canary, the isolation
+//! check and the nominal spread, computed from the manifests alone.
+
+use std::collections::BTreeMap;
+
+use breakbench_oracle::stats::{wilson, Confusion};
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{Manifest, RunKind};
+use super::scenario::{Convergence, ScenarioFile};
+
+/// Summary schema identifier.
+pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
+
+/// k failures out of n, p̂ = k/n and its Wilson score interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proportion {
+    pub k: u64,
+    pub p_hat: f64,
+    pub wilson_low: f64,
+    pub wilson_high: f64,
+}
+
+impl Proportion {
+    /// From counts at `confidence` (e.g. 0.95). n = 0 gives p̂ = NaN → null.
+    pub fn new(k: u64, n: u64, confidence: f64) -> Self {
+        let (lo, hi) = wilson(k, n, confidence);
+        Self { k, p_hat: if n > 0 { k as f64 / n as f64 } else { f64::NAN }, wilson_low: lo, wilson_high: hi }
+    }
+}
+
+/// One grid cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// Axis name → value (e.g. `latency_s`, `odom_bias`).
+    #[serde(flatten)]
+    pub axes: BTreeMap<String, f64>,
+    pub n: u64,
+    /// Safety-invariant violation (region left or clearance below threshold).
+    pub safety: Proportion,
+    /// Mission failure (true pose did not enter the goal region before the timeout).
+    pub mission: Proportion,
+    /// Mean delivered fault value per axis, in the axis' unit (delivered
+    /// parameter minus the axis offset); null where nothing was delivered.
+    pub delivered: BTreeMap<String, Option<f64>>,
+}
+
+/// The two confusion matrices over the corpus.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfusionPair {
+    pub safety: Confusion,
+    pub mission: Confusion,
+}
+
+/// The positive canary's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CanarySummary {
+    pub runs: u64,
+    /// Every canary run was judged a safety violation.
+    pub violation_detected: bool,
+    pub harness_only: bool,
+}
+
+/// The verdict isolation check over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IsolationSummary {
+    pub passed: bool,
+    pub runs_checked: u64,
+}
+
+/// The nominal set and its declared spread-convergence criterion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NominalSummary {
+    pub n: u64,
+    pub criterion: Convergence,
+    /// Sample standard deviation of the metric over all n runs and over the first n - window.
+    pub sd_all: f64,
+    pub sd_first: f64,
+    pub spread_converged: bool,
+    pub safety: Proportion,
+    pub mission: Proportion,
+}
+
+/// Corpus counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusSummary {
+    pub manifests: u64,
+    pub grid_runs: u64,
+    pub grid_expected: u64,
+    pub nominal_runs: u64,
+    /// Runs counted in the confusion matrices (grid + nominal; the canary is excluded).
+    pub corpus_runs: u64,
+}
+
+/// summary.json. Holds no wall-clock figure, so it is byte-identical for the
+/// same scenario and seed whatever the number of jobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub schema: String,
+    pub scenario_name: String,
+    pub scenario_hash: String,
+    pub confidence: f64,
+    pub axes: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub corpus: CorpusSummary,
+    pub confusion: ConfusionPair,
+    pub canary: CanarySummary,
+    pub isolation: IsolationSummary,
+    pub nominal: NominalSummary,
+    /// Simulated time of all runs, canary included, seconds.
+    pub sim_time_s: f64,
+}
+
+/// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
+pub fn sample_sd(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    (xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+}
+
+impl Summary {
+    /// Computes the summary of `manifests` (any order) for the scenario `file`
+    /// whose hash is `hash`.
+    pub fn compute(file: &ScenarioFile, hash: &str, manifests: &[Manifest]) -> Self {
+        let mut ms: Vec<&Manifest> = manifests.iter().collect();
+        ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        let conf = file.confidence;
+        let axes: Vec<String> = file.axes.iter().map(|a| a.name.clone()).collect();
+
+        // Cells in scenario order (first axis slowest).
+        let mut cell_keys: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new()];
+        for a in &file.axes {
+            cell_keys = cell_keys
+                .iter()
+                .flat_map(|c| {
+                    a.values.iter().map(move |v| {
+                        let mut c = c.clone();
+                        c.insert(a.name.clone(), *v);
+                        c
+                    })
+                })
+                .collect();
+        }
+        let cells = cell_keys
+            .into_iter()
+            .map(|key| {
+                let runs: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Grid && m.cell == key).collect();
+                let n = runs.len() as u64;
+                let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
+                let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
+                let delivered = file
+                    .axes
+                    .iter()
+                    .map(|a| {
+                        let vals: Vec<f64> = runs
+                            .iter()
+                            .filter_map(|m| m.faults.iter().find(|f| f.axis == a.name).and_then(|f| f.delivered))
+                            .collect();
+                        let mean = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
+                        (a.name.clone(), mean)
+                    })
+                    .collect();
+                Cell { axes: key, n, safety: Proportion::new(ks, n, conf), mission: Proportion::new(km, n, conf), delivered }
+            })
+            .collect();
+
+        let corpus: Vec<&&Manifest> = ms.iter().filter(|m| m.in_corpus()).collect();
+        let safety = Confusion::from_pairs(corpus.iter().map(|m| (m.self_report, m.verdict.safety_violation())));
+        let mission = Confusion::from_pairs(corpus.iter().map(|m| (m.self_report, m.verdict.mission_failure())));
+
+        let canaries: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Canary).collect();
+        let canary = CanarySummary {
+            runs: canaries.len() as u64,
+            violation_detected: !canaries.is_empty() && canaries.iter().all(|m| m.verdict.safety_violation()),
+            harness_only: canaries.iter().all(|m| m.harness_only),
+        };
+
+        let checked: Vec<bool> = ms.iter().filter_map(|m| m.isolation.map(|i| i.passed)).collect();
+        let isolation = IsolationSummary { passed: !checked.is_empty() && checked.iter().all(|p| *p), runs_checked: checked.len() as u64 };
+
+        let nominal_runs: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Nominal).collect();
+        let metric: Vec<f64> = nominal_runs.iter().map(|m| m.final_goal_distance_m).collect();
+        let c = &file.nominal.convergence;
+        let sd_all = sample_sd(&metric);
+        let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+        let spread_converged = metric.len() == file.nominal.runs
+            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m));
+        let nn = nominal_runs.len() as u64;
+        let nominal = NominalSummary {
+            n: nn,
+            criterion: c.clone(),
+            sd_all,
+            sd_first,
+            spread_converged,
+            safety: Proportion::new(nominal_runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64, nn, conf),
+            mission: Proportion::new(nominal_runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64, nn, conf),
+        };
+
+        let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
+        let grid_expected = (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64;
+        Summary {
+            schema: SUMMARY_SCHEMA.into(),
+            scenario_name: file.name.clone(),
+            scenario_hash: hash.into(),
+            confidence: conf,
+            axes,
+            cells,
+            corpus: CorpusSummary {
+                manifests: ms.len() as u64,
+                grid_runs,
+                grid_expected,
+                nominal_runs: nn,
+                corpus_runs: corpus.len() as u64,
+            },
+            confusion: ConfusionPair { safety, mission },
+            canary,
+            isolation,
+            nominal,
+            sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_sd_known_values() {
+        // mean 5, squared deviations 9+1+1+9 = 20, / (4-1) → sqrt(20/3)
+        assert!((sample_sd(&[2.0, 4.0, 6.0, 8.0]) - (20.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_eq!(sample_sd(&[3.0]), 0.0);
+    }
+
+    #[test]
+    fn proportion_p_hat() {
+        let p = Proportion::new(2, 5, 0.95);
+        assert_eq!(p.p_hat, 0.4);
+        assert!(p.wilson_low < 0.4 && p.wilson_high > 0.4);
+    }
+}

@@ -1,0 +1,10 @@
+//! Breakbench: degraded-state testing of ROS 2 robots.
+//!
+//! The root package holds the controller under test ([`navigator`]) and the
+//! campaign engine ([`campaign`]): scenario files, the in-process run loop
+//! (plant → fault stages → navigator, oracle on ground truth), manifests,
+//! the summary with Wilson intervals and confusion matrices, the HTML report
+//! and JUnit output.
+
+pub mod campaign;
+pub mod navigator;

@@ -1,0 +1,239 @@
+//! `simple_navigator`: the controller under test.
+//!
+//! A reactive go-to-goal controller. It reads only what a real robot has: its
+//! odometry (`nav_msgs/Odometry` in `odom`) and its scan (`sensor_msgs/LaserScan`
+//! in `base_scan`, mounted at the robot centre). Each scan, it picks the
+//! candidate heading (body frame, -90°..+90°) closest to the goal bearing
+//! whose swept corridor (half-width footprint + margin) is free for
+//! `lookahead_m`, or up to the goal if nearer; between scans it steers towards
+//! that heading. It stops when *its own odometry* says it is within
+//! `goal_tolerance_m` of the goal and reports success (the self-report), or
+//! gives up and reports failure when stuck or past its own timeout. It never
+//! sees ground truth.
+
+use std::path::Path;
+use std::time::Duration;
+
+use breakbench_oracle::SelfReport;
+use kraken_interfaces::config::load_yaml;
+use kraken_interfaces::ros::{LaserScan, Odometry};
+use kraken_interfaces::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// Navigator parameters (`config/navigator.yaml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavigatorConfig {
+    /// Command rate, Hz.
+    pub control_rate_hz: f64,
+    /// Distance to the goal (by odometry) at which it stops, metres.
+    pub goal_tolerance_m: f64,
+    pub max_linear_m_s: f64,
+    pub max_angular_rad_s: f64,
+    /// Angular rate per radian of heading error, 1/s.
+    pub heading_gain: f64,
+    pub footprint_radius_m: f64,
+    /// Extra half-width of the swept corridor, metres.
+    pub lateral_margin_m: f64,
+    /// Free distance a heading needs, metres.
+    pub lookahead_m: f64,
+    /// Spacing of candidate headings, degrees.
+    pub candidate_step_deg: f64,
+    /// Free distance below which linear speed ramps down, metres.
+    pub slowdown_distance_m: f64,
+    /// No 0.1 m of progress for this long → failure, seconds.
+    pub stuck_timeout_s: f64,
+    /// Own mission timeout → failure, seconds.
+    pub mission_timeout_s: f64,
+}
+
+impl NavigatorConfig {
+    /// Loads and validates `path`.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let c: Self = load_yaml(path)?;
+        let p = path.display().to_string();
+        let positive = [
+            ("control_rate_hz", c.control_rate_hz),
+            ("goal_tolerance_m", c.goal_tolerance_m),
+            ("max_linear_m_s", c.max_linear_m_s),
+            ("max_angular_rad_s", c.max_angular_rad_s),
+            ("heading_gain", c.heading_gain),
+            ("footprint_radius_m", c.footprint_radius_m),
+            ("lookahead_m", c.lookahead_m),
+            ("candidate_step_deg", c.candidate_step_deg),
+            ("slowdown_distance_m", c.slowdown_distance_m),
+            ("stuck_timeout_s", c.stuck_timeout_s),
+            ("mission_timeout_s", c.mission_timeout_s),
+        ];
+        for (field, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ConfigError::semantic(&p, field, format!("must be > 0, got {v}")));
+            }
+        }
+        if !(c.lateral_margin_m >= 0.0) {
+            return Err(ConfigError::semantic(&p, "lateral_margin_m", "must be >= 0"));
+        }
+        Ok(c)
+    }
+
+    /// The command period.
+    pub fn control_period(&self) -> Duration {
+        Duration::from_secs_f64(1.0 / self.control_rate_hz)
+    }
+}
+
+/// A velocity command (`geometry_msgs/Twist` in `base_link`): m/s and rad/s.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CmdVel {
+    pub linear_m_s: f64,
+    pub angular_rad_s: f64,
+}
+
+/// The navigator's state.
+#[derive(Debug, Clone)]
+pub struct Navigator {
+    cfg: NavigatorConfig,
+    goal: [f64; 2],
+    pose: Option<[f64; 3]>,
+    /// Chosen heading in the odom frame and how far it is free, from the last scan.
+    plan: Option<(f64, f64)>,
+    report: Option<(SelfReport, Duration)>,
+    best_distance: f64,
+    last_progress: Duration,
+    candidates: Vec<(f64, f64, f64)>,
+}
+
+fn wrap(a: f64) -> f64 {
+    let mut a = a % std::f64::consts::TAU;
+    if a > std::f64::consts::PI {
+        a -= std::f64::consts::TAU;
+    } else if a <= -std::f64::consts::PI {
+        a += std::f64::consts::TAU;
+    }
+    a
+}
+
+impl Navigator {
+    /// A navigator heading for `goal_odom_m` (x, y in its `odom` frame, metres).
+    pub fn new(cfg: NavigatorConfig, goal_odom_m: [f64; 2]) -> Self {
+        let step = cfg.candidate_step_deg.to_radians();
+        let n = (std::f64::consts::FRAC_PI_2 / step).floor() as i32;
+        let candidates = (-n..=n)
+            .map(|i| {
+                let a = i as f64 * step;
+                (a, a.cos(), a.sin())
+            })
+            .collect();
+        Self {
+            cfg,
+            goal: goal_odom_m,
+            pose: None,
+            plan: None,
+            report: None,
+            best_distance: f64::INFINITY,
+            last_progress: Duration::ZERO,
+            candidates,
+        }
+    }
+
+    /// The self-report and when it was made, once the navigator has finished.
+    pub fn self_report(&self) -> Option<(SelfReport, Duration)> {
+        self.report
+    }
+
+    /// The latest odometry pose (x, y, yaw) it holds.
+    pub fn pose(&self) -> Option<[f64; 3]> {
+        self.pose
+    }
+
+    /// Takes an odometry message.
+    pub fn on_odom(&mut self, odom: &Odometry) {
+        let p = &odom.pose.pose;
+        self.pose = Some([p.position.x, p.position.y, p.orientation.yaw()]);
+    }
+
+    /// Takes a scan: re-plans the heading against the current odometry pose.
+    pub fn on_scan(&mut self, scan: &LaserScan) {
+        let Some([x, y, yaw]) = self.pose else { return };
+        let dx = self.goal[0] - x;
+        let dy = self.goal[1] - y;
+        let dist = dx.hypot(dy);
+        let goal_rel = wrap(dy.atan2(dx) - yaw);
+        let need = self.cfg.lookahead_m.min(dist);
+        let half_width = self.cfg.footprint_radius_m + self.cfg.lateral_margin_m;
+        // Points of the scan in the body frame, once.
+        let mut free = vec![f64::INFINITY; self.candidates.len()];
+        let mut angle = scan.angle_min as f64;
+        let inc = scan.angle_increment as f64;
+        for &r in &scan.ranges {
+            let a = angle;
+            angle += inc;
+            let r = r as f64;
+            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 {
+                continue;
+            }
+            let (px, py) = (r * a.cos(), r * a.sin());
+            for (k, &(_, c, s)) in self.candidates.iter().enumerate() {
+                let along = px * c + py * s;
+                if along <= 0.0 {
+                    continue;
+                }
+                let lateral = (py * c - px * s).abs();
+                if lateral < half_width {
+                    // Distance the disc can travel before this point enters its swept corridor.
+                    let d = along - (half_width * half_width - lateral * lateral).sqrt();
+                    if d < free[k] {
+                        free[k] = d;
+                    }
+                }
+            }
+        }
+        let best = self
+            .candidates
+            .iter()
+            .zip(&free)
+            .filter(|(_, f)| **f >= need)
+            .min_by(|((a, _, _), _), ((b, _, _), _)| {
+                (a - goal_rel).abs().total_cmp(&(b - goal_rel).abs())
+            })
+            .map(|((a, _, _), f)| (*a, *f));
+        self.plan = best.map(|(a, f)| (wrap(yaw + a), f));
+    }
+
+    /// One control step at `now`: returns the command to send.
+    pub fn tick(&mut self, now: Duration) -> CmdVel {
+        if self.report.is_some() {
+            return CmdVel::default();
+        }
+        let Some([x, y, yaw]) = self.pose else { return CmdVel::default() };
+        let dist = (self.goal[0] - x).hypot(self.goal[1] - y);
+        if dist <= self.cfg.goal_tolerance_m {
+            self.report = Some((SelfReport::Success, now));
+            return CmdVel::default();
+        }
+        if dist < self.best_distance - 0.1 {
+            self.best_distance = dist;
+            self.last_progress = now;
+        }
+        let secs = now.as_secs_f64();
+        if secs >= self.cfg.mission_timeout_s
+            || secs - self.last_progress.as_secs_f64() >= self.cfg.stuck_timeout_s
+        {
+            self.report = Some((SelfReport::Failure, now));
+            return CmdVel::default();
+        }
+        let Some((heading, free)) = self.plan else {
+            // No free heading (or no scan yet): turn in place towards the goal.
+            let err = wrap((self.goal[1] - y).atan2(self.goal[0] - x) - yaw);
+            let w = (self.cfg.heading_gain * err).clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
+            return CmdVel { linear_m_s: 0.0, angular_rad_s: w };
+        };
+        let err = wrap(heading - yaw);
+        let angular = (self.cfg.heading_gain * err).clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
+        let align = err.cos().max(0.0);
+        let room = (free / self.cfg.slowdown_distance_m).min(1.0);
+        let approach = (dist / self.cfg.slowdown_distance_m).clamp(0.25, 1.0);
+        let linear = self.cfg.max_linear_m_s * align * align * room.min(approach);
+        CmdVel { linear_m_s: linear, angular_rad_s: angular }
+    }
+}

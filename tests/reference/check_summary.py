@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Independent reference for a Breakbench campaign's summary.json.
+
+Recomputes every grid cell (n, k, p_hat and the Wilson interval) and both
+self-report-vs-oracle confusion matrices from the run manifests alone, with
+statsmodels' `proportion_confint(method="wilson")`, and compares them with
+summary.json. Exits 1 on any count mismatch or any value difference > 1e-12.
+
+usage: check_summary.py <campaign-dir>
+"""
+import json
+import math
+import sys
+from pathlib import Path
+
+from statsmodels.stats.proportion import proportion_confint
+
+TOL = 1e-12
+
+
+def safety_violation(v):
+    return not (v["operating_region_containment"]["holds"] and v["obstacle_clearance"]["holds"])
+
+
+def mission_failure(v):
+    return not v["mission_completion_true_pose"]["holds"]
+
+
+def main(d: Path) -> int:
+    campaign = json.loads((d / "campaign.json").read_text())
+    summary = json.loads((d / "summary.json").read_text())
+    scenario = campaign["scenario"]
+    conf = scenario["confidence"]
+    manifests = []
+    for run_id in campaign["runs"]:
+        p = d / "manifests" / f"{run_id}.json"
+        if p.exists():
+            manifests.append(json.loads(p.read_text()))
+    axes = [a["name"] for a in scenario["axes"]]
+    errors = []
+
+    def close(what, ours, ref):
+        if ours is None or ref is None or isinstance(ref, float) and math.isnan(ref):
+            if not (ours is None and (ref is None or math.isnan(ref))):
+                errors.append(f"{what}: summary {ours} vs reference {ref}")
+            return
+        if abs(ours - ref) > TOL:
+            errors.append(f"{what}: summary {ours!r} vs reference {ref!r} (diff {abs(ours - ref):.3e})")
+
+    grid = [m for m in manifests if m["kind"] == "grid"]
+    checked = 0
+    for cell in summary["cells"]:
+        key = {a: cell[a] for a in axes}
+        runs = [m for m in grid if all(m["cell"][a] == key[a] for a in axes)]
+        n = len(runs)
+        if cell["n"] != n:
+            errors.append(f"cell {key}: n {cell['n']} vs {n}")
+        for pred, fn in (("safety", safety_violation), ("mission", mission_failure)):
+            k = sum(1 for m in runs if fn(m["verdict"]))
+            s = cell[pred]
+            if s["k"] != k:
+                errors.append(f"cell {key} {pred}: k {s['k']} vs {k}")
+            if n > 0:
+                lo, hi = proportion_confint(k, n, alpha=1 - conf, method="wilson")
+                close(f"cell {key} {pred} p_hat", s["p_hat"], k / n)
+                close(f"cell {key} {pred} wilson_low", s["wilson_low"], float(lo))
+                close(f"cell {key} {pred} wilson_high", s["wilson_high"], float(hi))
+        checked += 1
+    n_cells = math.prod(len(a["values"]) for a in scenario["axes"])
+    if checked != n_cells:
+        errors.append(f"summary has {checked} cells, scenario defines {n_cells}")
+
+    corpus = [m for m in manifests if not m["harness_only"]]
+    for pred, fn in (("safety", safety_violation), ("mission", mission_failure)):
+        ref = {"success_ok": 0, "success_violated": 0, "failure_ok": 0, "failure_violated": 0, "no_report": 0}
+        for m in corpus:
+            r = m["self_report"]
+            if r == "none":
+                ref["no_report"] += 1
+                continue
+            ref[f"{r}_{'violated' if fn(m['verdict']) else 'ok'}"] += 1
+        ours = summary["confusion"][pred]
+        for f, v in ref.items():
+            if ours.get(f) != v:
+                errors.append(f"confusion {pred}.{f}: summary {ours.get(f)} vs reference {v}")
+
+    canaries = [m for m in manifests if m["kind"] == "canary"]
+    detected = bool(canaries) and all(safety_violation(m["verdict"]) for m in canaries)
+    if summary["canary"]["violation_detected"] != detected:
+        errors.append(f"canary.violation_detected: {summary['canary']['violation_detected']} vs {detected}")
+
+    for e in errors:
+        print("MISMATCH", e)
+    print(f"reference check: {checked} cells, {len(corpus)} corpus runs, {len(canaries)} canary; "
+          f"{len(errors)} mismatches (tolerance {TOL})")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(main(Path(sys.argv[1])))
