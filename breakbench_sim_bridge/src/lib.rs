@@ -1,1 +1,26 @@
 //! breakbench_sim_bridge: the in-process kinematic plant.
+//!
+//! * [`config`]: [`PlantConfig`] (`config/robot.yaml`): fixed step, drive
+//!   limits, lidar, odometry and ground-truth rates, with integer-nanosecond
+//!   [`Timing`].
+//! * [`plant`]: [`Plant`], a differential-drive robot with velocity and
+//!   acceleration limits, a disc footprint and rigid contact (stop, no
+//!   sliding), emitting [`PlantOutputs`] (scan, wheel odometry, ground truth).
+//! * [`lidar`]: [`Lidar`], a ray-casting 2-D lidar (`sensor_msgs/LaserScan`,
+//!   REP-117 ranges).
+//! * [`geometry`]: [`WorldGeometry`], the world's walls and boxes in `f64`.
+//!
+//! Transport-free: no ROS dependency, sim time is a `Duration` since the
+//! plant started, every random draw comes from a seeded `ChaCha8Rng`.
+
+pub mod config;
+pub mod error;
+pub mod geometry;
+pub mod lidar;
+pub mod plant;
+
+pub use config::{DriveConfig, LidarConfig, OdometryConfig, PlantConfig, Timing};
+pub use error::SimError;
+pub use geometry::WorldGeometry;
+pub use lidar::Lidar;
+pub use plant::{ContactEvent, Plant, PlantOutputs};

@@ -1,0 +1,313 @@
+//! The robot configuration (`config/robot.yaml`): fixed step, drive limits,
+//! lidar, odometry and ground-truth rates.
+//!
+//! Every field is required in the file (no silent defaults); the values of
+//! [`PlantConfig::default`] are the ones shipped in `config/robot.yaml`.
+//! Units are in the field names (REP-103: metres, seconds, radians).
+
+use std::path::Path;
+
+use kraken_interfaces::config::{load_yaml, parse_yaml};
+use kraken_interfaces::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// Differential-drive limits and geometry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveConfig {
+    /// Distance between the wheel contact points, metres (TurtleBot3 Waffle:
+    /// 0.287 m, `turtlebot3_node` parameter `wheels.separation`).
+    pub wheel_separation_m: f64,
+    /// |linear velocity| limit, m/s.
+    pub max_linear_m_s: f64,
+    /// |angular velocity| limit, rad/s.
+    pub max_angular_rad_s: f64,
+    /// |linear acceleration| limit, m/s^2.
+    pub max_linear_accel_m_s2: f64,
+    /// |angular acceleration| limit, rad/s^2.
+    pub max_angular_accel_rad_s2: f64,
+}
+
+/// The 2-D lidar, mounted at the robot centre (frame `base_scan`, same
+/// orientation as `base_link`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LidarConfig {
+    /// Scan rate, Hz. `1e9 / rate_hz` must be a whole number of nanoseconds
+    /// and a multiple of the step.
+    pub rate_hz: f64,
+    /// Beams per scan; `angle_increment = 2 pi / beams`, so
+    /// `angle_max = angle_min + (beams - 1) * angle_increment`.
+    pub beams: u32,
+    /// Angle of the first beam, radians, in `base_scan` (CCW from +x).
+    pub angle_min_rad: f64,
+    /// Smallest reported range, metres (closer returns are `-inf`, REP-117).
+    pub range_min_m: f64,
+    /// Largest reported range, metres (farther or no return is `+inf`, REP-117).
+    pub range_max_m: f64,
+    /// Standard deviation of the additive Gaussian range noise, metres.
+    pub range_noise_stddev_m: f64,
+}
+
+impl LidarConfig {
+    /// Checks the lidar values (rate finite and > 0, beams >= 1, angle
+    /// finite, `0 <= range_min_m < range_max_m`, noise finite and >= 0);
+    /// `path` and `prefix` (e.g. `"lidar."`) are only used in the error.
+    ///
+    /// # Errors
+    /// A semantic [`ConfigError`] naming the first offending field.
+    pub fn validate(&self, path: &str, prefix: &str) -> Result<(), ConfigError> {
+        let err = |f: &str, m: String| Err(ConfigError::semantic(path, &format!("{prefix}{f}"), m));
+        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
+            return err("rate_hz", format!("must be finite and > 0, got {}", self.rate_hz));
+        }
+        if self.beams == 0 {
+            return err("beams", "must be >= 1".into());
+        }
+        if !self.angle_min_rad.is_finite() {
+            return err("angle_min_rad", "must be finite".into());
+        }
+        if !(self.range_max_m.is_finite() && self.range_max_m > 0.0) {
+            return err("range_max_m", format!("must be finite and > 0, got {}", self.range_max_m));
+        }
+        if !(self.range_min_m.is_finite() && self.range_min_m >= 0.0 && self.range_min_m < self.range_max_m) {
+            return err("range_min_m", format!("must be >= 0 and < range_max_m, got {}", self.range_min_m));
+        }
+        let s = self.range_noise_stddev_m;
+        if !(s.is_finite() && s >= 0.0) {
+            return err("range_noise_stddev_m", format!("must be finite and >= 0, got {s}"));
+        }
+        Ok(())
+    }
+}
+
+/// Wheel odometry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OdometryConfig {
+    /// Publication rate, Hz (same whole-nanosecond and step-multiple rule).
+    pub rate_hz: f64,
+    /// Standard deviation of the multiplicative noise on each wheel speed,
+    /// drawn independently for the left and right wheel every step:
+    /// `v_wheel_measured = v_wheel * (1 + n)`, `n ~ N(0, ratio^2)`. Dimensionless.
+    pub wheel_speed_noise_ratio: f64,
+}
+
+/// The whole robot configuration (`config/robot.yaml`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlantConfig {
+    /// Fixed integration step, seconds (a whole number of nanoseconds).
+    pub step_s: f64,
+    /// Drive limits.
+    pub drive: DriveConfig,
+    /// Lidar.
+    pub lidar: LidarConfig,
+    /// Wheel odometry.
+    pub odometry: OdometryConfig,
+    /// Rate of the ground-truth pose stream (`/oracle/odom`), Hz.
+    pub truth_rate_hz: f64,
+}
+
+impl Default for PlantConfig {
+    /// The values shipped in `config/robot.yaml`.
+    fn default() -> Self {
+        Self {
+            step_s: 0.01,
+            drive: DriveConfig {
+                wheel_separation_m: 0.287,
+                max_linear_m_s: 0.5,
+                max_angular_rad_s: 1.5,
+                max_linear_accel_m_s2: 1.0,
+                max_angular_accel_rad_s2: 3.0,
+            },
+            lidar: LidarConfig {
+                rate_hz: 10.0,
+                beams: 360,
+                angle_min_rad: -std::f64::consts::PI,
+                range_min_m: 0.12,
+                range_max_m: 12.0,
+                range_noise_stddev_m: 0.01,
+            },
+            odometry: OdometryConfig { rate_hz: 50.0, wheel_speed_noise_ratio: 0.01 },
+            truth_rate_hz: 50.0,
+        }
+    }
+}
+
+/// The fixed step and the sensor periods in integer nanoseconds, as derived
+/// and checked by [`PlantConfig::timing`]. Every period is a multiple of
+/// `step_ns`, so a sensor fires exactly when `now_ns % period_ns == 0`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Fixed step, ns.
+    pub step_ns: u64,
+    /// Lidar period, ns.
+    pub scan_period_ns: u64,
+    /// Odometry period, ns.
+    pub odom_period_ns: u64,
+    /// Ground-truth period, ns.
+    pub truth_period_ns: u64,
+}
+
+/// Converts `seconds` to whole nanoseconds; `None` if not positive, not
+/// finite or more than 1e-3 ns away from a whole number.
+fn whole_ns(seconds: f64) -> Option<u64> {
+    let x = seconds * 1e9;
+    if !(x.is_finite() && x >= 1.0) || x > u64::MAX as f64 / 2.0 {
+        return None;
+    }
+    let n = x.round();
+    ((x - n).abs() <= 1e-3).then_some(n as u64)
+}
+
+impl PlantConfig {
+    /// Loads and validates `path`.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the file, line and field for an unknown,
+    /// missing or malformed field, or for a value failing [`Self::timing`] /
+    /// [`Self::validate`].
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let c: PlantConfig = load_yaml(path)?;
+        c.validate(&path.display().to_string())?;
+        Ok(c)
+    }
+
+    /// Parses and validates YAML `text` that was read from `path`.
+    ///
+    /// # Errors
+    /// As [`Self::load`].
+    pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
+        let c: PlantConfig = parse_yaml(text, path)?;
+        c.validate(path)?;
+        Ok(c)
+    }
+
+    /// Checks every value (limits > 0 and finite, ranges ordered, noise >= 0,
+    /// beams >= 1) and the timing; `path` is only used in the error.
+    ///
+    /// # Errors
+    /// A semantic [`ConfigError`] naming the first offending field.
+    pub fn validate(&self, path: &str) -> Result<Timing, ConfigError> {
+        let err = |f: &str, m: String| Err(ConfigError::semantic(path, f, m));
+        let positive = [
+            ("drive.wheel_separation_m", self.drive.wheel_separation_m),
+            ("drive.max_linear_m_s", self.drive.max_linear_m_s),
+            ("drive.max_angular_rad_s", self.drive.max_angular_rad_s),
+            ("drive.max_linear_accel_m_s2", self.drive.max_linear_accel_m_s2),
+            ("drive.max_angular_accel_rad_s2", self.drive.max_angular_accel_rad_s2),
+        ];
+        for (f, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return err(f, format!("must be finite and > 0, got {v}"));
+            }
+        }
+        let non_negative = [
+            ("odometry.wheel_speed_noise_ratio", self.odometry.wheel_speed_noise_ratio),
+        ];
+        for (f, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                return err(f, format!("must be finite and >= 0, got {v}"));
+            }
+        }
+        self.lidar.validate(path, "lidar.")?;
+        self.timing(path)
+    }
+
+    /// Derives the integer-nanosecond [`Timing`].
+    ///
+    /// # Errors
+    /// A semantic [`ConfigError`] naming `step_s`, `lidar.rate_hz`,
+    /// `odometry.rate_hz` or `truth_rate_hz` when a value is not positive,
+    /// the step or a period (`1e9 / rate_hz` ns) is not a whole number of
+    /// nanoseconds, or a period is not a multiple of the step.
+    pub fn timing(&self, path: &str) -> Result<Timing, ConfigError> {
+        let Some(step_ns) = whole_ns(self.step_s) else {
+            return Err(ConfigError::semantic(
+                path,
+                "step_s",
+                format!("must be > 0 and a whole number of nanoseconds, got {}", self.step_s),
+            ));
+        };
+        let period = |field: &str, hz: f64| -> Result<u64, ConfigError> {
+            let e = |m: String| ConfigError::semantic(path, field, m);
+            if !(hz.is_finite() && hz > 0.0) {
+                return Err(e(format!("must be finite and > 0, got {hz}")));
+            }
+            let p = whole_ns(1.0 / hz).ok_or_else(|| {
+                e(format!("period 1/{hz} s = {} ns is not a whole number of nanoseconds", 1e9 / hz))
+            })?;
+            if p % step_ns != 0 {
+                return Err(e(format!(
+                    "period {p} ns is not a multiple of step_s ({step_ns} ns)"
+                )));
+            }
+            Ok(p)
+        };
+        Ok(Timing {
+            step_ns,
+            scan_period_ns: period("lidar.rate_hz", self.lidar.rate_hz)?,
+            odom_period_ns: period("odometry.rate_hz", self.odometry.rate_hz)?,
+            truth_period_ns: period("truth_rate_hz", self.truth_rate_hz)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_timing_is_exact() {
+        let t = PlantConfig::default().validate("robot.yaml").unwrap();
+        assert_eq!(
+            t,
+            Timing {
+                step_ns: 10_000_000,
+                scan_period_ns: 100_000_000,
+                odom_period_ns: 20_000_000,
+                truth_period_ns: 20_000_000
+            }
+        );
+    }
+
+    #[test]
+    fn bad_rates_name_the_field() {
+        let mut c = PlantConfig::default();
+        c.lidar.rate_hz = 30.0; // 33 333 333.33 ns: not whole
+        let e = c.validate("r.yaml").unwrap_err();
+        assert_eq!(e.field, "lidar.rate_hz");
+        assert!(e.message.contains("whole number"), "{}", e.message);
+
+        let mut c = PlantConfig::default();
+        c.odometry.rate_hz = 40.0; // 25 ms is not a multiple of 10 ms
+        let e = c.validate("r.yaml").unwrap_err();
+        assert_eq!(e.field, "odometry.rate_hz");
+        assert!(e.message.contains("25000000 ns is not a multiple"), "{}", e.message);
+
+        let mut c = PlantConfig::default();
+        c.truth_rate_hz = 0.0;
+        assert_eq!(c.validate("r.yaml").unwrap_err().field, "truth_rate_hz");
+
+        let mut c = PlantConfig::default();
+        c.step_s = 1.5e-10; // 0.15 ns
+        assert_eq!(c.validate("r.yaml").unwrap_err().field, "step_s");
+    }
+
+    #[test]
+    fn bad_values_name_the_field() {
+        let mut c = PlantConfig::default();
+        c.lidar.range_min_m = 20.0;
+        assert_eq!(c.validate("r").unwrap_err().field, "lidar.range_min_m");
+        let mut c = PlantConfig::default();
+        c.lidar.beams = 0;
+        assert_eq!(c.validate("r").unwrap_err().field, "lidar.beams");
+        let mut c = PlantConfig::default();
+        c.drive.max_linear_m_s = f64::NAN;
+        assert_eq!(c.validate("r").unwrap_err().field, "drive.max_linear_m_s");
+        let mut c = PlantConfig::default();
+        c.odometry.wheel_speed_noise_ratio = -0.1;
+        assert_eq!(c.validate("r").unwrap_err().field, "odometry.wheel_speed_noise_ratio");
+    }
+}

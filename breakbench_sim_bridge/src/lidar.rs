@@ -1,0 +1,123 @@
+//! A static 2-D lidar by ray casting against the world geometry, producing
+//! `sensor_msgs/LaserScan` with REP-117 range semantics.
+
+use std::time::Duration;
+
+use breakbench_oracle::world::Pose2;
+use breakbench_oracle::World;
+use kraken_interfaces::ros::{Header, LaserScan, Time};
+use rand::Rng;
+use rand_distr::{Distribution, Normal};
+
+use crate::config::LidarConfig;
+use crate::geometry::WorldGeometry;
+use crate::SimError;
+
+/// The lidar's frame (REP-105 / TurtleBot3 naming). Mounted at the robot
+/// centre with the orientation of `base_link`.
+pub const SCAN_FRAME: &str = "base_scan";
+
+/// A ray-casting 2-D lidar over a fixed world.
+///
+/// Beam `i` (0-based, `i < beams`) points at `angle_min + i * angle_increment`
+/// in `base_scan`, with `angle_increment = 2 pi / beams`. Each scan is taken
+/// at one instant (the robot does not move during a scan), so
+/// `time_increment = 0`; `scan_time = 1 / rate_hz`.
+///
+/// Range of beam `i`: `r = t + n_i`, `t` the exact `f64` distance from the
+/// robot centre to the first wall or box edge along the beam (`inf` if none),
+/// `n_i ~ N(0, range_noise_stddev_m^2)`. REP-117: `r > range_max` or no
+/// return gives `+inf`, `r < range_min` gives `-inf`. One noise value is drawn
+/// per beam whatever the geometry, so a scan always consumes `beams` normal
+/// draws from its stream. `intensities` is empty.
+#[derive(Debug, Clone)]
+pub struct Lidar {
+    geom: WorldGeometry,
+    cfg: LidarConfig,
+    /// `(cos, sin)` of every beam angle in `base_scan`.
+    dirs: Vec<(f64, f64)>,
+    noise: Normal<f64>,
+    angle_increment: f64,
+}
+
+impl Lidar {
+    /// Precomputes the world geometry and the beam directions.
+    ///
+    /// # Errors
+    /// [`SimError::Config`] if `cfg` fails validation (beams, ranges, noise).
+    pub fn new(world: &World, cfg: &LidarConfig) -> Result<Self, SimError> {
+        cfg.validate("<LidarConfig>", "")?;
+        Ok(Self::new_unchecked(WorldGeometry::new(world), cfg))
+    }
+
+    pub(crate) fn new_unchecked(geom: WorldGeometry, cfg: &LidarConfig) -> Self {
+        let inc = std::f64::consts::TAU / f64::from(cfg.beams);
+        let dirs = (0..cfg.beams)
+            .map(|i| {
+                let a = cfg.angle_min_rad + f64::from(i) * inc;
+                (a.cos(), a.sin())
+            })
+            .collect();
+        let noise = Normal::new(0.0, cfg.range_noise_stddev_m).expect("validated: stddev >= 0, finite");
+        Self { geom, cfg: cfg.clone(), dirs, noise, angle_increment: inc }
+    }
+
+    /// The geometry the lidar sees.
+    pub fn geometry(&self) -> &WorldGeometry {
+        &self.geom
+    }
+
+    /// Angle of beam `i` in `base_scan`, radians.
+    pub fn beam_angle(&self, i: usize) -> f64 {
+        self.cfg.angle_min_rad + i as f64 * self.angle_increment
+    }
+
+    /// Noise-free distance (metres, `inf` if no return at any range) from
+    /// the robot centre at `pose` to the first surface along beam `i`.
+    pub fn true_range(&self, pose: &Pose2, i: usize) -> f64 {
+        let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
+        let (bc, bs) = self.dirs[i];
+        self.geom.cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs)
+    }
+
+    /// Fills `ranges` (length `beams`) with one noisy scan from `pose`.
+    ///
+    /// # Panics
+    /// If `ranges.len() != beams`.
+    pub fn scan_into<R: Rng + ?Sized>(&self, pose: &Pose2, rng: &mut R, ranges: &mut [f32]) {
+        assert_eq!(ranges.len(), self.dirs.len(), "ranges must hold one value per beam");
+        let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
+        let (lo, hi) = (self.cfg.range_min_m, self.cfg.range_max_m);
+        for (r, &(bc, bs)) in ranges.iter_mut().zip(&self.dirs) {
+            let t = self.geom.cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs);
+            let m = t + self.noise.sample(rng);
+            *r = if m > hi || m.is_nan() {
+                f32::INFINITY
+            } else if m < lo {
+                f32::NEG_INFINITY
+            } else {
+                m as f32
+            };
+        }
+    }
+
+    /// One `LaserScan` from `pose`, stamped `stamp` (sim time), frame
+    /// [`SCAN_FRAME`].
+    pub fn scan<R: Rng + ?Sized>(&self, pose: &Pose2, stamp: Duration, rng: &mut R) -> LaserScan {
+        let mut ranges = vec![0.0f32; self.dirs.len()];
+        self.scan_into(pose, rng, &mut ranges);
+        let n = self.dirs.len();
+        LaserScan {
+            header: Header { stamp: Time::from_nanos(stamp.as_nanos() as i64), frame_id: SCAN_FRAME.into() },
+            angle_min: self.cfg.angle_min_rad as f32,
+            angle_max: self.beam_angle(n - 1) as f32,
+            angle_increment: self.angle_increment as f32,
+            time_increment: 0.0,
+            scan_time: (1.0 / self.cfg.rate_hz) as f32,
+            range_min: self.cfg.range_min_m as f32,
+            range_max: self.cfg.range_max_m as f32,
+            ranges,
+            intensities: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The kinematic plant: a differential-drive (unicycle) robot with velocity
+//! and acceleration limits, a disc footprint and rigid contact, stepped on a
+//! fixed sim clock.
+
+use std::time::Duration;
+
+use breakbench_oracle::world::Pose2;
+use breakbench_oracle::World;
+use kraken_interfaces::ros::{
+    Header, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time, Twist, TwistWithCovariance,
+    Vector3,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Normal};
+
+use crate::config::{PlantConfig, Timing};
+use crate::geometry::WorldGeometry;
+use crate::lidar::Lidar;
+use crate::SimError;
+
+/// Frame of the wheel odometry pose (REP-105); its origin is the start pose.
+pub const ODOM_FRAME: &str = "odom";
+/// Frame of the ground-truth pose (the world file's frame).
+pub const WORLD_FRAME: &str = "world";
+/// The robot body frame (REP-105).
+pub const BASE_FRAME: &str = "base_link";
+
+/// ChaCha8 stream of the lidar range noise.
+pub const LIDAR_STREAM: u64 = 1;
+/// ChaCha8 stream of the wheel-speed noise.
+pub const ODOM_STREAM: u64 = 2;
+
+/// Bisection iterations on the step fraction at a contact: the contact
+/// fraction is resolved to `2^-52` of a step.
+const CONTACT_BISECTIONS: u32 = 52;
+
+/// The start of a contact: the first step in which the footprint was stopped
+/// by `with` (consecutive blocked steps against the same owner are one event).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContactEvent {
+    /// Sim time of the contact (start of the step plus the fraction of the
+    /// step travelled before touching, rounded to ns).
+    pub t: Duration,
+    /// Footprint centre at contact, world frame, metres.
+    pub x_m: f64,
+    /// Footprint centre at contact, world frame, metres.
+    pub y_m: f64,
+    /// `walls_m[i]` for a wall, the obstacle's `name` for a box.
+    pub with: String,
+}
+
+/// The messages due at the end of one step, stamped with the new sim time.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PlantOutputs {
+    /// Noisy scan from the true pose (every `1 / lidar.rate_hz`).
+    pub scan: Option<kraken_interfaces::ros::LaserScan>,
+    /// Wheel odometry, `odom` -> `base_link` (every `1 / odometry.rate_hz`).
+    pub odom: Option<Odometry>,
+    /// Ground truth, `world` -> `base_link` (every `1 / truth_rate_hz`): what
+    /// `/oracle/odom` publishes.
+    pub truth: Option<Odometry>,
+}
+
+/// The differential-drive plant.
+///
+/// Model (per fixed step `dt`, see the crate README):
+/// * Command `(v_c, w_c)` clamped to `±max_linear_m_s`, `±max_angular_rad_s`.
+/// * Wheel motion `(v, w)` moves toward the command by at most
+///   `max_*_accel * dt` per step; the step integrates the mean of the old and
+///   new values (exact for a linear velocity ramp, so the straight-line
+///   distance from rest is `v T - v^2 / (2 a)` to rounding).
+/// * Pose: exact unicycle arc for constant `(v, w)` over the step.
+/// * Rigid contact, *stop* (no sliding): the footprint disc's centre must
+///   keep clearance `>= footprint_radius_m` from every wall and box edge at
+///   every step end. If the full step would violate it, the largest safe
+///   fraction `s` of the step's arc is found by bisection, the centre is
+///   put there, and the heading still completes the step's rotation (a disc
+///   turning in place cannot penetrate), so a blocked robot can turn away.
+///   The wheels keep turning: odometry integrates the commanded motion.
+/// * Odometry: wheel speeds `v -+ w L / 2` each multiplied by
+///   `1 + N(0, ratio^2)` (fresh draws every step), recombined and integrated
+///   with the same arc formula from the origin of `odom` (the start pose).
+#[derive(Debug, Clone)]
+pub struct Plant {
+    cfg: PlantConfig,
+    timing: Timing,
+    geom: WorldGeometry,
+    lidar: Lidar,
+    radius_m: f64,
+    now_ns: u64,
+    pose: Pose2,
+    odom_pose: Pose2,
+    cmd: (f64, f64),
+    vel: (f64, f64),
+    true_twist: (f64, f64),
+    odom_twist: (f64, f64),
+    wheel_noise: Normal<f64>,
+    lidar_rng: ChaCha8Rng,
+    odom_rng: ChaCha8Rng,
+    blocked_by: Option<u32>,
+    contacts: Vec<ContactEvent>,
+}
+
+/// Wraps an angle to `(-pi, pi]`.
+fn wrap(a: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    if a > PI {
+        a - TAU
+    } else if a <= -PI {
+        a + TAU
+    } else {
+        a
+    }
+}
+
+/// Pose after moving for `dt` seconds at constant `(v, w)` from `p`: the
+/// exact unicycle arc, chord `v dt sinc(w dt / 2)` along heading
+/// `yaw + w dt / 2`.
+fn arc(p: &Pose2, v: f64, w: f64, dt: f64) -> Pose2 {
+    let half = 0.5 * w * dt;
+    // sinc by its Taylor series below 1e-4 (next term half^4/120 < 1e-18).
+    let k = if half.abs() < 1e-4 { 1.0 - half * half / 6.0 } else { half.sin() / half };
+    let h = p.yaw_rad + half;
+    let chord = v * dt * k;
+    Pose2 { x_m: p.x_m + chord * h.cos(), y_m: p.y_m + chord * h.sin(), yaw_rad: wrap(p.yaw_rad + 2.0 * half) }
+}
+
+fn odometry(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> Odometry {
+    Odometry {
+        header: Header { stamp, frame_id: frame.into() },
+        child_frame_id: BASE_FRAME.into(),
+        pose: PoseWithCovariance {
+            pose: Pose {
+                position: Point { x: p.x_m, y: p.y_m, z: 0.0 },
+                orientation: Quaternion::from_yaw(p.yaw_rad),
+            },
+            covariance: [0.0; 36],
+        },
+        twist: TwistWithCovariance {
+            twist: Twist {
+                linear: Vector3 { x: twist.0, y: 0.0, z: 0.0 },
+                angular: Vector3 { x: 0.0, y: 0.0, z: twist.1 },
+            },
+            covariance: [0.0; 36],
+        },
+    }
+}
+
+impl Plant {
+    /// A plant at rest at `world.start`, sim time 0, with its noise streams
+    /// derived from `seed` (`ChaCha8Rng::seed_from_u64(seed)` with stream
+    /// [`LIDAR_STREAM`] for the lidar and [`ODOM_STREAM`] for the wheels, so
+    /// neither sequence depends on how many draws the other made).
+    ///
+    /// # Errors
+    /// [`SimError::Config`] if `cfg` fails validation,
+    /// [`SimError::StepTooCoarse`] if `max_linear_m_s * step_s >=
+    /// footprint_radius_m`, [`SimError::StartInCollision`] if the start
+    /// footprint overlaps the geometry.
+    pub fn new(world: &World, cfg: &PlantConfig, seed: u64) -> Result<Self, SimError> {
+        let timing = cfg.validate("<PlantConfig>")?;
+        let radius_m = world.footprint_radius_m;
+        let step_m = cfg.drive.max_linear_m_s * cfg.step_s;
+        if !(step_m < radius_m) {
+            return Err(SimError::StepTooCoarse { step_m, radius_m });
+        }
+        let geom = WorldGeometry::new(world);
+        let (clearance_m, owner) = geom.clearance(world.start.x_m, world.start.y_m);
+        if clearance_m < radius_m {
+            return Err(SimError::StartInCollision {
+                x_m: world.start.x_m,
+                y_m: world.start.y_m,
+                with: owner.map(|o| geom.labels()[o as usize].clone()).unwrap_or_default(),
+                clearance_m,
+                radius_m,
+            });
+        }
+        let lidar = Lidar::new_unchecked(geom.clone(), &cfg.lidar);
+        let stream = |k| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            r.set_stream(k);
+            r
+        };
+        let wheel_noise =
+            Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio).expect("validated: ratio >= 0, finite");
+        Ok(Self {
+            cfg: cfg.clone(),
+            timing,
+            geom,
+            lidar,
+            radius_m,
+            now_ns: 0,
+            pose: Pose2 { yaw_rad: wrap(world.start.yaw_rad), ..world.start },
+            odom_pose: Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 },
+            cmd: (0.0, 0.0),
+            vel: (0.0, 0.0),
+            true_twist: (0.0, 0.0),
+            odom_twist: (0.0, 0.0),
+            wheel_noise,
+            lidar_rng: stream(LIDAR_STREAM),
+            odom_rng: stream(ODOM_STREAM),
+            blocked_by: None,
+            contacts: Vec::new(),
+        })
+    }
+
+    /// Sets the commanded body velocity (m/s, rad/s, `base_link`), clamped to
+    /// the drive's velocity limits; a non-finite component is taken as 0.
+    /// Holds until the next call.
+    pub fn set_cmd_vel(&mut self, linear_m_s: f64, angular_rad_s: f64) {
+        let clamp = |x: f64, m: f64| if x.is_finite() { x.clamp(-m, m) } else { 0.0 };
+        self.cmd =
+            (clamp(linear_m_s, self.cfg.drive.max_linear_m_s), clamp(angular_rad_s, self.cfg.drive.max_angular_rad_s));
+    }
+
+    /// Sim time since the plant started.
+    pub fn now(&self) -> Duration {
+        Duration::from_nanos(self.now_ns)
+    }
+
+    /// The true pose, world frame.
+    pub fn true_pose(&self) -> Pose2 {
+        self.pose
+    }
+
+    /// The odometry pose, `odom` frame (origin at the start pose).
+    pub fn odom_pose(&self) -> Pose2 {
+        self.odom_pose
+    }
+
+    /// The wheel motion `(linear m/s, angular rad/s)` after limits.
+    pub fn wheel_velocity(&self) -> (f64, f64) {
+        self.vel
+    }
+
+    /// Every contact onset so far, in time order.
+    pub fn contacts(&self) -> &[ContactEvent] {
+        &self.contacts
+    }
+
+    /// Whether the last step was stopped by contact.
+    pub fn in_contact(&self) -> bool {
+        self.blocked_by.is_some()
+    }
+
+    /// The lidar (for ray casts outside the scan schedule).
+    pub fn lidar(&self) -> &Lidar {
+        &self.lidar
+    }
+
+    /// The configuration and its integer-ns timing.
+    pub fn config(&self) -> (&PlantConfig, Timing) {
+        (&self.cfg, self.timing)
+    }
+
+    /// Advances one fixed step and returns the messages due at the new time.
+    pub fn step(&mut self) -> PlantOutputs {
+        let dt = self.cfg.step_s;
+        let d = &self.cfg.drive;
+        // Acceleration limits, then the mean over the step (trapezoid).
+        let (v0, w0) = self.vel;
+        let dv = d.max_linear_accel_m_s2 * dt;
+        let dw = d.max_angular_accel_rad_s2 * dt;
+        let v1 = v0 + (self.cmd.0 - v0).clamp(-dv, dv);
+        let w1 = w0 + (self.cmd.1 - w0).clamp(-dw, dw);
+        self.vel = (v1, w1);
+        let (v, w) = (0.5 * (v0 + v1), 0.5 * (w0 + w1));
+
+        // Wheel odometry: the wheels turn whatever the contact does.
+        let half_l = 0.5 * d.wheel_separation_m;
+        let nl = self.wheel_noise.sample(&mut self.odom_rng);
+        let nr = self.wheel_noise.sample(&mut self.odom_rng);
+        let vl = (v - w * half_l) * (1.0 + nl);
+        let vr = (v + w * half_l) * (1.0 + nr);
+        let (vo, wo) = (0.5 * (vl + vr), (vr - vl) / d.wheel_separation_m);
+        self.odom_pose = arc(&self.odom_pose, vo, wo, dt);
+        self.odom_twist = (vo, wo);
+
+        // Ground truth with rigid contact.
+        let start = self.pose;
+        let full = arc(&start, v, w, dt);
+        let (c, owner) = self.geom.clearance(full.x_m, full.y_m);
+        if c >= self.radius_m {
+            self.pose = full;
+            self.true_twist = (v, w);
+            self.blocked_by = None;
+        } else {
+            let (mut lo, mut hi, mut hit) = (0.0f64, 1.0f64, owner);
+            for _ in 0..CONTACT_BISECTIONS {
+                let mid = 0.5 * (lo + hi);
+                let p = arc(&start, v, w, mid * dt);
+                let (c, o) = self.geom.clearance(p.x_m, p.y_m);
+                if c >= self.radius_m {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                    hit = o;
+                }
+            }
+            let at = arc(&start, v, w, lo * dt);
+            self.pose = Pose2 { yaw_rad: full.yaw_rad, ..at };
+            self.true_twist = (v * lo, w);
+            let hit = hit.expect("a clearance below the radius has an owner");
+            if self.blocked_by != Some(hit) {
+                self.contacts.push(ContactEvent {
+                    t: Duration::from_nanos(self.now_ns + (lo * self.timing.step_ns as f64) as u64),
+                    x_m: at.x_m,
+                    y_m: at.y_m,
+                    with: self.geom.labels()[hit as usize].clone(),
+                });
+            }
+            self.blocked_by = Some(hit);
+        }
+
+        self.now_ns += self.timing.step_ns;
+        let now = self.now_ns;
+        let stamp = Time::from_nanos(now as i64);
+        let t = &self.timing;
+        PlantOutputs {
+            scan: (now % t.scan_period_ns == 0)
+                .then(|| self.lidar.scan(&self.pose, Duration::from_nanos(now), &mut self.lidar_rng)),
+            odom: (now % t.odom_period_ns == 0)
+                .then(|| odometry(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist)),
+            truth: (now % t.truth_period_ns == 0).then(|| odometry(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arc_matches_closed_form() {
+        // Quarter circle of radius 1: v = 1, w = 1, t = pi/2 from the origin facing +x
+        // ends at (1, 1) facing +y.
+        let p = arc(&Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 }, 1.0, 1.0, std::f64::consts::FRAC_PI_2);
+        assert!((p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 1.0).abs() < 1e-15, "{p:?}");
+        assert!((p.yaw_rad - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+        // Tiny w uses the series: w = 1e-9, v = 1, dt = 1 -> x = 1 - O(1e-19), y = 5e-10.
+        let p = arc(&Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 }, 1.0, 1e-9, 1.0);
+        assert!((p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 5e-10).abs() < 1e-20, "{p:?}");
+    }
+
+    #[test]
+    fn wrap_stays_in_range() {
+        use std::f64::consts::PI;
+        assert_eq!(wrap(PI), PI);
+        assert_eq!(wrap(-PI), PI);
+        assert!((wrap(3.5) - (3.5 - 2.0 * PI)).abs() < 1e-15);
+    }
+}
