@@ -2,13 +2,30 @@
 //!
 //! * [`world`]: the world description shared with the plant (geometry,
 //!   operating region, goal region, clearance threshold, mission timeout).
+//! * [`pose`]: [`PoseSample`], one ground-truth pose from `/oracle/odom`.
+//! * [`verdict`]: the three invariants (`operating_region_containment`,
+//!   `obstacle_clearance`, `mission_completion_true_pose`), the streaming
+//!   [`Monitor`] and the batch [`judge`], giving a [`Verdict`].
+//! * [`isolation`]: [`SelfReport`], [`RunEvidence`] (the campaign's entry from
+//!   a run's evidence to its verdict) and the verdict [`isolation_check`].
+//! * [`stats`]: the Wilson score interval and the self-report × oracle
+//!   [`Confusion`] matrix.
 //!
 //! The oracle's inputs are the ground-truth pose stream (`/oracle/odom`) and
 //! the world. It never reads the robot's estimate (`/odom`, `/tf`) or the
-//! robot's self-report.
+//! robot's self-report: no function that produces a [`Verdict`] takes either.
 
 pub mod error;
+mod geometry;
+pub mod isolation;
+pub mod pose;
+pub mod stats;
+pub mod verdict;
 pub mod world;
 
 pub use error::OracleError;
+pub use isolation::{isolation_check, IsolationOutcome, RunEvidence, SelfReport};
+pub use pose::PoseSample;
+pub use stats::{wilson, Confusion};
+pub use verdict::{judge, Monitor, PredicateResult, Verdict};
 pub use world::World;

@@ -91,21 +91,39 @@ impl World {
         if self.operating_region_m.len() < 3 {
             return err("operating_region_m", "needs at least 3 vertices");
         }
-        if !(self.goal.radius_m > 0.0) {
-            return err("goal.radius_m", "must be > 0");
+        for (i, v) in self.operating_region_m.iter().enumerate() {
+            if !(v[0].is_finite() && v[1].is_finite()) {
+                return err(&format!("operating_region_m[{i}]"), "must be finite");
+            }
         }
-        if !(self.footprint_radius_m > 0.0) {
-            return err("footprint_radius_m", "must be > 0");
+        if let Some((i, j)) = crate::geometry::first_self_intersection(&self.operating_region_m) {
+            return err(
+                "operating_region_m",
+                &format!("must be a simple polygon: edge {i} and edge {j} intersect"),
+            );
         }
-        if !(self.clearance_threshold_m >= 0.0) {
-            return err("clearance_threshold_m", "must be >= 0");
+        if !(self.goal.center_m[0].is_finite() && self.goal.center_m[1].is_finite()) {
+            return err("goal.center_m", "must be finite");
         }
-        if !(self.mission_timeout_s > 0.0) {
-            return err("mission_timeout_s", "must be > 0");
+        if !(self.goal.radius_m > 0.0 && self.goal.radius_m.is_finite()) {
+            return err("goal.radius_m", "must be finite and > 0");
+        }
+        if !(self.footprint_radius_m > 0.0 && self.footprint_radius_m.is_finite()) {
+            return err("footprint_radius_m", "must be finite and > 0");
+        }
+        if !(self.clearance_threshold_m >= 0.0 && self.clearance_threshold_m.is_finite()) {
+            return err("clearance_threshold_m", "must be finite and >= 0");
+        }
+        if !(self.mission_timeout_s > 0.0 && self.mission_timeout_s.is_finite()) {
+            return err("mission_timeout_s", "must be finite and > 0");
         }
         for (i, o) in self.obstacles.iter().enumerate() {
-            if !(o.min_m[0] < o.max_m[0] && o.min_m[1] < o.max_m[1]) {
-                return err(&format!("obstacles[{i}]"), "min_m must be below and left of max_m");
+            let finite = o.min_m.iter().chain(o.max_m.iter()).all(|v| v.is_finite());
+            if !(finite && o.min_m[0] < o.max_m[0] && o.min_m[1] < o.max_m[1]) {
+                return err(
+                    &format!("obstacles[{i}]"),
+                    "min_m must be finite and below and left of max_m",
+                );
             }
         }
         Ok(())

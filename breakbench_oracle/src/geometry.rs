@@ -1,0 +1,135 @@
+//! Point-to-shape queries for the invariants, on parry2d.
+//!
+//! parry2d 0.31 is built in `f32` in this workspace (the `parry2d` crate, not
+//! `parry2d-f64`). To keep the rounding small, every shape is stored in a
+//! local frame centred on itself: the query point is moved into that frame in
+//! `f64` and only then rounded to `f32`. For shapes up to ~12 m across the
+//! rounding of a distance is below ~1e-6 m (f32 epsilon 1.19e-7 × 6 m local
+//! coordinates, a few operations). Values that are exactly representable in
+//! `f32` (dyadic fractions such as 0.25, 0.125) are computed exactly, which is
+//! how the boundary tests pin down `<` versus `<=`.
+
+use parry2d::math::Vector;
+use parry2d::query::PointQuery;
+use parry2d::shape::{Cuboid, Polyline};
+use parry2d::utils::point_in_poly2d;
+
+use crate::world::{BoxObstacle, Point2};
+
+/// An axis-aligned box obstacle in its own frame (origin at its centre).
+#[derive(Clone)]
+pub(crate) struct BoxShape {
+    center: [f64; 2],
+    cuboid: Cuboid,
+}
+
+impl BoxShape {
+    pub(crate) fn new(b: &BoxObstacle) -> Self {
+        let center = [
+            0.5 * (b.min_m[0] + b.max_m[0]),
+            0.5 * (b.min_m[1] + b.max_m[1]),
+        ];
+        let half = [
+            0.5 * (b.max_m[0] - b.min_m[0]),
+            0.5 * (b.max_m[1] - b.min_m[1]),
+        ];
+        Self {
+            center,
+            cuboid: Cuboid::new(Vector::new(half[0] as f32, half[1] as f32)),
+        }
+    }
+
+    /// Signed distance from the point `(x, y)` (metres, world frame) to the
+    /// box: positive outside (Euclidean distance to the nearest box point),
+    /// zero on the boundary, negative inside (minus the depth to the nearest
+    /// face). parry2d: `Cuboid::distance_to_local_point(p, solid = false)`.
+    pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
+        let p = Vector::new((x - self.center[0]) as f32, (y - self.center[1]) as f32);
+        f64::from(self.cuboid.distance_to_local_point(p, false))
+    }
+}
+
+/// A simple polygon in its own frame (origin at its bounding-box centre):
+/// the closed boundary as a parry2d `Polyline` for distances, and the vertex
+/// list for the winding-number containment test.
+#[derive(Clone)]
+pub(crate) struct RegionShape {
+    origin: [f64; 2],
+    vertices: Vec<Vector>,
+    boundary: Polyline,
+}
+
+impl RegionShape {
+    pub(crate) fn new(poly: &[Point2]) -> Self {
+        let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for p in poly {
+            for k in 0..2 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        let origin = if poly.is_empty() {
+            [0.0, 0.0]
+        } else {
+            [0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1])]
+        };
+        let vertices: Vec<Vector> = poly
+            .iter()
+            .map(|p| Vector::new((p[0] - origin[0]) as f32, (p[1] - origin[1]) as f32))
+            .collect();
+        let n = vertices.len() as u32;
+        // Closed boundary: edge i joins vertex i to vertex i+1, the last one back to 0.
+        let indices: Vec<[u32; 2]> = if n >= 2 {
+            (0..n).map(|i| [i, (i + 1) % n]).collect()
+        } else {
+            Vec::new()
+        };
+        let boundary = Polyline::new(vertices.clone(), Some(indices));
+        Self {
+            origin,
+            vertices,
+            boundary,
+        }
+    }
+
+    /// Signed distance from the point `(x, y)` (metres, world frame) to the
+    /// polygon boundary: positive inside, negative outside, zero on it.
+    ///
+    /// Magnitude: parry2d `Polyline::distance_to_local_point(p, solid = false)`
+    /// over the closed boundary. Sign: parry2d `utils::point_in_poly2d`
+    /// (winding number). Its answer for a point exactly on the boundary does
+    /// not matter: the magnitude is then 0 and the sign of 0 changes nothing.
+    pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
+        let p = Vector::new((x - self.origin[0]) as f32, (y - self.origin[1]) as f32);
+        let d = f64::from(self.boundary.distance_to_local_point(p, false).abs());
+        if point_in_poly2d(p, &self.vertices) {
+            d
+        } else {
+            -d
+        }
+    }
+}
+
+/// Whether the closed polygon `poly` is simple: no two non-adjacent edges
+/// touch, and no two adjacent edges overlap. Uses parry2d
+/// `utils::segments_intersection2d` (epsilon 0: exact touching counts).
+/// Returns the first offending pair of edge indices, if any.
+pub(crate) fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
+    use parry2d::utils::{segments_intersection2d, SegmentsIntersection};
+    let n = poly.len();
+    let v = |i: usize| Vector::new(poly[i % n][0] as f32, poly[i % n][1] as f32);
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let hit = segments_intersection2d(v(i), v(i + 1), v(j), v(j + 1), 0.0);
+            let adjacent = j == i + 1 || (i == 0 && j == n - 1);
+            match hit {
+                None => {}
+                // Adjacent edges share one vertex by construction; only an
+                // overlap along a segment (a fold-back) is a defect.
+                Some(SegmentsIntersection::Point { .. }) if adjacent => {}
+                Some(_) => return Some((i, j)),
+            }
+        }
+    }
+    None
+}
