@@ -11,13 +11,45 @@ pub enum FaultError {
     UnknownMode(u8),
     /// The mode exists but makes no sense for this channel's message type.
     #[error("mode '{mode}' is unsupported on channel '{channel}' ({kind}): {reason}")]
-    Unsupported { channel: String, kind: &'static str, mode: &'static str, reason: String },
+    Unsupported {
+        channel: String,
+        kind: &'static str,
+        mode: &'static str,
+        reason: String,
+    },
     /// A parameter is out of its valid range.
     #[error("invalid parameter {field} = {value} for mode '{mode}': {reason}")]
-    InvalidParameter { mode: &'static str, field: &'static str, value: f64, reason: String },
+    InvalidParameter {
+        mode: &'static str,
+        field: &'static str,
+        value: f64,
+        reason: String,
+    },
+    /// A mode name (scenario files) that is not in `MODE_NAMES`.
+    #[error("unknown fault mode '{0}' (expected one of {names})", names = kraken_interfaces::MODE_NAMES.join(", "))]
+    UnknownModeName(String),
+    /// Fault injection is disabled (production guard): nothing was set.
+    #[error("fault injection is disabled")]
+    Disabled,
+    /// A message of the wrong type was pushed into a channel.
+    #[error("channel '{channel}' carries {expected}, got {got}")]
+    WrongKind {
+        channel: String,
+        expected: &'static str,
+        got: &'static str,
+    },
+    /// A scenario step that cannot become a FaultSpec.
+    #[error("scenario step '{label}': {message}")]
+    Scenario { label: String, message: String },
     /// A configuration file could not be read or parsed.
     #[error("{path}:{line}:{column}: {field}: {message}")]
-    Config { path: String, line: usize, column: usize, field: String, message: String },
+    Config {
+        path: String,
+        line: usize,
+        column: usize,
+        field: String,
+        message: String,
+    },
     /// I/O error reading a configuration file.
     #[error("{path}: {source}")]
     Io {
@@ -27,3 +59,14 @@ pub enum FaultError {
     },
 }
 
+impl From<kraken_interfaces::ConfigError> for FaultError {
+    fn from(e: kraken_interfaces::ConfigError) -> Self {
+        FaultError::Config {
+            path: e.path,
+            line: e.line,
+            column: e.column,
+            field: e.field,
+            message: e.message,
+        }
+    }
+}

@@ -12,13 +12,17 @@
 //! by the host, never from a global generator.
 
 pub mod channel;
+pub mod config;
 pub mod error;
 pub mod msg;
+pub mod scenario;
 pub mod stage;
 
-pub use channel::{Channel, ChannelStats, DelayQueue, Injector};
+pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
+pub use config::{ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig};
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};
+pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
 pub use stage::{build_stage, FaultStage};
 
 /// The one random generator type the fault code draws from (seeded by the host).

@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 /// The ROS 2 message type of a channel, as written in channels.yaml.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum MsgKind {
-    #[serde(rename = "sensor_msgs/msg/NavSatFix")]
+    #[serde(rename = "sensor_msgs/msg/NavSatFix", alias = "sensor_msgs/NavSatFix")]
     NavSatFix,
-    #[serde(rename = "sensor_msgs/msg/Imu")]
+    #[serde(rename = "sensor_msgs/msg/Imu", alias = "sensor_msgs/Imu")]
     Imu,
-    #[serde(rename = "nav_msgs/msg/Odometry")]
+    #[serde(rename = "nav_msgs/msg/Odometry", alias = "nav_msgs/Odometry")]
     Odometry,
-    #[serde(rename = "sensor_msgs/msg/LaserScan")]
+    #[serde(rename = "sensor_msgs/msg/LaserScan", alias = "sensor_msgs/LaserScan")]
     LaserScan,
 }
 

@@ -1,0 +1,225 @@
+//! `channels.yaml`: the named channels an [`crate::Injector`] hosts.
+//!
+//! ```yaml
+//! channels:
+//!   - name: gnss
+//!     type: sensor_msgs/msg/NavSatFix
+//!     input_topic: /gnss/fix_raw
+//!     output_topic: /gnss/fix
+//!     qos: {reliability: best_effort, depth: 10}
+//!   - name: wheel
+//!     type: nav_msgs/msg/Odometry
+//!     input_topic: /wheel/odom_raw
+//!     output_topic: /wheel/odom
+//!     qos: {reliability: reliable, depth: 10}
+//!     tf_keepalive: {tf_rate_hz: 20.0}
+//! ```
+//!
+//! Channels are a list (file order = status order). Unknown keys, unknown
+//! message types, duplicate keys and duplicate channel names are errors that
+//! name the file, the line and the field.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{FaultError, MsgKind};
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelsConfig {
+    /// Channels in declaration order; names are unique.
+    pub channels: Vec<ChannelConfig>,
+}
+
+/// One subscription/publication pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelConfig {
+    /// Channel name used in `FaultSpec.channel` (e.g. `gnss`).
+    pub name: String,
+    /// ROS 2 message type, e.g. `sensor_msgs/msg/NavSatFix`.
+    #[serde(rename = "type")]
+    pub kind: MsgKind,
+    /// Topic the raw sensor publishes on (the injector subscribes).
+    pub input_topic: String,
+    /// Topic the injector publishes the faulted stream on.
+    pub output_topic: String,
+    /// QoS of both ends.
+    pub qos: QosConfig,
+    /// Odometry channels only: keep broadcasting the last odom→base_link
+    /// transform during a dropout (seed 001).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tf_keepalive: Option<TfKeepaliveConfig>,
+}
+
+/// DDS reliability.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reliability {
+    /// Sensor-data QoS (REP-2003 / `SensorDataQoS`).
+    BestEffort,
+    Reliable,
+}
+
+/// QoS of a channel: reliability and KEEP_LAST history depth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QosConfig {
+    pub reliability: Reliability,
+    /// KEEP_LAST depth, >= 1.
+    pub depth: u32,
+}
+
+/// The TF keep-alive of an odometry channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TfKeepaliveConfig {
+    /// Broadcast rate of the kept-alive transform, Hz (> 0).
+    pub tf_rate_hz: f64,
+}
+
+/// 1-based line of the `nth` (0-based) line whose key is `key` with value
+/// `value` (list-item dash and quotes ignored), or 0 when not found. Used to
+/// place semantic errors, which serde cannot locate after parsing.
+fn line_of(text: &str, key: &str, value: &str, nth: usize) -> usize {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let t = l.trim_start().trim_start_matches("- ").trim_start();
+            t.strip_prefix(key)
+                .and_then(|r| r.trim_start().strip_prefix(':'))
+                .map(|v| {
+                    v.split(" #")
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .trim_matches(|c| c == '"' || c == '\'')
+                        == value
+                })
+                .unwrap_or(false)
+        })
+        .nth(nth)
+        .map_or(0, |(i, _)| i + 1)
+}
+
+fn semantic(path: &str, text: &str, name: &str, field: String, message: String) -> FaultError {
+    FaultError::Config {
+        path: path.into(),
+        line: line_of(text, "name", name, 0),
+        column: 0,
+        field,
+        message,
+    }
+}
+
+impl ChannelsConfig {
+    /// Parses channels.yaml `text` read from `path`.
+    ///
+    /// # Errors
+    /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
+    /// unknown keys, unknown message types, duplicate keys, a duplicate
+    /// channel name (line of the second occurrence), an empty name or topic,
+    /// input_topic == output_topic, depth 0, `tf_keepalive` on a
+    /// non-odometry channel or a `tf_rate_hz` that is not > 0.
+    pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
+        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
+        for (i, c) in cfg.channels.iter().enumerate() {
+            let at = |f: &str| format!("channels[{i}].{f}");
+            if let Some(first) = cfg.channels[..i].iter().position(|o| o.name == c.name) {
+                return Err(FaultError::Config {
+                    path: path.into(),
+                    line: line_of(text, "name", &c.name, 1),
+                    column: 0,
+                    field: at("name"),
+                    message: format!(
+                        "duplicate channel name '{}' (first declared as channels[{first}])",
+                        c.name
+                    ),
+                });
+            }
+            if c.name.is_empty() {
+                return Err(semantic(
+                    path,
+                    text,
+                    &c.name,
+                    at("name"),
+                    "must not be empty".into(),
+                ));
+            }
+            if c.input_topic.is_empty() || c.output_topic.is_empty() {
+                return Err(semantic(
+                    path,
+                    text,
+                    &c.name,
+                    at("input_topic"),
+                    "topics must not be empty".into(),
+                ));
+            }
+            if c.input_topic == c.output_topic {
+                return Err(semantic(
+                    path,
+                    text,
+                    &c.name,
+                    at("output_topic"),
+                    format!(
+                        "equals input_topic '{}': the injector would feed itself",
+                        c.input_topic
+                    ),
+                ));
+            }
+            if c.qos.depth == 0 {
+                return Err(semantic(
+                    path,
+                    text,
+                    &c.name,
+                    at("qos.depth"),
+                    "must be >= 1".into(),
+                ));
+            }
+            if let Some(k) = &c.tf_keepalive {
+                if c.kind != MsgKind::Odometry {
+                    return Err(semantic(
+                        path,
+                        text,
+                        &c.name,
+                        at("tf_keepalive"),
+                        format!(
+                            "only odometry channels carry a transform; this one is {}",
+                            c.kind.ros_type()
+                        ),
+                    ));
+                }
+                if !(k.tf_rate_hz.is_finite() && k.tf_rate_hz > 0.0) {
+                    return Err(semantic(
+                        path,
+                        text,
+                        &c.name,
+                        at("tf_keepalive.tf_rate_hz"),
+                        "must be > 0".into(),
+                    ));
+                }
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// Reads and parses the file at `path`.
+    ///
+    /// # Errors
+    /// [`FaultError::Io`] when it cannot be read, else as [`ChannelsConfig::parse`].
+    pub fn load(path: &Path) -> Result<Self, FaultError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| FaultError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        Self::parse(&text, &p)
+    }
+
+    /// The channel named `name`.
+    pub fn channel(&self, name: &str) -> Option<&ChannelConfig> {
+        self.channels.iter().find(|c| c.name == name)
+    }
+}

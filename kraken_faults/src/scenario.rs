@@ -1,0 +1,281 @@
+//! Scenario files (`scenarios/*.yaml`) for the fault_injector scenario
+//! runner: a named list of timed steps. This module defines the format only;
+//! the runner (which calls `set_fault` / `clear_faults` like a user) lives with
+//! the node.
+//!
+//! ```yaml
+//! name: kill_gnss
+//! steps:
+//!   - {label: kill_gnss, action: set_fault, channel: gnss, mode: dropout, at_s: 5.0}
+//!   - {label: restore, action: clear_faults, at_s: 25.0}
+//!   - {label: end, action: wait, at_s: 35.0}
+//! ```
+//!
+//! A `set_fault` step takes any [`FaultSpec`] parameter by name
+//! (`bias_rate`, `duration_s`, …), in the same units; `mode` is a name from
+//! `MODE_NAMES`. Unknown keys and unknown mode names are errors naming file,
+//! line and field.
+
+use std::path::Path;
+
+use kraken_interfaces::{mode_from_name, FaultSpec, MODE_NAMES};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::FaultError;
+
+/// A scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Scenario name (reports, logs).
+    pub name: String,
+    /// Optional free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Steps in time order (`at_s` non-decreasing).
+    pub steps: Vec<ScenarioStep>,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioAction {
+    /// Call `set_fault` with [`ScenarioStep::to_fault_spec`].
+    SetFault,
+    /// Call `clear_faults` (every channel).
+    ClearFaults,
+    #[default]
+    /// Do nothing but wait until `at_s` (e.g. the end of observation).
+    Wait,
+}
+
+fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let s = Option::<String>::deserialize(d)?;
+    if let Some(n) = &s {
+        if mode_from_name(n).is_none() {
+            return Err(serde::de::Error::custom(format!(
+                "unknown fault mode `{n}`, expected one of {}",
+                MODE_NAMES.join(", ")
+            )));
+        }
+    }
+    Ok(s)
+}
+
+/// One step. Parameters not given are 0 / false, as in a default FaultSpec.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioStep {
+    /// Human label, unique within the file.
+    pub label: String,
+    /// Required in files (the `Default` is only for building steps in code).
+    pub action: ScenarioAction,
+    /// Channel name (set_fault only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    /// Mode name, e.g. `dropout` (set_fault only).
+    #[serde(
+        default,
+        deserialize_with = "de_mode",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub mode: Option<String>,
+    /// Seconds after the scenario starts (injector clock) at which the step runs.
+    pub at_s: f64,
+    #[serde(default)]
+    pub duration_s: f64,
+    #[serde(default)]
+    pub period_s: f64,
+    #[serde(default)]
+    pub duty_cycle: f64,
+    #[serde(default)]
+    pub random_phase: bool,
+    #[serde(default)]
+    pub noise_stddev: f64,
+    #[serde(default)]
+    pub covariance_scale: f64,
+    #[serde(default)]
+    pub bias_rate: f64,
+    #[serde(default)]
+    pub bias: f64,
+    #[serde(default)]
+    pub step_at_s: f64,
+    #[serde(default)]
+    pub slip_ratio: f64,
+    #[serde(default)]
+    pub scale_factor: f64,
+    #[serde(default)]
+    pub freeze_stamp: bool,
+    #[serde(default)]
+    pub garbage_min: f64,
+    #[serde(default)]
+    pub garbage_max: f64,
+    #[serde(default)]
+    pub allow_non_finite: bool,
+    #[serde(default)]
+    pub saturation_limit: f64,
+    #[serde(default)]
+    pub loss_model: u8,
+    #[serde(default)]
+    pub loss_probability: f64,
+    #[serde(default)]
+    pub recovery_probability: f64,
+    #[serde(default)]
+    pub burst_length: u32,
+    #[serde(default)]
+    pub delay_s: f64,
+    #[serde(default)]
+    pub jitter_s: f64,
+    #[serde(default)]
+    pub probability: f64,
+    #[serde(default)]
+    pub timestamp_offset_s: f64,
+}
+
+impl ScenarioStep {
+    /// The step's action.
+    pub fn action(&self) -> ScenarioAction {
+        self.action
+    }
+
+    /// The FaultSpec a `set_fault` step requests.
+    ///
+    /// # Errors
+    /// [`FaultError::UnknownModeName`] for a mode name not in `MODE_NAMES`;
+    /// [`FaultError::Scenario`] when the step is not `set_fault` or lacks
+    /// `channel` or `mode`.
+    pub fn to_fault_spec(&self) -> Result<FaultSpec, FaultError> {
+        let err = |m: &str| FaultError::Scenario {
+            label: self.label.clone(),
+            message: m.into(),
+        };
+        if self.action() != ScenarioAction::SetFault {
+            return Err(err("only set_fault steps carry a fault"));
+        }
+        let channel = self
+            .channel
+            .clone()
+            .ok_or_else(|| err("set_fault needs `channel`"))?;
+        let name = self
+            .mode
+            .as_deref()
+            .ok_or_else(|| err("set_fault needs `mode`"))?;
+        let mode =
+            mode_from_name(name).ok_or_else(|| FaultError::UnknownModeName(name.to_string()))?;
+        Ok(FaultSpec {
+            channel,
+            mode,
+            duration_s: self.duration_s,
+            period_s: self.period_s,
+            duty_cycle: self.duty_cycle,
+            random_phase: self.random_phase,
+            noise_stddev: self.noise_stddev,
+            covariance_scale: self.covariance_scale,
+            bias_rate: self.bias_rate,
+            bias: self.bias,
+            step_at_s: self.step_at_s,
+            slip_ratio: self.slip_ratio,
+            scale_factor: self.scale_factor,
+            freeze_stamp: self.freeze_stamp,
+            garbage_min: self.garbage_min,
+            garbage_max: self.garbage_max,
+            allow_non_finite: self.allow_non_finite,
+            saturation_limit: self.saturation_limit,
+            loss_model: self.loss_model,
+            loss_probability: self.loss_probability,
+            recovery_probability: self.recovery_probability,
+            burst_length: self.burst_length,
+            delay_s: self.delay_s,
+            jitter_s: self.jitter_s,
+            probability: self.probability,
+            timestamp_offset_s: self.timestamp_offset_s,
+        })
+    }
+}
+
+impl ScenarioFile {
+    /// Parses a scenario `text` read from `path`.
+    ///
+    /// # Errors
+    /// [`FaultError::Config`] naming file, line and field for YAML errors,
+    /// unknown keys, unknown actions or mode names, and for: a set_fault step
+    /// without channel or mode, a channel/mode on another action, `at_s`
+    /// negative or decreasing, a duplicate label.
+    pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
+        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        for (i, s) in f.steps.iter().enumerate() {
+            let e = |field: &str, message: String| FaultError::Config {
+                path: path.into(),
+                line: label_line(text, &s.label),
+                column: 0,
+                field: format!("steps[{i}].{field}"),
+                message,
+            };
+            if f.steps[..i].iter().any(|o| o.label == s.label) {
+                return Err(e("label", format!("duplicate label '{}'", s.label)));
+            }
+            if !(s.at_s.is_finite() && s.at_s >= 0.0) {
+                return Err(e("at_s", "must be finite and >= 0".into()));
+            }
+            if i > 0 && s.at_s < f.steps[i - 1].at_s {
+                return Err(e(
+                    "at_s",
+                    format!(
+                        "{} is before the previous step's {}",
+                        s.at_s,
+                        f.steps[i - 1].at_s
+                    ),
+                ));
+            }
+            match s.action() {
+                ScenarioAction::SetFault => {
+                    if s.channel.is_none() {
+                        return Err(e("channel", "set_fault needs a channel".into()));
+                    }
+                    if s.mode.is_none() {
+                        return Err(e("mode", "set_fault needs a mode".into()));
+                    }
+                }
+                _ => {
+                    if s.channel.is_some() || s.mode.is_some() {
+                        return Err(e("action", "only set_fault takes channel and mode".into()));
+                    }
+                }
+            }
+        }
+        Ok(f)
+    }
+
+    /// Reads and parses the file at `path`.
+    ///
+    /// # Errors
+    /// [`FaultError::Io`] when it cannot be read, else as [`ScenarioFile::parse`].
+    pub fn load(path: &Path) -> Result<Self, FaultError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| FaultError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        Self::parse(&text, &p)
+    }
+}
+
+/// 1-based line of the `label: <label>` key (block or flow style), or 0.
+fn label_line(text: &str, label: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.split(|c| c == '{' || c == ',' || c == '-').any(|part| {
+                part.trim()
+                    .strip_prefix("label:")
+                    .map(|v| {
+                        v.trim()
+                            .trim_end_matches('}')
+                            .trim()
+                            .trim_matches(|c| c == '"' || c == '\'')
+                            == label
+                    })
+                    .unwrap_or(false)
+            })
+        })
+        .map_or(0, |i| i + 1)
+}
