@@ -37,6 +37,10 @@ pub struct NavigatorConfig {
     pub lateral_margin_m: f64,
     /// Free distance a heading needs, metres.
     pub lookahead_m: f64,
+    /// Headings free for less than this (or than the goal distance) are never taken, metres.
+    pub min_free_m: f64,
+    /// Cost of a heading per metre it is free for less than the lookahead, rad/m.
+    pub shortfall_cost_rad_per_m: f64,
     /// Spacing of candidate headings, degrees.
     pub candidate_step_deg: f64,
     /// Free distance below which linear speed ramps down, metres.
@@ -60,6 +64,8 @@ impl NavigatorConfig {
             ("heading_gain", c.heading_gain),
             ("footprint_radius_m", c.footprint_radius_m),
             ("lookahead_m", c.lookahead_m),
+            ("min_free_m", c.min_free_m),
+            ("shortfall_cost_rad_per_m", c.shortfall_cost_rad_per_m),
             ("candidate_step_deg", c.candidate_step_deg),
             ("slowdown_distance_m", c.slowdown_distance_m),
             ("stuck_timeout_s", c.stuck_timeout_s),
@@ -188,14 +194,17 @@ impl Navigator {
                 }
             }
         }
+        // Cost: angle away from the goal bearing plus a penalty per metre a
+        // heading falls short of the lookahead; headings free for less than
+        // min_free_m (or than the goal distance, if nearer) are excluded.
+        let min_free = self.cfg.min_free_m.min(dist);
+        let cost = |a: f64, f: f64| (a - goal_rel).abs() + self.cfg.shortfall_cost_rad_per_m * (need - f).max(0.0);
         let best = self
             .candidates
             .iter()
             .zip(&free)
-            .filter(|(_, f)| **f >= need)
-            .min_by(|((a, _, _), _), ((b, _, _), _)| {
-                (a - goal_rel).abs().total_cmp(&(b - goal_rel).abs())
-            })
+            .filter(|(_, f)| **f >= min_free)
+            .min_by(|((a, _, _), fa), ((b, _, _), fb)| cost(*a, **fa).total_cmp(&cost(*b, **fb)))
             .map(|((a, _, _), f)| (*a, *f));
         self.plan = best.map(|(a, f)| (wrap(yaw + a), f));
     }

@@ -19,6 +19,9 @@ pub enum CampaignError {
     /// The in-process injector refused a request (a harness bug: scenarios are validated on load).
     #[error("injector: {0}")]
     Injector(#[from] kraken_faults::FaultError),
+    /// The oracle could not judge the pose stream (empty, non-monotonic or non-finite).
+    #[error("oracle: {0}")]
+    Oracle(#[from] breakbench_oracle::OracleError),
     /// The plant rejected its configuration.
     #[error("plant: {0}")]
     Sim(#[from] breakbench_sim_bridge::SimError),

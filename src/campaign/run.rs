@@ -5,10 +5,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use breakbench_oracle::{isolation_check, Monitor, PoseSample, SelfReport, World};
+use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
 use breakbench_sim_bridge::Plant;
 use kraken_faults::{Channel, FaultRng, Injector, SensorMsg};
-use kraken_interfaces::ros::Odometry;
 use kraken_interfaces::FaultSpec;
 use rand::SeedableRng;
 
@@ -35,16 +34,6 @@ pub struct RunSpec {
 pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
-}
-
-fn pose_sample(o: &Odometry) -> PoseSample {
-    let p = &o.pose.pose;
-    PoseSample {
-        t_s: o.header.stamp.as_secs_f64(),
-        x_m: p.position.x,
-        y_m: p.position.y,
-        yaw_rad: p.orientation.yaw(),
-    }
 }
 
 /// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
@@ -89,7 +78,6 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
 
     let canary = scenario.file.canary.clone().filter(|_| spec.kind == RunKind::Canary);
     let mut nav = Navigator::new(scenario.navigator.clone(), goal_in_odom(world));
-    let mut monitor = Monitor::new(world);
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
     let period = scenario.navigator.control_period();
@@ -127,23 +115,27 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
             plant.set_cmd_vel(cmd.linear_m_s, cmd.angular_rad_s);
         }
         if let Some(t) = out.truth {
-            let s = pose_sample(&t);
-            monitor.feed(&s);
+            let s = PoseSample::from_odometry(&t);
             let (ox, oy) = nav_pose.map(|p| (p[0], p[1])).unwrap_or((f64::NAN, f64::NAN));
             let _ = writeln!(trace, "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}", s.t_s, s.x_m, s.y_m, s.yaw_rad, ox, oy);
             poses.push(s);
         }
     }
 
-    let verdict = monitor.verdict();
     let (self_report, self_report_at_s) = match nav.self_report() {
         _ if canary.is_some() => (SelfReport::None, None),
         Some((r, t)) => (r, Some(t.as_secs_f64())),
         None => (SelfReport::None, None),
     };
-    let isolation = scenario.file.isolation_check.then(|| IsolationRecord {
-        passed: isolation_check(world, &poses, self_report).identical,
-    });
+    // The campaign's one entry from a run's evidence to its verdict.
+    let evidence = RunEvidence { poses, self_report };
+    let verdict = evidence.verdict(world)?;
+    let poses = evidence.poses;
+    let isolation = if scenario.file.isolation_check {
+        Some(IsolationRecord { passed: isolation_check(world, &poses, self_report)?.passed })
+    } else {
+        None
+    };
     let last = poses.last().copied();
     let final_goal_distance_m = last
         .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))

@@ -59,10 +59,10 @@ pub struct CampaignResult {
 pub fn provenance() -> Provenance {
     let mut crate_versions = BTreeMap::new();
     crate_versions.insert("breakbench".to_string(), env!("CARGO_PKG_VERSION").to_string());
-    crate_versions.insert("breakbench_oracle".to_string(), breakbench_oracle::VERSION.to_string());
-    crate_versions.insert("breakbench_sim_bridge".to_string(), breakbench_sim_bridge::VERSION.to_string());
-    crate_versions.insert("kraken_faults".to_string(), kraken_faults::VERSION.to_string());
-    crate_versions.insert("kraken_interfaces".to_string(), kraken_interfaces::VERSION.to_string());
+    crate_versions.insert("breakbench_oracle".to_string(), env!("BREAKBENCH_VERSION_BREAKBENCH_ORACLE").to_string());
+    crate_versions.insert("breakbench_sim_bridge".to_string(), env!("BREAKBENCH_VERSION_BREAKBENCH_SIM_BRIDGE").to_string());
+    crate_versions.insert("kraken_faults".to_string(), env!("BREAKBENCH_VERSION_KRAKEN_FAULTS").to_string());
+    crate_versions.insert("kraken_interfaces".to_string(), env!("BREAKBENCH_VERSION_KRAKEN_INTERFACES").to_string());
     Provenance {
         git_commit: env!("BREAKBENCH_GIT_COMMIT").to_string(),
         git_dirty: env!("BREAKBENCH_GIT_DIRTY") == "true",

@@ -1,0 +1,103 @@
+//! End-to-end campaign tests on the embedded plant: determinism across job
+//! counts, resume after interruption, analyze, the canary and the study's
+//! bias effect.
+
+use std::path::{Path, PathBuf};
+
+use breakbench::campaign::manifest::RunKind;
+use breakbench::campaign::runner::{analyze, load_campaign, plan, run_campaign, CampaignOptions};
+use breakbench::campaign::{Scenario, Summary};
+
+fn small() -> Scenario {
+    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small_study.yaml")).unwrap()
+}
+
+fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
+    run_campaign(s, &CampaignOptions { out: out.to_path_buf(), jobs, progress: false }).unwrap().summary
+}
+
+fn summary_bytes(dir: &Path) -> Vec<u8> {
+    std::fs::read(dir.join("summary.json")).unwrap()
+}
+
+#[test]
+fn summary_is_byte_identical_whatever_the_job_count_and_analyze_reproduces_it() {
+    let s = small();
+    let d1 = tempfile::tempdir().unwrap();
+    let d3 = tempfile::tempdir().unwrap();
+    let sum = run(&s, d1.path(), 1);
+    run(&s, d3.path(), 3);
+    assert_eq!(summary_bytes(d1.path()), summary_bytes(d3.path()));
+    // 4 cells x 2 repeats + 3 nominal + 1 canary
+    assert_eq!(sum.corpus.manifests, 12);
+    assert_eq!(sum.corpus.grid_runs, 8);
+    assert_eq!(sum.corpus.corpus_runs, 11);
+    let mut again = serde_json::to_vec_pretty(&analyze(d1.path()).unwrap()).unwrap();
+    again.push(b'\n');
+    assert_eq!(again, summary_bytes(d1.path()));
+    for f in ["timing.json", "junit.xml", "report.html", "campaign.json"] {
+        assert!(d1.path().join(f).is_file(), "{f} missing");
+    }
+}
+
+#[test]
+fn interrupted_campaign_resumes_without_duplicates_or_losses() {
+    let s = small();
+    let d = tempfile::tempdir().unwrap();
+    run(&s, d.path(), 2);
+    let before = summary_bytes(d.path());
+    let ids: Vec<String> = plan(&s).into_iter().map(|r| r.run_id).collect();
+    let mdir = d.path().join("manifests");
+    let keep: PathBuf = mdir.join(format!("{}.json", ids[0]));
+    let keep_bytes = std::fs::read(&keep).unwrap();
+    // Simulate an interruption: two manifests never written, no summary yet.
+    std::fs::remove_file(mdir.join(format!("{}.json", ids[3]))).unwrap();
+    std::fs::remove_file(mdir.join(format!("{}.json", ids[ids.len() - 1]))).unwrap();
+    std::fs::remove_file(d.path().join("summary.json")).unwrap();
+    let r = run_campaign(&s, &CampaignOptions { out: d.path().to_path_buf(), jobs: 2, progress: false }).unwrap();
+    assert_eq!(r.timing.runs_executed, 2);
+    assert_eq!(r.timing.runs_resumed, ids.len() - 2);
+    assert_eq!(summary_bytes(d.path()), before);
+    // A completed run was not rerun (its manifest, wall time included, is untouched).
+    assert_eq!(std::fs::read(&keep).unwrap(), keep_bytes);
+    assert_eq!(std::fs::read_dir(&mdir).unwrap().count(), ids.len());
+}
+
+#[test]
+fn a_directory_of_another_scenario_is_refused() {
+    let s = small();
+    let d = tempfile::tempdir().unwrap();
+    run(&s, d.path(), 2);
+    let mut other = s.clone();
+    other.hash = "0".repeat(64);
+    let e = run_campaign(&other, &CampaignOptions { out: d.path().to_path_buf(), jobs: 1, progress: false })
+        .err()
+        .expect("must refuse");
+    assert!(e.to_string().contains("use another --out directory"), "{e}");
+}
+
+#[test]
+fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
+    let s = small();
+    let d = tempfile::tempdir().unwrap();
+    let sum = run(&s, d.path(), 2);
+    assert!(sum.canary.violation_detected);
+    assert_eq!(sum.canary.runs, 1);
+    assert!(sum.isolation.passed);
+    assert_eq!(sum.isolation.runs_checked, 12);
+    let (_, ms) = load_campaign(d.path()).unwrap();
+    let canary = ms.iter().find(|m| m.kind == RunKind::Canary).unwrap();
+    assert!(canary.harness_only);
+    assert!(!canary.verdict.obstacle_clearance.holds);
+    assert!(canary.verdict.obstacle_clearance.value <= 1e-9, "canary min clearance {}", canary.verdict.obstacle_clearance.value);
+    // Nominal cell: the navigator reaches the goal; 20 % odometry bias: it stops short.
+    let cell = |lat: f64, bias: f64| {
+        sum.cells.iter().find(|c| c.axes["latency_s"] == lat && c.axes["odom_bias"] == bias).unwrap().clone()
+    };
+    assert_eq!(cell(0.0, 0.0).mission.k, 0);
+    assert_eq!(cell(0.0, 0.2).mission.k, 2);
+    // Delivered fault values are measured at the apply site.
+    let c = cell(0.4, 0.2);
+    assert!((c.delivered["latency_s"].unwrap() - 0.4).abs() < 1e-9);
+    assert!((c.delivered["odom_bias"].unwrap() - 0.2).abs() < 1e-9);
+}
