@@ -59,7 +59,10 @@ impl LidarConfig {
     pub fn validate(&self, path: &str, prefix: &str) -> Result<(), ConfigError> {
         let err = |f: &str, m: String| Err(ConfigError::semantic(path, &format!("{prefix}{f}"), m));
         if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            return err("rate_hz", format!("must be finite and > 0, got {}", self.rate_hz));
+            return err(
+                "rate_hz",
+                format!("must be finite and > 0, got {}", self.rate_hz),
+            );
         }
         if self.beams == 0 {
             return err("beams", "must be >= 1".into());
@@ -68,14 +71,26 @@ impl LidarConfig {
             return err("angle_min_rad", "must be finite".into());
         }
         if !(self.range_max_m.is_finite() && self.range_max_m > 0.0) {
-            return err("range_max_m", format!("must be finite and > 0, got {}", self.range_max_m));
+            return err(
+                "range_max_m",
+                format!("must be finite and > 0, got {}", self.range_max_m),
+            );
         }
-        if !(self.range_min_m.is_finite() && self.range_min_m >= 0.0 && self.range_min_m < self.range_max_m) {
-            return err("range_min_m", format!("must be >= 0 and < range_max_m, got {}", self.range_min_m));
+        if !(self.range_min_m.is_finite()
+            && self.range_min_m >= 0.0
+            && self.range_min_m < self.range_max_m)
+        {
+            return err(
+                "range_min_m",
+                format!("must be >= 0 and < range_max_m, got {}", self.range_min_m),
+            );
         }
         let s = self.range_noise_stddev_m;
         if !(s.is_finite() && s >= 0.0) {
-            return err("range_noise_stddev_m", format!("must be finite and >= 0, got {s}"));
+            return err(
+                "range_noise_stddev_m",
+                format!("must be finite and >= 0, got {s}"),
+            );
         }
         Ok(())
     }
@@ -129,7 +144,10 @@ impl Default for PlantConfig {
                 range_max_m: 12.0,
                 range_noise_stddev_m: 0.01,
             },
-            odometry: OdometryConfig { rate_hz: 50.0, wheel_speed_noise_ratio: 0.01 },
+            odometry: OdometryConfig {
+                rate_hz: 50.0,
+                wheel_speed_noise_ratio: 0.01,
+            },
             truth_rate_hz: 50.0,
         }
     }
@@ -195,17 +213,24 @@ impl PlantConfig {
             ("drive.wheel_separation_m", self.drive.wheel_separation_m),
             ("drive.max_linear_m_s", self.drive.max_linear_m_s),
             ("drive.max_angular_rad_s", self.drive.max_angular_rad_s),
-            ("drive.max_linear_accel_m_s2", self.drive.max_linear_accel_m_s2),
-            ("drive.max_angular_accel_rad_s2", self.drive.max_angular_accel_rad_s2),
+            (
+                "drive.max_linear_accel_m_s2",
+                self.drive.max_linear_accel_m_s2,
+            ),
+            (
+                "drive.max_angular_accel_rad_s2",
+                self.drive.max_angular_accel_rad_s2,
+            ),
         ];
         for (f, v) in positive {
             if !(v.is_finite() && v > 0.0) {
                 return err(f, format!("must be finite and > 0, got {v}"));
             }
         }
-        let non_negative = [
-            ("odometry.wheel_speed_noise_ratio", self.odometry.wheel_speed_noise_ratio),
-        ];
+        let non_negative = [(
+            "odometry.wheel_speed_noise_ratio",
+            self.odometry.wheel_speed_noise_ratio,
+        )];
         for (f, v) in non_negative {
             if !(v.is_finite() && v >= 0.0) {
                 return err(f, format!("must be finite and >= 0, got {v}"));
@@ -227,7 +252,10 @@ impl PlantConfig {
             return Err(ConfigError::semantic(
                 path,
                 "step_s",
-                format!("must be > 0 and a whole number of nanoseconds, got {}", self.step_s),
+                format!(
+                    "must be > 0 and a whole number of nanoseconds, got {}",
+                    self.step_s
+                ),
             ));
         };
         let period = |field: &str, hz: f64| -> Result<u64, ConfigError> {
@@ -236,7 +264,10 @@ impl PlantConfig {
                 return Err(e(format!("must be finite and > 0, got {hz}")));
             }
             let p = whole_ns(1.0 / hz).ok_or_else(|| {
-                e(format!("period 1/{hz} s = {} ns is not a whole number of nanoseconds", 1e9 / hz))
+                e(format!(
+                    "period 1/{hz} s = {} ns is not a whole number of nanoseconds",
+                    1e9 / hz
+                ))
             })?;
             if p % step_ns != 0 {
                 return Err(e(format!(
@@ -284,7 +315,11 @@ mod tests {
         c.odometry.rate_hz = 40.0; // 25 ms is not a multiple of 10 ms
         let e = c.validate("r.yaml").unwrap_err();
         assert_eq!(e.field, "odometry.rate_hz");
-        assert!(e.message.contains("25000000 ns is not a multiple"), "{}", e.message);
+        assert!(
+            e.message.contains("25000000 ns is not a multiple"),
+            "{}",
+            e.message
+        );
 
         let mut c = PlantConfig::default();
         c.truth_rate_hz = 0.0;
@@ -308,6 +343,9 @@ mod tests {
         assert_eq!(c.validate("r").unwrap_err().field, "drive.max_linear_m_s");
         let mut c = PlantConfig::default();
         c.odometry.wheel_speed_noise_ratio = -0.1;
-        assert_eq!(c.validate("r").unwrap_err().field, "odometry.wheel_speed_noise_ratio");
+        assert_eq!(
+            c.validate("r").unwrap_err().field,
+            "odometry.wheel_speed_noise_ratio"
+        );
     }
 }

@@ -28,7 +28,9 @@ pub enum SimError {
     /// The fixed step is too coarse for the contact check: at full speed the
     /// footprint centre would move `step_m` in one step, which must stay
     /// below the footprint radius so a step can never jump over a wall.
-    #[error("max_linear_m_s * step_s = {step_m} m per step must be < footprint radius {radius_m} m")]
+    #[error(
+        "max_linear_m_s * step_s = {step_m} m per step must be < footprint radius {radius_m} m"
+    )]
     StepTooCoarse {
         /// Largest distance travelled in one step, metres.
         step_m: f64,

@@ -49,7 +49,14 @@ impl WorldGeometry {
         let mut boxes = Vec::new();
         let push = |segs: &mut Vec<Seg>, a: [f64; 2], b: [f64; 2], owner: u32| {
             let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
-            segs.push(Seg { ax: a[0], ay: a[1], ex, ey, len2: ex * ex + ey * ey, owner });
+            segs.push(Seg {
+                ax: a[0],
+                ay: a[1],
+                ex,
+                ey,
+                len2: ex * ex + ey * ey,
+                owner,
+            });
         };
         for (i, w) in world.walls_m.iter().enumerate() {
             let owner = labels.len() as u32;
@@ -64,9 +71,17 @@ impl WorldGeometry {
             for k in 0..4 {
                 push(&mut segs, c[k], c[(k + 1) % 4], owner);
             }
-            boxes.push(Aabb { min: lo, max: hi, owner });
+            boxes.push(Aabb {
+                min: lo,
+                max: hi,
+                owner,
+            });
         }
-        Self { segs, boxes, labels }
+        Self {
+            segs,
+            boxes,
+            labels,
+        }
     }
 
     /// Owner names: `walls_m[i]` for walls, the obstacle's `name` for boxes.
@@ -91,7 +106,10 @@ impl WorldGeometry {
         let mut best = best.sqrt();
         for b in &self.boxes {
             if x > b.min[0] && x < b.max[0] && y > b.min[1] && y < b.max[1] {
-                let depth = (x - b.min[0]).min(b.max[0] - x).min(y - b.min[1]).min(b.max[1] - y);
+                let depth = (x - b.min[0])
+                    .min(b.max[0] - x)
+                    .min(y - b.min[1])
+                    .min(b.max[1] - y);
                 if -depth < best {
                     best = -depth;
                     owner = Some(b.owner);
@@ -129,7 +147,11 @@ impl WorldGeometry {
 #[inline]
 fn seg_dist2(s: &Seg, x: f64, y: f64) -> f64 {
     let (px, py) = (x - s.ax, y - s.ay);
-    let u = if s.len2 > 0.0 { ((px * s.ex + py * s.ey) / s.len2).clamp(0.0, 1.0) } else { 0.0 };
+    let u = if s.len2 > 0.0 {
+        ((px * s.ex + py * s.ey) / s.len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let (dx, dy) = (px - u * s.ex, py - u * s.ey);
     dx * dx + dy * dy
 }
@@ -139,8 +161,11 @@ mod tests {
     use super::*;
 
     fn corridor() -> World {
-        World::load(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../config/corridor.yaml")))
-            .unwrap()
+        World::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../config/corridor.yaml"
+        )))
+        .unwrap()
     }
 
     #[test]

@@ -24,3 +24,6 @@ pub use error::SimError;
 pub use geometry::WorldGeometry;
 pub use lidar::Lidar;
 pub use plant::{ContactEvent, Plant, PlantOutputs};
+
+/// This crate's version (`CARGO_PKG_VERSION`), for run manifests.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -58,8 +58,15 @@ impl Lidar {
                 (a.cos(), a.sin())
             })
             .collect();
-        let noise = Normal::new(0.0, cfg.range_noise_stddev_m).expect("validated: stddev >= 0, finite");
-        Self { geom, cfg: cfg.clone(), dirs, noise, angle_increment: inc }
+        let noise =
+            Normal::new(0.0, cfg.range_noise_stddev_m).expect("validated: stddev >= 0, finite");
+        Self {
+            geom,
+            cfg: cfg.clone(),
+            dirs,
+            noise,
+            angle_increment: inc,
+        }
     }
 
     /// The geometry the lidar sees.
@@ -77,7 +84,8 @@ impl Lidar {
     pub fn true_range(&self, pose: &Pose2, i: usize) -> f64 {
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
         let (bc, bs) = self.dirs[i];
-        self.geom.cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs)
+        self.geom
+            .cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs)
     }
 
     /// Fills `ranges` (length `beams`) with one noisy scan from `pose`.
@@ -85,11 +93,17 @@ impl Lidar {
     /// # Panics
     /// If `ranges.len() != beams`.
     pub fn scan_into<R: Rng + ?Sized>(&self, pose: &Pose2, rng: &mut R, ranges: &mut [f32]) {
-        assert_eq!(ranges.len(), self.dirs.len(), "ranges must hold one value per beam");
+        assert_eq!(
+            ranges.len(),
+            self.dirs.len(),
+            "ranges must hold one value per beam"
+        );
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
         let (lo, hi) = (self.cfg.range_min_m, self.cfg.range_max_m);
         for (r, &(bc, bs)) in ranges.iter_mut().zip(&self.dirs) {
-            let t = self.geom.cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs);
+            let t = self
+                .geom
+                .cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs);
             let m = t + self.noise.sample(rng);
             *r = if m > hi || m.is_nan() {
                 f32::INFINITY
@@ -108,7 +122,10 @@ impl Lidar {
         self.scan_into(pose, rng, &mut ranges);
         let n = self.dirs.len();
         LaserScan {
-            header: Header { stamp: Time::from_nanos(stamp.as_nanos() as i64), frame_id: SCAN_FRAME.into() },
+            header: Header {
+                stamp: Time::from_nanos(stamp.as_nanos() as i64),
+                frame_id: SCAN_FRAME.into(),
+            },
             angle_min: self.cfg.angle_min_rad as f32,
             angle_max: self.beam_angle(n - 1) as f32,
             angle_increment: self.angle_increment as f32,

@@ -7,8 +7,8 @@ use std::time::Duration;
 use breakbench_oracle::world::Pose2;
 use breakbench_oracle::World;
 use kraken_interfaces::ros::{
-    Header, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time, Twist, TwistWithCovariance,
-    Vector3,
+    Header, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time, Twist,
+    TwistWithCovariance, Vector3,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -120,27 +120,50 @@ fn wrap(a: f64) -> f64 {
 fn arc(p: &Pose2, v: f64, w: f64, dt: f64) -> Pose2 {
     let half = 0.5 * w * dt;
     // sinc by its Taylor series below 1e-4 (next term half^4/120 < 1e-18).
-    let k = if half.abs() < 1e-4 { 1.0 - half * half / 6.0 } else { half.sin() / half };
+    let k = if half.abs() < 1e-4 {
+        1.0 - half * half / 6.0
+    } else {
+        half.sin() / half
+    };
     let h = p.yaw_rad + half;
     let chord = v * dt * k;
-    Pose2 { x_m: p.x_m + chord * h.cos(), y_m: p.y_m + chord * h.sin(), yaw_rad: wrap(p.yaw_rad + 2.0 * half) }
+    Pose2 {
+        x_m: p.x_m + chord * h.cos(),
+        y_m: p.y_m + chord * h.sin(),
+        yaw_rad: wrap(p.yaw_rad + 2.0 * half),
+    }
 }
 
 fn odometry(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> Odometry {
     Odometry {
-        header: Header { stamp, frame_id: frame.into() },
+        header: Header {
+            stamp,
+            frame_id: frame.into(),
+        },
         child_frame_id: BASE_FRAME.into(),
         pose: PoseWithCovariance {
             pose: Pose {
-                position: Point { x: p.x_m, y: p.y_m, z: 0.0 },
+                position: Point {
+                    x: p.x_m,
+                    y: p.y_m,
+                    z: 0.0,
+                },
                 orientation: Quaternion::from_yaw(p.yaw_rad),
             },
             covariance: [0.0; 36],
         },
         twist: TwistWithCovariance {
             twist: Twist {
-                linear: Vector3 { x: twist.0, y: 0.0, z: 0.0 },
-                angular: Vector3 { x: 0.0, y: 0.0, z: twist.1 },
+                linear: Vector3 {
+                    x: twist.0,
+                    y: 0.0,
+                    z: 0.0,
+                },
+                angular: Vector3 {
+                    x: 0.0,
+                    y: 0.0,
+                    z: twist.1,
+                },
             },
             covariance: [0.0; 36],
         },
@@ -171,7 +194,9 @@ impl Plant {
             return Err(SimError::StartInCollision {
                 x_m: world.start.x_m,
                 y_m: world.start.y_m,
-                with: owner.map(|o| geom.labels()[o as usize].clone()).unwrap_or_default(),
+                with: owner
+                    .map(|o| geom.labels()[o as usize].clone())
+                    .unwrap_or_default(),
                 clearance_m,
                 radius_m,
             });
@@ -182,8 +207,8 @@ impl Plant {
             r.set_stream(k);
             r
         };
-        let wheel_noise =
-            Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio).expect("validated: ratio >= 0, finite");
+        let wheel_noise = Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio)
+            .expect("validated: ratio >= 0, finite");
         Ok(Self {
             cfg: cfg.clone(),
             timing,
@@ -191,8 +216,15 @@ impl Plant {
             lidar,
             radius_m,
             now_ns: 0,
-            pose: Pose2 { yaw_rad: wrap(world.start.yaw_rad), ..world.start },
-            odom_pose: Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 },
+            pose: Pose2 {
+                yaw_rad: wrap(world.start.yaw_rad),
+                ..world.start
+            },
+            odom_pose: Pose2 {
+                x_m: 0.0,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            },
             cmd: (0.0, 0.0),
             vel: (0.0, 0.0),
             true_twist: (0.0, 0.0),
@@ -210,8 +242,10 @@ impl Plant {
     /// Holds until the next call.
     pub fn set_cmd_vel(&mut self, linear_m_s: f64, angular_rad_s: f64) {
         let clamp = |x: f64, m: f64| if x.is_finite() { x.clamp(-m, m) } else { 0.0 };
-        self.cmd =
-            (clamp(linear_m_s, self.cfg.drive.max_linear_m_s), clamp(angular_rad_s, self.cfg.drive.max_angular_rad_s));
+        self.cmd = (
+            clamp(linear_m_s, self.cfg.drive.max_linear_m_s),
+            clamp(angular_rad_s, self.cfg.drive.max_angular_rad_s),
+        );
     }
 
     /// Sim time since the plant started.
@@ -299,7 +333,10 @@ impl Plant {
                 }
             }
             let at = arc(&start, v, w, lo * dt);
-            self.pose = Pose2 { yaw_rad: full.yaw_rad, ..at };
+            self.pose = Pose2 {
+                yaw_rad: full.yaw_rad,
+                ..at
+            };
             self.true_twist = (v * lo, w);
             let hit = hit.expect("a clearance below the radius has an owner");
             if self.blocked_by != Some(hit) {
@@ -318,11 +355,14 @@ impl Plant {
         let stamp = Time::from_nanos(now as i64);
         let t = &self.timing;
         PlantOutputs {
-            scan: (now % t.scan_period_ns == 0)
-                .then(|| self.lidar.scan(&self.pose, Duration::from_nanos(now), &mut self.lidar_rng)),
+            scan: (now % t.scan_period_ns == 0).then(|| {
+                self.lidar
+                    .scan(&self.pose, Duration::from_nanos(now), &mut self.lidar_rng)
+            }),
             odom: (now % t.odom_period_ns == 0)
                 .then(|| odometry(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist)),
-            truth: (now % t.truth_period_ns == 0).then(|| odometry(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
+            truth: (now % t.truth_period_ns == 0)
+                .then(|| odometry(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
         }
     }
 }
@@ -335,12 +375,36 @@ mod tests {
     fn arc_matches_closed_form() {
         // Quarter circle of radius 1: v = 1, w = 1, t = pi/2 from the origin facing +x
         // ends at (1, 1) facing +y.
-        let p = arc(&Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 }, 1.0, 1.0, std::f64::consts::FRAC_PI_2);
-        assert!((p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 1.0).abs() < 1e-15, "{p:?}");
+        let p = arc(
+            &Pose2 {
+                x_m: 0.0,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            },
+            1.0,
+            1.0,
+            std::f64::consts::FRAC_PI_2,
+        );
+        assert!(
+            (p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 1.0).abs() < 1e-15,
+            "{p:?}"
+        );
         assert!((p.yaw_rad - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
         // Tiny w uses the series: w = 1e-9, v = 1, dt = 1 -> x = 1 - O(1e-19), y = 5e-10.
-        let p = arc(&Pose2 { x_m: 0.0, y_m: 0.0, yaw_rad: 0.0 }, 1.0, 1e-9, 1.0);
-        assert!((p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 5e-10).abs() < 1e-20, "{p:?}");
+        let p = arc(
+            &Pose2 {
+                x_m: 0.0,
+                y_m: 0.0,
+                yaw_rad: 0.0,
+            },
+            1.0,
+            1e-9,
+            1.0,
+        );
+        assert!(
+            (p.x_m - 1.0).abs() < 1e-15 && (p.y_m - 5e-10).abs() < 1e-20,
+            "{p:?}"
+        );
     }
 
     #[test]
