@@ -1,18 +1,17 @@
 //! Point-to-shape queries for the invariants, on parry2d.
 //!
-//! parry2d 0.31 is built in `f32` in this workspace (the `parry2d` crate, not
-//! `parry2d-f64`). To keep the rounding small, every shape is stored in a
-//! local frame centred on itself: the query point is moved into that frame in
-//! `f64` and only then rounded to `f32`. For shapes up to ~12 m across the
-//! rounding of a distance is below ~1e-6 m (f32 epsilon 1.19e-7 × 6 m local
-//! coordinates, a few operations). Values that are exactly representable in
-//! `f32` (dyadic fractions such as 0.25, 0.125) are computed exactly, which is
-//! how the boundary tests pin down `<` versus `<=`.
+//! The oracle uses `parry2d-f64` 0.31 (the same source as the workspace's
+//! `parry2d`, built with `f64` scalars): the f32 build rounds a 6 m coordinate
+//! to ~4e-7 m, enough to report a touching footprint (clearance exactly 0 in
+//! the plant) as +3e-9 m. Every shape is also stored in a local frame centred
+//! on itself, so distances are computed on small coordinates. Values that are
+//! dyadic fractions (0.25, 0.125, ...) are computed exactly, which is how the
+//! boundary tests pin down `<` against `<=`.
 
-use parry2d::math::Vector;
-use parry2d::query::PointQuery;
-use parry2d::shape::{Cuboid, Polyline};
-use parry2d::utils::point_in_poly2d;
+use parry2d_f64::math::Vector;
+use parry2d_f64::query::PointQuery;
+use parry2d_f64::shape::{Cuboid, Polyline};
+use parry2d_f64::utils::point_in_poly2d;
 
 use crate::world::{BoxObstacle, Point2};
 
@@ -35,22 +34,22 @@ impl BoxShape {
         ];
         Self {
             center,
-            cuboid: Cuboid::new(Vector::new(half[0] as f32, half[1] as f32)),
+            cuboid: Cuboid::new(Vector::new(half[0], half[1])),
         }
     }
 
     /// Signed distance from the point `(x, y)` (metres, world frame) to the
     /// box: positive outside (Euclidean distance to the nearest box point),
     /// zero on the boundary, negative inside (minus the depth to the nearest
-    /// face). parry2d: `Cuboid::distance_to_local_point(p, solid = false)`.
+    /// face). parry2d-f64: `Cuboid::distance_to_local_point(p, solid = false)`.
     pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
-        let p = Vector::new((x - self.center[0]) as f32, (y - self.center[1]) as f32);
-        f64::from(self.cuboid.distance_to_local_point(p, false))
+        let p = Vector::new(x - self.center[0], y - self.center[1]);
+        self.cuboid.distance_to_local_point(p, false)
     }
 }
 
 /// A simple polygon in its own frame (origin at its bounding-box centre):
-/// the closed boundary as a parry2d `Polyline` for distances, and the vertex
+/// the closed boundary as a parry2d-f64 `Polyline` for distances, and the vertex
 /// list for the winding-number containment test.
 #[derive(Clone)]
 pub(crate) struct RegionShape {
@@ -75,7 +74,7 @@ impl RegionShape {
         };
         let vertices: Vec<Vector> = poly
             .iter()
-            .map(|p| Vector::new((p[0] - origin[0]) as f32, (p[1] - origin[1]) as f32))
+            .map(|p| Vector::new(p[0] - origin[0], p[1] - origin[1]))
             .collect();
         let n = vertices.len() as u32;
         // Closed boundary: edge i joins vertex i to vertex i+1, the last one back to 0.
@@ -95,13 +94,13 @@ impl RegionShape {
     /// Signed distance from the point `(x, y)` (metres, world frame) to the
     /// polygon boundary: positive inside, negative outside, zero on it.
     ///
-    /// Magnitude: parry2d `Polyline::distance_to_local_point(p, solid = false)`
-    /// over the closed boundary. Sign: parry2d `utils::point_in_poly2d`
+    /// Magnitude: parry2d-f64 `Polyline::distance_to_local_point(p, solid = false)`
+    /// over the closed boundary. Sign: parry2d-f64 `utils::point_in_poly2d`
     /// (winding number). Its answer for a point exactly on the boundary does
     /// not matter: the magnitude is then 0 and the sign of 0 changes nothing.
     pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
-        let p = Vector::new((x - self.origin[0]) as f32, (y - self.origin[1]) as f32);
-        let d = f64::from(self.boundary.distance_to_local_point(p, false).abs());
+        let p = Vector::new(x - self.origin[0], y - self.origin[1]);
+        let d = self.boundary.distance_to_local_point(p, false).abs();
         if point_in_poly2d(p, &self.vertices) {
             d
         } else {
@@ -115,9 +114,9 @@ impl RegionShape {
 /// `utils::segments_intersection2d` (epsilon 0: exact touching counts).
 /// Returns the first offending pair of edge indices, if any.
 pub(crate) fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
-    use parry2d::utils::{segments_intersection2d, SegmentsIntersection};
+    use parry2d_f64::utils::{segments_intersection2d, SegmentsIntersection};
     let n = poly.len();
-    let v = |i: usize| Vector::new(poly[i % n][0] as f32, poly[i % n][1] as f32);
+    let v = |i: usize| Vector::new(poly[i % n][0], poly[i % n][1]);
     for i in 0..n {
         for j in (i + 1)..n {
             let hit = segments_intersection2d(v(i), v(i + 1), v(j), v(j + 1), 0.0);
