@@ -1,1 +1,34 @@
-//! Shared ROS 2 plumbing for Breakbench nodes.
+//! Shared ROS 2 plumbing for Breakbench nodes, on ros2-client 0.12 / rustdds 0.15.
+//!
+//! * [`RosEnv`]: `ROS_DOMAIN_ID` (0..=232, default 0) and `RMW_IMPLEMENTATION`
+//!   (`rmw_fastrtps_cpp` default → [`ros2_client::ServiceMapping::Enhanced`],
+//!   `rmw_cyclonedds_cpp` → `Cyclone`); ros2-client reads neither.
+//! * [`RosArgs`]: the `--ros-args` subset `ros2 run`/`ros2 launch` pass
+//!   (remaps, `__node`, `__ns`, `-p`, `--params-file`), typed parameters.
+//! * [`qos`]: presets that match real peers (publish reliable/volatile/keep-last 10,
+//!   subscribe best effort).
+//! * [`SimClock`]/[`NodeClock`]: `use_sim_time` from our own `rosgraph_msgs/Clock`
+//!   subscription (ros2-client's subscribes the wrong type).
+//! * [`RosType`]/[`RosService`]: ROS type names of the kraken_interfaces types;
+//!   [`Msg`] lets them through ros2-client services.
+//! * [`RosNode`]: a node built from all of the above.
+//!
+//! Measured pitfalls behind these choices: `shared/notes/ros2-interop.md`.
+
+pub mod args;
+pub mod clock;
+pub mod env;
+pub mod error;
+pub mod node;
+pub mod qos;
+pub mod types;
+
+pub use args::{ParamValue, Remap, RosArgs};
+pub use clock::{to_stamp, NodeClock, SimClock};
+pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
+pub use error::RosError;
+pub use node::{RosClient, RosNode, RosServer};
+pub use types::{Msg, RosService, RosType, SetFaultSrv, TriggerSrv};
+
+/// Re-export of the ros2-client version these helpers are built on.
+pub use ros2_client;

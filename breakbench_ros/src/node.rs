@@ -1,0 +1,159 @@
+//! A ros2-client node set up from the environment and the command line.
+
+use ros2_client::{
+    Client, Name, Node, NodeName, NodeOptions, Publisher, QosProfile, Server, Subscription,
+};
+
+use crate::{qos, Msg, NodeClock, RosArgs, RosEnv, RosError, RosService, RosType, SimClock};
+use kraken_interfaces::ros::Clock;
+
+/// A service server for `S` (request/response wrapped in [`Msg`]).
+pub type RosServer<S> = Server<Msg<<S as RosService>::Request>, Msg<<S as RosService>::Response>>;
+/// A service client for `S` (request/response wrapped in [`Msg`]).
+pub type RosClient<S> = Client<Msg<<S as RosService>::Request>, Msg<<S as RosService>::Response>>;
+
+/// A ROS 2 node with its environment, arguments and clock.
+///
+/// Every topic or service name given to its methods is expanded (namespace,
+/// `~/`) and remapped by the `--ros-args` rules before use.
+pub struct RosNode {
+    /// The ros2-client node (for anything not wrapped here).
+    pub node: Node,
+    /// `ROS_DOMAIN_ID` / `RMW_IMPLEMENTATION`.
+    pub env: RosEnv,
+    /// Parsed `--ros-args`.
+    pub args: RosArgs,
+    /// Wall time, or sim time when the `use_sim_time` parameter is true.
+    pub clock: NodeClock,
+}
+
+fn dds<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> RosError + '_ {
+    move |e| RosError::Dds(format!("{what}: {e:?}"))
+}
+
+impl RosNode {
+    /// Creates the context (on `env.domain_id`) and the node named by `args`,
+    /// declaring every parameter from `args` so `ros2 param` can read them.
+    /// Under `use_sim_time: true` the clock is a [`SimClock`] fed by
+    /// [`Self::clock_subscription`].
+    pub fn new(env: RosEnv, args: RosArgs) -> Result<Self, RosError> {
+        let ctx = env.context()?;
+        let name = NodeName::new(&args.namespace, &args.node_name).map_err(|e| RosError::Name {
+            name: args.fully_qualified_name(),
+            message: format!("{e:?}"),
+        })?;
+        let mut opts = NodeOptions::new().enable_rosout(true);
+        for (k, v) in &args.params {
+            opts = opts.declare_parameter(k, v.to_ros());
+        }
+        let use_sim_time = args.param_bool("use_sim_time", false)?;
+        let node = ctx.new_node(name, opts).map_err(dds("node"))?;
+        let clock = if use_sim_time {
+            NodeClock::Sim(SimClock::default())
+        } else {
+            NodeClock::Wall
+        };
+        Ok(Self {
+            node,
+            env,
+            args,
+            clock,
+        })
+    }
+
+    /// The absolute, remapped form of `name`, as a ros2-client [`Name`].
+    pub fn name(&self, name: &str) -> Result<Name, RosError> {
+        let resolved = self.args.resolve(name);
+        Name::parse(&resolved).map_err(|e| RosError::Name {
+            name: resolved.clone(),
+            message: format!("{e:?}"),
+        })
+    }
+
+    /// A publisher of `T` on `topic` with `qos` (usually [`qos::publish`]).
+    pub fn publisher<T: RosType>(
+        &mut self,
+        topic: &str,
+        qos: QosProfile,
+    ) -> Result<Publisher<T>, RosError> {
+        let n = self.name(topic)?;
+        let t = self
+            .node
+            .create_topic(&n, T::type_name(), &qos)
+            .map_err(dds("topic"))?;
+        self.node
+            .create_publisher(&t, Some(qos))
+            .map_err(dds("publisher"))
+    }
+
+    /// A subscription to `T` on `topic` with `qos` (usually [`qos::subscribe`]).
+    pub fn subscription<T: RosType>(
+        &mut self,
+        topic: &str,
+        qos: QosProfile,
+    ) -> Result<Subscription<T>, RosError> {
+        let n = self.name(topic)?;
+        let t = self
+            .node
+            .create_topic(&n, T::type_name(), &qos)
+            .map_err(dds("topic"))?;
+        self.node
+            .create_subscription(&t, Some(qos))
+            .map_err(dds("subscription"))
+    }
+
+    /// A service server for `S` on `service`, with the mapping of the RMW in use.
+    pub fn server<S: RosService>(&mut self, service: &str) -> Result<RosServer<S>, RosError> {
+        let n = self.name(service)?;
+        self.node
+            .create_server(
+                self.env.service_mapping(),
+                &n,
+                &S::type_name(),
+                qos::service(),
+                qos::service(),
+            )
+            .map_err(dds("service server"))
+    }
+
+    /// A service client for `S` on `service`, with the mapping of the RMW in use.
+    pub fn client<S: RosService>(&mut self, service: &str) -> Result<RosClient<S>, RosError> {
+        let n = self.name(service)?;
+        self.node
+            .create_client(
+                self.env.service_mapping(),
+                &n,
+                &S::type_name(),
+                qos::service(),
+                qos::service(),
+            )
+            .map_err(dds("service client"))
+    }
+
+    /// Under `use_sim_time`: the `/clock` (rosgraph_msgs/Clock) subscription
+    /// whose messages the caller passes to [`SimClock::update`]; `None` on wall time.
+    pub fn clock_subscription(
+        &mut self,
+    ) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
+        let NodeClock::Sim(c) = self.clock.clone() else {
+            return Ok(None);
+        };
+        let sub = self.subscription::<Clock>("/clock", qos::clock())?;
+        Ok(Some((sub, c)))
+    }
+
+    /// Starts the node's spinner on a thread of its own. The node shows in
+    /// `ros2 node list` (via `ros_discovery_info`) and answers parameter
+    /// services only while the spinner runs.
+    pub fn spawn_spinner(&mut self) -> Result<std::thread::JoinHandle<()>, RosError> {
+        let spinner = self.node.spinner().map_err(dds("spinner"))?;
+        std::thread::Builder::new()
+            .name("ros-spinner".into())
+            .spawn(move || {
+                if let Err(e) = futures::executor::block_on(spinner.spin()) {
+                    tracing::error!("spinner stopped: {e:?}");
+                }
+            })
+            .map_err(|e| RosError::Dds(format!("spinner thread: {e}")))
+    }
+}

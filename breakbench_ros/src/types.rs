@@ -1,0 +1,121 @@
+//! ROS 2 type names of the kraken_interfaces message types, and the wrapper
+//! that lets them travel through ros2-client services.
+
+use kraken_interfaces::ros;
+use ros2_client::{MessageTypeName, ServiceTypeName};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+/// A Rust type that is the wire image of one ROS 2 message type.
+pub trait RosType: Serialize + DeserializeOwned + 'static {
+    /// ROS package, e.g. `sensor_msgs`.
+    const PACKAGE: &'static str;
+    /// Type name inside the package, e.g. `NavSatFix`.
+    const NAME: &'static str;
+    /// The ros2-client type name (DDS type `<pkg>::msg::dds_::<Name>_`).
+    fn type_name() -> MessageTypeName {
+        MessageTypeName::new(Self::PACKAGE, Self::NAME)
+    }
+    /// `<pkg>/msg/<Name>`, as `ros2 topic info` prints it.
+    fn ros_name() -> String {
+        format!("{}/msg/{}", Self::PACKAGE, Self::NAME)
+    }
+}
+
+macro_rules! ros_type {
+    ($($t:ty => $pkg:literal / $name:literal),* $(,)?) => {
+        $(impl RosType for $t { const PACKAGE: &'static str = $pkg; const NAME: &'static str = $name; })*
+    };
+}
+
+ros_type! {
+    ros::Time => "builtin_interfaces" / "Time",
+    ros::Header => "std_msgs" / "Header",
+    ros::Vector3 => "geometry_msgs" / "Vector3",
+    ros::Point => "geometry_msgs" / "Point",
+    ros::Quaternion => "geometry_msgs" / "Quaternion",
+    ros::Pose => "geometry_msgs" / "Pose",
+    ros::PoseWithCovariance => "geometry_msgs" / "PoseWithCovariance",
+    ros::Twist => "geometry_msgs" / "Twist",
+    ros::TwistStamped => "geometry_msgs" / "TwistStamped",
+    ros::TwistWithCovariance => "geometry_msgs" / "TwistWithCovariance",
+    ros::Transform => "geometry_msgs" / "Transform",
+    ros::TransformStamped => "geometry_msgs" / "TransformStamped",
+    ros::TFMessage => "tf2_msgs" / "TFMessage",
+    ros::Odometry => "nav_msgs" / "Odometry",
+    ros::NavSatStatus => "sensor_msgs" / "NavSatStatus",
+    ros::NavSatFix => "sensor_msgs" / "NavSatFix",
+    ros::Imu => "sensor_msgs" / "Imu",
+    ros::LaserScan => "sensor_msgs" / "LaserScan",
+    ros::Clock => "rosgraph_msgs" / "Clock",
+    ros::Bool => "std_msgs" / "Bool",
+    ros::StringMsg => "std_msgs" / "String",
+    kraken_interfaces::FaultSpec => "kraken_interfaces" / "FaultSpec",
+    kraken_interfaces::ChannelFaultStatus => "kraken_interfaces" / "ChannelFaultStatus",
+    kraken_interfaces::FaultStatus => "kraken_interfaces" / "FaultStatus",
+}
+
+/// A ROS 2 service type: request and response wire types plus its name.
+pub trait RosService {
+    type Request: Serialize + DeserializeOwned + Clone + 'static;
+    type Response: Serialize + DeserializeOwned + 'static;
+    const PACKAGE: &'static str;
+    const NAME: &'static str;
+    /// The ros2-client service type name (DDS types `<pkg>::srv::dds_::<Name>_Request_`/`_Response_`).
+    fn type_name() -> ServiceTypeName {
+        ServiceTypeName::new(Self::PACKAGE, Self::NAME)
+    }
+}
+
+/// `kraken_interfaces/srv/SetFault`.
+pub struct SetFaultSrv;
+impl RosService for SetFaultSrv {
+    type Request = kraken_interfaces::SetFaultRequest;
+    type Response = kraken_interfaces::SetFaultResponse;
+    const PACKAGE: &'static str = "kraken_interfaces";
+    const NAME: &'static str = "SetFault";
+}
+
+/// `std_srvs/srv/Trigger`.
+pub struct TriggerSrv;
+impl RosService for TriggerSrv {
+    type Request = ros::TriggerRequest;
+    type Response = ros::TriggerResponse;
+    const PACKAGE: &'static str = "std_srvs";
+    const NAME: &'static str = "Trigger";
+}
+
+/// Wraps any serde message type so that ros2-client's services accept it
+/// (they require its `Message` trait, which foreign types cannot implement
+/// here). Serialises exactly as the inner value.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Msg<T>(pub T);
+
+impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dds_type_names() {
+        assert_eq!(
+            ros::NavSatFix::type_name().dds_msg_type(),
+            "sensor_msgs::msg::dds_::NavSatFix_"
+        );
+        assert_eq!(
+            ros::Clock::type_name().dds_msg_type(),
+            "rosgraph_msgs::msg::dds_::Clock_"
+        );
+        assert_eq!(
+            ros::TFMessage::type_name().dds_msg_type(),
+            "tf2_msgs::msg::dds_::TFMessage_"
+        );
+        assert_eq!(
+            kraken_interfaces::FaultStatus::ros_name(),
+            "kraken_interfaces/msg/FaultStatus"
+        );
+        assert_eq!(SetFaultSrv::type_name().type_name(), "SetFault");
+        assert_eq!(TriggerSrv::type_name().package_name(), "std_srvs");
+    }
+}

