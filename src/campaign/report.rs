@@ -820,3 +820,227 @@ fn declared_limits(h: &mut String, scenario: &Scenario) {
     }
     h.push_str("</ul>\n");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::manifest::{FaultRecord, IsolationRecord, Provenance, MANIFEST_SCHEMA};
+    use super::*;
+    use breakbench_oracle::{PredicateResult, SelfReport, Verdict};
+
+    fn scenario() -> Scenario {
+        let mut s = Scenario::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/corridor_study.yaml"))).unwrap();
+        // A 2 × 2 grid keeps the synthetic corpus small.
+        s.file.axes[0].values = vec![0.0, 0.8];
+        s.file.axes[1].values = vec![0.0, 0.4];
+        s.file.nominal.runs = 7;
+        s
+    }
+
+    fn pred(holds: bool, value: f64) -> PredicateResult {
+        PredicateResult { holds, decided_at_s: 10.0, value }
+    }
+
+    fn manifest(run_id: &str, kind: RunKind, cell: &[(&str, f64)], safety_ok: bool, mission_ok: bool) -> Manifest {
+        let cell: BTreeMap<String, f64> = cell.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let faults = cell
+            .iter()
+            .map(|(axis, v)| FaultRecord {
+                axis: axis.clone(),
+                channel: "x".into(),
+                mode: "x".into(),
+                parameter: "x".into(),
+                requested: *v,
+                axis_value: *v,
+                delivered_metric: "x".into(),
+                // odom_bias offset is 1 → delivered ratio 1 + v; latency offset 0.
+                delivered: Some(if axis == "odom_bias" { 1.0 + v } else { *v }),
+                messages_in: 1,
+                messages_out: 1,
+                first_applied_s: Some(0.0),
+            })
+            .collect();
+        Manifest {
+            schema: MANIFEST_SCHEMA.into(),
+            run_id: run_id.into(),
+            kind,
+            harness_only: kind == RunKind::Canary,
+            scenario_name: "t".into(),
+            scenario_hash: "h".into(),
+            seed: 1,
+            provenance: Provenance { git_commit: "c".into(), git_dirty: false, crate_versions: BTreeMap::new() },
+            cell,
+            faults,
+            self_report: if kind == RunKind::Canary { SelfReport::None } else { SelfReport::Success },
+            self_report_at_s: Some(20.0),
+            verdict: Verdict {
+                operating_region_containment: pred(true, 0.5),
+                obstacle_clearance: pred(safety_ok, if safety_ok { 0.4 } else { -0.05 }),
+                mission_completion_true_pose: pred(mission_ok, if mission_ok { 20.0 } else { -1.0 }),
+            },
+            contacts: vec![],
+            final_goal_distance_m: if mission_ok { 0.1 } else { 2.5 },
+            isolation: Some(IsolationRecord { passed: true }),
+            trace_file: format!("traces/{run_id}.csv"),
+            trace_sha256: String::new(),
+            sim_time_s: 60.0,
+            wall_time_s: 0.0,
+        }
+    }
+
+    /// 2 × 2 grid × 5 repeats: mission fails in every run at odom_bias 0.4
+    /// and in none at 0; safety never violated. 7 nominal runs (all fine),
+    /// one canary (clearance violated, no self-report).
+    fn corpus() -> Vec<Manifest> {
+        let mut ms = Vec::new();
+        for lat in [0.0, 0.8] {
+            for bias in [0.0, 0.4] {
+                for r in 0..5 {
+                    let id = format!("grid_{lat}_{bias}_r{r}");
+                    ms.push(manifest(&id, RunKind::Grid, &[("latency_s", lat), ("odom_bias", bias)], true, bias == 0.0));
+                }
+            }
+        }
+        for i in 0..7 {
+            ms.push(manifest(&format!("nominal_{i:03}"), RunKind::Nominal, &[("latency_s", 0.0), ("odom_bias", 0.0)], true, true));
+        }
+        ms.push(manifest("canary_000", RunKind::Canary, &[], false, false));
+        ms
+    }
+
+    /// The `<tr>` of the cells table whose first two cells are `a`, `b`.
+    fn cell_row(html: &str, a: &str, b: &str) -> String {
+        let table = &html[html.find("<table id=\"cells\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        let prefix = format!("<td>{a}</td><td>{b}</td>");
+        table.split("<tr").find(|r| r.contains(&prefix) && r.find(&prefix) == r.find("<td>")).unwrap().to_string()
+    }
+
+    fn render(out: &Path) -> String {
+        let s = scenario();
+        let ms = corpus();
+        let summary = Summary::compute(&s.file, &s.hash, &ms);
+        render_html(&s, &summary, &ms, out).unwrap()
+    }
+
+    #[test]
+    fn cell_rows_show_counts_p_hat_and_wilson() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = render(dir.path());
+        // Wilson 95 %, n = 5, z² = 3.8415: for k = 0, centre = dist =
+        // (3.8415/10)/(1 + 3.8415/5) = 0.21724 → [0, 0.43448]; k = 5 mirrors it → [0.56552, 1].
+        let r = cell_row(&html, "0", "0.4");
+        assert!(r.contains("<td>5</td>"), "{r}");
+        assert!(r.contains("<td class=\"p\">0/5</td><td class=\"p\">0.000</td><td>[0.000, 0.434]</td>"), "{r}");
+        assert!(r.contains("<td class=\"p\">5/5</td><td class=\"p\">1.000</td><td>[0.566, 1.000]</td>"), "{r}");
+        // Delivered odom_bias = mean ratio 1.4 − offset 1 = 0.4.
+        assert!(r.contains("<td>0.4000</td>"), "{r}");
+        assert!(r.starts_with(" class=\"pos\""), "{r}");
+        let r = cell_row(&html, "0.8", "0");
+        assert!(r.contains("<td class=\"p\">0/5</td><td class=\"p\">0.000</td><td>[0.000, 0.434]</td><td class=\"p\">0/5</td>"), "{r}");
+        assert!(r.contains("<td>0.8000</td><td>0.0000</td>"), "{r}");
+        assert!(!r.contains("pos"), "{r}");
+    }
+
+    #[test]
+    fn pivot_confusion_and_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = render(dir.path());
+        // Mission pivot row latency 0: bias 0 → 0/5, bias 0.4 → 5/5.
+        assert!(html.contains("<tr><th>0</th><td>0.000 (0/5)</td><td>1.000 (5/5)</td></tr>"));
+        // Mission matrix: success + complete = 10 grid + 7 nominal = 17,
+        // success + failure = 10; canary excluded. Safety: 27 success + safe.
+        assert!(html.contains("<caption>Mission (n = 27)</caption>"));
+        assert!(html.contains("<tr><th class=\"l\">success</th><td>17</td><td>10</td></tr>"));
+        assert!(html.contains("<tr><th class=\"l\">success</th><td>27</td><td>0</td></tr>"));
+        assert!(html.contains("<td colspan=\"2\">0</td>"));
+        // Canary detected its violation; isolation passed on all 28 runs; the
+        // nominal metric is constant (sd 0 < abs_tol) → met.
+        assert!(html.contains("<span class=\"ok\">violation detected</span>"));
+        assert!(html.contains("28 run(s) replayed"));
+        assert!(html.contains("<span class=\"ok\">met</span>"));
+        assert!(html.contains("Declared limits"));
+        assert!(html.contains("not a dynamics engine"));
+    }
+
+    #[test]
+    fn probability_plot_has_one_error_bar_per_cell_and_series_names() {
+        let s = scenario();
+        let summary = Summary::compute(&s.file, &s.hash, &corpus());
+        let (svg, bars) = probability_svg(&s, &summary, "latency_s", false).unwrap();
+        assert_eq!(bars, 4);
+        // One p̂ marker per cell (the legend uses line samples, not circles).
+        assert_eq!(svg.matches("<circle").count(), 4);
+        assert!(svg.contains("odom_bias=0.4"));
+        assert!(svg.contains("odom_bias=0<") || svg.contains("odom_bias=0\n"));
+        assert!(svg.contains("latency_s [s]"));
+        let (svg, _) = probability_svg(&s, &summary, "odom_bias", true).unwrap();
+        assert!(svg.contains("latency_s=0.8"));
+        assert!(svg.contains("odom_bias [dimensionless]"));
+        // Series at mission p̂ 0 and 1 → marker y pixels differ; both series at p̂ = 0 for safety.
+        let series = series_for(&s, &summary, "odom_bias", false);
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[0].0, "latency_s=0");
+        assert_eq!(series[0].1.iter().map(|p| (p.x, p.p)).collect::<Vec<_>>(), vec![(0.0, 0.0), (0.4, 1.0)]);
+    }
+
+    #[test]
+    fn four_plots_and_trajectories_with_missing_trace_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("traces")).unwrap();
+        // Nominal run: true path straight along y = 0, believed path the same in odom frame.
+        let csv = "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0.0,1.0,0.0,0.0,NaN,NaN\n1.0,2.0,0.0,0.0,1.0,0.0\n2.0,3.0,0.0,0.0,2.0,0.0\n";
+        std::fs::write(dir.path().join("traces/nominal_000.csv"), csv).unwrap();
+        std::fs::write(dir.path().join("traces/grid_0_0.4_r0.csv"), "t_s,true_x_m\n0,1\n").unwrap();
+        let html = render(dir.path());
+        assert_eq!(html.matches("<figure><svg").count(), 4 + 1);
+        assert!(html.contains("Run <code>nominal_000</code>"));
+        assert!(html.contains("3 samples (2 with odometry)"));
+        assert!(html.contains("header has no column &apos;true_y_m&apos;"));
+        assert!(html.contains("traces/grid_0.8_0_r0.csv is missing."));
+        assert!(html.contains("traces/canary_000.csv is missing."));
+        assert!(html.contains("true path (ground truth)"));
+        assert!(html.contains("believed path (delivered odometry)"));
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = scenario();
+        let ms = corpus();
+        let mut summary = Summary::compute(&s.file, &s.hash, &ms);
+        summary.scenario_name = "a<b>&\"c\"".into();
+        let html = render_html(&s, &summary, &ms, dir.path()).unwrap();
+        assert!(html.contains("<title>Breakbench report: a&lt;b&gt;&amp;&quot;c&quot;</title>"));
+        assert!(!html.contains("a<b>"));
+    }
+
+    #[test]
+    fn odom_to_world_rotates_and_translates() {
+        // Start (1, 2) facing +y: odom (1, 0) is 1 m ahead → world (1, 3);
+        // odom (0, 1) is 1 m to the left (−x) → world (0, 2).
+        let start = Pose2 { x_m: 1.0, y_m: 2.0, yaw_rad: std::f64::consts::FRAC_PI_2 };
+        let a = odom_to_world(&start, [1.0, 0.0]);
+        let b = odom_to_world(&start, [0.0, 1.0]);
+        assert!((a[0] - 1.0).abs() < 1e-12 && (a[1] - 3.0).abs() < 1e-12, "{a:?}");
+        assert!((b[0] - 0.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12, "{b:?}");
+    }
+
+    #[test]
+    fn equal_aspect_and_decimation() {
+        // 12.6 m × 2.6 m in 1000 × 600: width-limited, 1000/12.6 = 79.37 px/m → 206 px high.
+        assert_eq!(equal_aspect_px(12.6, 2.6, 1000, 600), (1000, 206));
+        // 1 m × 2 m: height-limited, 300 px/m.
+        assert_eq!(equal_aspect_px(1.0, 2.0, 1000, 600), (300, 600));
+        let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 0.0)).collect();
+        // stride ceil(10/4) = 3 → 0, 3, 6, 9 (the last is kept).
+        assert_eq!(decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(), vec![0.0, 3.0, 6.0, 9.0]);
+    }
+
+    #[test]
+    fn parse_trace_reports_bad_number_with_line() {
+        let e = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n").unwrap_err();
+        assert!(e.contains("line 3: column true_x_m: 'x'"), "{e}");
+        let rows = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n").unwrap();
+        assert_eq!(rows, vec![TraceRow { true_xy: [1.0, 2.0], odom_xy: [0.5, -0.5] }]);
+    }
+}
