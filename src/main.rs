@@ -31,6 +31,17 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Benchmark: the in-process run loop (plant + lidar + fault stages +
+    /// navigator + oracle) on one core, no file output. Prints simulated
+    /// seconds per wall second.
+    Bench {
+        /// Scenario file (default: scenarios/corridor_study.yaml)
+        #[arg(default_value = "scenarios/corridor_study.yaml")]
+        scenario: PathBuf,
+        /// Runs to time (the first grid runs of the plan, in order)
+        #[arg(long, default_value_t = 32)]
+        runs: usize,
+    },
     /// Recompute summary.json from a campaign directory's manifests alone; prints it,
     /// or with --check compares it byte for byte with the stored summary.json.
     Analyze {
@@ -91,6 +102,30 @@ fn real_main() -> Result<ExitCode> {
                 sm.canary.violation_detected, sm.isolation.passed, sm.isolation.runs_checked, sm.nominal.spread_converged
             );
             println!("report: {}", out.join("report.html").display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { scenario, runs } => {
+            let s = Scenario::load(&scenario)?;
+            let prov = breakbench::campaign::runner::provenance();
+            let plan = breakbench::campaign::runner::plan(&s);
+            let mut rtfs = Vec::new();
+            let (mut sim, mut wall) = (0.0, 0.0);
+            for spec in plan.iter().cycle().take(runs) {
+                let t = std::time::Instant::now();
+                let o = breakbench::campaign::run::execute(&s, spec, &prov)?;
+                let w = t.elapsed().as_secs_f64();
+                sim += o.manifest.sim_time_s;
+                wall += w;
+                rtfs.push(o.manifest.sim_time_s / w);
+            }
+            rtfs.sort_by(f64::total_cmp);
+            println!(
+                "bench: {runs} runs, {sim:.0} s sim in {wall:.3} s wall on one core: {:.0}x real time overall, per run min {:.0}x median {:.0}x max {:.0}x",
+                sim / wall,
+                rtfs[0],
+                rtfs[rtfs.len() / 2],
+                rtfs[rtfs.len() - 1]
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Analyze { dir, check, write } => {

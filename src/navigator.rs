@@ -107,6 +107,9 @@ pub struct Navigator {
     best_distance: f64,
     last_progress: Duration,
     candidates: Vec<(f64, f64, f64)>,
+    /// (cos, sin) of each beam angle of the last scan geometry, and that geometry.
+    beams: Vec<(f64, f64)>,
+    beam_geometry: (f32, f32, usize),
 }
 
 fn wrap(a: f64) -> f64 {
@@ -139,6 +142,22 @@ impl Navigator {
             best_distance: f64::INFINITY,
             last_progress: Duration::ZERO,
             candidates,
+            beams: Vec::new(),
+            beam_geometry: (0.0, 0.0, 0),
+        }
+    }
+
+    /// Recomputes the beam direction table when the scan geometry changes.
+    fn beam_table(&mut self, scan: &LaserScan) {
+        let g = (scan.angle_min, scan.angle_increment, scan.ranges.len());
+        if g != self.beam_geometry {
+            self.beams = (0..g.2)
+                .map(|i| {
+                    let a = g.0 as f64 + i as f64 * g.1 as f64;
+                    (a.cos(), a.sin())
+                })
+                .collect();
+            self.beam_geometry = g;
         }
     }
 
@@ -167,18 +186,19 @@ impl Navigator {
         let goal_rel = wrap(dy.atan2(dx) - yaw);
         let need = self.cfg.lookahead_m.min(dist);
         let half_width = self.cfg.footprint_radius_m + self.cfg.lateral_margin_m;
-        // Points of the scan in the body frame, once.
+        // A beam at range r can only shorten a heading's free distance below
+        // `need` if r < need + 2 * half_width (the swept disc reaches at most
+        // half_width sideways and half_width ahead of its centre); farther
+        // beams are skipped.
+        let reach = need + 2.0 * half_width;
         let mut free = vec![f64::INFINITY; self.candidates.len()];
-        let mut angle = scan.angle_min as f64;
-        let inc = scan.angle_increment as f64;
-        for &r in &scan.ranges {
-            let a = angle;
-            angle += inc;
+        self.beam_table(scan);
+        for (&r, &(bc, bs)) in scan.ranges.iter().zip(&self.beams) {
             let r = r as f64;
-            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 {
+            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 || r >= reach {
                 continue;
             }
-            let (px, py) = (r * a.cos(), r * a.sin());
+            let (px, py) = (r * bc, r * bs);
             for (k, &(_, c, s)) in self.candidates.iter().enumerate() {
                 let along = px * c + py * s;
                 if along <= 0.0 {
