@@ -118,3 +118,125 @@ where
         forced_failure,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::judge;
+
+    /// Region [0, 12] x [-1, 1]; box [6, 6.5] x [-1, 0]; radius 0.25;
+    /// threshold 0.125; goal (11, 0) r 0.25; timeout 60 s.
+    fn world() -> World {
+        World::parse(
+            r#"
+name: isolation_test
+walls_m: []
+obstacles: [{name: box, min_m: [6.0, -1.0], max_m: [6.5, 0.0]}]
+operating_region_m: [[0.0, -1.0], [12.0, -1.0], [12.0, 1.0], [0.0, 1.0]]
+goal: {center_m: [11.0, 0.0], radius_m: 0.25}
+clearance_threshold_m: 0.125
+mission_timeout_s: 60.0
+footprint_radius_m: 0.25
+start: {x_m: 1.0, y_m: 0.0, yaw_rad: 0.0}
+"#,
+            "isolation_test.yaml",
+        )
+        .unwrap()
+    }
+
+    fn poses(points: &[(f64, f64)]) -> Vec<PoseSample> {
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, &(x, y))| PoseSample {
+                t_s: i as f64,
+                x_m: x,
+                y_m: y,
+                yaw_rad: 0.0,
+            })
+            .collect()
+    }
+
+    /// A run that stops short of the goal (mission failure, no safety
+    /// violation), the case where a navigator typically reports success.
+    fn short_run() -> Vec<PoseSample> {
+        poses(&[(1.0, 0.0), (4.0, 0.5), (6.25, 0.5), (9.0, 0.0), (10.0, 0.0)])
+    }
+
+    #[test]
+    fn isolation_passes_for_every_recorded_self_report() {
+        let w = world();
+        let p = short_run();
+        for recorded in [SelfReport::Success, SelfReport::Failure, SelfReport::None] {
+            let out = isolation_check(&w, &p, recorded).unwrap();
+            assert!(out.passed, "{recorded:?}");
+            assert_eq!(out.recorded_self_report, recorded);
+            assert_eq!(out.recorded, judge(&w, &p).unwrap());
+            assert_eq!(out.forced_success, out.recorded);
+            assert_eq!(out.forced_failure, out.recorded);
+            // The verdict itself: safe (clearance over the box 0.5 - 0.25 = 0.25),
+            // mission failed (never within 0.25 of (11, 0)), decided at the end t = 4.
+            assert!(!out.recorded.safety_violation());
+            assert!(out.recorded.mission_failure());
+            assert_eq!(out.recorded.mission_completion_true_pose.decided_at_s, 4.0);
+            assert_eq!(out.recorded.obstacle_clearance.value, 0.25);
+        }
+    }
+
+    #[test]
+    fn isolation_check_catches_an_entry_that_reads_the_self_report() {
+        // A deliberately leaky entry: trusts the robot's "success" for the mission.
+        let leaky = |e: &RunEvidence, w: &World| -> Result<Verdict, OracleError> {
+            let mut v = judge(w, &e.poses)?;
+            if e.self_report == SelfReport::Success {
+                v.mission_completion_true_pose.holds = true;
+            }
+            Ok(v)
+        };
+        let out = isolation_check_via(&world(), &short_run(), SelfReport::Failure, leaky).unwrap();
+        assert!(!out.passed);
+        assert!(out.forced_failure.mission_failure());
+        assert!(!out.forced_success.mission_failure());
+        // The honest entry on the same evidence passes.
+        let out = isolation_check_via(
+            &world(),
+            &short_run(),
+            SelfReport::Failure,
+            RunEvidence::verdict,
+        )
+        .unwrap();
+        assert!(out.passed);
+    }
+
+    #[test]
+    fn isolation_check_reports_a_bad_stream_as_an_error() {
+        assert_eq!(
+            isolation_check(&world(), &[], SelfReport::Success),
+            Err(OracleError::EmptyStream)
+        );
+    }
+
+    #[test]
+    fn self_report_serializes_lowercase() {
+        let s =
+            serde_json::to_string(&[SelfReport::Success, SelfReport::Failure, SelfReport::None])
+                .unwrap();
+        assert_eq!(s, r#"["success","failure","none"]"#);
+        let back: SelfReport = serde_json::from_str(r#""failure""#).unwrap();
+        assert_eq!(back, SelfReport::Failure);
+        assert!(serde_json::from_str::<SelfReport>(r#""Success""#).is_err());
+    }
+
+    #[test]
+    fn run_evidence_round_trips_and_rejects_unknown_fields() {
+        let e = RunEvidence {
+            poses: short_run(),
+            self_report: SelfReport::Success,
+        };
+        let j = serde_json::to_string(&e).unwrap();
+        let back: RunEvidence = serde_json::from_str(&j).unwrap();
+        assert_eq!(back, e);
+        let extra = j.replacen('{', r#"{"robot_odom":[],"#, 1);
+        assert!(serde_json::from_str::<RunEvidence>(&extra).is_err());
+    }
+}

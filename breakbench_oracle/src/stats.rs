@@ -34,12 +34,14 @@ pub fn z_critical(confidence: f64) -> f64 {
 /// p = k/n, c2 = z², denom = 1 + c2/n
 /// center = (p + c2/(2n)) / denom
 /// dist   = z·sqrt(p(1-p)/n + c2/(4n²)) / denom
-/// (low, high) = (center - dist, center + dist), clamped to [0, 1]
+/// (low, high) = (center - dist, center + dist)
 /// ```
 ///
-/// The clamp only removes rounding residue (for k = 0, center - dist is
-/// 2.8e-17 rather than 0; statsmodels does not clamp, the difference is
-/// below 1e-16).
+/// For `k = 0` the lower bound is exactly 0 and for `k = n` the upper bound
+/// is exactly 1 (algebraically `center = dist` there); they are returned as
+/// such rather than as the rounding residue (statsmodels gives 2.8e-17 for
+/// k = 0, n = 5; the difference is below 1e-16). Other bounds are clamped to
+/// [0, 1], which only ever removes rounding residue.
 ///
 /// `n = 0` (no run in the cell) returns `(0.0, 1.0)`: nothing is known, and
 /// the interval is the whole unit range (statsmodels would return NaN).
@@ -58,10 +60,17 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
     let denom = 1.0 + c2 / n;
     let center = (p + c2 / (2.0 * n)) / denom;
     let dist = z * (p * (1.0 - p) / n + c2 / (4.0 * n * n)).sqrt() / denom;
-    (
-        (center - dist).clamp(0.0, 1.0),
-        (center + dist).clamp(0.0, 1.0),
-    )
+    let low = if k == 0 {
+        0.0
+    } else {
+        (center - dist).clamp(0.0, 1.0)
+    };
+    let high = if k as f64 == n {
+        1.0
+    } else {
+        (center + dist).clamp(0.0, 1.0)
+    };
+    (low, high)
 }
 
 /// 2×2 confusion matrix: the robot's self-report (success / failure) against
@@ -112,5 +121,129 @@ impl Confusion {
             c.add(r, v);
         }
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Golden values, computed with Python's math only (z from
+    // statistics.NormalDist().inv_cdf(0.975) = 1.9599639845400536, c2 = z²):
+    //   k = 0, n = 5: center = (c2/10)/(1 + c2/5) = dist  → low 0 (2.8e-17
+    //     before the clamp), high = 2·center = c2/(5 + c2) = 0.43448246478317465
+    //   k = 5, n = 5: p = 1 → dist = (c2/10)/(1 + c2/5), low = 5/(5 + c2)
+    //     = 0.5655175352168254, high = 1.0
+    //   k = 3, n = 10: p = 0.3, denom = 1.3841458820694124,
+    //     center = (0.3 + c2/20)/denom, dist = z·sqrt(0.021 + c2/400)/denom
+    //     → (0.10779126740630102, 0.6032218525388546)
+    //   k = 12, n = 25 → (0.30031285954112974, 0.6650148304964322)
+    // (The brief quoted 0.43448246985 for the first upper bound; the formula
+    // gives 0.434482464783..., see c2/(5 + c2) above.)
+    const TOL: f64 = 1e-12;
+
+    fn close(a: (f64, f64), b: (f64, f64)) -> bool {
+        (a.0 - b.0).abs() < TOL && (a.1 - b.1).abs() < TOL
+    }
+
+    #[test]
+    fn z_critical_matches_the_normal_quantile() {
+        // scipy.stats.norm.isf(0.025) = 1.959963984540054; 0.99 → 2.5758293035489
+        assert!((z_critical(0.95) - 1.959_963_984_540_054).abs() < 1e-14);
+        assert!((z_critical(0.99) - 2.575_829_303_548_900_4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn wilson_known_values() {
+        assert!(
+            close(wilson(0, 5, 0.95), (0.0, 0.434_482_464_783_174_65)),
+            "{:?}",
+            wilson(0, 5, 0.95)
+        );
+        assert!(
+            close(wilson(5, 5, 0.95), (0.565_517_535_216_825_4, 1.0)),
+            "{:?}",
+            wilson(5, 5, 0.95)
+        );
+        assert!(close(
+            wilson(3, 10, 0.95),
+            (0.107_791_267_406_301_02, 0.603_221_852_538_854_6)
+        ));
+        assert!(close(
+            wilson(12, 25, 0.95),
+            (0.300_312_859_541_129_74, 0.665_014_830_496_432_2)
+        ));
+    }
+
+    #[test]
+    fn wilson_bounds_stay_in_the_unit_interval() {
+        let (lo, hi) = wilson(0, 5, 0.95);
+        assert_eq!(lo, 0.0, "exact, not the 2.8e-17 residue");
+        assert!(hi < 1.0);
+        let (lo, hi) = wilson(5, 5, 0.95);
+        assert!(lo > 0.0);
+        assert_eq!(hi, 1.0);
+    }
+
+    #[test]
+    fn wilson_symmetry_and_width() {
+        // (k, n) and (n - k, n) are mirror images; a higher confidence widens.
+        let (a_lo, a_hi) = wilson(3, 10, 0.95);
+        let (b_lo, b_hi) = wilson(7, 10, 0.95);
+        assert!((a_lo - (1.0 - b_hi)).abs() < 1e-15 && (a_hi - (1.0 - b_lo)).abs() < 1e-15);
+        let (w_lo, w_hi) = wilson(3, 10, 0.99);
+        assert!(w_lo < a_lo && w_hi > a_hi);
+    }
+
+    #[test]
+    fn wilson_with_no_trials_is_the_unit_interval() {
+        assert_eq!(wilson(0, 0, 0.95), (0.0, 1.0));
+    }
+
+    #[test]
+    #[should_panic(expected = "exceed")]
+    fn wilson_rejects_more_successes_than_trials() {
+        let _ = wilson(6, 5, 0.95);
+    }
+
+    #[test]
+    #[should_panic(expected = "confidence")]
+    fn wilson_rejects_a_confidence_outside_zero_one() {
+        let _ = wilson(1, 5, 1.0);
+    }
+
+    #[test]
+    fn confusion_counts_each_cell_and_no_report_apart() {
+        use SelfReport::*;
+        let pairs = [
+            (Success, false),
+            (Success, false),
+            (Success, true),
+            (Failure, false),
+            (Failure, true),
+            (Failure, true),
+            (Failure, true),
+            (None, true),
+            (None, false),
+        ];
+        let c = Confusion::from_pairs(pairs);
+        assert_eq!(
+            c,
+            Confusion {
+                success_ok: 2,
+                success_violated: 1,
+                failure_ok: 1,
+                failure_violated: 3,
+                n: 7,
+                no_report: 2
+            }
+        );
+        let j = serde_json::to_value(c).unwrap();
+        assert_eq!(
+            j,
+            serde_json::json!({"success_ok": 2, "success_violated": 1, "failure_ok": 1,
+                               "failure_violated": 3, "n": 7, "no_report": 2})
+        );
+        assert_eq!(Confusion::from_pairs([]), Confusion::default());
     }
 }
