@@ -1,0 +1,458 @@
+//! `fault_injector`: the kraken_faults ROS 2 node.
+//!
+//! Subscribes each channel's `input_topic` from channels.yaml, feeds the
+//! message through the channel's fault ([`Injector::push`]), publishes what
+//! the channel releases ([`Injector::poll`]) on `output_topic`, serves
+//! `/fault_injector/set_fault` (kraken_interfaces/srv/SetFault) and
+//! `/fault_injector/clear_faults` (std_srvs/srv/Trigger), publishes
+//! `~/status` (kraken_interfaces/msg/FaultStatus) at `status_rate_hz` and on
+//! every change, and broadcasts the TF keep-alive of odometry channels in
+//! dropout on `/tf`.
+//!
+//! Production guard: refuses to start (exit code 2) unless
+//! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
+//!
+//! Parameters (all optional): `enable` (bool, false), `channels_file`
+//! (string, the package's `config/channels.yaml`), `seed` (integer, 0),
+//! `status_rate_hz` (double, 1.0), `use_sim_time` (bool, false).
+//! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
+use breakbench_ros::{qos, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use futures::stream::{select_all, LocalBoxStream, StreamExt};
+use kraken_faults::{ChannelsConfig, FaultRng, Injector, MsgKind, Reliability, SensorMsg};
+use kraken_interfaces::ros::{
+    Clock, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
+};
+use kraken_interfaces::{mode_name, FaultStatus, SetFaultRequest, SetFaultResponse};
+use rand::SeedableRng;
+
+const NODE_NAME: &str = "fault_injector";
+
+/// Exit code when the production guard refuses to start.
+const EXIT_GUARD: u8 = 2;
+
+enum ChanSub {
+    NavSatFix(Subscription<NavSatFix>),
+    Imu(Subscription<Imu>),
+    Odometry(Subscription<Odometry>),
+    LaserScan(Subscription<LaserScan>),
+}
+
+enum ChanPub {
+    NavSatFix(Publisher<NavSatFix>),
+    Imu(Publisher<Imu>),
+    Odometry(Publisher<Odometry>),
+    LaserScan(Publisher<LaserScan>),
+}
+
+enum Event {
+    Input(usize, SensorMsg),
+    SetFault(RmwRequestId, SetFaultRequest),
+    ClearFaults(RmwRequestId),
+    Clock(Clock),
+}
+
+fn input_stream<M, F>(sub: &Subscription<M>, idx: usize, wrap: F) -> LocalBoxStream<'_, Event>
+where
+    M: serde::de::DeserializeOwned + 'static,
+    F: Fn(M) -> SensorMsg + 'static,
+{
+    sub.async_stream()
+        .filter_map(move |r| {
+            let ev = match r {
+                Ok((m, _info)) => Some(Event::Input(idx, wrap(m))),
+                Err(e) => {
+                    tracing::warn!("channel #{idx}: receive error {e:?}");
+                    None
+                }
+            };
+            std::future::ready(ev)
+        })
+        .boxed_local()
+}
+
+impl ChanSub {
+    fn stream(&self, idx: usize) -> LocalBoxStream<'_, Event> {
+        match self {
+            ChanSub::NavSatFix(s) => input_stream(s, idx, SensorMsg::NavSatFix),
+            ChanSub::Imu(s) => input_stream(s, idx, SensorMsg::Imu),
+            ChanSub::Odometry(s) => input_stream(s, idx, SensorMsg::Odometry),
+            ChanSub::LaserScan(s) => input_stream(s, idx, SensorMsg::LaserScan),
+        }
+    }
+}
+
+impl ChanPub {
+    fn publish(&self, msg: SensorMsg) -> Result<(), String> {
+        let r = match (self, msg) {
+            (ChanPub::NavSatFix(p), SensorMsg::NavSatFix(m)) => {
+                p.publish(m).map_err(|e| format!("{e:?}"))
+            }
+            (ChanPub::Imu(p), SensorMsg::Imu(m)) => p.publish(m).map_err(|e| format!("{e:?}")),
+            (ChanPub::Odometry(p), SensorMsg::Odometry(m)) => {
+                p.publish(m).map_err(|e| format!("{e:?}"))
+            }
+            (ChanPub::LaserScan(p), SensorMsg::LaserScan(m)) => {
+                p.publish(m).map_err(|e| format!("{e:?}"))
+            }
+            (_, m) => Err(format!(
+                "channel released a {} message",
+                m.kind().ros_type()
+            )),
+        };
+        r
+    }
+}
+
+/// The channels file when `channels_file` is not given: the installed
+/// package's share directory (colcon/ament layout) if present, else the
+/// source tree's `kraken_faults/config/channels.yaml`.
+fn default_channels_file() -> PathBuf {
+    if let Ok(prefixes) = std::env::var("AMENT_PREFIX_PATH") {
+        for p in prefixes.split(':').filter(|p| !p.is_empty()) {
+            let f = PathBuf::from(p).join("share/kraken_faults/config/channels.yaml");
+            if f.is_file() {
+                return f;
+            }
+        }
+    }
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/config/channels.yaml"))
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("fault_injector: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<ExitCode> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
+    if !rest.is_empty() {
+        anyhow::bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
+    }
+
+    // Production guard, before any DDS traffic.
+    let env_enable = std::env::var("KRAKEN_FAULTS_ENABLE").is_ok_and(|v| v.trim() == "1");
+    let param_enable = args.param_bool("enable", false)?;
+    if !(env_enable || param_enable) {
+        eprintln!(
+            "fault_injector: refusing to start: fault injection is not enabled. \
+             This node corrupts sensor data on purpose; enable it only on test systems with \
+             KRAKEN_FAULTS_ENABLE=1 or the parameter `enable: true` (--ros-args -p enable:=true)."
+        );
+        return Ok(ExitCode::from(EXIT_GUARD));
+    }
+
+    let env = RosEnv::from_env()?;
+    let channels_file = match args.params.get("channels_file") {
+        Some(_) => PathBuf::from(args.param_string("channels_file", "")?),
+        None => default_channels_file(),
+    };
+    let seed = args.param_i64("seed", 0)?;
+    let status_rate_hz = args.param_f64("status_rate_hz", 1.0)?;
+    anyhow::ensure!(
+        status_rate_hz.is_finite() && status_rate_hz > 0.0,
+        "parameter 'status_rate_hz' must be > 0, got {status_rate_hz}"
+    );
+    let cfg = ChannelsConfig::load(&channels_file)?;
+    let mut injector = Injector::from_config(&cfg);
+    let mut rng = FaultRng::seed_from_u64(seed as u64);
+
+    let mut node = RosNode::new(env, args)?;
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        channels_file = %channels_file.display(),
+        seed,
+        sim_time = matches!(node.clock, NodeClock::Sim(_)),
+        "starting"
+    );
+
+    let mut subs = Vec::new();
+    let mut pubs = Vec::new();
+    for c in &cfg.channels {
+        let depth = c.qos.depth as usize;
+        // Input: the declared reliability (best effort matches every writer;
+        // reliable gives lossless delivery from reliable writers). Output:
+        // always reliable, which matches best-effort and reliable readers.
+        let sub_qos = match c.qos.reliability {
+            Reliability::BestEffort => qos::subscribe(depth),
+            Reliability::Reliable => qos::publish()
+                .history(breakbench_ros::ros2_client::qos::History::KeepLast { depth }),
+        };
+        let pub_qos = qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast {
+            depth: depth.max(qos::PUBLISH_DEPTH),
+        });
+        let (i, o) = (c.input_topic.as_str(), c.output_topic.as_str());
+        let (s, p) = match c.kind {
+            MsgKind::NavSatFix => (
+                ChanSub::NavSatFix(node.subscription(i, sub_qos)?),
+                ChanPub::NavSatFix(node.publisher(o, pub_qos)?),
+            ),
+            MsgKind::Imu => (
+                ChanSub::Imu(node.subscription(i, sub_qos)?),
+                ChanPub::Imu(node.publisher(o, pub_qos)?),
+            ),
+            MsgKind::Odometry => (
+                ChanSub::Odometry(node.subscription(i, sub_qos)?),
+                ChanPub::Odometry(node.publisher(o, pub_qos)?),
+            ),
+            MsgKind::LaserScan => (
+                ChanSub::LaserScan(node.subscription(i, sub_qos)?),
+                ChanPub::LaserScan(node.publisher(o, pub_qos)?),
+            ),
+        };
+        tracing::info!(
+            channel = %c.name,
+            input = %node.args.resolve(i),
+            output = %node.args.resolve(o),
+            r#type = c.kind.ros_type(),
+            "channel"
+        );
+        subs.push(s);
+        pubs.push(p);
+    }
+    let status_pub = node.publisher::<FaultStatus>("~/status", qos::publish())?;
+    let tf_pub = if cfg.channels.iter().any(|c| c.tf_keepalive.is_some()) {
+        Some(node.publisher::<TFMessage>("/tf", qos::publish())?)
+    } else {
+        None
+    };
+    let set_srv = node.server::<SetFaultSrv>("/fault_injector/set_fault")?;
+    let clear_srv = node.server::<TriggerSrv>("/fault_injector/clear_faults")?;
+    let clock_sub = node.clock_subscription()?;
+    let _spinner = node.spawn_spinner()?;
+    let clock = node.clock.clone();
+
+    let mut streams: Vec<LocalBoxStream<'_, Event>> =
+        subs.iter().enumerate().map(|(i, s)| s.stream(i)).collect();
+    streams.push(
+        set_srv
+            .receive_request_stream()
+            .filter_map(|r| {
+                std::future::ready(match r {
+                    Ok((id, Msg(req))) => Some(Event::SetFault(id, req)),
+                    Err(e) => {
+                        tracing::warn!("set_fault: bad request {e:?}");
+                        None
+                    }
+                })
+            })
+            .boxed_local(),
+    );
+    streams.push(
+        clear_srv
+            .receive_request_stream()
+            .filter_map(|r| {
+                std::future::ready(match r {
+                    Ok((id, _)) => Some(Event::ClearFaults(id)),
+                    Err(e) => {
+                        tracing::warn!("clear_faults: bad request {e:?}");
+                        None
+                    }
+                })
+            })
+            .boxed_local(),
+    );
+    let sim = clock_sub.as_ref().map(|(_, c)| c.clone());
+    if let Some((sub, _)) = &clock_sub {
+        streams.push(
+            sub.async_stream()
+                .filter_map(|r| std::future::ready(r.ok().map(|(c, _)| Event::Clock(c))))
+                .boxed_local(),
+        );
+    }
+    let mut events = select_all(streams);
+
+    let names: Vec<String> = cfg.channels.iter().map(|c| c.name.clone()).collect();
+    let keepalive_period: Vec<Option<Duration>> = cfg
+        .channels
+        .iter()
+        .map(|c| {
+            c.tf_keepalive
+                .as_ref()
+                .map(|k| Duration::from_secs_f64(1.0 / k.tf_rate_hz))
+        })
+        .collect();
+    let mut next_keepalive: Vec<Instant> = vec![Instant::now(); names.len()];
+    let status_period = Duration::from_secs_f64(1.0 / status_rate_hz);
+    let mut next_status = Instant::now();
+    let mut last_status_key = Vec::new();
+    let mut next_change_check = Instant::now();
+    tracing::info!("ready: /fault_injector/set_fault, /fault_injector/clear_faults");
+
+    smol::block_on(async {
+        loop {
+            // Wake at the next status/keep-alive deadline, and every 1 ms while
+            // a channel holds delayed messages.
+            let wall = Instant::now();
+            let mut deadline = next_status.min(next_change_check);
+            for (i, p) in keepalive_period.iter().enumerate() {
+                if p.is_some() && injector.channels()[i].is_active(clock.now()) {
+                    deadline = deadline.min(next_keepalive[i]);
+                }
+            }
+            if injector.channels().iter().any(|c| c.queued() > 0) {
+                deadline = deadline.min(wall + Duration::from_millis(1));
+            }
+            let timeout = deadline.saturating_duration_since(wall);
+            let ev = {
+                let next = events.next();
+                let timer = smol::Timer::after(timeout);
+                futures::pin_mut!(next);
+                match futures::future::select(next, Box::pin(timer)).await {
+                    futures::future::Either::Left((Some(ev), _)) => Some(ev),
+                    futures::future::Either::Left((None, _)) => {
+                        tracing::error!("all input streams ended");
+                        return;
+                    }
+                    futures::future::Either::Right(_) => None,
+                }
+            };
+            let now = clock.now();
+            let mut changed = false;
+            match ev {
+                Some(Event::Input(i, msg)) => {
+                    if let Err(e) = injector.push(&names[i], msg, now, &mut rng) {
+                        tracing::warn!("channel {}: {e}", names[i]);
+                    }
+                    release(&mut injector, &pubs, &names, i, now);
+                    // Under a continuous input stream the timer never wins the
+                    // select: do the periodic work only when it is due.
+                    if Instant::now() < deadline {
+                        continue;
+                    }
+                }
+                Some(Event::SetFault(id, req)) => {
+                    let spec = req.fault;
+                    let resp = match injector.set_fault_seeded(&spec, now, &mut rng) {
+                        Ok(()) => {
+                            let msg = format!(
+                                "set {} on channel '{}'",
+                                mode_name(spec.mode).unwrap_or("?"),
+                                spec.channel
+                            );
+                            tracing::info!("{msg}");
+                            SetFaultResponse {
+                                success: true,
+                                message: msg,
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!("set_fault rejected: {e}");
+                            SetFaultResponse {
+                                success: false,
+                                message: e.to_string(),
+                            }
+                        }
+                    };
+                    if let Err(e) = set_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("set_fault: response not sent: {e:?}");
+                    }
+                    changed = true;
+                }
+                Some(Event::ClearFaults(id)) => {
+                    injector.clear_faults_at(now);
+                    tracing::info!("cleared all faults");
+                    let resp = TriggerResponse {
+                        success: true,
+                        message: "all faults cleared".into(),
+                    };
+                    if let Err(e) = clear_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("clear_faults: response not sent: {e:?}");
+                    }
+                    changed = true;
+                }
+                Some(Event::Clock(c)) => {
+                    if let Some(s) = &sim {
+                        s.update(&c);
+                    }
+                }
+                None => {}
+            }
+            let now = clock.now();
+            for i in 0..names.len() {
+                release(&mut injector, &pubs, &names, i, now);
+            }
+            let wall = Instant::now();
+            // TF keep-alive of odometry channels in dropout.
+            if let Some(tf) = &tf_pub {
+                for (i, p) in keepalive_period.iter().enumerate() {
+                    let Some(p) = p else { continue };
+                    if wall < next_keepalive[i] {
+                        continue;
+                    }
+                    if let Some(t) = injector.channels()[i].keepalive_transform(now) {
+                        if let Err(e) = tf.publish(TFMessage {
+                            transforms: vec![t],
+                        }) {
+                            tracing::warn!("/tf keep-alive: {e:?}");
+                        }
+                    }
+                    next_keepalive[i] = wall + *p;
+                }
+            }
+            // Status: periodically, and when a fault's state changes (checked
+            // every 20 ms, ignoring the message counters).
+            let due = wall >= next_status;
+            if changed || due || wall >= next_change_check {
+                let st = injector.status(now);
+                let key: Vec<_> = st
+                    .channels
+                    .iter()
+                    .map(|c| {
+                        (
+                            c.fault.mode,
+                            c.active,
+                            c.requested,
+                            c.first_applied,
+                            c.cleared,
+                        )
+                    })
+                    .collect();
+                if changed || due || key != last_status_key {
+                    if let Err(e) = status_pub.publish(st) {
+                        tracing::warn!("status: {e:?}");
+                    }
+                    last_status_key = key;
+                    next_status = wall + status_period;
+                }
+                next_change_check = wall + Duration::from_millis(20);
+            }
+        }
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+fn release(injector: &mut Injector, pubs: &[ChanPub], names: &[String], i: usize, now: Duration) {
+    let out = match injector.poll(&names[i], now) {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::warn!("channel {}: {e}", names[i]);
+            return;
+        }
+    };
+    for m in out {
+        if let Err(e) = pubs[i].publish(m) {
+            tracing::warn!("channel {}: publish failed: {e}", names[i]);
+        }
+    }
+}

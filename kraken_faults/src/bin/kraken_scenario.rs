@@ -1,0 +1,201 @@
+//! `kraken_scenario <scenario.yaml> [--ros-args ...]`: runs a kraken scenario
+//! file against a running `fault_injector`, calling its services at each
+//! step's `at_s` like a user would, and prints each step's response.
+//!
+//! Time: `at_s` counts from the moment both services were found, on the
+//! wall clock, or on `/clock` when the parameter `use_sim_time` is true.
+//! Parameters: `injector` (string, `/fault_injector`: the node whose
+//! `set_fault`/`clear_faults` services are called), `timeout_s` (double, 10:
+//! per call and for service discovery), `use_sim_time` (bool, false).
+//! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`.
+//!
+//! Exit code: 0 when every call answered `success: true`, 1 otherwise
+//! (a rejected request, a timeout or a bad file).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context as _, Result};
+use breakbench_ros::{Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use kraken_faults::{ScenarioAction, ScenarioFile};
+use kraken_interfaces::ros::TriggerRequest;
+use kraken_interfaces::{mode_name, SetFaultRequest};
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("kraken_scenario: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -> Option<T> {
+    futures::pin_mut!(f);
+    match futures::future::select(f, Box::pin(smol::Timer::after(d))).await {
+        futures::future::Either::Left((v, _)) => Some(v),
+        futures::future::Either::Right(_) => None,
+    }
+}
+
+fn run() -> Result<bool> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), "kraken_scenario")?;
+    let [file] = rest.as_slice() else {
+        bail!(
+            "usage: kraken_scenario <scenario.yaml> [--ros-args -p injector:=/fault_injector ...]"
+        );
+    };
+    let path = PathBuf::from(file);
+    let scenario = ScenarioFile::load(&path)?;
+    let injector = args.param_string("injector", "/fault_injector")?;
+    let timeout = Duration::from_secs_f64(args.param_f64("timeout_s", 10.0)?);
+    let env = RosEnv::from_env()?;
+    let mut node = RosNode::new(env, args)?;
+    let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
+    let clear = node.client::<TriggerSrv>(&format!("{injector}/clear_faults"))?;
+    let clock_sub = node.clock_subscription()?;
+    let _spinner = node.spawn_spinner()?;
+    let clock = node.clock.clone();
+    println!(
+        "scenario '{}' ({} steps) against {injector} on domain {} ({})",
+        scenario.name,
+        scenario.steps.len(),
+        env.domain_id,
+        env.rmw.name()
+    );
+
+    smol::block_on(async {
+        if let Some((sub, sim)) = &clock_sub {
+            // Wait for the first /clock message before starting the timeline.
+            let first = with_timeout(timeout, async {
+                while !sim.has_time() {
+                    if let Ok((c, _)) = sub.async_take().await {
+                        sim.update(&c);
+                    }
+                }
+            })
+            .await;
+            if first.is_none() {
+                bail!("no /clock message within {timeout:?} (use_sim_time is true)");
+            }
+        }
+        let found = with_timeout(timeout, async {
+            futures::join!(
+                set.wait_for_service(&node.node),
+                clear.wait_for_service(&node.node)
+            )
+        })
+        .await;
+        if found.is_none() {
+            bail!("services {injector}/set_fault and {injector}/clear_faults not found within {timeout:?}");
+        }
+        let t0 = clock.now();
+        let wall0 = Instant::now();
+        let mut all_ok = true;
+        for step in &scenario.steps {
+            let at = Duration::from_secs_f64(step.at_s);
+            // Sleep until at_s on the node's clock (poll /clock under sim time).
+            loop {
+                if let Some((sub, sim)) = &clock_sub {
+                    while let Ok(Some((c, _))) = sub.take() {
+                        sim.update(&c);
+                    }
+                }
+                let elapsed = clock.now().saturating_sub(t0);
+                if elapsed >= at {
+                    break;
+                }
+                let left = at - elapsed;
+                let nap = if matches!(clock, NodeClock::Wall) {
+                    left
+                } else {
+                    left.min(Duration::from_millis(5))
+                };
+                smol::Timer::after(nap).await;
+            }
+            let t = clock.now().saturating_sub(t0).as_secs_f64();
+            match step.action() {
+                ScenarioAction::SetFault => {
+                    let spec = step
+                        .to_fault_spec()
+                        .with_context(|| format!("step '{}'", step.label))?;
+                    let desc = format!(
+                        "set_fault {} on {}",
+                        mode_name(spec.mode).unwrap_or("?"),
+                        spec.channel
+                    );
+                    match with_timeout(
+                        timeout,
+                        set.async_call_service(Msg(SetFaultRequest { fault: spec })),
+                    )
+                    .await
+                    {
+                        Some(Ok(Msg(r))) => {
+                            all_ok &= r.success;
+                            println!(
+                                "[{t:8.3} s] {}: {desc}: success={} message={:?}",
+                                step.label, r.success, r.message
+                            );
+                        }
+                        Some(Err(e)) => {
+                            all_ok = false;
+                            println!("[{t:8.3} s] {}: {desc}: call failed: {e}", step.label);
+                        }
+                        None => {
+                            all_ok = false;
+                            println!(
+                                "[{t:8.3} s] {}: {desc}: no response within {timeout:?}",
+                                step.label
+                            );
+                        }
+                    }
+                }
+                ScenarioAction::ClearFaults => {
+                    let req = Msg(TriggerRequest::default());
+                    match with_timeout(timeout, clear.async_call_service(req)).await {
+                        Some(Ok(Msg(r))) => {
+                            all_ok &= r.success;
+                            println!(
+                                "[{t:8.3} s] {}: clear_faults: success={} message={:?}",
+                                step.label, r.success, r.message
+                            );
+                        }
+                        Some(Err(e)) => {
+                            all_ok = false;
+                            println!("[{t:8.3} s] {}: clear_faults: call failed: {e}", step.label);
+                        }
+                        None => {
+                            all_ok = false;
+                            println!(
+                                "[{t:8.3} s] {}: clear_faults: no response within {timeout:?}",
+                                step.label
+                            );
+                        }
+                    }
+                }
+                ScenarioAction::Wait => println!("[{t:8.3} s] {}: wait", step.label),
+            }
+        }
+        println!(
+            "scenario '{}' done in {:.3} s wall: {}",
+            scenario.name,
+            wall0.elapsed().as_secs_f64(),
+            if all_ok {
+                "all steps succeeded"
+            } else {
+                "SOME STEPS FAILED"
+            }
+        );
+        Ok(all_ok)
+    })
+}
