@@ -50,3 +50,25 @@ impl PoseSample {
         .map(|(n, _)| n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kraken_interfaces::ros::{Quaternion, Time};
+
+    #[test]
+    fn from_odometry_takes_stamp_position_and_yaw() {
+        let mut m = Odometry::default();
+        m.header.stamp = Time {
+            sec: 12,
+            nanosec: 500_000_000,
+        };
+        m.pose.pose.position.x = 3.25;
+        m.pose.pose.position.y = -0.5;
+        m.pose.pose.orientation = Quaternion::from_yaw(0.75);
+        let s = PoseSample::from_odometry(&m);
+        assert_eq!(s.t_s, 12.5);
+        assert_eq!((s.x_m, s.y_m), (3.25, -0.5));
+        assert!((s.yaw_rad - 0.75).abs() < 1e-15);
+    }
+}

@@ -129,3 +129,60 @@ impl World {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corridor_text() -> String {
+        let p =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../config/corridor.yaml");
+        std::fs::read_to_string(p).unwrap()
+    }
+
+    #[test]
+    fn corridor_file_loads_with_its_declared_values() {
+        let p =
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../config/corridor.yaml");
+        let w = World::load(&p).unwrap();
+        assert_eq!(w.obstacles.len(), 1);
+        assert_eq!(w.obstacles[0].min_m, [5.8, -1.0]);
+        assert_eq!(w.operating_region_m.len(), 4);
+        assert_eq!(w.goal.radius_m, 0.3);
+        assert_eq!(w.clearance_threshold_m, 0.10);
+        assert_eq!(w.mission_timeout_s, 60.0);
+        assert_eq!(w.footprint_radius_m, 0.2);
+    }
+
+    #[test]
+    fn self_intersecting_region_is_rejected_with_the_field() {
+        // A bow-tie: edges 0 ([0,0]→[2,2]) and 2 ([2,0]→[0,2]) cross at (1, 1).
+        let text = corridor_text().replace(
+            "  - [0.05, -0.95]\n  - [11.95, -0.95]\n  - [11.95, 0.95]\n  - [0.05, 0.95]",
+            "  - [0.0, 0.0]\n  - [2.0, 2.0]\n  - [2.0, 0.0]\n  - [0.0, 2.0]",
+        );
+        assert_ne!(text, corridor_text(), "the replacement applied");
+        let e = World::parse(&text, "bowtie.yaml").unwrap_err();
+        assert_eq!(e.path, "bowtie.yaml");
+        assert_eq!(e.field, "operating_region_m");
+        assert!(e.message.contains("edge 0 and edge 2"), "{}", e.message);
+    }
+
+    #[test]
+    fn non_finite_values_are_rejected() {
+        let text = corridor_text().replace("mission_timeout_s: 60.0", "mission_timeout_s: .inf");
+        let e = World::parse(&text, "w.yaml").unwrap_err();
+        assert_eq!(e.field, "mission_timeout_s");
+        let text = corridor_text().replace("  - [11.95, 0.95]", "  - [.nan, 0.95]");
+        let e = World::parse(&text, "w.yaml").unwrap_err();
+        assert_eq!(e.field, "operating_region_m[2]");
+    }
+
+    #[test]
+    fn unknown_field_names_line_and_field() {
+        let text = corridor_text().replace("footprint_radius_m: 0.2", "footprint_radius: 0.2");
+        let e = World::parse(&text, "w.yaml").unwrap_err();
+        assert!(e.line > 0, "{e}");
+        assert!(e.message.contains("footprint_radius"), "{e}");
+    }
+}
