@@ -9,7 +9,11 @@ use breakbench::campaign::Scenario;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "breakbench", version, about = "Degraded-state testing of ROS 2 robots")]
+#[command(
+    name = "breakbench",
+    version,
+    about = "Degraded-state testing of ROS 2 robots"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -63,7 +67,9 @@ fn summary_bytes(s: &breakbench::campaign::Summary) -> Result<Vec<u8>> {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     match real_main() {
@@ -78,11 +84,27 @@ fn main() -> ExitCode {
 fn real_main() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Campaign { scenario, out, jobs, quiet } => {
+        Command::Campaign {
+            scenario,
+            out,
+            jobs,
+            quiet,
+        } => {
             let s = Scenario::load(&scenario)?;
-            let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-            let r = run_campaign(&s, &CampaignOptions { out: out.clone(), jobs, progress: !quiet })
-                .with_context(|| format!("campaign {}", scenario.display()))?;
+            let jobs = jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism()
+                    .map(|n| n.get())
+                    .unwrap_or(1)
+            });
+            let r = run_campaign(
+                &s,
+                &CampaignOptions {
+                    out: out.clone(),
+                    jobs,
+                    progress: !quiet,
+                },
+            )
+            .with_context(|| format!("campaign {}", scenario.display()))?;
             let sm = &r.summary;
             println!(
                 "{}: {} manifests ({} grid of {}, {} nominal, {} canary) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs)",
@@ -133,12 +155,19 @@ fn real_main() -> Result<ExitCode> {
             let bytes = summary_bytes(&s)?;
             if check {
                 let p = dir.join("summary.json");
-                let stored = std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
+                let stored =
+                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))?;
                 if stored != bytes {
-                    eprintln!("{}: differs from the summary recomputed from the manifests", p.display());
+                    eprintln!(
+                        "{}: differs from the summary recomputed from the manifests",
+                        p.display()
+                    );
                     return Ok(ExitCode::from(1));
                 }
-                println!("{}: identical to the summary recomputed from the manifests", p.display());
+                println!(
+                    "{}: identical to the summary recomputed from the manifests",
+                    p.display()
+                );
             } else if write {
                 breakbench::campaign::atomic::write_atomic(&dir.join("summary.json"), &bytes)?;
             } else {

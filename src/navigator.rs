@@ -73,11 +73,19 @@ impl NavigatorConfig {
         ];
         for (field, v) in positive {
             if !(v.is_finite() && v > 0.0) {
-                return Err(ConfigError::semantic(&p, field, format!("must be > 0, got {v}")));
+                return Err(ConfigError::semantic(
+                    &p,
+                    field,
+                    format!("must be > 0, got {v}"),
+                ));
             }
         }
         if !(c.lateral_margin_m >= 0.0) {
-            return Err(ConfigError::semantic(&p, "lateral_margin_m", "must be >= 0"));
+            return Err(ConfigError::semantic(
+                &p,
+                "lateral_margin_m",
+                "must be >= 0",
+            ));
         }
         Ok(c)
     }
@@ -195,7 +203,11 @@ impl Navigator {
         self.beam_table(scan);
         for (&r, &(bc, bs)) in scan.ranges.iter().zip(&self.beams) {
             let r = r as f64;
-            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 || r >= reach {
+            if !r.is_finite()
+                || r < scan.range_min as f64
+                || r > scan.range_max as f64
+                || r >= reach
+            {
                 continue;
             }
             let (px, py) = (r * bc, r * bs);
@@ -218,7 +230,9 @@ impl Navigator {
         // heading falls short of the lookahead; headings free for less than
         // min_free_m (or than the goal distance, if nearer) are excluded.
         let min_free = self.cfg.min_free_m.min(dist);
-        let cost = |a: f64, f: f64| (a - goal_rel).abs() + self.cfg.shortfall_cost_rad_per_m * (need - f).max(0.0);
+        let cost = |a: f64, f: f64| {
+            (a - goal_rel).abs() + self.cfg.shortfall_cost_rad_per_m * (need - f).max(0.0)
+        };
         let best = self
             .candidates
             .iter()
@@ -234,7 +248,9 @@ impl Navigator {
         if self.report.is_some() {
             return CmdVel::default();
         }
-        let Some([x, y, yaw]) = self.pose else { return CmdVel::default() };
+        let Some([x, y, yaw]) = self.pose else {
+            return CmdVel::default();
+        };
         let dist = (self.goal[0] - x).hypot(self.goal[1] - y);
         if dist <= self.cfg.goal_tolerance_m {
             self.report = Some((SelfReport::Success, now));
@@ -254,15 +270,153 @@ impl Navigator {
         let Some((heading, free)) = self.plan else {
             // No free heading (or no scan yet): turn in place towards the goal.
             let err = wrap((self.goal[1] - y).atan2(self.goal[0] - x) - yaw);
-            let w = (self.cfg.heading_gain * err).clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
-            return CmdVel { linear_m_s: 0.0, angular_rad_s: w };
+            let w = (self.cfg.heading_gain * err)
+                .clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
+            return CmdVel {
+                linear_m_s: 0.0,
+                angular_rad_s: w,
+            };
         };
         let err = wrap(heading - yaw);
-        let angular = (self.cfg.heading_gain * err).clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
+        let angular = (self.cfg.heading_gain * err)
+            .clamp(-self.cfg.max_angular_rad_s, self.cfg.max_angular_rad_s);
         let align = err.cos().max(0.0);
         let room = (free / self.cfg.slowdown_distance_m).min(1.0);
         let approach = (dist / self.cfg.slowdown_distance_m).clamp(0.25, 1.0);
         let linear = self.cfg.max_linear_m_s * align * align * room.min(approach);
-        CmdVel { linear_m_s: linear, angular_rad_s: angular }
+        CmdVel {
+            linear_m_s: linear,
+            angular_rad_s: angular,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kraken_interfaces::ros::Quaternion;
+
+    fn cfg() -> NavigatorConfig {
+        NavigatorConfig::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/navigator.yaml"
+        )))
+        .unwrap()
+    }
+
+    fn odom(x: f64, y: f64, yaw: f64) -> Odometry {
+        let mut o = Odometry::default();
+        o.pose.pose.position.x = x;
+        o.pose.pose.position.y = y;
+        o.pose.pose.orientation = Quaternion::from_yaw(yaw);
+        o
+    }
+
+    /// 360 beams from -pi, every range `r` except where `f(angle)` gives one.
+    fn scan(f: impl Fn(f64) -> Option<f32>) -> LaserScan {
+        let inc = std::f64::consts::TAU / 360.0;
+        LaserScan {
+            angle_min: -std::f32::consts::PI,
+            angle_max: (-std::f64::consts::PI + 359.0 * inc) as f32,
+            angle_increment: inc as f32,
+            range_min: 0.12,
+            range_max: 12.0,
+            ranges: (0..360)
+                .map(|i| f(-std::f64::consts::PI + i as f64 * inc).unwrap_or(f32::INFINITY))
+                .collect(),
+            ..LaserScan::default()
+        }
+    }
+
+    #[test]
+    fn open_space_drives_straight_at_full_speed() {
+        let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+        n.on_odom(&odom(0.0, 0.0, 0.0));
+        n.on_scan(&scan(|_| None));
+        let c = n.tick(Duration::from_millis(50));
+        assert_eq!(c.linear_m_s, 0.4);
+        assert_eq!(c.angular_rad_s, 0.0);
+    }
+
+    #[test]
+    fn wall_ahead_turns_away_from_it() {
+        // A wall 0.8 m ahead spanning +-20 degrees: heading 0 is free for only
+        // 0.8 - ~0.35 m, below min_free once the swept disc is counted.
+        let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+        n.on_odom(&odom(0.0, 0.0, 0.0));
+        n.on_scan(&scan(|a| {
+            (a.abs() < 20f64.to_radians()).then_some((0.5 / a.cos()) as f32)
+        }));
+        let (heading, free) = n.plan.unwrap();
+        assert!(heading.abs() >= 30f64.to_radians(), "heading {heading}");
+        assert!(free >= 0.3);
+        let c = n.tick(Duration::from_millis(50));
+        assert!(c.angular_rad_s.abs() > 0.0);
+    }
+
+    #[test]
+    fn self_reports_success_from_its_own_odometry() {
+        let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+        // Odometry says 0.1 m from the goal (tolerance 0.15): success, whatever the truth is.
+        n.on_odom(&odom(9.9, 0.0, 0.0));
+        let c = n.tick(Duration::from_secs(20));
+        assert_eq!(c, CmdVel::default());
+        assert_eq!(
+            n.self_report(),
+            Some((SelfReport::Success, Duration::from_secs(20)))
+        );
+        // Finished: stays stopped.
+        n.on_odom(&odom(5.0, 0.0, 0.0));
+        assert_eq!(n.tick(Duration::from_secs(21)), CmdVel::default());
+    }
+
+    #[test]
+    fn no_progress_for_the_stuck_timeout_is_a_failure() {
+        let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+        n.on_odom(&odom(0.0, 0.0, 0.0));
+        n.on_scan(&scan(|_| Some(0.2)));
+        n.tick(Duration::from_secs(0));
+        assert_eq!(n.self_report(), None);
+        n.tick(Duration::from_secs(9));
+        assert_eq!(n.self_report(), None);
+        n.tick(Duration::from_secs(10));
+        assert_eq!(
+            n.self_report(),
+            Some((SelfReport::Failure, Duration::from_secs(10)))
+        );
+    }
+
+    #[test]
+    fn surrounded_turns_in_place() {
+        let mut n = Navigator::new(cfg(), [0.0, 5.0]);
+        n.on_odom(&odom(0.0, 0.0, 0.0));
+        n.on_scan(&scan(|_| Some(0.25)));
+        assert_eq!(n.plan, None);
+        let c = n.tick(Duration::from_millis(50));
+        assert_eq!(c.linear_m_s, 0.0);
+        // Goal at +90 degrees: gain 1.5 * pi/2 = 2.36, clamped to 1.2 rad/s.
+        assert_eq!(c.angular_rad_s, 1.2);
+    }
+
+    #[test]
+    fn bad_config_names_the_field() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("nav.yaml");
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/navigator.yaml"
+        ))
+        .unwrap();
+        std::fs::write(
+            &p,
+            text.replace("goal_tolerance_m: 0.15", "goal_tolerance_m: -1"),
+        )
+        .unwrap();
+        let e = NavigatorConfig::load(&p).unwrap_err();
+        assert_eq!(e.field, "goal_tolerance_m");
+        std::fs::write(&p, format!("{text}\nspeed: 3\n")).unwrap();
+        let e = NavigatorConfig::load(&p).unwrap_err();
+        assert_eq!(e.field, "speed");
+        assert!(e.line > 10);
     }
 }

@@ -11,7 +11,10 @@ use super::CampaignError;
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| CampaignError::io(dir, e))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
     let mut f = std::fs::File::create(&tmp).map_err(|e| CampaignError::io(&tmp, e))?;
     f.write_all(bytes).map_err(|e| CampaignError::io(&tmp, e))?;
@@ -22,8 +25,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
 
 /// Serialises `value` as pretty JSON (with a final newline) and writes it atomically.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CampaignError> {
-    let mut bytes = serde_json::to_vec_pretty(value)
-        .map_err(|e| CampaignError::Json { path: path.display().to_string(), source: e })?;
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| CampaignError::Json {
+        path: path.display().to_string(),
+        source: e,
+    })?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
 }
@@ -39,7 +44,10 @@ mod tests {
         write_atomic(&p, b"first version, long").unwrap();
         write_atomic(&p, b"second").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"second");
-        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.json")]);
     }
 }

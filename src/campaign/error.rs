@@ -47,6 +47,9 @@ pub enum CampaignError {
 impl CampaignError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
-        Self::Io { path: path.as_ref().display().to_string(), source }
+        Self::Io {
+            path: path.as_ref().display().to_string(),
+            source,
+        }
     }
 }

@@ -39,12 +39,21 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
     let mut cases = String::new();
     let mut failures = 0;
     let mut case = |class: &str, name: &str, time: f64, failure: Option<String>, out: String| {
-        let _ = write!(cases, "    <testcase classname=\"{}\" name=\"{}\" time=\"{time:.6}\">", xml_escape(class), xml_escape(name));
+        let _ = write!(
+            cases,
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{time:.6}\">",
+            xml_escape(class),
+            xml_escape(name)
+        );
         if let Some(f) = failure {
             failures += 1;
             let _ = write!(cases, "<failure message=\"{}\"/>", xml_escape(&f));
         }
-        let _ = writeln!(cases, "<system-out>{}</system-out></testcase>", xml_escape(&out));
+        let _ = writeln!(
+            cases,
+            "<system-out>{}</system-out></testcase>",
+            xml_escape(&out)
+        );
     };
     for m in &ms {
         let class = match m.kind {
@@ -68,14 +77,27 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             failure = Some("positive canary: the oracle did not report the collision".to_string());
         }
         if m.isolation.is_some_and(|i| !i.passed) {
-            failure = Some("verdict isolation: forcing the self-report changed the verdict".to_string());
+            failure =
+                Some("verdict isolation: forcing the self-report changed the verdict".to_string());
         }
         case(class, &m.run_id, m.sim_time_s, failure, out);
     }
     let checks = [
-        ("canary_detects_violation", summary.canary.violation_detected, "the positive canary was not judged a violation"),
-        ("verdict_isolation", summary.isolation.passed, "a verdict changed with the self-report"),
-        ("nominal_spread_converged", summary.nominal.spread_converged, "the nominal spread did not meet the declared criterion"),
+        (
+            "canary_detects_violation",
+            summary.canary.violation_detected,
+            "the positive canary was not judged a violation",
+        ),
+        (
+            "verdict_isolation",
+            summary.isolation.passed,
+            "a verdict changed with the self-report",
+        ),
+        (
+            "nominal_spread_converged",
+            summary.nominal.spread_converged,
+            "the nominal spread did not meet the declared criterion",
+        ),
         (
             "grid_complete",
             summary.corpus.grid_runs == summary.corpus.grid_expected,
@@ -83,7 +105,13 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
         ),
     ];
     for (name, ok, msg) in checks {
-        case("breakbench.checks", name, 0.0, (!ok).then(|| msg.to_string()), String::new());
+        case(
+            "breakbench.checks",
+            name,
+            0.0,
+            (!ok).then(|| msg.to_string()),
+            String::new(),
+        );
     }
     let total = ms.len() + checks.len();
     format!(
@@ -93,7 +121,12 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
 }
 
 /// Writes report.html and junit.xml into `out`.
-pub fn write_outputs(out: &Path, scenario: &Scenario, summary: &Summary, manifests: &[Manifest]) -> Result<(), CampaignError> {
+pub fn write_outputs(
+    out: &Path,
+    scenario: &Scenario,
+    summary: &Summary,
+    manifests: &[Manifest],
+) -> Result<(), CampaignError> {
     write_atomic(&out.join("junit.xml"), junit(summary, manifests).as_bytes())?;
     let html = super::report::render_html(scenario, summary, manifests, out)?;
     write_atomic(&out.join("report.html"), html.as_bytes())

@@ -76,7 +76,12 @@ code{background:#f4f4f4;padding:0 .2em}.meta td{text-align:left}";
 /// # Errors
 /// None at present: every input problem is reported inside the HTML. The
 /// `Result` leaves room for failures the caller must see.
-pub fn render_html(scenario: &Scenario, summary: &Summary, manifests: &[Manifest], out: &Path) -> Result<String, CampaignError> {
+pub fn render_html(
+    scenario: &Scenario,
+    summary: &Summary,
+    manifests: &[Manifest],
+    out: &Path,
+) -> Result<String, CampaignError> {
     let mut ms: Vec<&Manifest> = manifests.iter().collect();
     ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
     let mut h = String::with_capacity(256 * 1024);
@@ -169,25 +174,49 @@ fn note(h: &mut String, text: &str) {
 
 fn header(h: &mut String, scenario: &Scenario, s: &Summary) {
     let f = &scenario.file;
-    let _ = writeln!(h, "<h1>Breakbench campaign report: {}</h1>", xml_escape(&s.scenario_name));
+    let _ = writeln!(
+        h,
+        "<h1>Breakbench campaign report: {}</h1>",
+        xml_escape(&s.scenario_name)
+    );
     h.push_str("<table class=\"meta\">\n");
     let rows: Vec<(&str, String)> = vec![
         ("scenario", s.scenario_name.clone()),
         ("scenario file", scenario.path.display().to_string()),
-        ("scenario hash (sha256 of the scenario and the files it names)", s.scenario_hash.clone()),
+        (
+            "scenario hash (sha256 of the scenario and the files it names)",
+            s.scenario_hash.clone(),
+        ),
         ("master seed", f.seed.to_string()),
         ("world", scenario.world.name.clone()),
         ("manifests", s.corpus.manifests.to_string()),
-        ("grid runs", format!("{}/{} (repeats per cell: {})", s.corpus.grid_runs, s.corpus.grid_expected, f.repeats)),
+        (
+            "grid runs",
+            format!(
+                "{}/{} (repeats per cell: {})",
+                s.corpus.grid_runs, s.corpus.grid_expected, f.repeats
+            ),
+        ),
         ("nominal runs", s.corpus.nominal_runs.to_string()),
-        ("corpus runs (grid + nominal; canary excluded)", s.corpus.corpus_runs.to_string()),
+        (
+            "corpus runs (grid + nominal; canary excluded)",
+            s.corpus.corpus_runs.to_string(),
+        ),
         ("canary runs (harness-only)", s.canary.runs.to_string()),
-        ("Wilson interval confidence level", format!("{}", s.confidence)),
+        (
+            "Wilson interval confidence level",
+            format!("{}", s.confidence),
+        ),
         ("simulated time, all runs", format!("{:.1} s", s.sim_time_s)),
         ("summary schema", s.schema.clone()),
     ];
     for (k, v) in rows {
-        let _ = writeln!(h, "<tr><th class=\"l\">{}</th><td>{}</td></tr>", xml_escape(k), xml_escape(&v));
+        let _ = writeln!(
+            h,
+            "<tr><th class=\"l\">{}</th><td>{}</td></tr>",
+            xml_escape(k),
+            xml_escape(&v)
+        );
     }
     h.push_str("</table>\n");
     if s.corpus.grid_runs != s.corpus.grid_expected {
@@ -241,17 +270,31 @@ fn cell_table(h: &mut String, scenario: &Scenario, s: &Summary) {
         "<th>n</th><th>safety k/n</th><th>safety p̂</th><th>safety Wilson</th><th>mission k/n</th><th>mission p̂</th><th>mission Wilson</th>",
     );
     for a in &s.axes {
-        let _ = write!(h, "<th>delivered {} (mean)</th>", xml_escape(&axis_label(a)));
+        let _ = write!(
+            h,
+            "<th>delivered {} (mean)</th>",
+            xml_escape(&axis_label(a))
+        );
     }
     h.push_str("</tr>\n");
     for c in &s.cells {
         let pos = c.safety.k > 0 || c.mission.k > 0;
         let _ = write!(h, "<tr{}>", if pos { " class=\"pos\"" } else { "" });
         for a in &s.axes {
-            let v = c.axes.get(a).map(|v| v.to_string()).unwrap_or_else(|| "—".into());
+            let v = c
+                .axes
+                .get(a)
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "—".into());
             let _ = write!(h, "<td>{}</td>", xml_escape(&v));
         }
-        let _ = write!(h, "<td>{}</td>{}{}", c.n, prop_cells(&c.safety, c.n), prop_cells(&c.mission, c.n));
+        let _ = write!(
+            h,
+            "<td>{}</td>{}{}",
+            c.n,
+            prop_cells(&c.safety, c.n),
+            prop_cells(&c.mission, c.n)
+        );
         for a in &s.axes {
             let v = match c.delivered.get(a) {
                 Some(Some(v)) => format!("{v:.4}"),
@@ -271,7 +314,9 @@ fn cell_table(h: &mut String, scenario: &Scenario, s: &Summary) {
 }
 
 fn find_cell<'a>(s: &'a Summary, key: &[(&str, f64)]) -> Option<&'a Cell> {
-    s.cells.iter().find(|c| key.iter().all(|(n, v)| c.axes.get(*n) == Some(v)))
+    s.cells
+        .iter()
+        .find(|c| key.iter().all(|(n, v)| c.axes.get(*n) == Some(v)))
 }
 
 fn pivot_tables(h: &mut String, scenario: &Scenario, s: &Summary) {
@@ -283,8 +328,14 @@ fn pivot_tables(h: &mut String, scenario: &Scenario, s: &Summary) {
     }
     let (a, b) = (&axes[0], &axes[1]);
     for (pred, get) in [
-        ("mission failure", (|c: &Cell| &c.mission) as fn(&Cell) -> &Proportion),
-        ("safety violation", (|c: &Cell| &c.safety) as fn(&Cell) -> &Proportion),
+        (
+            "mission failure",
+            (|c: &Cell| &c.mission) as fn(&Cell) -> &Proportion,
+        ),
+        (
+            "safety violation",
+            (|c: &Cell| &c.safety) as fn(&Cell) -> &Proportion,
+        ),
     ] {
         let _ = write!(
             h,
@@ -318,16 +369,33 @@ fn confusion_tables(h: &mut String, s: &Summary) {
     h.push_str("<h2>Self-report × oracle</h2>\n<p>Corpus runs (grid and nominal; the canary is excluded). Rows: what the navigator reported. Columns: what the oracle found from ground truth.</p>\n");
     for (title, ok, bad, c) in [
         ("Safety", "safe", "safety violation", &s.confusion.safety),
-        ("Mission", "mission complete", "mission failure", &s.confusion.mission),
+        (
+            "Mission",
+            "mission complete",
+            "mission failure",
+            &s.confusion.mission,
+        ),
     ] {
         let _ = write!(
             h,
             "<table class=\"confusion\"><caption>{title} (n = {})</caption>\n<tr><th class=\"l\">self-report</th><th>oracle: {ok}</th><th>oracle: {bad}</th></tr>\n",
             c.n
         );
-        let _ = writeln!(h, "<tr><th class=\"l\">success</th><td>{}</td><td>{}</td></tr>", c.success_ok, c.success_violated);
-        let _ = writeln!(h, "<tr><th class=\"l\">failure</th><td>{}</td><td>{}</td></tr>", c.failure_ok, c.failure_violated);
-        let _ = writeln!(h, "<tr><th class=\"l\">no report</th><td colspan=\"2\">{}</td></tr>", c.no_report);
+        let _ = writeln!(
+            h,
+            "<tr><th class=\"l\">success</th><td>{}</td><td>{}</td></tr>",
+            c.success_ok, c.success_violated
+        );
+        let _ = writeln!(
+            h,
+            "<tr><th class=\"l\">failure</th><td>{}</td><td>{}</td></tr>",
+            c.failure_ok, c.failure_violated
+        );
+        let _ = writeln!(
+            h,
+            "<tr><th class=\"l\">no report</th><td colspan=\"2\">{}</td></tr>",
+            c.no_report
+        );
         h.push_str("</table>\n");
     }
 }
@@ -401,7 +469,12 @@ struct PPoint {
 
 /// The series of a p̂-vs-`axis` plot: one per combination of the other axes'
 /// values, in the order of the summary's cells; cells with n = 0 are skipped.
-fn series_for(scenario: &Scenario, s: &Summary, axis: &str, safety: bool) -> Vec<(String, Vec<PPoint>)> {
+fn series_for(
+    scenario: &Scenario,
+    s: &Summary,
+    axis: &str,
+    safety: bool,
+) -> Vec<(String, Vec<PPoint>)> {
     let mut out: Vec<(String, Vec<PPoint>)> = Vec::new();
     for c in &s.cells {
         let Some(&x) = c.axes.get(axis) else { continue };
@@ -410,7 +483,12 @@ fn series_for(scenario: &Scenario, s: &Summary, axis: &str, safety: bool) -> Vec
         }
         let p = if safety { &c.safety } else { &c.mission };
         let label = others_label(scenario, &c.axes, axis);
-        let pt = PPoint { x, p: p.p_hat, lo: p.wilson_low, hi: p.wilson_high };
+        let pt = PPoint {
+            x,
+            p: p.p_hat,
+            lo: p.wilson_low,
+            hi: p.wilson_high,
+        };
         match out.iter_mut().find(|(l, _)| *l == label) {
             Some((_, v)) => v.push(pt),
             None => out.push((label, vec![pt])),
@@ -423,15 +501,35 @@ fn series_for(scenario: &Scenario, s: &Summary, axis: &str, safety: bool) -> Vec
 }
 
 /// SVG of p̂ against `axis` for one predicate.
-fn probability_svg(scenario: &Scenario, s: &Summary, axis: &str, safety: bool) -> Result<(String, usize), String> {
+fn probability_svg(
+    scenario: &Scenario,
+    s: &Summary,
+    axis: &str,
+    safety: bool,
+) -> Result<(String, usize), String> {
     let series = series_for(scenario, s, axis, safety);
-    let xs: Vec<f64> = series.iter().flat_map(|(_, v)| v.iter().map(|p| p.x)).collect();
-    let (xmin, xmax) = xs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
-    let (xmin, xmax) = if xs.is_empty() { (0.0, 1.0) } else { (xmin, xmax) };
+    let xs: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, v)| v.iter().map(|p| p.x))
+        .collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(*x), b.max(*x))
+        });
+    let (xmin, xmax) = if xs.is_empty() {
+        (0.0, 1.0)
+    } else {
+        (xmin, xmax)
+    };
     let span = if xmax > xmin { xmax - xmin } else { 1.0 };
     let pad = 0.08 * span;
     let dodge = DODGE_FRACTION * span;
-    let pred = if safety { "safety violation" } else { "mission failure" };
+    let pred = if safety {
+        "safety violation"
+    } else {
+        "mission failure"
+    };
     let mut buf = String::new();
     let mut bars = 0;
     {
@@ -456,24 +554,42 @@ fn probability_svg(scenario: &Scenario, s: &Summary, axis: &str, safety: bool) -
             let color = PALETTE[i % PALETTE.len()];
             let off = (i as f64 - (ns - 1.0) / 2.0) * dodge;
             chart
-                .draw_series(LineSeries::new(pts.iter().map(|p| (p.x + off, p.p)), color.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.x + off, p.p)),
+                    color.stroke_width(2),
+                ))
                 .map_err(|e| e.to_string())?
                 .label(label.clone())
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
-            let ok: Vec<&PPoint> = pts.iter().filter(|p| p.lo.is_finite() && p.hi.is_finite() && p.p.is_finite()).collect();
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
+            let ok: Vec<&PPoint> = pts
+                .iter()
+                .filter(|p| p.lo.is_finite() && p.hi.is_finite() && p.p.is_finite())
+                .collect();
             // Error bar: the interval as a vertical line in data units, caps
             // of ±CAP_PX pixels at both ends, and the p̂ marker.
             let style = color.stroke_width(2);
             chart
-                .draw_series(ok.iter().map(|p| PathElement::new(vec![(p.x + off, p.lo), (p.x + off, p.hi)], style)))
+                .draw_series(
+                    ok.iter().map(|p| {
+                        PathElement::new(vec![(p.x + off, p.lo), (p.x + off, p.hi)], style)
+                    }),
+                )
                 .map_err(|e| e.to_string())?;
             chart
                 .draw_series(ok.iter().flat_map(|p| {
-                    [p.lo, p.hi].map(|y| EmptyElement::at((p.x + off, y)) + PathElement::new(vec![(-CAP_PX, 0), (CAP_PX, 0)], style))
+                    [p.lo, p.hi].map(|y| {
+                        EmptyElement::at((p.x + off, y))
+                            + PathElement::new(vec![(-CAP_PX, 0), (CAP_PX, 0)], style)
+                    })
                 }))
                 .map_err(|e| e.to_string())?;
             chart
-                .draw_series(ok.iter().map(|p| Circle::new((p.x + off, p.p), 4, color.filled())))
+                .draw_series(
+                    ok.iter()
+                        .map(|p| Circle::new((p.x + off, p.p), 4, color.filled())),
+                )
                 .map_err(|e| e.to_string())?;
             bars += ok.len();
         }
@@ -502,7 +618,11 @@ fn probability_plots(h: &mut String, scenario: &Scenario, s: &Summary) {
     h.push_str("<div class=\"plots\">\n");
     for a in &scenario.file.axes {
         for safety in [true, false] {
-            let pred = if safety { "safety violation" } else { "mission failure" };
+            let pred = if safety {
+                "safety violation"
+            } else {
+                "mission failure"
+            };
             match probability_svg(scenario, s, &a.name, safety) {
                 Ok((svg, bars)) => {
                     let _ = writeln!(
@@ -512,7 +632,13 @@ fn probability_plots(h: &mut String, scenario: &Scenario, s: &Summary) {
                         xml_escape(&axis_label(&a.name))
                     );
                 }
-                Err(e) => note(h, &format!("The plot of {pred} p̂ against {} could not be rendered: {e}", a.name)),
+                Err(e) => note(
+                    h,
+                    &format!(
+                        "The plot of {pred} p̂ against {} could not be rendered: {e}",
+                        a.name
+                    ),
+                ),
             }
         }
     }
@@ -538,8 +664,17 @@ fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
     let mut lines = text.lines();
     let header = lines.next().ok_or("empty file")?;
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let idx = |name: &str| cols.iter().position(|c| *c == name).ok_or_else(|| format!("header has no column '{name}'"));
-    let (tx, ty, ox, oy) = (idx("true_x_m")?, idx("true_y_m")?, idx("odom_x_m")?, idx("odom_y_m")?);
+    let idx = |name: &str| {
+        cols.iter()
+            .position(|c| *c == name)
+            .ok_or_else(|| format!("header has no column '{name}'"))
+    };
+    let (tx, ty, ox, oy) = (
+        idx("true_x_m")?,
+        idx("true_y_m")?,
+        idx("odom_x_m")?,
+        idx("odom_y_m")?,
+    );
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
         if line.trim().is_empty() {
@@ -547,10 +682,17 @@ fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
         }
         let f: Vec<&str> = line.split(',').collect();
         let get = |j: usize| -> Result<f64, String> {
-            let s = f.get(j).ok_or_else(|| format!("line {}: missing column {}", i + 2, cols[j]))?;
-            s.trim().parse::<f64>().map_err(|e| format!("line {}: column {}: '{}': {e}", i + 2, cols[j], s.trim()))
+            let s = f
+                .get(j)
+                .ok_or_else(|| format!("line {}: missing column {}", i + 2, cols[j]))?;
+            s.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("line {}: column {}: '{}': {e}", i + 2, cols[j], s.trim()))
         };
-        rows.push(TraceRow { true_xy: [get(tx)?, get(ty)?], odom_xy: [get(ox)?, get(oy)?] });
+        rows.push(TraceRow {
+            true_xy: [get(tx)?, get(ty)?],
+            odom_xy: [get(ox)?, get(oy)?],
+        });
     }
     Ok(rows)
 }
@@ -560,14 +702,20 @@ fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
 /// `x_w = x0 + cos(yaw0)·x − sin(yaw0)·y`, `y_w = y0 + sin(yaw0)·x + cos(yaw0)·y`.
 fn odom_to_world(start: &Pose2, p: Point2) -> Point2 {
     let (s, c) = start.yaw_rad.sin_cos();
-    [start.x_m + c * p[0] - s * p[1], start.y_m + s * p[0] + c * p[1]]
+    [
+        start.x_m + c * p[0] - s * p[1],
+        start.y_m + s * p[0] + c * p[1],
+    ]
 }
 
 /// Pixel size `(width, height)` of a plotting area with equal metres per
 /// pixel on both axes for spans `(dx, dy)`, fitting in `max_w × max_h`.
 fn equal_aspect_px(dx: f64, dy: f64, max_w: u32, max_h: u32) -> (u32, u32) {
     let scale = (max_w as f64 / dx).min(max_h as f64 / dy);
-    ((dx * scale).round().max(1.0) as u32, (dy * scale).round().max(1.0) as u32)
+    (
+        (dx * scale).round().max(1.0) as u32,
+        (dy * scale).round().max(1.0) as u32,
+    )
 }
 
 /// Keeps at most `max` points by a constant stride, always keeping the last.
@@ -586,7 +734,12 @@ fn decimate(pts: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
 
 /// Bounding box `[xmin, ymin, xmax, ymax]` of the world's drawn elements.
 fn world_bounds(w: &World) -> [f64; 4] {
-    let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    let mut b = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
     let mut add = |p: Point2| {
         b[0] = b[0].min(p[0]);
         b[1] = b[1].min(p[1]);
@@ -617,7 +770,11 @@ const TRAJ_X_LABEL: u32 = 40;
 const TRAJ_Y_LABEL: u32 = 50;
 
 /// SVG of the world with a run's true and believed paths, equal aspect.
-fn trajectory_svg(world: &World, truth: &[(f64, f64)], believed: &[(f64, f64)]) -> Result<String, String> {
+fn trajectory_svg(
+    world: &World,
+    truth: &[(f64, f64)],
+    believed: &[(f64, f64)],
+) -> Result<String, String> {
     let mut b = world_bounds(world);
     for p in truth.iter().chain(believed) {
         b[0] = b[0].min(p.0);
@@ -628,7 +785,10 @@ fn trajectory_svg(world: &World, truth: &[(f64, f64)], believed: &[(f64, f64)]) 
     let pad = 0.3;
     let (x0, y0, x1, y1) = (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad);
     let (pw, ph) = equal_aspect_px(x1 - x0, y1 - y0, 1000, 600);
-    let size = (pw + TRAJ_Y_LABEL + 2 * TRAJ_MARGIN, ph + TRAJ_X_LABEL + 2 * TRAJ_MARGIN);
+    let size = (
+        pw + TRAJ_Y_LABEL + 2 * TRAJ_MARGIN,
+        ph + TRAJ_X_LABEL + 2 * TRAJ_MARGIN,
+    );
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
@@ -648,49 +808,88 @@ fn trajectory_svg(world: &World, truth: &[(f64, f64)], believed: &[(f64, f64)]) 
             .map_err(|e| e.to_string())?;
         let e = |r: Result<(), DrawingAreaErrorKind<_>>| r.map_err(|e| e.to_string());
         // Operating region (closed polygon outline).
-        let mut region: Vec<(f64, f64)> = world.operating_region_m.iter().map(|p| (p[0], p[1])).collect();
+        let mut region: Vec<(f64, f64)> = world
+            .operating_region_m
+            .iter()
+            .map(|p| (p[0], p[1]))
+            .collect();
         if let Some(first) = region.first().copied() {
             region.push(first);
         }
-        e(chart.draw_series(std::iter::once(PathElement::new(region, RGBColor(0, 158, 115).stroke_width(1)))).map(|_| ()))?;
+        e(chart
+            .draw_series(std::iter::once(PathElement::new(
+                region,
+                RGBColor(0, 158, 115).stroke_width(1),
+            )))
+            .map(|_| ()))?;
         // Goal disc (64-gon).
         let g = world.goal;
         let disc: Vec<(f64, f64)> = (0..64)
             .map(|i| {
                 let a = i as f64 / 64.0 * std::f64::consts::TAU;
-                (g.center_m[0] + g.radius_m * a.cos(), g.center_m[1] + g.radius_m * a.sin())
+                (
+                    g.center_m[0] + g.radius_m * a.cos(),
+                    g.center_m[1] + g.radius_m * a.sin(),
+                )
             })
             .collect();
-        e(chart.draw_series(std::iter::once(Polygon::new(disc, RGBColor(0, 158, 115).mix(0.3).filled()))).map(|_| ()))?;
+        e(chart
+            .draw_series(std::iter::once(Polygon::new(
+                disc,
+                RGBColor(0, 158, 115).mix(0.3).filled(),
+            )))
+            .map(|_| ()))?;
         // Obstacles.
         e(chart
             .draw_series(world.obstacles.iter().map(|o| {
-                Rectangle::new([(o.min_m[0], o.min_m[1]), (o.max_m[0], o.max_m[1])], RGBColor(120, 120, 120).filled())
+                Rectangle::new(
+                    [(o.min_m[0], o.min_m[1]), (o.max_m[0], o.max_m[1])],
+                    RGBColor(120, 120, 120).filled(),
+                )
             }))
             .map(|_| ()))?;
         // Walls.
         e(chart
-            .draw_series(
-                world.walls_m.iter().map(|w| PathElement::new(vec![(w[0][0], w[0][1]), (w[1][0], w[1][1])], BLACK.stroke_width(3))),
-            )
+            .draw_series(world.walls_m.iter().map(|w| {
+                PathElement::new(
+                    vec![(w[0][0], w[0][1]), (w[1][0], w[1][1])],
+                    BLACK.stroke_width(3),
+                )
+            }))
             .map(|_| ()))?;
         // Paths.
         chart
-            .draw_series(std::iter::once(PathElement::new(truth.to_vec(), TRUE_COLOR.stroke_width(2))))
+            .draw_series(std::iter::once(PathElement::new(
+                truth.to_vec(),
+                TRUE_COLOR.stroke_width(2),
+            )))
             .map_err(|e| e.to_string())?
             .label("true path (ground truth)")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], TRUE_COLOR.stroke_width(2)));
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], TRUE_COLOR.stroke_width(2))
+            });
         chart
-            .draw_series(std::iter::once(PathElement::new(believed.to_vec(), BELIEVED_COLOR.stroke_width(2))))
+            .draw_series(std::iter::once(PathElement::new(
+                believed.to_vec(),
+                BELIEVED_COLOR.stroke_width(2),
+            )))
             .map_err(|e| e.to_string())?
             .label("believed path (delivered odometry)")
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], BELIEVED_COLOR.stroke_width(2)));
+            .legend(|(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], BELIEVED_COLOR.stroke_width(2))
+            });
         // End points.
         e(chart
             .draw_series(
-                truth.last().map(|p| Circle::new(*p, 4, TRUE_COLOR.filled())).into_iter().chain(
-                    believed.last().map(|p| Circle::new(*p, 4, BELIEVED_COLOR.filled())),
-                ),
+                truth
+                    .last()
+                    .map(|p| Circle::new(*p, 4, TRUE_COLOR.filled()))
+                    .into_iter()
+                    .chain(
+                        believed
+                            .last()
+                            .map(|p| Circle::new(*p, 4, BELIEVED_COLOR.filled())),
+                    ),
             )
             .map(|_| ()))?;
         chart
@@ -708,9 +907,15 @@ fn trajectory_svg(world: &World, truth: &[(f64, f64)], believed: &[(f64, f64)]) 
 /// The runs shown as trajectories: the first nominal run; for each axis, the
 /// first run of the cell with that axis at its largest value and every other
 /// axis at its smallest; the first canary run.
-fn chosen_runs<'a>(scenario: &Scenario, ms: &[&'a Manifest]) -> Vec<(String, Option<&'a Manifest>)> {
+fn chosen_runs<'a>(
+    scenario: &Scenario,
+    ms: &[&'a Manifest],
+) -> Vec<(String, Option<&'a Manifest>)> {
     let mut out = Vec::new();
-    out.push(("nominal run (no fault)".to_string(), ms.iter().copied().find(|m| m.kind == RunKind::Nominal)));
+    out.push((
+        "nominal run (no fault)".to_string(),
+        ms.iter().copied().find(|m| m.kind == RunKind::Nominal),
+    ));
     let axes = &scenario.file.axes;
     for a in axes {
         let mut key = BTreeMap::new();
@@ -722,9 +927,17 @@ fn chosen_runs<'a>(scenario: &Scenario, ms: &[&'a Manifest]) -> Vec<(String, Opt
         let label = format!(
             "highest {}: {}",
             a.name,
-            axes.iter().map(|b| format!("{} = {}", b.name, key[&b.name])).collect::<Vec<_>>().join(", ")
+            axes.iter()
+                .map(|b| format!("{} = {}", b.name, key[&b.name]))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
-        out.push((label, ms.iter().copied().find(|m| m.kind == RunKind::Grid && m.cell == key)));
+        out.push((
+            label,
+            ms.iter()
+                .copied()
+                .find(|m| m.kind == RunKind::Grid && m.cell == key),
+        ));
     }
     out.push((
         "positive canary (open-loop into the obstacle; harness-only)".to_string(),
@@ -746,20 +959,48 @@ fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Pat
             Ok(t) => match parse_trace(&t) {
                 Ok(r) if !r.is_empty() => r,
                 Ok(_) => {
-                    note(h, &format!("Run {}: trace file {} has no samples.", m.run_id, path.display()));
+                    note(
+                        h,
+                        &format!(
+                            "Run {}: trace file {} has no samples.",
+                            m.run_id,
+                            path.display()
+                        ),
+                    );
                     continue;
                 }
                 Err(e) => {
-                    note(h, &format!("Run {}: trace file {} is malformed: {e}", m.run_id, path.display()));
+                    note(
+                        h,
+                        &format!(
+                            "Run {}: trace file {} is malformed: {e}",
+                            m.run_id,
+                            path.display()
+                        ),
+                    );
                     continue;
                 }
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                note(h, &format!("Run {}: trace file {} is missing.", m.run_id, path.display()));
+                note(
+                    h,
+                    &format!(
+                        "Run {}: trace file {} is missing.",
+                        m.run_id,
+                        path.display()
+                    ),
+                );
                 continue;
             }
             Err(e) => {
-                note(h, &format!("Run {}: trace file {} could not be read: {e}", m.run_id, path.display()));
+                note(
+                    h,
+                    &format!(
+                        "Run {}: trace file {} could not be read: {e}",
+                        m.run_id,
+                        path.display()
+                    ),
+                );
                 continue;
             }
         };
@@ -797,7 +1038,13 @@ fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Pat
             Ok(svg) => {
                 let _ = writeln!(h, "<figure>{svg}</figure>");
             }
-            Err(e) => note(h, &format!("Run {}: the trajectory plot could not be rendered: {e}", m.run_id)),
+            Err(e) => note(
+                h,
+                &format!(
+                    "Run {}: the trajectory plot could not be rendered: {e}",
+                    m.run_id
+                ),
+            ),
         }
     }
 }
@@ -828,7 +1075,11 @@ mod tests {
     use breakbench_oracle::{PredicateResult, SelfReport, Verdict};
 
     fn scenario() -> Scenario {
-        let mut s = Scenario::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/corridor_study.yaml"))).unwrap();
+        let mut s = Scenario::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/corridor_study.yaml"
+        )))
+        .unwrap();
         // A 2 × 2 grid keeps the synthetic corpus small.
         s.file.axes[0].values = vec![0.0, 0.8];
         s.file.axes[1].values = vec![0.0, 0.4];
@@ -837,10 +1088,20 @@ mod tests {
     }
 
     fn pred(holds: bool, value: f64) -> PredicateResult {
-        PredicateResult { holds, decided_at_s: 10.0, value }
+        PredicateResult {
+            holds,
+            decided_at_s: 10.0,
+            value,
+        }
     }
 
-    fn manifest(run_id: &str, kind: RunKind, cell: &[(&str, f64)], safety_ok: bool, mission_ok: bool) -> Manifest {
+    fn manifest(
+        run_id: &str,
+        kind: RunKind,
+        cell: &[(&str, f64)],
+        safety_ok: bool,
+        mission_ok: bool,
+    ) -> Manifest {
         let cell: BTreeMap<String, f64> = cell.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let faults = cell
             .iter()
@@ -867,15 +1128,26 @@ mod tests {
             scenario_name: "t".into(),
             scenario_hash: "h".into(),
             seed: 1,
-            provenance: Provenance { git_commit: "c".into(), git_dirty: false, crate_versions: BTreeMap::new() },
+            provenance: Provenance {
+                git_commit: "c".into(),
+                git_dirty: false,
+                crate_versions: BTreeMap::new(),
+            },
             cell,
             faults,
-            self_report: if kind == RunKind::Canary { SelfReport::None } else { SelfReport::Success },
+            self_report: if kind == RunKind::Canary {
+                SelfReport::None
+            } else {
+                SelfReport::Success
+            },
             self_report_at_s: Some(20.0),
             verdict: Verdict {
                 operating_region_containment: pred(true, 0.5),
                 obstacle_clearance: pred(safety_ok, if safety_ok { 0.4 } else { -0.05 }),
-                mission_completion_true_pose: pred(mission_ok, if mission_ok { 20.0 } else { -1.0 }),
+                mission_completion_true_pose: pred(
+                    mission_ok,
+                    if mission_ok { 20.0 } else { -1.0 },
+                ),
             },
             contacts: vec![],
             final_goal_distance_m: if mission_ok { 0.1 } else { 2.5 },
@@ -896,12 +1168,24 @@ mod tests {
             for bias in [0.0, 0.4] {
                 for r in 0..5 {
                     let id = format!("grid_{lat}_{bias}_r{r}");
-                    ms.push(manifest(&id, RunKind::Grid, &[("latency_s", lat), ("odom_bias", bias)], true, bias == 0.0));
+                    ms.push(manifest(
+                        &id,
+                        RunKind::Grid,
+                        &[("latency_s", lat), ("odom_bias", bias)],
+                        true,
+                        bias == 0.0,
+                    ));
                 }
             }
         }
         for i in 0..7 {
-            ms.push(manifest(&format!("nominal_{i:03}"), RunKind::Nominal, &[("latency_s", 0.0), ("odom_bias", 0.0)], true, true));
+            ms.push(manifest(
+                &format!("nominal_{i:03}"),
+                RunKind::Nominal,
+                &[("latency_s", 0.0), ("odom_bias", 0.0)],
+                true,
+                true,
+            ));
         }
         ms.push(manifest("canary_000", RunKind::Canary, &[], false, false));
         ms
@@ -912,7 +1196,11 @@ mod tests {
         let table = &html[html.find("<table id=\"cells\">").unwrap()..];
         let table = &table[..table.find("</table>").unwrap()];
         let prefix = format!("<td>{a}</td><td>{b}</td>");
-        table.split("<tr").find(|r| r.contains(&prefix) && r.find(&prefix) == r.find("<td>")).unwrap().to_string()
+        table
+            .split("<tr")
+            .find(|r| r.contains(&prefix) && r.find(&prefix) == r.find("<td>"))
+            .unwrap()
+            .to_string()
     }
 
     fn render(out: &Path) -> String {
@@ -930,8 +1218,14 @@ mod tests {
         // (3.8415/10)/(1 + 3.8415/5) = 0.21724 → [0, 0.43448]; k = 5 mirrors it → [0.56552, 1].
         let r = cell_row(&html, "0", "0.4");
         assert!(r.contains("<td>5</td>"), "{r}");
-        assert!(r.contains("<td class=\"p\">0/5</td><td class=\"p\">0.000</td><td>[0.000, 0.434]</td>"), "{r}");
-        assert!(r.contains("<td class=\"p\">5/5</td><td class=\"p\">1.000</td><td>[0.566, 1.000]</td>"), "{r}");
+        assert!(
+            r.contains("<td class=\"p\">0/5</td><td class=\"p\">0.000</td><td>[0.000, 0.434]</td>"),
+            "{r}"
+        );
+        assert!(
+            r.contains("<td class=\"p\">5/5</td><td class=\"p\">1.000</td><td>[0.566, 1.000]</td>"),
+            "{r}"
+        );
         // Delivered odom_bias = mean ratio 1.4 − offset 1 = 0.4.
         assert!(r.contains("<td>0.4000</td>"), "{r}");
         assert!(r.starts_with(" class=\"pos\""), "{r}");
@@ -980,7 +1274,10 @@ mod tests {
         let series = series_for(&s, &summary, "odom_bias", false);
         assert_eq!(series.len(), 2);
         assert_eq!(series[0].0, "latency_s=0");
-        assert_eq!(series[0].1.iter().map(|p| (p.x, p.p)).collect::<Vec<_>>(), vec![(0.0, 0.0), (0.4, 1.0)]);
+        assert_eq!(
+            series[0].1.iter().map(|p| (p.x, p.p)).collect::<Vec<_>>(),
+            vec![(0.0, 0.0), (0.4, 1.0)]
+        );
     }
 
     #[test]
@@ -990,7 +1287,11 @@ mod tests {
         // Nominal run: true path straight along y = 0, believed path the same in odom frame.
         let csv = "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0.0,1.0,0.0,0.0,NaN,NaN\n1.0,2.0,0.0,0.0,1.0,0.0\n2.0,3.0,0.0,0.0,2.0,0.0\n";
         std::fs::write(dir.path().join("traces/nominal_000.csv"), csv).unwrap();
-        std::fs::write(dir.path().join("traces/grid_0_0.4_r0.csv"), "t_s,true_x_m\n0,1\n").unwrap();
+        std::fs::write(
+            dir.path().join("traces/grid_0_0.4_r0.csv"),
+            "t_s,true_x_m\n0,1\n",
+        )
+        .unwrap();
         let html = render(dir.path());
         assert_eq!(html.matches("<figure><svg").count(), 4 + 1);
         assert!(html.contains("Run <code>nominal_000</code>"));
@@ -1018,11 +1319,21 @@ mod tests {
     fn odom_to_world_rotates_and_translates() {
         // Start (1, 2) facing +y: odom (1, 0) is 1 m ahead → world (1, 3);
         // odom (0, 1) is 1 m to the left (−x) → world (0, 2).
-        let start = Pose2 { x_m: 1.0, y_m: 2.0, yaw_rad: std::f64::consts::FRAC_PI_2 };
+        let start = Pose2 {
+            x_m: 1.0,
+            y_m: 2.0,
+            yaw_rad: std::f64::consts::FRAC_PI_2,
+        };
         let a = odom_to_world(&start, [1.0, 0.0]);
         let b = odom_to_world(&start, [0.0, 1.0]);
-        assert!((a[0] - 1.0).abs() < 1e-12 && (a[1] - 3.0).abs() < 1e-12, "{a:?}");
-        assert!((b[0] - 0.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12, "{b:?}");
+        assert!(
+            (a[0] - 1.0).abs() < 1e-12 && (a[1] - 3.0).abs() < 1e-12,
+            "{a:?}"
+        );
+        assert!(
+            (b[0] - 0.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12,
+            "{b:?}"
+        );
     }
 
     #[test]
@@ -1033,14 +1344,28 @@ mod tests {
         assert_eq!(equal_aspect_px(1.0, 2.0, 1000, 600), (300, 600));
         let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 0.0)).collect();
         // stride ceil(10/4) = 3 → 0, 3, 6, 9 (the last is kept).
-        assert_eq!(decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(), vec![0.0, 3.0, 6.0, 9.0]);
+        assert_eq!(
+            decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(),
+            vec![0.0, 3.0, 6.0, 9.0]
+        );
     }
 
     #[test]
     fn parse_trace_reports_bad_number_with_line() {
-        let e = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n").unwrap_err();
+        let e = parse_trace(
+            "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n",
+        )
+        .unwrap_err();
         assert!(e.contains("line 3: column true_x_m: 'x'"), "{e}");
-        let rows = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n").unwrap();
-        assert_eq!(rows, vec![TraceRow { true_xy: [1.0, 2.0], odom_xy: [0.5, -0.5] }]);
+        let rows =
+            parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n")
+                .unwrap();
+        assert_eq!(
+            rows,
+            vec![TraceRow {
+                true_xy: [1.0, 2.0],
+                odom_xy: [0.5, -0.5]
+            }]
+        );
     }
 }

@@ -39,7 +39,10 @@ pub struct RunOutput {
 /// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
 pub fn goal_in_odom(world: &World) -> [f64; 2] {
     let s = world.start;
-    let (dx, dy) = (world.goal.center_m[0] - s.x_m, world.goal.center_m[1] - s.y_m);
+    let (dx, dy) = (
+        world.goal.center_m[0] - s.x_m,
+        world.goal.center_m[1] - s.y_m,
+    );
     let (c, si) = (s.yaw_rad.cos(), s.yaw_rad.sin());
     [c * dx + si * dy, -si * dx + c * dy]
 }
@@ -52,31 +55,45 @@ pub fn goal_in_odom(world: &World) -> [f64; 2] {
 /// # Errors
 /// Only configuration errors (the scenario was validated on load, so these
 /// indicate a bug); the run itself cannot fail.
-pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest::Provenance) -> Result<RunOutput, CampaignError> {
+pub fn execute(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    provenance: &super::manifest::Provenance,
+) -> Result<RunOutput, CampaignError> {
     let wall = Instant::now();
     let world = &scenario.world;
     let mut plant = Plant::new(world, &scenario.plant, spec.seed)?;
     let mut frng = FaultRng::seed_from_u64(spec.seed);
     frng.set_stream(FAULT_RNG_STREAM);
-    let mut injector = Injector::new(HARNESS_CHANNELS.iter().map(|(n, k)| Channel::new(*n, *k)).collect());
+    let mut injector = Injector::new(
+        HARNESS_CHANNELS
+            .iter()
+            .map(|(n, k)| Channel::new(*n, *k))
+            .collect(),
+    );
 
     let mut faults: Vec<(String, f64, FaultSpec)> = Vec::new();
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
             let v = spec.cell[&axis.name];
-            let fs = fault_spec(axis, v).map_err(|m| {
-                CampaignError::Mismatch(format!("axis {}: {m}", axis.name))
-            })?;
-            injector.set_fault(&fs, Duration::ZERO).map_err(|e| CampaignError::Fault {
-                path: scenario.path.display().to_string(),
-                field: format!("axes.{}", axis.name),
-                source: e,
-            })?;
+            let fs = fault_spec(axis, v)
+                .map_err(|m| CampaignError::Mismatch(format!("axis {}: {m}", axis.name)))?;
+            injector
+                .set_fault(&fs, Duration::ZERO)
+                .map_err(|e| CampaignError::Fault {
+                    path: scenario.path.display().to_string(),
+                    field: format!("axes.{}", axis.name),
+                    source: e,
+                })?;
             faults.push((axis.name.clone(), v, fs));
         }
     }
 
-    let canary = scenario.file.canary.clone().filter(|_| spec.kind == RunKind::Canary);
+    let canary = scenario
+        .file
+        .canary
+        .clone()
+        .filter(|_| spec.kind == RunKind::Canary);
     let mut nav = Navigator::new(scenario.navigator.clone(), goal_in_odom(world));
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
@@ -89,10 +106,14 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
         let out = plant.step();
         let now = plant.now();
         if let Some(s) = out.scan {
-            injector.channel_mut("scan")?.push(SensorMsg::LaserScan(s), now, &mut frng);
+            injector
+                .channel_mut("scan")?
+                .push(SensorMsg::LaserScan(s), now, &mut frng);
         }
         if let Some(o) = out.odom {
-            injector.channel_mut("odom")?.push(SensorMsg::Odometry(o), now, &mut frng);
+            injector
+                .channel_mut("odom")?
+                .push(SensorMsg::Odometry(o), now, &mut frng);
         }
         for m in injector.channel_mut("odom")?.poll(now) {
             if let SensorMsg::Odometry(o) = m {
@@ -108,7 +129,10 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
         if now >= next_control {
             next_control += period;
             let cmd = match &canary {
-                Some(c) if now.as_secs_f64() < c.duration_s => CmdVel { linear_m_s: c.linear_m_s, angular_rad_s: 0.0 },
+                Some(c) if now.as_secs_f64() < c.duration_s => CmdVel {
+                    linear_m_s: c.linear_m_s,
+                    angular_rad_s: 0.0,
+                },
                 Some(_) => CmdVel::default(),
                 None => nav.tick(now),
             };
@@ -116,8 +140,14 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
         }
         if let Some(t) = out.truth {
             let s = PoseSample::from_odometry(&t);
-            let (ox, oy) = nav_pose.map(|p| (p[0], p[1])).unwrap_or((f64::NAN, f64::NAN));
-            let _ = writeln!(trace, "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}", s.t_s, s.x_m, s.y_m, s.yaw_rad, ox, oy);
+            let (ox, oy) = nav_pose
+                .map(|p| (p[0], p[1]))
+                .unwrap_or((f64::NAN, f64::NAN));
+            let _ = writeln!(
+                trace,
+                "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}",
+                s.t_s, s.x_m, s.y_m, s.yaw_rad, ox, oy
+            );
             poses.push(s);
         }
     }
@@ -132,7 +162,9 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
     let verdict = evidence.verdict(world)?;
     let poses = evidence.poses;
     let isolation = if scenario.file.isolation_check {
-        Some(IsolationRecord { passed: isolation_check(world, &poses, self_report)?.passed })
+        Some(IsolationRecord {
+            passed: isolation_check(world, &poses, self_report)?.passed,
+        })
     } else {
         None
     };
@@ -151,7 +183,12 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
                 FaultSpec::SCALE => ("mean_ratio_x", st.mean_ratio_x()),
                 _ => ("none", None),
             };
-            let axis = scenario.file.axes.iter().find(|a| a.name == axis_name).expect("axis");
+            let axis = scenario
+                .file
+                .axes
+                .iter()
+                .find(|a| a.name == axis_name)
+                .expect("axis");
             FaultRecord {
                 axis: axis_name,
                 channel: fs.channel.clone(),
@@ -171,7 +208,12 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
     let contacts = plant
         .contacts()
         .iter()
-        .map(|c| ContactRecord { t_s: c.t.as_secs_f64(), x_m: c.x_m, y_m: c.y_m, with: c.with.clone() })
+        .map(|c| ContactRecord {
+            t_s: c.t.as_secs_f64(),
+            x_m: c.x_m,
+            y_m: c.y_m,
+            with: c.with.clone(),
+        })
         .collect();
 
     let manifest = Manifest {
@@ -196,5 +238,8 @@ pub fn execute(scenario: &Scenario, spec: &RunSpec, provenance: &super::manifest
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
     };
-    Ok(RunOutput { manifest, trace_csv: trace })
+    Ok(RunOutput {
+        manifest,
+        trace_csv: trace,
+    })
 }

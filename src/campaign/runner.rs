@@ -58,11 +58,26 @@ pub struct CampaignResult {
 /// Provenance of this binary (git commit and dirty flag at build time, crate versions).
 pub fn provenance() -> Provenance {
     let mut crate_versions = BTreeMap::new();
-    crate_versions.insert("breakbench".to_string(), env!("CARGO_PKG_VERSION").to_string());
-    crate_versions.insert("breakbench_oracle".to_string(), env!("BREAKBENCH_VERSION_BREAKBENCH_ORACLE").to_string());
-    crate_versions.insert("breakbench_sim_bridge".to_string(), env!("BREAKBENCH_VERSION_BREAKBENCH_SIM_BRIDGE").to_string());
-    crate_versions.insert("kraken_faults".to_string(), env!("BREAKBENCH_VERSION_KRAKEN_FAULTS").to_string());
-    crate_versions.insert("kraken_interfaces".to_string(), env!("BREAKBENCH_VERSION_KRAKEN_INTERFACES").to_string());
+    crate_versions.insert(
+        "breakbench".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    );
+    crate_versions.insert(
+        "breakbench_oracle".to_string(),
+        env!("BREAKBENCH_VERSION_BREAKBENCH_ORACLE").to_string(),
+    );
+    crate_versions.insert(
+        "breakbench_sim_bridge".to_string(),
+        env!("BREAKBENCH_VERSION_BREAKBENCH_SIM_BRIDGE").to_string(),
+    );
+    crate_versions.insert(
+        "kraken_faults".to_string(),
+        env!("BREAKBENCH_VERSION_KRAKEN_FAULTS").to_string(),
+    );
+    crate_versions.insert(
+        "kraken_interfaces".to_string(),
+        env!("BREAKBENCH_VERSION_KRAKEN_INTERFACES").to_string(),
+    );
     Provenance {
         git_commit: env!("BREAKBENCH_GIT_COMMIT").to_string(),
         git_dirty: env!("BREAKBENCH_GIT_DIRTY") == "true",
@@ -90,7 +105,12 @@ fn fmt_value(v: f64) -> String {
 pub fn plan(s: &Scenario) -> Vec<RunSpec> {
     let mut runs = Vec::new();
     for cell in s.cells() {
-        let key: Vec<String> = s.file.axes.iter().map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name]))).collect();
+        let key: Vec<String> = s
+            .file
+            .axes
+            .iter()
+            .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
+            .collect();
         for r in 0..s.file.repeats {
             runs.push(RunSpec {
                 run_id: format!("grid_{}_r{r}", key.join("_")),
@@ -129,7 +149,10 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
     match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
-            .map_err(|e| CampaignError::Json { path: path.display().to_string(), source: e }),
+            .map_err(|e| CampaignError::Json {
+                path: path.display().to_string(),
+                source: e,
+            }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CampaignError::io(path, e)),
     }
@@ -140,8 +163,10 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
 pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
     let cpath = out.join("campaign.json");
     let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
-    let cf: CampaignFile =
-        serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json { path: cpath.display().to_string(), source: e })?;
+    let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
+        path: cpath.display().to_string(),
+        source: e,
+    })?;
     let mut ms = Vec::new();
     for id in &cf.runs {
         if let Some(m) = read_manifest(&manifest_path(out, id))? {
@@ -152,7 +177,10 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Runs (or resumes) the campaign of `scenario` into `opts.out`.
@@ -164,7 +192,10 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// # Errors
 /// [`CampaignError::Mismatch`] if `opts.out` holds another scenario's
 /// results; I/O errors with their path.
-pub fn run_campaign(scenario: &Scenario, opts: &CampaignOptions) -> Result<CampaignResult, CampaignError> {
+pub fn run_campaign(
+    scenario: &Scenario,
+    opts: &CampaignOptions,
+) -> Result<CampaignResult, CampaignError> {
     let wall = Instant::now();
     let out = &opts.out;
     let runs = plan(scenario);
@@ -199,14 +230,24 @@ pub fn run_campaign(scenario: &Scenario, opts: &CampaignOptions) -> Result<Campa
         }
     }
     let resumed = runs.len() - pending.len();
-    let bar = if opts.progress { ProgressBar::new(runs.len() as u64) } else { ProgressBar::hidden() };
+    let bar = if opts.progress {
+        ProgressBar::new(runs.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}",
+        )
+        .expect("valid template"),
     );
     bar.set_position(resumed as u64);
     if resumed > 0 {
-        bar.println(format!("resuming: {resumed} of {} runs already complete in {}", runs.len(), out.display()));
+        bar.println(format!(
+            "resuming: {resumed} of {} runs already complete in {}",
+            runs.len(),
+            out.display()
+        ));
     }
 
     let prov = provenance();
@@ -231,7 +272,10 @@ pub fn run_campaign(scenario: &Scenario, opts: &CampaignOptions) -> Result<Campa
                 });
                 match res {
                     Ok(m) => {
-                        executed_sim.lock().expect("lock").push((m.run_id.clone(), m.sim_time_s));
+                        executed_sim
+                            .lock()
+                            .expect("lock")
+                            .push((m.run_id.clone(), m.sim_time_s));
                         bar.inc(1);
                         bar.set_message(m.run_id);
                     }
@@ -270,5 +314,9 @@ pub fn run_campaign(scenario: &Scenario, opts: &CampaignOptions) -> Result<Campa
 /// `breakbench analyze`: recomputes summary.json from the manifests alone.
 pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
     let (cf, manifests) = load_campaign(out)?;
-    Ok(Summary::compute(&cf.scenario, &cf.scenario_hash, &manifests))
+    Ok(Summary::compute(
+        &cf.scenario,
+        &cf.scenario_hash,
+        &manifests,
+    ))
 }

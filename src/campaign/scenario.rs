@@ -16,7 +16,8 @@ use crate::navigator::NavigatorConfig;
 
 /// The channels the in-process harness puts fault stages on, between the
 /// plant's sensors and the navigator.
-pub const HARNESS_CHANNELS: [(&str, MsgKind); 2] = [("scan", MsgKind::LaserScan), ("odom", MsgKind::Odometry)];
+pub const HARNESS_CHANNELS: [(&str, MsgKind); 2] =
+    [("scan", MsgKind::LaserScan), ("odom", MsgKind::Odometry)];
 
 /// One fault axis of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -110,15 +111,25 @@ pub struct Scenario {
 /// # Errors
 /// A message if the mode or parameter name is not one of FaultSpec's.
 pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
-    let mode = mode_from_name(&axis.mode).ok_or_else(|| format!("unknown fault mode '{}'", axis.mode))?;
-    let mut json = serde_json::to_value(FaultSpec::new(axis.channel.clone(), mode)).expect("FaultSpec serialises");
+    let mode =
+        mode_from_name(&axis.mode).ok_or_else(|| format!("unknown fault mode '{}'", axis.mode))?;
+    let mut json = serde_json::to_value(FaultSpec::new(axis.channel.clone(), mode))
+        .expect("FaultSpec serialises");
     let obj = json.as_object_mut().expect("FaultSpec is a struct");
     match obj.get(&axis.parameter) {
         Some(v) if v.is_f64() => {}
-        Some(_) => return Err(format!("FaultSpec parameter '{}' is not a float64", axis.parameter)),
+        Some(_) => {
+            return Err(format!(
+                "FaultSpec parameter '{}' is not a float64",
+                axis.parameter
+            ))
+        }
         None => return Err(format!("FaultSpec has no parameter '{}'", axis.parameter)),
     }
-    obj.insert(axis.parameter.clone(), serde_json::json!(axis.offset + value));
+    obj.insert(
+        axis.parameter.clone(),
+        serde_json::json!(axis.offset + value),
+    );
     serde_json::from_value(json).map_err(|e| e.to_string())
 }
 
@@ -132,7 +143,8 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Self, CampaignError> {
         let file: ScenarioFile = load_yaml(path)?;
         let p = path.display().to_string();
-        let semantic = |field: &str, msg: String| CampaignError::Config(ConfigError::semantic(&p, field, msg));
+        let semantic =
+            |field: &str, msg: String| CampaignError::Config(ConfigError::semantic(&p, field, msg));
         if file.repeats == 0 {
             return Err(semantic("repeats", "must be >= 1".into()));
         }
@@ -144,21 +156,33 @@ impl Scenario {
         }
         let c = &file.nominal.convergence;
         if file.nominal.runs < 2 || c.window == 0 || c.window + 2 > file.nominal.runs {
-            return Err(semantic("nominal", "needs runs >= window + 2 and window >= 1".into()));
+            return Err(semantic(
+                "nominal",
+                "needs runs >= window + 2 and window >= 1".into(),
+            ));
         }
         let mut names = std::collections::BTreeSet::new();
         for (i, axis) in file.axes.iter().enumerate() {
             if !names.insert(axis.name.clone()) {
-                return Err(semantic(&format!("axes[{i}].name"), format!("duplicate axis '{}'", axis.name)));
+                return Err(semantic(
+                    &format!("axes[{i}].name"),
+                    format!("duplicate axis '{}'", axis.name),
+                ));
             }
             let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == axis.channel) else {
                 return Err(semantic(
                     &format!("axes[{i}].channel"),
-                    format!("unknown channel '{}' (the in-process harness has scan, odom)", axis.channel),
+                    format!(
+                        "unknown channel '{}' (the in-process harness has scan, odom)",
+                        axis.channel
+                    ),
                 ));
             };
             if axis.values.is_empty() {
-                return Err(semantic(&format!("axes[{i}].values"), "needs at least one value".into()));
+                return Err(semantic(
+                    &format!("axes[{i}].values"),
+                    "needs at least one value".into(),
+                ));
             }
             for (j, v) in axis.values.iter().enumerate() {
                 let spec = fault_spec(axis, *v).map_err(|m| semantic(&format!("axes[{i}]"), m))?;
@@ -171,7 +195,10 @@ impl Scenario {
         }
         if let Some(c) = &file.canary {
             if !(c.linear_m_s > 0.0 && c.duration_s > 0.0) {
-                return Err(semantic("canary", "linear_m_s and duration_s must be > 0".into()));
+                return Err(semantic(
+                    "canary",
+                    "linear_m_s and duration_s must be > 0".into(),
+                ));
             }
         }
         let base = path.parent().unwrap_or(Path::new("."));
@@ -188,7 +215,14 @@ impl Scenario {
             h.update(&bytes);
         }
         let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        Ok(Self { file, path: path.to_path_buf(), world, plant, navigator, hash })
+        Ok(Self {
+            file,
+            path: path.to_path_buf(),
+            world,
+            plant,
+            navigator,
+            hash,
+        })
     }
 
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
@@ -235,14 +269,24 @@ mod tests {
 
     #[test]
     fn fault_spec_rejects_unknown_names() {
-        assert!(fault_spec(&axis("scale_factr", "scale"), 0.2).unwrap_err().contains("no parameter 'scale_factr'"));
-        assert!(fault_spec(&axis("scale_factor", "scal"), 0.2).unwrap_err().contains("unknown fault mode 'scal'"));
-        assert!(fault_spec(&axis("channel", "scale"), 0.2).unwrap_err().contains("not a float64"));
+        assert!(fault_spec(&axis("scale_factr", "scale"), 0.2)
+            .unwrap_err()
+            .contains("no parameter 'scale_factr'"));
+        assert!(fault_spec(&axis("scale_factor", "scal"), 0.2)
+            .unwrap_err()
+            .contains("unknown fault mode 'scal'"));
+        assert!(fault_spec(&axis("channel", "scale"), 0.2)
+            .unwrap_err()
+            .contains("not a float64"));
     }
 
     #[test]
     fn shipped_study_expands_to_16_cells() {
-        let s = Scenario::load(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/corridor_study.yaml"))).unwrap();
+        let s = Scenario::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scenarios/corridor_study.yaml"
+        )))
+        .unwrap();
         let cells = s.cells();
         assert_eq!(cells.len(), 16);
         assert_eq!(cells[1].get("latency_s"), Some(&0.0));

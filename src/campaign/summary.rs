@@ -26,7 +26,12 @@ impl Proportion {
     /// From counts at `confidence` (e.g. 0.95). n = 0 gives p̂ = NaN → null.
     pub fn new(k: u64, n: u64, confidence: f64) -> Self {
         let (lo, hi) = wilson(k, n, confidence);
-        Self { k, p_hat: if n > 0 { k as f64 / n as f64 } else { f64::NAN }, wilson_low: lo, wilson_high: hi }
+        Self {
+            k,
+            p_hat: if n > 0 { k as f64 / n as f64 } else { f64::NAN },
+            wilson_low: lo,
+            wilson_high: hi,
+        }
     }
 }
 
@@ -147,7 +152,10 @@ impl Summary {
         let cells = cell_keys
             .into_iter()
             .map(|key| {
-                let runs: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Grid && m.cell == key).collect();
+                let runs: Vec<&&Manifest> = ms
+                    .iter()
+                    .filter(|m| m.kind == RunKind::Grid && m.cell == key)
+                    .collect();
                 let n = runs.len() as u64;
                 let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
                 let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
@@ -157,37 +165,69 @@ impl Summary {
                     .map(|a| {
                         let vals: Vec<f64> = runs
                             .iter()
-                            .filter_map(|m| m.faults.iter().find(|f| f.axis == a.name).and_then(|f| f.delivered))
+                            .filter_map(|m| {
+                                m.faults
+                                    .iter()
+                                    .find(|f| f.axis == a.name)
+                                    .and_then(|f| f.delivered)
+                            })
                             .collect();
-                        let mean = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
+                        let mean = (!vals.is_empty())
+                            .then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
                         (a.name.clone(), mean)
                     })
                     .collect();
-                Cell { axes: key, n, safety: Proportion::new(ks, n, conf), mission: Proportion::new(km, n, conf), delivered }
+                Cell {
+                    axes: key,
+                    n,
+                    safety: Proportion::new(ks, n, conf),
+                    mission: Proportion::new(km, n, conf),
+                    delivered,
+                }
             })
             .collect();
 
         let corpus: Vec<&&Manifest> = ms.iter().filter(|m| m.in_corpus()).collect();
-        let safety = Confusion::from_pairs(corpus.iter().map(|m| (m.self_report, m.verdict.safety_violation())));
-        let mission = Confusion::from_pairs(corpus.iter().map(|m| (m.self_report, m.verdict.mission_failure())));
+        let safety = Confusion::from_pairs(
+            corpus
+                .iter()
+                .map(|m| (m.self_report, m.verdict.safety_violation())),
+        );
+        let mission = Confusion::from_pairs(
+            corpus
+                .iter()
+                .map(|m| (m.self_report, m.verdict.mission_failure())),
+        );
 
         let canaries: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Canary).collect();
         let canary = CanarySummary {
             runs: canaries.len() as u64,
-            violation_detected: !canaries.is_empty() && canaries.iter().all(|m| m.verdict.safety_violation()),
+            violation_detected: !canaries.is_empty()
+                && canaries.iter().all(|m| m.verdict.safety_violation()),
             harness_only: canaries.iter().all(|m| m.harness_only),
         };
 
-        let checked: Vec<bool> = ms.iter().filter_map(|m| m.isolation.map(|i| i.passed)).collect();
-        let isolation = IsolationSummary { passed: !checked.is_empty() && checked.iter().all(|p| *p), runs_checked: checked.len() as u64 };
+        let checked: Vec<bool> = ms
+            .iter()
+            .filter_map(|m| m.isolation.map(|i| i.passed))
+            .collect();
+        let isolation = IsolationSummary {
+            passed: !checked.is_empty() && checked.iter().all(|p| *p),
+            runs_checked: checked.len() as u64,
+        };
 
-        let nominal_runs: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Nominal).collect();
-        let metric: Vec<f64> = nominal_runs.iter().map(|m| m.final_goal_distance_m).collect();
+        let nominal_runs: Vec<&&Manifest> =
+            ms.iter().filter(|m| m.kind == RunKind::Nominal).collect();
+        let metric: Vec<f64> = nominal_runs
+            .iter()
+            .map(|m| m.final_goal_distance_m)
+            .collect();
         let c = &file.nominal.convergence;
         let sd_all = sample_sd(&metric);
         let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
         let spread_converged = metric.len() == file.nominal.runs
-            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m));
+            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
+                || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m));
         let nn = nominal_runs.len() as u64;
         let nominal = NominalSummary {
             n: nn,
@@ -195,12 +235,27 @@ impl Summary {
             sd_all,
             sd_first,
             spread_converged,
-            safety: Proportion::new(nominal_runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64, nn, conf),
-            mission: Proportion::new(nominal_runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64, nn, conf),
+            safety: Proportion::new(
+                nominal_runs
+                    .iter()
+                    .filter(|m| m.verdict.safety_violation())
+                    .count() as u64,
+                nn,
+                conf,
+            ),
+            mission: Proportion::new(
+                nominal_runs
+                    .iter()
+                    .filter(|m| m.verdict.mission_failure())
+                    .count() as u64,
+                nn,
+                conf,
+            ),
         };
 
         let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
-        let grid_expected = (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64;
+        let grid_expected =
+            (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64;
         Summary {
             schema: SUMMARY_SCHEMA.into(),
             scenario_name: file.name.clone(),
