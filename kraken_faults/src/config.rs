@@ -104,6 +104,55 @@ fn line_of(text: &str, key: &str, value: &str, nth: usize) -> usize {
         .map_or(0, |(i, _)| i + 1)
 }
 
+/// Tidies a parse error of `text`: drops the field-path prefixes serde_yaml_ng
+/// repeats in the message, and for a duplicate key (reported by serde at the
+/// start of the enclosing map) points at the second occurrence of the key.
+pub(crate) fn refine_parse_error(text: &str, e: kraken_interfaces::ConfigError) -> FaultError {
+    let mut message = e.message.as_str();
+    while let Some((head, rest)) = message.split_once(": ") {
+        if !head.contains(' ') && e.field.starts_with(head) {
+            message = rest;
+        } else {
+            break;
+        }
+    }
+    let mut line = e.line;
+    if let Some(key) = message
+        .strip_prefix("duplicate field `")
+        .and_then(|r| r.split('`').next())
+    {
+        let indent = |l: &str| l.len() - l.trim_start_matches([' ', '-']).len();
+        let start = e.line.saturating_sub(1);
+        let base = text.lines().nth(start).map_or(0, indent);
+        let hits: Vec<usize> = text
+            .lines()
+            .enumerate()
+            .skip(start)
+            .take_while(|(i, l)| {
+                *i == start
+                    || l.trim().is_empty()
+                    || indent(l) >= base && !l.trim_start().starts_with("- ")
+            })
+            .filter(|(_, l)| {
+                l.trim_start_matches([' ', '-'])
+                    .strip_prefix(key)
+                    .is_some_and(|r| r.trim_start().starts_with(':'))
+            })
+            .map(|(i, _)| i + 1)
+            .collect();
+        if let Some(&second) = hits.get(1) {
+            line = second;
+        }
+    }
+    FaultError::Config {
+        path: e.path,
+        line,
+        column: if line == e.line { e.column } else { 0 },
+        field: e.field,
+        message: message.to_string(),
+    }
+}
+
 fn semantic(path: &str, text: &str, name: &str, field: String, message: String) -> FaultError {
     FaultError::Config {
         path: path.into(),
@@ -124,7 +173,8 @@ impl ChannelsConfig {
     /// input_topic == output_topic, depth 0, `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` that is not > 0.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
+        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)
+            .map_err(|e| refine_parse_error(text, e))?;
         for (i, c) in cfg.channels.iter().enumerate() {
             let at = |f: &str| format!("channels[{i}].{f}");
             if let Some(first) = cfg.channels[..i].iter().position(|o| o.name == c.name) {

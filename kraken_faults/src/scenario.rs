@@ -49,17 +49,29 @@ pub enum ScenarioAction {
     Wait,
 }
 
-fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let s = Option::<String>::deserialize(d)?;
-    if let Some(n) = &s {
-        if mode_from_name(n).is_none() {
-            return Err(serde::de::Error::custom(format!(
-                "unknown fault mode `{n}`, expected one of {}",
+/// Accepts only names in `MODE_NAMES`; the check runs inside the scalar's
+/// visitor so that serde_yaml_ng reports the value's own line.
+struct ModeName;
+
+impl serde::de::Visitor<'_> for ModeName {
+    type Value = String;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "one of {}", MODE_NAMES.join(", "))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+        if mode_from_name(v).is_some() {
+            Ok(v.to_string())
+        } else {
+            Err(E::custom(format!(
+                "unknown fault mode `{v}`, expected one of {}",
                 MODE_NAMES.join(", ")
-            )));
+            )))
         }
     }
-    Ok(s)
+}
+
+fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    d.deserialize_str(ModeName).map(Some)
 }
 
 /// One step. Parameters not given are 0 / false, as in a default FaultSpec.
@@ -202,7 +214,8 @@ impl ScenarioFile {
     /// without channel or mode, a channel/mode on another action, `at_s`
     /// negative or decreasing, a duplicate label.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)
+            .map_err(|e| crate::config::refine_parse_error(text, e))?;
         for (i, s) in f.steps.iter().enumerate() {
             let e = |field: &str, message: String| FaultError::Config {
                 path: path.into(),

@@ -1,0 +1,245 @@
+//! channels.yaml and scenario files: the shipped files load, bad files fail
+//! with file, line and field.
+
+use std::path::Path;
+
+use kraken_faults::{
+    ChannelsConfig, FaultError, MsgKind, Reliability, ScenarioAction, ScenarioFile, ScenarioStep,
+};
+use kraken_interfaces::FaultSpec;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn cfg_err(e: FaultError) -> (usize, String, String) {
+    match e {
+        FaultError::Config {
+            line,
+            field,
+            message,
+            path,
+            ..
+        } => {
+            assert_eq!(path, "c.yaml");
+            (line, field, message)
+        }
+        other => panic!("not a config error: {other}"),
+    }
+}
+
+#[test]
+fn shipped_channels_yaml_loads() {
+    let cfg =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels.yaml")).unwrap();
+    let got: Vec<(&str, MsgKind, &str, &str)> = cfg
+        .channels
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.kind,
+                c.input_topic.as_str(),
+                c.output_topic.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("gnss", MsgKind::NavSatFix, "/gnss/fix_raw", "/gnss/fix"),
+            ("imu", MsgKind::Imu, "/imu/data_raw", "/imu/data"),
+            ("wheel", MsgKind::Odometry, "/wheel/odom_raw", "/wheel/odom"),
+            ("scan", MsgKind::LaserScan, "/scan_raw", "/scan"),
+            ("odom", MsgKind::Odometry, "/odom_raw", "/odom"),
+        ]
+    );
+    assert_eq!(cfg.channels[0].qos.reliability, Reliability::BestEffort);
+    assert_eq!(cfg.channels[0].qos.depth, 10);
+    assert_eq!(
+        cfg.channel("wheel")
+            .unwrap()
+            .tf_keepalive
+            .as_ref()
+            .unwrap()
+            .tf_rate_hz,
+        20.0
+    );
+    assert!(cfg.channel("odom").unwrap().tf_keepalive.is_none());
+    let inj = kraken_faults::Injector::from_config(&cfg);
+    assert_eq!(inj.channels().len(), 5);
+    assert_eq!(
+        inj.status(std::time::Duration::ZERO).channels[3].channel,
+        "scan"
+    );
+}
+
+const GOOD: &str = "channels:
+  - name: gnss
+    type: sensor_msgs/msg/NavSatFix
+    input_topic: /a
+    output_topic: /b
+    qos: {reliability: best_effort, depth: 10}
+  - name: wheel
+    type: nav_msgs/msg/Odometry
+    input_topic: /c
+    output_topic: /d
+    qos:
+      reliability: reliable
+      depth: 5
+    tf_keepalive: {tf_rate_hz: 10.0}
+";
+
+#[test]
+fn channels_errors_name_file_line_and_field() {
+    assert_eq!(
+        ChannelsConfig::parse(GOOD, "c.yaml")
+            .unwrap()
+            .channels
+            .len(),
+        2
+    );
+
+    let unknown_key = GOOD.replace(
+        "      depth: 5\n",
+        "      depth: 5\n      durability: volatile\n",
+    );
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&unknown_key, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (14, "channels[1].qos.durability"),
+        "{msg}"
+    );
+    assert!(msg.contains("unknown field `durability`"), "{msg}");
+
+    let unknown_type = GOOD.replace("nav_msgs/msg/Odometry", "nav_msgs/msg/Path");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&unknown_type, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (8, "channels[1].type"), "{msg}");
+    assert!(msg.contains("nav_msgs/msg/Path"), "{msg}");
+
+    let bad_reliability = GOOD.replace("reliable\n", "sometimes\n");
+    let (line, field, _) = cfg_err(ChannelsConfig::parse(&bad_reliability, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (12, "channels[1].qos.reliability"));
+
+    let dup_name = GOOD.replace("name: wheel", "name: gnss");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&dup_name, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (7, "channels[1].name"), "{msg}");
+    assert!(msg.contains("duplicate channel name 'gnss'"), "{msg}");
+
+    let dup_key = GOOD.replace(
+        "    input_topic: /c\n",
+        "    input_topic: /c\n    input_topic: /e\n",
+    );
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&dup_key, "c.yaml").unwrap_err());
+    assert_eq!(line, 10, "{field}: {msg}");
+    assert!(msg.contains("duplicate field `input_topic`"), "{msg}");
+
+    let keepalive_on_gnss = GOOD.replace(
+        "qos: {reliability: best_effort, depth: 10}\n",
+        "qos: {reliability: best_effort, depth: 10}\n    tf_keepalive: {tf_rate_hz: 10.0}\n",
+    );
+    let (line, field, msg) =
+        cfg_err(ChannelsConfig::parse(&keepalive_on_gnss, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (2, "channels[0].tf_keepalive"),
+        "{msg}"
+    );
+
+    let loop_topic = GOOD.replace("output_topic: /d", "output_topic: /c");
+    let (_, field, _) = cfg_err(ChannelsConfig::parse(&loop_topic, "c.yaml").unwrap_err());
+    assert_eq!(field, "channels[1].output_topic");
+
+    let depth0 = GOOD.replace("depth: 5", "depth: 0");
+    let (line, field, _) = cfg_err(ChannelsConfig::parse(&depth0, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (7, "channels[1].qos.depth"));
+
+    let e = ChannelsConfig::load(Path::new("/nonexistent/channels.yaml")).unwrap_err();
+    assert!(matches!(e, FaultError::Io { .. }), "{e}");
+}
+
+#[test]
+fn shipped_scenarios_parse() {
+    let kill = ScenarioFile::load(&Path::new(ROOT).join("scenarios/kill_gnss.yaml")).unwrap();
+    assert_eq!(kill.name, "kill_gnss");
+    assert_eq!(kill.steps.len(), 3);
+    let s = &kill.steps[0];
+    assert_eq!((s.action, s.at_s), (ScenarioAction::SetFault, 5.0));
+    assert_eq!(
+        s.to_fault_spec().unwrap(),
+        FaultSpec::new("gnss", FaultSpec::DROPOUT)
+    );
+    assert_eq!(
+        (kill.steps[1].action, kill.steps[1].at_s),
+        (ScenarioAction::ClearFaults, 25.0)
+    );
+
+    let spoof = ScenarioFile::load(&Path::new(ROOT).join("scenarios/gnss_spoof.yaml")).unwrap();
+    let spec = spoof.steps[0].to_fault_spec().unwrap();
+    assert_eq!(
+        spec,
+        FaultSpec {
+            bias_rate: 0.2,
+            duration_s: 40.0,
+            ..FaultSpec::new("gnss", FaultSpec::BIAS_RAMP)
+        }
+    );
+    // The spec is accepted by the shipped channels.
+    let cfg =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels.yaml")).unwrap();
+    let mut inj = kraken_faults::Injector::from_config(&cfg);
+    inj.set_fault(&spec, std::time::Duration::from_secs(5))
+        .unwrap();
+    assert!(
+        spoof.steps[1].to_fault_spec().is_err(),
+        "a wait step carries no fault"
+    );
+}
+
+const SCEN: &str = "name: t
+steps:
+  - label: a
+    action: set_fault
+    channel: imu
+    mode: bias
+    bias: 0.1
+    at_s: 1.0
+  - {label: b, action: clear_faults, at_s: 2.0}
+";
+
+#[test]
+fn bad_scenarios_error_with_line_and_field() {
+    assert_eq!(
+        ScenarioFile::parse(SCEN, "c.yaml").unwrap().steps[0].bias,
+        0.1
+    );
+
+    let bad_mode = SCEN.replace("mode: bias\n", "mode: wobble\n");
+    let (line, field, msg) = cfg_err(ScenarioFile::parse(&bad_mode, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (6, "steps[0].mode"), "{msg}");
+    assert!(msg.contains("unknown fault mode `wobble`"), "{msg}");
+
+    let bad_field = SCEN.replace("bias: 0.1\n", "bias_m: 0.1\n");
+    let (line, field, msg) = cfg_err(ScenarioFile::parse(&bad_field, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (7, "steps[0].bias_m"), "{msg}");
+
+    let bad_action = SCEN.replace("clear_faults", "reboot");
+    let (line, field, _) = cfg_err(ScenarioFile::parse(&bad_action, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (9, "steps[1].action"));
+
+    let no_channel = SCEN.replace("    channel: imu\n", "");
+    let (line, field, _) = cfg_err(ScenarioFile::parse(&no_channel, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (3, "steps[0].channel"));
+
+    let backwards = SCEN.replace("at_s: 2.0", "at_s: 0.5");
+    let (line, field, _) = cfg_err(ScenarioFile::parse(&backwards, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (9, "steps[1].at_s"));
+
+    // Built in code, an unknown mode name is caught by to_fault_spec.
+    let step = ScenarioStep {
+        label: "x".into(),
+        action: ScenarioAction::SetFault,
+        channel: Some("gnss".into()),
+        mode: Some("wobble".into()),
+        ..Default::default()
+    };
+    assert!(matches!(step.to_fault_spec(), Err(FaultError::UnknownModeName(n)) if n == "wobble"));
+}
