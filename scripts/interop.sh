@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Interop checks of the fault_injector node against real ROS 2 peers:
+#   1. production guard (no DDS needed),
+#   2. ROS 2 Jazzy rclpy on Fast DDS (tests/interop/rclpy_peer.py, real
+#      rosidl-generated kraken_interfaces types),
+#   3. Eclipse Cyclone DDS with the Cyclone service mapping
+#      (tests/interop/cyclone_peer.py, RMW_IMPLEMENTATION=rmw_cyclonedds_cpp),
+#   4. kraken_scenario driving the node from a scenario file,
+#   5. remapping + use_sim_time with an rclpy /clock publisher.
+# Every DDS packet stays inside a private network namespace with only
+# loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
+# Exits non-zero when any check fails.
+#
+# Usage: scripts/interop.sh            (needs root for unshare -n)
+# Env:   INTEROP_DOMAIN_BASE (default 40), CARGO_PROFILE (default dev)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="$ROOT/.venv-ros"
+PROFILE="${CARGO_PROFILE:-dev}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
+BASE="${INTEROP_DOMAIN_BASE:-40}"
+
+if [[ "${1:-}" != "--inside" ]]; then
+  start=$(date +%s)
+  "$ROOT/scripts/setup_peers.sh" "$VENV"
+  if ! "$ROOT/scripts/build_interfaces.sh" "$VENV"; then
+    echo "FAIL interop: rosidl build of kraken_interfaces failed (see above); the rclpy peer needs it"
+    exit 1
+  fi
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
+  echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
+  exec unshare -n "$0" --inside
+fi
+
+# ---- inside the namespace ----
+ip link set lo up
+ip link set lo multicast on
+ip route add 224.0.0.0/4 dev lo
+if ip -o link | grep -v ': lo:' | grep -q .; then
+  echo "FAIL interop: namespace has interfaces besides lo"; exit 1
+fi
+
+PY="$VENV/bin/python3"
+LOGDIR="$(mktemp -d /tmp/interop.XXXXXX)"
+FAILS=0
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+fail() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+pass() { echo "PASS $*"; }
+
+start_injector() { # $1 = log name, rest = extra args; env passed by caller
+  local log="$LOGDIR/$1.log"; shift
+  KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
+  INJ=$!
+  PIDS+=("$INJ")
+  for _ in $(seq 100); do grep -q "ready:" "$log" && return 0; sleep 0.1; done
+  echo "injector did not become ready:"; cat "$log"; return 1
+}
+stop_injector() { kill "$INJ" 2>/dev/null || true; wait "$INJ" 2>/dev/null || true; }
+
+# 1. Production guard.
+set +e
+env -u KRAKEN_FAULTS_ENABLE ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" >"$LOGDIR/guard.out" 2>"$LOGDIR/guard.err"
+rc=$?
+set -e
+if [[ $rc -eq 2 ]] && grep -q "refusing to start" "$LOGDIR/guard.err" && grep -q KRAKEN_FAULTS_ENABLE "$LOGDIR/guard.err"; then
+  pass "guard: refuses without KRAKEN_FAULTS_ENABLE=1 or enable:=true (exit 2, message on stderr)"
+else
+  fail "guard: exit $rc, stderr: $(cat "$LOGDIR/guard.err")"
+fi
+set +e
+KRAKEN_FAULTS_ENABLE=0 ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" --ros-args -p enable:=false >/dev/null 2>&1
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && pass "guard: KRAKEN_FAULTS_ENABLE=0 and enable:=false also refuse" || fail "guard: exit $rc with KRAKEN_FAULTS_ENABLE=0"
+
+# 2. rclpy on Fast DDS.
+export ROS_DOMAIN_ID=$((BASE + 1))
+start_injector fastdds
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_peer.py"; then
+  pass "rclpy/Fast DDS peer"
+else
+  fail "rclpy/Fast DDS peer (injector log: $LOGDIR/fastdds.log)"; tail -20 "$LOGDIR/fastdds.log"
+fi
+stop_injector
+
+# 3. Cyclone DDS with the Cyclone service mapping.
+export ROS_DOMAIN_ID=$((BASE + 2))
+RMW_IMPLEMENTATION=rmw_cyclonedds_cpp start_injector cyclone
+if timeout 180 "$PY" "$ROOT/tests/interop/cyclone_peer.py"; then
+  pass "Cyclone DDS peer (Cyclone service mapping)"
+else
+  fail "Cyclone DDS peer (injector log: $LOGDIR/cyclone.log)"; tail -20 "$LOGDIR/cyclone.log"
+fi
+stop_injector
+
+# 4. kraken_scenario against the node.
+export ROS_DOMAIN_ID=$((BASE + 3))
+start_injector scenario
+if timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_short.yaml" >"$LOGDIR/scenario.out" 2>&1; then
+  cat "$LOGDIR/scenario.out"
+  if grep -q "kill_gnss: set_fault dropout on gnss: success=true" "$LOGDIR/scenario.out" \
+    && grep -q "restore: clear_faults: success=true" "$LOGDIR/scenario.out"; then
+    pass "kraken_scenario: steps called and answered"
+  else
+    fail "kraken_scenario: unexpected output"
+  fi
+else
+  cat "$LOGDIR/scenario.out"; fail "kraken_scenario exited non-zero"
+fi
+set +e
+timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_reject.yaml" >"$LOGDIR/reject.out" 2>&1
+rc=$?
+set -e
+if [[ $rc -eq 1 ]] && grep -q "success=false" "$LOGDIR/reject.out"; then
+  pass "kraken_scenario: a rejected step is reported and exits 1"
+else
+  cat "$LOGDIR/reject.out"; fail "kraken_scenario reject: exit $rc"
+fi
+stop_injector
+
+# 5. Remapping + use_sim_time (+ /tf keep-alive) with an rclpy peer.
+export ROS_DOMAIN_ID=$((BASE + 4))
+start_injector simtime --ros-args -r /gnss/fix:=/gnss/fix_remapped -r __ns:=/robot -p use_sim_time:=true -p seed:=7
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_simtime.py"; then
+  pass "remap + use_sim_time + TF keep-alive"
+else
+  fail "remap + use_sim_time (injector log: $LOGDIR/simtime.log)"; tail -20 "$LOGDIR/simtime.log"
+fi
+stop_injector
+
+echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
+[[ $FAILS -eq 0 ]]
