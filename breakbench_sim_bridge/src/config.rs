@@ -269,7 +269,7 @@ impl PlantConfig {
                     1e9 / hz
                 ))
             })?;
-            if p % step_ns != 0 {
+            if !p.is_multiple_of(step_ns) {
                 return Err(e(format!(
                     "period {p} ns is not a multiple of step_s ({step_ns} ns)"
                 )));
@@ -321,12 +321,16 @@ mod tests {
             e.message
         );
 
-        let mut c = PlantConfig::default();
-        c.truth_rate_hz = 0.0;
+        let c = PlantConfig {
+            truth_rate_hz: 0.0,
+            ..Default::default()
+        };
         assert_eq!(c.validate("r.yaml").unwrap_err().field, "truth_rate_hz");
 
-        let mut c = PlantConfig::default();
-        c.step_s = 1.5e-10; // 0.15 ns
+        let c = PlantConfig {
+            step_s: 1.5e-10,
+            ..Default::default()
+        }; // 0.15 ns
         assert_eq!(c.validate("r.yaml").unwrap_err().field, "step_s");
     }
 

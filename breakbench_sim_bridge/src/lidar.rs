@@ -100,10 +100,18 @@ impl Lidar {
         );
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
         let (lo, hi) = (self.cfg.range_min_m, self.cfg.range_max_m);
-        for (r, &(bc, bs)) in ranges.iter_mut().zip(&self.dirs) {
-            let t = self
-                .geom
-                .cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs);
+        let mut t = vec![0.0f64; self.dirs.len()];
+        let beam0 = pose.yaw_rad + self.cfg.angle_min_rad;
+        self.geom.cast_fan(
+            pose.x_m,
+            pose.y_m,
+            (c, s),
+            beam0,
+            self.angle_increment,
+            &self.dirs,
+            &mut t,
+        );
+        for (r, &t) in ranges.iter_mut().zip(&t) {
             let m = t + self.noise.sample(rng);
             *r = if m > hi || m.is_nan() {
                 f32::INFINITY

@@ -343,6 +343,42 @@ fn ray_caster_agrees_with_parry2d() {
 }
 
 #[test]
+fn fan_cast_equals_per_beam_cast() {
+    // The scan's angular-culling fan cast must give exactly the brute-force
+    // per-beam result, including odd beam counts and angle_min offsets.
+    let world = corridor();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for (beams, angle_min) in [(360u32, -PI), (361, -PI), (7, 0.3), (1000, 2.0)] {
+        let mut cfg = noiseless().lidar;
+        cfg.beams = beams;
+        cfg.angle_min_rad = angle_min;
+        let lidar = Lidar::new(&world, &cfg).unwrap();
+        for _ in 0..50 {
+            let pose = Pose2 {
+                x_m: rng.random_range(0.2..11.8),
+                y_m: rng.random_range(-0.8..0.8),
+                yaw_rad: rng.random_range(-PI..PI),
+            };
+            if lidar.geometry().clearance(pose.x_m, pose.y_m).0 < 0.0 {
+                continue; // inside the box
+            }
+            let s = lidar.scan(&pose, Duration::ZERO, &mut rng);
+            for (i, r) in s.ranges.iter().enumerate() {
+                let t = lidar.true_range(&pose, i);
+                let want = if t > cfg.range_max_m {
+                    f32::INFINITY
+                } else if t < cfg.range_min_m {
+                    f32::NEG_INFINITY
+                } else {
+                    t as f32
+                };
+                assert_eq!(*r, want, "beams {beams} pose {pose:?} beam {i}");
+            }
+        }
+    }
+}
+
+#[test]
 fn sensor_rates_are_exact() {
     // 1 s = 100 steps of 10 ms: 10 scans (every 100 ms), 50 odometry and 50 truth (every 20 ms).
     let mut p = Plant::new(&corridor(), &PlantConfig::default(), 3).unwrap();
