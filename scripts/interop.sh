@@ -77,6 +77,7 @@ set -e
 [[ $rc -eq 2 ]] && pass "guard: KRAKEN_FAULTS_ENABLE=0 and enable:=false also refuse" || fail "guard: exit $rc with KRAKEN_FAULTS_ENABLE=0"
 
 # 2. rclpy on Fast DDS.
+export ROS_DISTRO=jazzy
 export ROS_DOMAIN_ID=$((BASE + 1))
 start_injector fastdds
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_peer.py"; then
@@ -93,6 +94,16 @@ if timeout 180 "$PY" "$ROOT/tests/interop/cyclone_peer.py"; then
   pass "Cyclone DDS peer (Cyclone service mapping)"
 else
   fail "Cyclone DDS peer (injector log: $LOGDIR/cyclone.log)"; tail -20 "$LOGDIR/cyclone.log"
+fi
+stop_injector
+# 3b. The same Cyclone client against an injector on the default (Fast DDS)
+# mapping must fail: the RMW choice is what makes 3 work.
+export ROS_DOMAIN_ID=$((BASE + 5))
+start_injector mismatch
+if EXPECT_MAPPING_MISMATCH=1 timeout 60 "$PY" "$ROOT/tests/interop/cyclone_peer.py"; then
+  pass "wrong service mapping is detected (Cyclone client vs enhanced server: no valid reply)"
+else
+  fail "mapping mismatch check"
 fi
 stop_injector
 
