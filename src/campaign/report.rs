@@ -56,6 +56,10 @@ const DODGE_FRACTION: f64 = 0.012;
 /// Most points drawn per path (traces are decimated by a constant stride).
 const MAX_PATH_POINTS: usize = 1500;
 
+/// Width of a p̂ plot's chart and of its legend column, pixels.
+const PLOT_W: u32 = 560;
+const LEGEND_W: u32 = 170;
+
 /// Half-width of an error bar's caps, pixels.
 const CAP_PX: i32 = 5;
 
@@ -533,9 +537,11 @@ fn probability_svg(
     let mut buf = String::new();
     let mut bars = 0;
     {
-        let root = SVGBackend::with_string(&mut buf, (600, 400)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut buf, (PLOT_W + LEGEND_W, 400)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
+        // The legend gets its own column so that it never hides a point.
+        let (plot_area, legend_area) = root.split_horizontally(PLOT_W);
+        let mut chart = ChartBuilder::on(&plot_area)
             .margin(12)
             .caption(format!("{pred} p̂ vs {axis}"), ("sans-serif", 18))
             .x_label_area_size(42)
@@ -558,11 +564,17 @@ fn probability_svg(
                     pts.iter().map(|p| (p.x + off, p.p)),
                     color.stroke_width(2),
                 ))
-                .map_err(|e| e.to_string())?
-                .label(label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-                });
+                .map_err(|e| e.to_string())?;
+            let y = 60 + 22 * i as i32;
+            legend_area
+                .draw(&PathElement::new(
+                    vec![(4, y), (28, y)],
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?;
+            legend_area
+                .draw(&Text::new(label.clone(), (34, y - 7), ("sans-serif", 13)))
+                .map_err(|e| e.to_string())?;
             let ok: Vec<&PPoint> = pts
                 .iter()
                 .filter(|p| p.lo.is_finite() && p.hi.is_finite() && p.p.is_finite())
@@ -594,12 +606,8 @@ fn probability_svg(
             bars += ok.len();
         }
         if !series.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
+            legend_area
+                .draw(&Text::new("series", (4, 30), ("sans-serif", 14)))
                 .map_err(|e| e.to_string())?;
         }
         root.present().map_err(|e| e.to_string())?;
@@ -861,23 +869,15 @@ fn trajectory_svg(
         chart
             .draw_series(std::iter::once(PathElement::new(
                 truth.to_vec(),
-                TRUE_COLOR.stroke_width(2),
+                TRUE_COLOR.stroke_width(4),
             )))
-            .map_err(|e| e.to_string())?
-            .label("true path (ground truth)")
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], TRUE_COLOR.stroke_width(2))
-            });
+            .map_err(|e| e.to_string())?;
         chart
             .draw_series(std::iter::once(PathElement::new(
                 believed.to_vec(),
-                BELIEVED_COLOR.stroke_width(2),
+                BELIEVED_COLOR.stroke_width(1),
             )))
-            .map_err(|e| e.to_string())?
-            .label("believed path (delivered odometry)")
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], BELIEVED_COLOR.stroke_width(2))
-            });
+            .map_err(|e| e.to_string())?;
         // End points.
         e(chart
             .draw_series(
@@ -892,13 +892,6 @@ fn trajectory_svg(
                     ),
             )
             .map(|_| ()))?;
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| e.to_string())?;
         root.present().map_err(|e| e.to_string())?;
     }
     Ok(buf)
@@ -948,6 +941,25 @@ fn chosen_runs<'a>(
 
 fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Path) {
     h.push_str("<h2>Trajectories</h2>\n<p>The world (walls black, obstacle boxes grey, operating region green outline, goal disc green) with the true path from ground truth and the path the navigator believed, from its delivered odometry, moved from its odom frame into the world frame with the start pose. Equal scale on both axes. Dots mark the last sample.</p>\n");
+    let swatch = |c: RGBColor, w: u32, text: &str| {
+        format!(
+            "<span style=\"display:inline-block;width:24px;height:{w}px;background:rgb({},{},{});vertical-align:middle\"></span> {}",
+            c.0,
+            c.1,
+            c.2,
+            xml_escape(text)
+        )
+    };
+    let _ = writeln!(
+        h,
+        "<p>{} &#160; {}</p>",
+        swatch(TRUE_COLOR, 4, "true path (ground truth, thick)"),
+        swatch(
+            BELIEVED_COLOR,
+            2,
+            "believed path (delivered odometry, thin, drawn on top)"
+        )
+    );
     for (label, m) in chosen_runs(scenario, ms) {
         let _ = writeln!(h, "<h3>{}</h3>", xml_escape(&label));
         let Some(m) = m else {
@@ -1299,8 +1311,8 @@ mod tests {
         assert!(html.contains("header has no column &apos;true_y_m&apos;"));
         assert!(html.contains("traces/grid_0.8_0_r0.csv is missing."));
         assert!(html.contains("traces/canary_000.csv is missing."));
-        assert!(html.contains("true path (ground truth)"));
-        assert!(html.contains("believed path (delivered odometry)"));
+        assert!(html.contains("true path (ground truth, thick)"));
+        assert!(html.contains("believed path (delivered odometry, thin, drawn on top)"));
     }
 
     #[test]
