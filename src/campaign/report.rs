@@ -102,7 +102,7 @@ pub fn render_html(
     checks_table(&mut h, summary);
     probability_plots(&mut h, scenario, summary);
     trajectories(&mut h, scenario, &ms, out);
-    declared_limits(&mut h, scenario);
+    declared_limits(&mut h, scenario, summary);
     h.push_str("</body>\n</html>\n");
     Ok(h)
 }
@@ -435,7 +435,7 @@ fn checks_table(h: &mut String, s: &Summary) {
         h,
         "<tr><td class=\"l\">nominal spread</td><td class=\"l\">n = {}; metric {}: sd over all n = {:.4} m, sd over the first n − {} = {:.4} m; criterion |sd_all − sd_first| ≤ {} × sd_all, or both below {} m</td><td class=\"l\">{}</td></tr>",
         n.n,
-        xml_escape(&format!("{:?}", cr.metric)),
+        xml_escape(&serde_name(&cr.metric)),
         n.sd_all,
         cr.window,
         n.sd_first,
@@ -1032,11 +1032,11 @@ fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Pat
         let v = &m.verdict;
         let _ = writeln!(
             h,
-            "<p>Run <code>{}</code>: self-report {}; oracle: safety violation {}, mission failure {}; min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
+            "<p>Run <code>{}</code>: self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
             xml_escape(&m.run_id),
-            xml_escape(&format!("{:?}", m.self_report)),
-            v.safety_violation(),
-            v.mission_failure(),
+            xml_escape(&serde_name(&m.self_report)),
+            xml_escape(&predicates_text(v)),
+            v.operating_region_containment.value,
             v.obstacle_clearance.value,
             m.final_goal_distance_m,
             rows.len(),
@@ -1061,7 +1061,42 @@ fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Pat
     }
 }
 
-fn declared_limits(h: &mut String, scenario: &Scenario) {
+/// The serde (snake_case) name of a unit enum variant, as in the JSON files.
+fn serde_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(e) => format!("<unserialisable: {e}>"),
+    }
+}
+
+/// Each predicate's outcome with its decision time, e.g.
+/// `operating_region_containment held; obstacle_clearance VIOLATED at 12.30 s; ...`.
+fn predicates_text(v: &breakbench_oracle::Verdict) -> String {
+    [
+        (
+            "operating_region_containment",
+            &v.operating_region_containment,
+        ),
+        ("obstacle_clearance", &v.obstacle_clearance),
+        (
+            "mission_completion_true_pose",
+            &v.mission_completion_true_pose,
+        ),
+    ]
+    .iter()
+    .map(|(name, p)| {
+        if p.holds {
+            format!("{name} held")
+        } else {
+            format!("{name} VIOLATED (decided at {:.2} s)", p.decided_at_s)
+        }
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+fn declared_limits(h: &mut String, scenario: &Scenario, summary: &Summary) {
     h.push_str("<h2>Declared limits</h2>\n<ul>\n");
     let items = [
         format!(
@@ -1071,6 +1106,15 @@ fn declared_limits(h: &mut String, scenario: &Scenario) {
         "The Breakbench simulator is kinematic with rigid contact, not a dynamics engine. Its run-to-run spread is a declared noise setting, not a measured property of a robot.".into(),
         "The probability threshold q for a scalar margin is undeclared, so no margin m_i(q) is computed and no sub-margin joint violation is claimed.".into(),
         "No statistical interaction model between the fault axes was declared or tested; the pivot shows the sampled cells only.".into(),
+        {
+            let r = scenario.file.repeats as u64;
+            let zero = Proportion::new(0, r, summary.confidence);
+            format!(
+                "With n = {r} runs per cell, a cell with 0/{r} has a Wilson upper bound of {} at confidence {}: no violation observed in a cell is not a probability of zero. Only the sampled axis values were run; nothing is claimed between or beyond them.",
+                fmt_p(zero.wilson_high),
+                summary.confidence
+            )
+        },
         "The results have not been checked against a physical robot. Hardware transfer has not started and is an open question, not an assumption.".into(),
         "Nothing here is a certification or a claim of compliance with any standard.".into(),
     ];
@@ -1266,6 +1310,11 @@ mod tests {
         assert!(html.contains("<span class=\"ok\">met</span>"));
         assert!(html.contains("Declared limits"));
         assert!(html.contains("not a dynamics engine"));
+        // 0/5 at 95 %: upper bound 0.43448 (see cell_rows_show_counts_p_hat_and_wilson).
+        assert!(
+            html.contains("a cell with 0/5 has a Wilson upper bound of 0.434 at confidence 0.95")
+        );
+        assert!(html.contains("metric final_goal_distance_m"));
     }
 
     #[test]
@@ -1308,6 +1357,7 @@ mod tests {
         assert_eq!(html.matches("<figure><svg").count(), 4 + 1);
         assert!(html.contains("Run <code>nominal_000</code>"));
         assert!(html.contains("3 samples (2 with odometry)"));
+        assert!(html.contains("self-report success; oracle: operating_region_containment held, obstacle_clearance held, mission_completion_true_pose held;"));
         assert!(html.contains("header has no column &apos;true_y_m&apos;"));
         assert!(html.contains("traces/grid_0.8_0_r0.csv is missing."));
         assert!(html.contains("traces/canary_000.csv is missing."));
@@ -1359,6 +1409,16 @@ mod tests {
         assert_eq!(
             decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(),
             vec![0.0, 3.0, 6.0, 9.0]
+        );
+    }
+
+    #[test]
+    fn predicates_text_names_violations_with_decision_time() {
+        let mut v = manifest("x", RunKind::Grid, &[], false, true).verdict;
+        v.obstacle_clearance.decided_at_s = 12.3;
+        assert_eq!(
+            predicates_text(&v),
+            "operating_region_containment held, obstacle_clearance VIOLATED (decided at 12.30 s), mission_completion_true_pose held"
         );
     }
 
