@@ -286,8 +286,9 @@ impl Channel {
             .as_ref()
             .is_some_and(|f| f.activation.is_active(now))
     }
-    /// The last message received from the sensor (before any fault), e.g.
-    /// for the TF keep-alive during an odometry dropout.
+    /// Odometry channels: the last message received from the sensor (before
+    /// any fault), for the TF keep-alive during a dropout. Other channel types
+    /// do not keep a copy (no per-message clone on the hot path): `None`.
     pub fn last_input(&self) -> Option<&SensorMsg> {
         self.last_input.as_ref()
     }
@@ -415,6 +416,9 @@ impl Channel {
     pub fn push(&mut self, msg: SensorMsg, now: Duration, rng: &mut FaultRng) {
         self.stats.messages_in += 1;
         self.expire(now);
+        if self.kind == MsgKind::Odometry {
+            self.last_input = Some(msg.clone());
+        }
         let active = match self.fault.as_mut() {
             Some(f) => {
                 f.activation.draw_phase(rng);
@@ -423,7 +427,6 @@ impl Channel {
             None => false,
         };
         if !active {
-            self.last_input = Some(msg.clone());
             self.queue.push(now, now, msg);
             return;
         }
@@ -432,14 +435,13 @@ impl Channel {
             SensorMsg::Odometry(o) => Some(o.pose.pose.position.x),
             _ => None,
         };
-        self.last_input = Some(msg.clone());
+        let input = msg.clone();
         let outputs = fault.stage.apply(msg, now, rng);
         if let Some(r) = self.record.as_mut() {
             r.first_applied.get_or_insert(now);
         }
-        let input = self.last_input.as_ref().expect("just set");
         let unchanged =
-            outputs.len() == 1 && outputs[0].0.is_zero() && bit_eq(&outputs[0].1, input);
+            outputs.len() == 1 && outputs[0].0.is_zero() && bit_eq(&outputs[0].1, &input);
         if !unchanged {
             self.stats.messages_faulted += 1;
         }

@@ -277,7 +277,7 @@ impl ScenarioFile {
 fn label_line(text: &str, label: &str) -> usize {
     text.lines()
         .position(|l| {
-            l.split(|c| c == '{' || c == ',' || c == '-').any(|part| {
+            l.split(['{', ',', '-']).any(|part| {
                 part.trim()
                     .strip_prefix("label:")
                     .map(|v| {

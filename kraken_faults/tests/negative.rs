@@ -8,8 +8,16 @@ use kraken_faults::{FaultError, Injector, MsgKind, SensorMsg};
 use kraken_interfaces::ros::Time;
 use kraken_interfaces::FaultSpec;
 
-fn feed_all(inj: &mut Injector, t: std::time::Duration, r: &mut kraken_faults::FaultRng) -> Vec<(String, Vec<SensorMsg>)> {
-    let names: Vec<(String, MsgKind)> = inj.channels().iter().map(|c| (c.name().to_string(), c.kind())).collect();
+fn feed_all(
+    inj: &mut Injector,
+    t: std::time::Duration,
+    r: &mut kraken_faults::FaultRng,
+) -> Vec<(String, Vec<SensorMsg>)> {
+    let names: Vec<(String, MsgKind)> = inj
+        .channels()
+        .iter()
+        .map(|c| (c.name().to_string(), c.kind()))
+        .collect();
     names
         .into_iter()
         .map(|(n, k)| {
@@ -24,11 +32,19 @@ fn feed_all(inj: &mut Injector, t: std::time::Duration, r: &mut kraken_faults::F
 fn unknown_channel_is_rejected_and_nothing_changes() {
     let mut inj = shipped();
     let before = inj.status(ms(10));
-    let e = inj.set_fault(&FaultSpec::new("lidar", FaultSpec::DROPOUT), ms(10)).unwrap_err();
-    assert!(matches!(&e, FaultError::UnknownChannel(n) if n == "lidar"), "{e}");
+    let e = inj
+        .set_fault(&FaultSpec::new("lidar", FaultSpec::DROPOUT), ms(10))
+        .unwrap_err();
+    assert!(
+        matches!(&e, FaultError::UnknownChannel(n) if n == "lidar"),
+        "{e}"
+    );
     assert_eq!(e.to_string(), "unknown channel 'lidar'");
     assert_eq!(inj.status(ms(10)), before);
-    assert!(matches!(inj.push("lidar", msg_for(MsgKind::Imu, ms(0)), ms(0), &mut rng(1)), Err(FaultError::UnknownChannel(_))));
+    assert!(matches!(
+        inj.push("lidar", msg_for(MsgKind::Imu, ms(0)), ms(0), &mut rng(1)),
+        Err(FaultError::UnknownChannel(_))
+    ));
 }
 
 /// Unsupported mode on a channel: an error that says why, and the channel
@@ -37,36 +53,136 @@ fn unknown_channel_is_rejected_and_nothing_changes() {
 fn unsupported_mode_is_not_applied_and_state_is_unchanged() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec { delay_s: 0.2, ..FaultSpec::new("gnss", FaultSpec::DELAY) }, ms(0)).unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            delay_s: 0.2,
+            ..FaultSpec::new("gnss", FaultSpec::DELAY)
+        },
+        ms(0),
+    )
+    .unwrap();
     let before = inj.status(ms(100));
     let cases = [
-        ("gnss", FaultSpec { slip_ratio: 0.5, ..FaultSpec::new("gnss", FaultSpec::SLIP) }),
-        ("gnss", FaultSpec { scale_factor: 2.0, ..FaultSpec::new("gnss", FaultSpec::SCALE) }),
-        ("gnss", FaultSpec { saturation_limit: 1.0, ..FaultSpec::new("gnss", FaultSpec::SATURATION) }),
-        ("imu", FaultSpec { slip_ratio: 0.5, ..FaultSpec::new("imu", FaultSpec::SLIP) }),
-        ("scan", FaultSpec { covariance_scale: 0.1, ..FaultSpec::new("scan", FaultSpec::CORRUPT_STATUS) }),
-        ("scan", FaultSpec { scale_factor: -1.0, ..FaultSpec::new("scan", FaultSpec::SCALE) }),
+        (
+            "gnss",
+            FaultSpec {
+                slip_ratio: 0.5,
+                ..FaultSpec::new("gnss", FaultSpec::SLIP)
+            },
+        ),
+        (
+            "gnss",
+            FaultSpec {
+                scale_factor: 2.0,
+                ..FaultSpec::new("gnss", FaultSpec::SCALE)
+            },
+        ),
+        (
+            "gnss",
+            FaultSpec {
+                saturation_limit: 1.0,
+                ..FaultSpec::new("gnss", FaultSpec::SATURATION)
+            },
+        ),
+        (
+            "imu",
+            FaultSpec {
+                slip_ratio: 0.5,
+                ..FaultSpec::new("imu", FaultSpec::SLIP)
+            },
+        ),
+        (
+            "scan",
+            FaultSpec {
+                covariance_scale: 0.1,
+                ..FaultSpec::new("scan", FaultSpec::CORRUPT_STATUS)
+            },
+        ),
+        (
+            "scan",
+            FaultSpec {
+                scale_factor: -1.0,
+                ..FaultSpec::new("scan", FaultSpec::SCALE)
+            },
+        ),
     ];
     for (ch, spec) in cases {
         let e = inj.set_fault(&spec, ms(100)).unwrap_err();
-        let FaultError::Unsupported { channel, reason, .. } = &e else { panic!("{ch}: {e}") };
+        let FaultError::Unsupported {
+            channel, reason, ..
+        } = &e
+        else {
+            panic!("{ch}: {e}")
+        };
         assert_eq!(channel, ch);
         assert!(!reason.is_empty());
         assert_eq!(inj.status(ms(100)), before, "{e}");
     }
     // The delay still acts on gnss.
-    inj.push("gnss", msg_for(MsgKind::NavSatFix, ms(100)), ms(100), &mut r).unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(100)),
+        ms(100),
+        &mut r,
+    )
+    .unwrap();
     assert!(inj.poll("gnss", ms(299)).unwrap().is_empty());
     assert_eq!(inj.poll("gnss", ms(300)).unwrap().len(), 1);
     let before = inj.status(ms(300));
     // Unknown mode constant and invalid parameters are rejected the same way.
-    assert!(matches!(inj.set_fault(&FaultSpec::new("imu", 17), ms(0)), Err(FaultError::UnknownMode(17))));
-    let e = inj.set_fault(&FaultSpec { probability: 1.5, ..FaultSpec::new("imu", FaultSpec::DUPLICATE) }, ms(0));
-    assert!(matches!(e, Err(FaultError::InvalidParameter { field: "probability", .. })));
-    let e = inj.set_fault(&FaultSpec { noise_stddev: 1.0, ..FaultSpec::new("imu", FaultSpec::DEGRADE) }, ms(0));
-    assert!(matches!(e, Err(FaultError::InvalidParameter { field: "covariance_scale", .. })), "{e:?}");
-    let e = inj.set_fault(&FaultSpec { bias: 1.0, period_s: 1.0, ..FaultSpec::new("imu", FaultSpec::BIAS) }, ms(0));
-    assert!(matches!(e, Err(FaultError::InvalidParameter { field: "duty_cycle", .. })), "{e:?}");
+    assert!(matches!(
+        inj.set_fault(&FaultSpec::new("imu", 17), ms(0)),
+        Err(FaultError::UnknownMode(17))
+    ));
+    let e = inj.set_fault(
+        &FaultSpec {
+            probability: 1.5,
+            ..FaultSpec::new("imu", FaultSpec::DUPLICATE)
+        },
+        ms(0),
+    );
+    assert!(matches!(
+        e,
+        Err(FaultError::InvalidParameter {
+            field: "probability",
+            ..
+        })
+    ));
+    let e = inj.set_fault(
+        &FaultSpec {
+            noise_stddev: 1.0,
+            ..FaultSpec::new("imu", FaultSpec::DEGRADE)
+        },
+        ms(0),
+    );
+    assert!(
+        matches!(
+            e,
+            Err(FaultError::InvalidParameter {
+                field: "covariance_scale",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = inj.set_fault(
+        &FaultSpec {
+            bias: 1.0,
+            period_s: 1.0,
+            ..FaultSpec::new("imu", FaultSpec::BIAS)
+        },
+        ms(0),
+    );
+    assert!(
+        matches!(
+            e,
+            Err(FaultError::InvalidParameter {
+                field: "duty_cycle",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
     assert_eq!(inj.status(ms(300)), before);
 }
 
@@ -75,7 +191,14 @@ fn unsupported_mode_is_not_applied_and_state_is_unchanged() {
 fn fault_on_one_channel_leaves_the_others_untouched() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec { bias: 0.1, ..FaultSpec::new("imu", FaultSpec::BIAS) }, ms(0)).unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            bias: 0.1,
+            ..FaultSpec::new("imu", FaultSpec::BIAS)
+        },
+        ms(0),
+    )
+    .unwrap();
     for k in 0..10u64 {
         let t = ms(100 * k);
         for (name, out) in feed_all(&mut inj, t, &mut r) {
@@ -102,8 +225,16 @@ fn fault_on_one_channel_leaves_the_others_untouched() {
 fn clear_really_clears() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0)).unwrap();
-    inj.set_fault(&FaultSpec { slip_ratio: 0.0, ..FaultSpec::new("wheel", FaultSpec::SLIP) }, ms(0)).unwrap();
+    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0))
+        .unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            slip_ratio: 0.0,
+            ..FaultSpec::new("wheel", FaultSpec::SLIP)
+        },
+        ms(0),
+    )
+    .unwrap();
     feed_all(&mut inj, ms(100), &mut r);
     inj.clear_faults_at(ms(200));
     for (name, out) in feed_all(&mut inj, ms(300), &mut r) {
@@ -119,8 +250,10 @@ fn clear_really_clears() {
     assert_eq!(g.first_applied, stamp(ms(100)));
     assert_eq!(g.cleared, stamp(ms(200)));
     // Setting healthy is the same as clearing that one channel.
-    inj.set_fault(&FaultSpec::new("imu", FaultSpec::BIAS_RAMP), ms(400)).unwrap();
-    inj.set_fault(&FaultSpec::new("imu", FaultSpec::HEALTHY), ms(500)).unwrap();
+    inj.set_fault(&FaultSpec::new("imu", FaultSpec::BIAS_RAMP), ms(400))
+        .unwrap();
+    inj.set_fault(&FaultSpec::new("imu", FaultSpec::HEALTHY), ms(500))
+        .unwrap();
     assert!(inj.channel("imu").unwrap().fault().is_none());
     assert_eq!(inj.channel("imu").unwrap().cleared(), Some(ms(500)));
 }
@@ -131,17 +264,45 @@ fn clear_really_clears() {
 fn two_faults_on_different_channels_coexist() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0)).unwrap();
-    inj.set_fault(&FaultSpec { slip_ratio: 0.5, ..FaultSpec::new("wheel", FaultSpec::SLIP) }, ms(10)).unwrap();
-    assert_eq!(inj.channel("gnss").unwrap().fault().unwrap().mode, FaultSpec::DROPOUT);
-    assert_eq!(inj.channel("wheel").unwrap().fault().unwrap().mode, FaultSpec::SLIP);
+    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0))
+        .unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            slip_ratio: 0.5,
+            ..FaultSpec::new("wheel", FaultSpec::SLIP)
+        },
+        ms(10),
+    )
+    .unwrap();
+    assert_eq!(
+        inj.channel("gnss").unwrap().fault().unwrap().mode,
+        FaultSpec::DROPOUT
+    );
+    assert_eq!(
+        inj.channel("wheel").unwrap().fault().unwrap().mode,
+        FaultSpec::SLIP
+    );
     let out = feed_all(&mut inj, ms(100), &mut r);
-    let SensorMsg::NavSatFix(f) = &out[0].1[0] else { panic!() };
-    assert_eq!(f.status.status, kraken_interfaces::ros::NavSatStatus::STATUS_NO_FIX);
-    let SensorMsg::Odometry(o) = &out[2].1[0] else { panic!() };
+    let SensorMsg::NavSatFix(f) = &out[0].1[0] else {
+        panic!()
+    };
+    assert_eq!(
+        f.status.status,
+        kraken_interfaces::ros::NavSatStatus::STATUS_NO_FIX
+    );
+    let SensorMsg::Odometry(o) = &out[2].1[0] else {
+        panic!()
+    };
     assert_eq!(o.twist.twist.linear.x, 0.2);
     // Replace on the same channel.
-    inj.set_fault(&FaultSpec { delay_s: 0.1, ..FaultSpec::new("gnss", FaultSpec::DELAY) }, ms(200)).unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            delay_s: 0.1,
+            ..FaultSpec::new("gnss", FaultSpec::DELAY)
+        },
+        ms(200),
+    )
+    .unwrap();
     let st = inj.status(ms(200));
     assert_eq!(st.channels[0].fault.mode, FaultSpec::DELAY);
     assert_eq!(st.channels[0].requested, stamp(ms(200)));
@@ -156,7 +317,14 @@ fn two_faults_on_different_channels_coexist() {
 fn request_and_first_application_are_distinguished() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec { bias: 0.1, ..FaultSpec::new("imu", FaultSpec::BIAS) }, ms(1000)).unwrap();
+    inj.set_fault(
+        &FaultSpec {
+            bias: 0.1,
+            ..FaultSpec::new("imu", FaultSpec::BIAS)
+        },
+        ms(1000),
+    )
+    .unwrap();
     let st = inj.status(ms(1200));
     let imu = &st.channels[1];
     assert_eq!(imu.channel, "imu");
@@ -165,12 +333,23 @@ fn request_and_first_application_are_distinguished() {
     assert_eq!(imu.first_applied, Time::default());
     assert_eq!(inj.channel("imu").unwrap().first_applied(), None);
     // Messages on other channels do not count as application.
-    inj.push("gnss", msg_for(MsgKind::NavSatFix, ms(1300)), ms(1300), &mut r).unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(1300)),
+        ms(1300),
+        &mut r,
+    )
+    .unwrap();
     assert_eq!(inj.channel("imu").unwrap().first_applied(), None);
-    inj.push("imu", msg_for(MsgKind::Imu, ms(1500)), ms(1500), &mut r).unwrap();
+    inj.push("imu", msg_for(MsgKind::Imu, ms(1500)), ms(1500), &mut r)
+        .unwrap();
     assert_eq!(inj.channel("imu").unwrap().first_applied(), Some(ms(1500)));
-    inj.push("imu", msg_for(MsgKind::Imu, ms(1600)), ms(1600), &mut r).unwrap();
-    assert_eq!(inj.status(ms(1600)).channels[1].first_applied, stamp(ms(1500)));
+    inj.push("imu", msg_for(MsgKind::Imu, ms(1600)), ms(1600), &mut r)
+        .unwrap();
+    assert_eq!(
+        inj.status(ms(1600)).channels[1].first_applied,
+        stamp(ms(1500))
+    );
     assert_eq!(inj.status(ms(1600)).stamp, stamp(ms(1600)));
     assert_eq!(inj.status(ms(1600)).channels[1].messages_in, 2);
 }
@@ -181,10 +360,14 @@ fn request_and_first_application_are_distinguished() {
 fn disabled_injector_changes_nothing() {
     let mut inj = shipped();
     let mut r = rng(1);
-    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0)).unwrap();
+    inj.set_fault(&FaultSpec::new("gnss", FaultSpec::DROPOUT), ms(0))
+        .unwrap();
     inj.set_enabled(false, ms(50));
     assert!(!inj.status(ms(50)).enabled);
-    assert!(matches!(inj.set_fault(&FaultSpec::new("imu", FaultSpec::DROPOUT), ms(60)), Err(FaultError::Disabled)));
+    assert!(matches!(
+        inj.set_fault(&FaultSpec::new("imu", FaultSpec::DROPOUT), ms(60)),
+        Err(FaultError::Disabled)
+    ));
     for k in 1..5u64 {
         for (name, out) in feed_all(&mut inj, ms(100 * k), &mut r) {
             let kind = inj.channel(&name).unwrap().kind();
@@ -193,6 +376,8 @@ fn disabled_injector_changes_nothing() {
     }
     assert!(inj.status(ms(500)).channels.iter().all(|c| !c.active));
     // A message of the wrong type is refused, not relayed.
-    let e = inj.push("gnss", msg_for(MsgKind::Imu, ms(0)), ms(0), &mut r).unwrap_err();
+    let e = inj
+        .push("gnss", msg_for(MsgKind::Imu, ms(0)), ms(0), &mut r)
+        .unwrap_err();
     assert!(matches!(e, FaultError::WrongKind { .. }), "{e}");
 }

@@ -20,8 +20,15 @@ use serde::ser::{self, Serialize};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Item {
-    Field { ty: String, name: String },
-    Constant { ty: String, name: String, value: String },
+    Field {
+        ty: String,
+        name: String,
+    },
+    Constant {
+        ty: String,
+        name: String,
+        value: String,
+    },
 }
 
 /// Parses one message body (or one half of a service). Comments start at `#`
@@ -34,7 +41,9 @@ fn parse_msg(text: &str, file: &str) -> Vec<Item> {
         if line.is_empty() {
             continue;
         }
-        let (ty, rest) = line.split_once(char::is_whitespace).unwrap_or_else(|| panic!("{file}:{}: no name", i + 1));
+        let (ty, rest) = line
+            .split_once(char::is_whitespace)
+            .unwrap_or_else(|| panic!("{file}:{}: no name", i + 1));
         let ty = ty.replace("/msg/", "/");
         let rest = rest.trim();
         assert!(
@@ -46,12 +55,29 @@ fn parse_msg(text: &str, file: &str) -> Vec<Item> {
         );
         if let Some((name, value)) = rest.split_once('=') {
             let name = name.trim().to_string();
-            assert!(name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'), "{file}: {name}");
-            items.push(Item::Constant { ty, name, value: value.trim().to_string() });
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'),
+                "{file}: {name}"
+            );
+            items.push(Item::Constant {
+                ty,
+                name,
+                value: value.trim().to_string(),
+            });
         } else {
             let name = rest.split_whitespace().next().unwrap().to_string();
-            assert!(name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'), "{file}: {name}");
-            assert_eq!(rest.split_whitespace().count(), 1, "{file}:{}: default values are not used here", i + 1);
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                "{file}: {name}"
+            );
+            assert_eq!(
+                rest.split_whitespace().count(),
+                1,
+                "{file}:{}: default values are not used here",
+                i + 1
+            );
             items.push(Item::Field { ty, name });
         }
     }
@@ -117,15 +143,24 @@ impl Shape {
     }
     fn fields(&self) -> Vec<(String, String)> {
         match self {
-            Shape::Struct(_, f) => f.iter().map(|(n, s)| (n.to_string(), s.ros_type())).collect(),
+            Shape::Struct(_, f) => f
+                .iter()
+                .map(|(n, s)| (n.to_string(), s.ros_type()))
+                .collect(),
             other => panic!("not a struct: {other:?}"),
         }
     }
 }
 
 fn elem_type(e: &[Shape]) -> String {
-    let first = e.first().expect("probe sequences with at least one element").ros_type();
-    assert!(e.iter().all(|s| s.ros_type() == first), "heterogeneous array");
+    let first = e
+        .first()
+        .expect("probe sequences with at least one element")
+        .ros_type();
+    assert!(
+        e.iter().all(|s| s.ros_type() == first),
+        "heterogeneous array"
+    );
     first
 }
 
@@ -206,7 +241,13 @@ impl ser::Serializer for Probe {
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, v: &T) -> R {
         v.serialize(Probe)
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> R {
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> R {
         Err(ser::Error::custom("enums have no ROS type"))
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Collect, ProbeError> {
@@ -246,7 +287,11 @@ impl ser::Serializer for Probe {
 
 impl Collect {
     fn done(self) -> R {
-        Ok(if self.1 { Shape::Tuple(self.0) } else { Shape::Seq(self.0) })
+        Ok(if self.1 {
+            Shape::Tuple(self.0)
+        } else {
+            Shape::Seq(self.0)
+        })
     }
 }
 
@@ -286,7 +331,11 @@ impl ser::SerializeTupleStruct for Collect {
 impl ser::SerializeStruct for Fields {
     type Ok = Shape;
     type Error = ProbeError;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, v: &T) -> Result<(), ProbeError> {
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), ProbeError> {
         self.1.push((key, v.serialize(Probe)?));
         Ok(())
     }
@@ -325,25 +374,49 @@ fn rust_shape_of_msg(name: &str) -> Shape {
     match name {
         "FaultSpec" => shape(&FaultSpec::default()),
         "ChannelFaultStatus" => shape(&ChannelFaultStatus::default()),
-        "FaultStatus" => shape(&FaultStatus { channels: vec![ChannelFaultStatus::default()], ..Default::default() }),
-        other => panic!("msg/{other}.msg has no Rust type in this test: add it to src/kraken.rs and here"),
+        "FaultStatus" => shape(&FaultStatus {
+            channels: vec![ChannelFaultStatus::default()],
+            ..Default::default()
+        }),
+        other => panic!(
+            "msg/{other}.msg has no Rust type in this test: add it to src/kraken.rs and here"
+        ),
     }
 }
 
 #[test]
 fn parser_reads_types_arrays_and_constants() {
-    let items = parse_msg("uint8 A=3 # c\nfloat64[9] cov\nFoo[] foos # x\nbuiltin_interfaces/msg/Time t\n", "t.msg");
+    let items = parse_msg(
+        "uint8 A=3 # c\nfloat64[9] cov\nFoo[] foos # x\nbuiltin_interfaces/msg/Time t\n",
+        "t.msg",
+    );
     assert_eq!(
         items,
         vec![
-            Item::Constant { ty: "uint8".into(), name: "A".into(), value: "3".into() },
-            Item::Field { ty: "float64[9]".into(), name: "cov".into() },
-            Item::Field { ty: "Foo[]".into(), name: "foos".into() },
-            Item::Field { ty: "builtin_interfaces/Time".into(), name: "t".into() },
+            Item::Constant {
+                ty: "uint8".into(),
+                name: "A".into(),
+                value: "3".into()
+            },
+            Item::Field {
+                ty: "float64[9]".into(),
+                name: "cov".into()
+            },
+            Item::Field {
+                ty: "Foo[]".into(),
+                name: "foos".into()
+            },
+            Item::Field {
+                ty: "builtin_interfaces/Time".into(),
+                name: "t".into()
+            },
         ]
     );
     // The probe sees a fixed array as T[N] and a Vec as T[].
-    assert_eq!(shape(&kraken_interfaces::ros::NavSatFix::default()).fields()[5], ("position_covariance".into(), "float64[9]".into()));
+    assert_eq!(
+        shape(&kraken_interfaces::ros::NavSatFix::default()).fields()[5],
+        ("position_covariance".into(), "float64[9]".into())
+    );
 }
 
 #[test]
@@ -353,10 +426,18 @@ fn every_msg_file_matches_its_rust_type_field_for_field() {
     assert_eq!(names, ["ChannelFaultStatus", "FaultSpec", "FaultStatus"]);
     for p in &msgs {
         let name = stem(p);
-        let items = parse_msg(&std::fs::read_to_string(p).unwrap(), &p.display().to_string());
+        let items = parse_msg(
+            &std::fs::read_to_string(p).unwrap(),
+            &p.display().to_string(),
+        );
         let want = fields(&items);
         let got = rust_shape_of_msg(&name).fields();
-        assert_eq!(got, want, "{name}: Rust fields (left) differ from {}", p.display());
+        assert_eq!(
+            got,
+            want,
+            "{name}: Rust fields (left) differ from {}",
+            p.display()
+        );
         match rust_shape_of_msg(&name) {
             Shape::Struct(n, _) => assert_eq!(n, name),
             _ => unreachable!(),
@@ -367,19 +448,31 @@ fn every_msg_file_matches_its_rust_type_field_for_field() {
 #[test]
 fn every_srv_file_matches_its_rust_types() {
     let srvs = files("srv", "srv");
-    assert_eq!(srvs.iter().map(|p| stem(p)).collect::<Vec<_>>(), ["SetFault"]);
+    assert_eq!(
+        srvs.iter().map(|p| stem(p)).collect::<Vec<_>>(),
+        ["SetFault"]
+    );
     let text = std::fs::read_to_string(&srvs[0]).unwrap();
     let (req, resp) = text.split_once("\n---\n").expect("request --- response");
     let req_items = parse_msg(req, "SetFault.srv request");
     let resp_items = parse_msg(resp, "SetFault.srv response");
-    assert_eq!(shape(&SetFaultRequest::default()).fields(), fields(&req_items));
-    assert_eq!(shape(&SetFaultResponse::default()).fields(), fields(&resp_items));
+    assert_eq!(
+        shape(&SetFaultRequest::default()).fields(),
+        fields(&req_items)
+    );
+    assert_eq!(
+        shape(&SetFaultResponse::default()).fields(),
+        fields(&resp_items)
+    );
     assert!(constants(&req_items).is_empty() && constants(&resp_items).is_empty());
 }
 
 #[test]
 fn fault_spec_constants_match_rust_and_mode_names() {
-    let items = parse_msg(&std::fs::read_to_string(pkg().join("msg/FaultSpec.msg")).unwrap(), "FaultSpec.msg");
+    let items = parse_msg(
+        &std::fs::read_to_string(pkg().join("msg/FaultSpec.msg")).unwrap(),
+        "FaultSpec.msg",
+    );
     let rust: &[(&str, u8)] = &[
         ("HEALTHY", FaultSpec::HEALTHY),
         ("DROPOUT", FaultSpec::DROPOUT),
@@ -410,11 +503,20 @@ fn fault_spec_constants_match_rust_and_mode_names() {
     }
     // Issue 3 fixes the first five.
     assert_eq!(
-        (FaultSpec::HEALTHY, FaultSpec::DROPOUT, FaultSpec::DEGRADE, FaultSpec::BIAS_RAMP, FaultSpec::SLIP),
+        (
+            FaultSpec::HEALTHY,
+            FaultSpec::DROPOUT,
+            FaultSpec::DEGRADE,
+            FaultSpec::BIAS_RAMP,
+            FaultSpec::SLIP
+        ),
         (0, 1, 2, 3, 4)
     );
     // Mode constants (all but LOSS_*) are MODE_NAMES in upper case, by value.
-    let modes: Vec<&(String, String, String)> = file.iter().filter(|(n, _, _)| !n.starts_with("LOSS_")).collect();
+    let modes: Vec<&(String, String, String)> = file
+        .iter()
+        .filter(|(n, _, _)| !n.starts_with("LOSS_"))
+        .collect();
     assert_eq!(modes.len(), MODE_NAMES.len());
     for (name, _, value) in modes {
         let v: u8 = value.parse().unwrap();
