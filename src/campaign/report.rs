@@ -69,7 +69,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}th,td{border:1px sol
 th{background:#f0f0f0}td.l,th.l{text-align:left}tr.pos td.p{background:#fde2d6}\
 .ok{color:#075;font-weight:bold}.bad{color:#b00;font-weight:bold}.note{background:#fff6d5;border-left:4px solid #e6b800;padding:.3em .6em}\
 .plots{display:flex;flex-wrap:wrap;gap:1em}.plots figure{margin:0}figcaption{font-size:.85em;color:#444;max-width:620px}\
-code{background:#f4f4f4;padding:0 .2em}.meta td{text-align:left}";
+code{background:#f4f4f4;padding:0 .2em}svg{max-width:100%;height:auto}.meta td{text-align:left}";
 
 /// Renders report.html for a finished campaign.
 ///
@@ -562,7 +562,8 @@ fn probability_svg(
             chart
                 .draw_series(LineSeries::new(
                     pts.iter().map(|p| (p.x + off, p.p)),
-                    color.stroke_width(2),
+                    // Thin, translucent: it links a series, it does not interpolate.
+                    color.mix(0.5).stroke_width(1),
                 ))
                 .map_err(|e| e.to_string())?;
             let y = 60 + 22 * i as i32;
