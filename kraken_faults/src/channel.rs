@@ -206,6 +206,8 @@ pub struct Channel {
     stats: ChannelStats,
     last_input: Option<SensorMsg>,
     tf_keepalive: Option<TfKeepaliveConfig>,
+    /// Latest clock time the channel has been given (push, poll, set, clear).
+    seen: Duration,
 }
 
 fn to_time(d: Duration) -> Time {
@@ -231,6 +233,7 @@ impl Channel {
             stats: ChannelStats::default(),
             last_input: None,
             tf_keepalive: None,
+            seen: Duration::ZERO,
         }
     }
     /// Enables the odom→base_link keep-alive during dropout (odometry only;
@@ -372,6 +375,7 @@ impl Channel {
         }
         let mut stage = build_stage(spec, &self.name, self.kind)?;
         let mut activation = Activation::from_spec(spec, now)?;
+        self.seen = self.seen.max(now);
         if let Some(rng) = rng {
             activation.draw_phase(rng);
         }
@@ -388,13 +392,16 @@ impl Channel {
     }
 
     /// Removes the fault. Messages already queued are still released on
-    /// time. The record keeps no clear time (use [`Channel::clear_at`]).
+    /// time. The clear time recorded is the latest clock time the channel
+    /// has been given (by push, poll, set_fault); prefer
+    /// [`Channel::clear_at`] when the host knows the time.
     pub fn clear(&mut self) {
-        self.fault = None;
+        self.clear_at(self.seen);
     }
 
     /// Removes the fault and records `now` as its clear time.
     pub fn clear_at(&mut self, now: Duration) {
+        self.seen = self.seen.max(now);
         self.end_record(now);
         self.fault = None;
     }
@@ -415,6 +422,7 @@ impl Channel {
     /// Feeds one sensor message received at `now` through the fault.
     pub fn push(&mut self, msg: SensorMsg, now: Duration, rng: &mut FaultRng) {
         self.stats.messages_in += 1;
+        self.seen = self.seen.max(now);
         self.expire(now);
         if self.kind == MsgKind::Odometry {
             self.last_input = Some(msg.clone());
@@ -458,6 +466,7 @@ impl Channel {
 
     /// Releases every message due at `now`.
     pub fn poll(&mut self, now: Duration) -> Vec<SensorMsg> {
+        self.seen = self.seen.max(now);
         self.expire(now);
         let due = self.queue.pop_due(now);
         let mut out = Vec::with_capacity(due.len());
@@ -610,8 +619,8 @@ impl Injector {
         self.channel_mut(&spec.channel)?
             .set_fault_seeded(spec, now, rng)
     }
-    /// Clears every channel's fault (no clear time recorded; see
-    /// [`Injector::clear_faults_at`]).
+    /// Clears every channel's fault, each recording the latest time it has
+    /// seen (see [`Channel::clear`]; prefer [`Injector::clear_faults_at`]).
     pub fn clear_faults(&mut self) {
         for c in &mut self.channels {
             c.clear();

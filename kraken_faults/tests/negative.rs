@@ -256,6 +256,20 @@ fn clear_really_clears() {
         .unwrap();
     assert!(inj.channel("imu").unwrap().fault().is_none());
     assert_eq!(inj.channel("imu").unwrap().cleared(), Some(ms(500)));
+    // clear() without a time records the latest time the channel was given.
+    inj.set_fault(&FaultSpec::new("scan", FaultSpec::DROPOUT), ms(600))
+        .unwrap();
+    inj.push(
+        "scan",
+        msg_for(MsgKind::LaserScan, ms(650)),
+        ms(650),
+        &mut r,
+    )
+    .unwrap();
+    assert!(inj.poll("scan", ms(700)).unwrap().is_empty());
+    inj.clear_faults();
+    assert_eq!(inj.channel("scan").unwrap().cleared(), Some(ms(700)));
+    assert!(!inj.status(ms(700)).channels[3].active);
 }
 
 /// Two faults on different channels do not overwrite each other; a second
