@@ -407,6 +407,12 @@ fn timing_modes() {
     });
     let out = step(&mut c, SensorMsg::Imu(imu(ms(1000))), ms(1000), &mut r).remove(0);
     assert_eq!(out.header().stamp, stamp(ms(750)));
+    let mut c = imu_channel(FaultSpec {
+        timestamp_offset_s: 2.5,
+        ..FaultSpec::new("imu", FaultSpec::TIMESTAMP_JUMP)
+    });
+    let out = step(&mut c, SensorMsg::Imu(imu(ms(1000))), ms(1000), &mut r).remove(0);
+    assert_eq!(out.header().stamp, stamp(ms(3500)));
 
     let mut c = imu_channel(FaultSpec {
         jitter_s: 0.05,
