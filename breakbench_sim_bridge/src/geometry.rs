@@ -119,6 +119,53 @@ impl WorldGeometry {
         (best, owner)
     }
 
+    /// Signed clearance of the straight path from `(x0, y0)` to `(x1, y1)`
+    /// (metres): the smallest distance from any point of the path to any
+    /// wall or box edge (0 if the path crosses one), or the end point's
+    /// negative depth if it is strictly inside a box; with the owner index.
+    /// Segment-segment distance: 0 if they intersect, else the least of the
+    /// four endpoint-to-segment distances.
+    pub fn swept_clearance(&self, x0: f64, y0: f64, x1: f64, y1: f64) -> (f64, Option<u32>) {
+        let (px, py) = (x1 - x0, y1 - y0);
+        let path = Seg {
+            ax: x0,
+            ay: y0,
+            ex: px,
+            ey: py,
+            len2: px * px + py * py,
+            owner: u32::MAX,
+        };
+        let mut best = f64::INFINITY;
+        let mut owner = None;
+        for s in &self.segs {
+            // Orientation of the wall's ends about the path, and of the path's ends about the wall.
+            let o1 = px * (s.ay - y0) - py * (s.ax - x0);
+            let o2 = px * (s.ay + s.ey - y0) - py * (s.ax + s.ex - x0);
+            let o3 = s.ex * (y0 - s.ay) - s.ey * (x0 - s.ax);
+            let o4 = s.ex * (y1 - s.ay) - s.ey * (x1 - s.ax);
+            let crosses = !(o1 == 0.0 && o2 == 0.0) && o1 * o2 <= 0.0 && o3 * o4 <= 0.0;
+            let d = if crosses {
+                0.0
+            } else {
+                seg_dist2(s, x0, y0)
+                    .min(seg_dist2(s, x1, y1))
+                    .min(seg_dist2(&path, s.ax, s.ay))
+                    .min(seg_dist2(&path, s.ax + s.ex, s.ay + s.ey))
+            };
+            if d < best {
+                best = d;
+                owner = Some(s.owner);
+            }
+        }
+        let (end, end_owner) = self.clearance(x1, y1);
+        let best = best.sqrt();
+        if end < best {
+            (end, end_owner)
+        } else {
+            (best, owner)
+        }
+    }
+
     /// Distance along the ray `o + t d` (`d` need not be unit length; `t` is
     /// in units of `|d|`) to the first wall or box edge with `0 <= t`, or
     /// `inf` if none. Rays parallel to a segment do not hit it (a grazing
@@ -260,6 +307,28 @@ mod tests {
         let (d, o) = g.clearance(6.0, -0.5);
         assert!((d + 0.2).abs() < 1e-15, "{d}");
         assert_eq!(g.labels()[o.unwrap() as usize], "box");
+    }
+
+    #[test]
+    fn swept_clearance_catches_a_corner_between_samples() {
+        // Path diagonal past the box corner (6.2, 0.1), closest approach h = 0.19999 m at
+        // the midpoint, ends 2.5 mm either side: the ends are sqrt(h^2 + 0.0025^2) =
+        // 0.2000056 m from the corner, the path itself 0.19999 m.
+        let g = WorldGeometry::new(&corridor());
+        let (h, l, k) = (0.19999, 0.0025, std::f64::consts::FRAC_1_SQRT_2);
+        let mid = (6.2 + h * k, 0.1 + h * k);
+        let (x0, y0, x1, y1) = (mid.0 - l * k, mid.1 + l * k, mid.0 + l * k, mid.1 - l * k);
+        let ends = (h * h + l * l).sqrt();
+        assert!((g.clearance(x0, y0).0 - ends).abs() < 1e-12);
+        assert!((g.clearance(x1, y1).0 - ends).abs() < 1e-12);
+        let (d, o) = g.swept_clearance(x0, y0, x1, y1);
+        assert!((d - h).abs() < 1e-12, "{d}");
+        assert_eq!(g.labels()[o.unwrap() as usize], "box");
+        // A path crossing the wall y = 1 has clearance 0; a zero-length path is a point.
+        assert_eq!(g.swept_clearance(1.0, 0.9, 1.0, 1.1).0, 0.0);
+        assert_eq!(g.swept_clearance(1.0, 0.5, 1.0, 0.5).0, 0.5);
+        // Parallel to a wall: the clearance of the ends (0.5 m from y = 1).
+        assert_eq!(g.swept_clearance(1.0, 0.5, 2.0, 0.5).0, 0.5);
     }
 
     #[test]

@@ -72,8 +72,9 @@ pub struct PlantOutputs {
 ///   distance from rest is `v T - v^2 / (2 a)` to rounding).
 /// * Pose: exact unicycle arc for constant `(v, w)` over the step.
 /// * Rigid contact, *stop* (no sliding): the footprint disc's centre must
-///   keep clearance `>= footprint_radius_m` from every wall and box edge at
-///   every step end. If the full step would violate it, the largest safe
+///   keep clearance `>= footprint_radius_m` from every wall and box edge
+///   along the straight chord of every step (so also between samples, up to
+///   the arc's sagitta when turning). If the full step would violate it, the largest safe
 ///   fraction `s` of the step's arc is found by bisection, the centre is
 ///   put there, and the heading still completes the step's rotation (a disc
 ///   turning in place cannot penetrate), so a blocked robot can turn away.
@@ -100,6 +101,8 @@ pub struct Plant {
     odom_rng: ChaCha8Rng,
     blocked_by: Option<u32>,
     contacts: Vec<ContactEvent>,
+    /// Lower bound of the true centre's clearance, metres.
+    clear_lb: f64,
 }
 
 /// Wraps an angle to `(-pi, pi]`.
@@ -234,6 +237,7 @@ impl Plant {
             odom_rng: stream(ODOM_STREAM),
             blocked_by: None,
             contacts: Vec::new(),
+            clear_lb: clearance_m,
         })
     }
 
@@ -311,34 +315,59 @@ impl Plant {
         self.odom_pose = arc(&self.odom_pose, vo, wo, dt);
         self.odom_twist = (vo, wo);
 
-        // Ground truth with rigid contact.
+        // Ground truth with rigid contact. `clear_lb` is a lower bound of the
+        // centre's clearance; every point of this step's arc is within its
+        // length |v| dt of the start, so far from everything no geometry query
+        // is needed at all.
         let start = self.pose;
         let full = arc(&start, v, w, dt);
-        let (c, owner) = self.geom.clearance(full.x_m, full.y_m);
-        if c >= self.radius_m {
+        let r = self.radius_m;
+        let len = v.abs() * dt;
+        let mut owner = None;
+        let free = if self.clear_lb - len >= r {
+            true
+        } else {
+            self.clear_lb = self.geom.clearance(start.x_m, start.y_m).0;
+            if self.clear_lb - len >= r {
+                true
+            } else {
+                let (c, o) = self
+                    .geom
+                    .swept_clearance(start.x_m, start.y_m, full.x_m, full.y_m);
+                owner = o;
+                c >= r
+            }
+        };
+        if free {
             self.pose = full;
+            self.clear_lb -= len;
             self.true_twist = (v, w);
             self.blocked_by = None;
         } else {
+            let safe = |s: f64| {
+                let p = arc(&start, v, w, s * dt);
+                let (c, o) = self
+                    .geom
+                    .swept_clearance(start.x_m, start.y_m, p.x_m, p.y_m);
+                (c >= r, o)
+            };
             let (mut lo, mut hi, mut hit) = (0.0f64, 1.0f64, owner);
             // Pushing on against a contact: the smallest resolved fraction is
             // already unsafe, so the answer is 0 without bisecting.
             let eps = (0.5f64).powi(CONTACT_BISECTIONS as i32);
-            let p = arc(&start, v, w, eps * dt);
-            let (c, o) = self.geom.clearance(p.x_m, p.y_m);
-            let iterations = if c < self.radius_m {
+            let (ok, o) = safe(eps);
+            let iterations = if ok {
+                lo = eps;
+                CONTACT_BISECTIONS
+            } else {
                 hi = eps;
                 hit = o;
                 0
-            } else {
-                lo = eps;
-                CONTACT_BISECTIONS
             };
             for _ in 0..iterations {
                 let mid = 0.5 * (lo + hi);
-                let p = arc(&start, v, w, mid * dt);
-                let (c, o) = self.geom.clearance(p.x_m, p.y_m);
-                if c >= self.radius_m {
+                let (ok, o) = safe(mid);
+                if ok {
                     lo = mid;
                 } else {
                     hi = mid;
@@ -350,6 +379,7 @@ impl Plant {
                 yaw_rad: full.yaw_rad,
                 ..at
             };
+            self.clear_lb = self.geom.clearance(at.x_m, at.y_m).0;
             self.true_twist = (v * lo, w);
             let hit = hit.expect("a clearance below the radius has an owner");
             if self.blocked_by != Some(hit) {

@@ -183,6 +183,51 @@ fn contact_with_wall_then_turn_away() {
 }
 
 #[test]
+fn passing_a_corner_too_close_is_a_contact() {
+    // Drive diagonally (yaw -pi/4) on a line passing the box corner (6.2, 0.1) at
+    // h = 0.199999 m < r: the disc would clip the corner by 1e-6 m. Step-end samples
+    // 5 mm apart see the clip only inside a window of 2 sqrt(r^2 - h^2) = 1.26 mm, so
+    // a sampled check usually misses it; the swept check must stop the robot at the
+    // corner (ends at distance r from it) and record a contact with the box.
+    let h = 0.199999;
+    let k = std::f64::consts::FRAC_1_SQRT_2;
+    let mut world = corridor();
+    // 0.5 m before the closest approach along the line.
+    world.start = Pose2 {
+        x_m: 6.2 + (h - 0.5) * k,
+        y_m: 0.1 + (h + 0.5) * k,
+        yaw_rad: -PI / 4.0,
+    };
+    let mut p = Plant::new(&world, &noiseless(), 1).unwrap();
+    p.set_cmd_vel(0.5, 0.0);
+    let mut prev = p.true_pose();
+    let mut min_path = f64::INFINITY;
+    for _ in 0..400 {
+        p.step();
+        let q = p.true_pose();
+        min_path = min_path.min(
+            p.lidar()
+                .geometry()
+                .swept_clearance(prev.x_m, prev.y_m, q.x_m, q.y_m)
+                .0,
+        );
+        prev = q;
+    }
+    assert!(min_path >= world.footprint_radius_m - 1e-9, "{min_path}");
+    assert_eq!(p.contacts().len(), 1, "{:?}", p.contacts());
+    assert_eq!(p.contacts()[0].with, "box");
+    // Stopped before the closest approach: distance to the corner is r, at
+    // t = -sqrt(r^2 - h^2) = -6.32e-4 m along the line.
+    let q = p.true_pose();
+    assert!(
+        ((q.x_m - 6.2).hypot(q.y_m - 0.1) - 0.2).abs() < 1e-9,
+        "{q:?}"
+    );
+    let along = (q.x_m - 6.2) * k - (q.y_m - 0.1) * k;
+    assert!((along + (0.04f64 - h * h).sqrt()).abs() < 1e-6, "{along}");
+}
+
+#[test]
 fn start_in_collision_is_rejected() {
     let mut world = corridor();
     world.start = Pose2 {
