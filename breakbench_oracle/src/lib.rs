@@ -18,6 +18,7 @@
 pub mod error;
 mod geometry;
 pub mod isolation;
+pub mod manifest;
 pub mod pose;
 pub mod stats;
 pub mod verdict;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use breakbench_oracle::{SelfReport, Verdict};
+use crate::{SelfReport, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// Manifest schema identifier; bump on incompatible change.
