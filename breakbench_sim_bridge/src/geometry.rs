@@ -4,7 +4,7 @@
 //! Why not parry2d here: the `parry2d` crate is `f32`-only (`Real = f32`;
 //! the `f64` build is the separate `parry2d-f64` crate), and the contact
 //! guarantee is stated at 1e-9 m, below `f32` resolution at 12 m (~1e-6 m).
-//! The two queries needed (point-to-segment distance and ray-to-segment
+//! The queries needed (point- and segment-to-segment distance, ray-to-segment
 //! intersection) are a few lines each in `f64`, and with ~10 segments a
 //! linear scan beats a BVH. The ray caster is cross-checked against
 //! parry2d's `Segment::cast_local_ray` in the tests.
