@@ -1,0 +1,389 @@
+//! `fault_injector_bench`: load generator and latency probe for a running
+//! `fault_injector` (run by `scripts/bench_injector.sh` inside a private
+//! network namespace; not a test).
+//!
+//! Each message is published twice in the same instant: once into the
+//! injector's input topic and once on a direct topic that bypasses it. Both
+//! are received here; latency = receive wall time − publish wall time (the
+//! header stamp). "Added latency" is the injector path's percentile minus
+//! the direct path's percentile, measured in the same run.
+//!
+//! Phases: (1) Imu at 1 kHz, healthy; (2) LaserScan with 1080 beams at 10 Hz,
+//! healthy; (3) Imu rate sweep for the highest rate relayed without loss;
+//! (4) RSS of the injector (from /proc/<pid>/status) with a 0.8 s delay fault
+//! on imu (1 kHz) and scan (10 Hz).
+//!
+//! Usage: `fault_injector_bench --injector-pid PID [--seconds S] [--json FILE]`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context as _, Result};
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::Subscription;
+use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use futures::StreamExt;
+use kraken_interfaces::ros::{Header, Imu, LaserScan, Time, TriggerRequest};
+use kraken_interfaces::{FaultSpec, SetFaultRequest};
+
+/// (phase, seq) -> latency in ns.
+type Samples = Arc<Mutex<BTreeMap<(u32, u64), i64>>>;
+
+fn wall_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos() as i64
+}
+
+fn header(phase: u32, seq: u64) -> Header {
+    Header {
+        stamp: Time::from_nanos(wall_ns()),
+        frame_id: format!("{phase}:{seq}"),
+    }
+}
+
+fn parse_id(h: &Header) -> Option<(u32, u64)> {
+    let (p, s) = h.frame_id.split_once(':')?;
+    Some((p.parse().ok()?, s.parse().ok()?))
+}
+
+fn spawn_receiver<M, F>(sub: Subscription<M>, samples: Samples, header_of: F)
+where
+    M: serde::de::DeserializeOwned + Send + 'static,
+    F: Fn(&M) -> &Header + Send + 'static,
+{
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = sub.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                let now = wall_ns();
+                if let Ok((m, _)) = r {
+                    let h = header_of(&m);
+                    if let Some(id) = parse_id(h) {
+                        samples
+                            .lock()
+                            .expect("poisoned")
+                            .insert(id, now - h.stamp.as_nanos());
+                    }
+                }
+            }
+        })
+    });
+}
+
+fn percentile(sorted: &[i64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    // Nearest-rank percentile (NIST/Hyndman-Fan definition 1).
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1] as f64
+}
+
+fn phase_latencies(s: &Samples, phase: u32) -> Vec<i64> {
+    let mut v: Vec<i64> = s
+        .lock()
+        .expect("poisoned")
+        .range((phase, 0)..(phase + 1, 0))
+        .map(|(_, l)| *l)
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn rss_kib(pid: u32) -> Result<u64> {
+    let st = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("pid {pid}"))?;
+    st.lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .context("no VmRSS")
+}
+
+/// Paces `n` iterations at `rate_hz` on the monotonic clock (sleep, then spin the last 200 µs).
+fn paced(rate_hz: f64, n: u64, mut f: impl FnMut(u64)) {
+    let period = Duration::from_secs_f64(1.0 / rate_hz);
+    let t0 = Instant::now();
+    for i in 0..n {
+        let due = t0 + period * i as u32;
+        loop {
+            let now = Instant::now();
+            if now >= due {
+                break;
+            }
+            let left = due - now;
+            if left > Duration::from_micros(200) {
+                std::thread::sleep(left - Duration::from_micros(150));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        f(i);
+    }
+}
+
+fn imu(phase: u32, seq: u64) -> Imu {
+    let mut m = Imu {
+        header: header(phase, seq),
+        ..Imu::default()
+    };
+    m.angular_velocity.z = 0.1;
+    m.angular_velocity_covariance = [0.01, 0.0, 0.0, 0.0, 0.01, 0.0, 0.0, 0.0, 0.01];
+    m
+}
+
+fn scan(phase: u32, seq: u64) -> LaserScan {
+    let n = 1080;
+    LaserScan {
+        header: header(phase, seq),
+        angle_min: -std::f32::consts::PI * 0.75,
+        angle_max: std::f32::consts::PI * 0.75,
+        angle_increment: std::f32::consts::PI * 1.5 / (n as f32 - 1.0),
+        time_increment: 0.0,
+        scan_time: 0.1,
+        range_min: 0.05,
+        range_max: 30.0,
+        ranges: (0..n).map(|i| 1.0 + (i % 100) as f32 * 0.05).collect(),
+        intensities: vec![100.0; n],
+    }
+}
+
+struct Row {
+    name: String,
+    sent: u64,
+    recv_inj: usize,
+    recv_direct: usize,
+    inj_p50: f64,
+    inj_p99: f64,
+    dir_p50: f64,
+    dir_p99: f64,
+}
+
+fn row(name: &str, sent: u64, inj: &Samples, direct: &Samples, phase: u32) -> Row {
+    let a = phase_latencies(inj, phase);
+    let b = phase_latencies(direct, phase);
+    Row {
+        name: name.into(),
+        sent,
+        recv_inj: a.len(),
+        recv_direct: b.len(),
+        inj_p50: percentile(&a, 50.0) / 1e3,
+        inj_p99: percentile(&a, 99.0) / 1e3,
+        dir_p50: percentile(&b, 50.0) / 1e3,
+        dir_p99: percentile(&b, 99.0) / 1e3,
+    }
+}
+
+fn main() -> Result<()> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), "fault_injector_bench")?;
+    let mut pid = None;
+    let mut seconds = 10.0_f64;
+    let mut json = None;
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--injector-pid" => {
+                pid = Some(it.next().context("--injector-pid PID")?.parse::<u32>()?)
+            }
+            "--seconds" => seconds = it.next().context("--seconds S")?.parse()?,
+            "--json" => json = Some(it.next().context("--json FILE")?.clone()),
+            other => bail!("unknown argument {other}"),
+        }
+    }
+    let pid = pid.context("--injector-pid is required")?;
+    let env = RosEnv::from_env()?;
+    let mut node = RosNode::new(env, args)?;
+    let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
+    let rx_qos = qos::subscribe(2000);
+    let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+    let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
+    let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
+    let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos.clone())?;
+    let inj: Samples = Arc::default();
+    let direct: Samples = Arc::default();
+    spawn_receiver(
+        node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
+        inj.clone(),
+        |m: &Imu| &m.header,
+    );
+    spawn_receiver(
+        node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+        direct.clone(),
+        |m: &Imu| &m.header,
+    );
+    spawn_receiver(
+        node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
+        inj.clone(),
+        |m: &LaserScan| &m.header,
+    );
+    spawn_receiver(
+        node.subscription::<LaserScan>("/bench/scan_direct", rx_qos.clone())?,
+        direct.clone(),
+        |m: &LaserScan| &m.header,
+    );
+    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
+    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
+    let _spinner = node.spawn_spinner()?;
+
+    // Discovery: wait until both paths deliver.
+    let t0 = Instant::now();
+    let mut warm = 0;
+    loop {
+        imu_in.publish(imu(0, warm)).ok();
+        imu_direct.publish(imu(0, warm)).ok();
+        scan_in.publish(scan(0, warm)).ok();
+        scan_direct.publish(scan(0, warm)).ok();
+        warm += 1;
+        std::thread::sleep(Duration::from_millis(20));
+        let ok = |s: &Samples| s.lock().expect("poisoned").range((0, 0)..(1, 0)).count() > 0;
+        if ok(&inj) && ok(&direct) && warm > 100 {
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(30) {
+            bail!("no messages through the injector after 30 s");
+        }
+    }
+    futures::executor::block_on(async {
+        set.wait_for_service(&node.node).await;
+        clear.wait_for_service(&node.node).await;
+    });
+    let settle = || std::thread::sleep(Duration::from_millis(500));
+    let mut rows = Vec::new();
+
+    // (1) Imu 1 kHz healthy.
+    let n = (1000.0 * seconds) as u64;
+    paced(1000.0, n, |i| {
+        let m = imu(1, i);
+        imu_in.publish(m.clone()).ok();
+        imu_direct.publish(m).ok();
+    });
+    settle();
+    rows.push(row("Imu 1 kHz, healthy", n, &inj, &direct, 1));
+
+    // (2) LaserScan 1080 beams at 10 Hz healthy.
+    let n = (10.0 * seconds * 2.0) as u64;
+    paced(10.0, n, |i| {
+        let m = scan(2, i);
+        scan_in.publish(m.clone()).ok();
+        scan_direct.publish(m).ok();
+    });
+    settle();
+    rows.push(row(
+        "LaserScan 1080 beams 10 Hz, healthy",
+        n,
+        &inj,
+        &direct,
+        2,
+    ));
+
+    // (3) Imu rate sweep (3 s per rate).
+    let mut sweep = Vec::new();
+    for (k, rate) in [2000.0, 5000.0, 10000.0, 15000.0, 20000.0]
+        .into_iter()
+        .enumerate()
+    {
+        let phase = 10 + k as u32;
+        let n = (rate * 3.0) as u64;
+        paced(rate, n, |i| {
+            let m = imu(phase, i);
+            imu_in.publish(m.clone()).ok();
+            imu_direct.publish(m).ok();
+        });
+        settle();
+        let r = row(
+            &format!("Imu {} Hz, healthy", rate),
+            n,
+            &inj,
+            &direct,
+            phase,
+        );
+        sweep.push((rate, r.sent, r.recv_inj, r.recv_direct));
+        rows.push(r);
+    }
+
+    // (4) RSS under a 0.8 s delay fault on imu and scan.
+    let rss_before = rss_kib(pid)?;
+    let call = |spec: FaultSpec| {
+        futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
+            .map(|Msg(r)| r)
+            .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
+    };
+    for ch in ["imu", "scan"] {
+        let r = call(FaultSpec {
+            delay_s: 0.8,
+            ..FaultSpec::new(ch, FaultSpec::DELAY)
+        })?;
+        anyhow::ensure!(r.success, "set_fault delay on {ch}: {}", r.message);
+    }
+    let mut rss_peak = rss_before;
+    let n = (1000.0 * seconds) as u64;
+    paced(1000.0, n, |i| {
+        let m = imu(30, i);
+        imu_in.publish(m.clone()).ok();
+        imu_direct.publish(m).ok();
+        if i % 100 == 0 {
+            let s = scan(31, i / 100);
+            scan_in.publish(s.clone()).ok();
+            scan_direct.publish(s).ok();
+            rss_peak = rss_peak.max(rss_kib(pid).unwrap_or(0));
+        }
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    rows.push(row("Imu 1 kHz, delay 0.8 s", n, &inj, &direct, 30));
+    rows.push(row(
+        "LaserScan 10 Hz, delay 0.8 s",
+        n / 100,
+        &inj,
+        &direct,
+        31,
+    ));
+    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
+        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+
+    println!("| path | sent | received via injector | received direct | injector p50 / p99 (µs) | direct p50 / p99 (µs) | added p50 / p99 (µs) |");
+    println!("|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} |",
+            r.name,
+            r.sent,
+            r.recv_inj,
+            r.recv_direct,
+            r.inj_p50,
+            r.inj_p99,
+            r.dir_p50,
+            r.dir_p99,
+            r.inj_p50 - r.dir_p50,
+            r.inj_p99 - r.dir_p99
+        );
+    }
+    let max_lossless = sweep
+        .iter()
+        .filter(|(_, sent, inj, _)| *inj as u64 == *sent)
+        .map(|(rate, ..)| *rate)
+        .fold(f64::NAN, f64::max);
+    println!("highest Imu rate relayed without loss (3 s per step, 2k/5k/10k/15k/20k Hz): {max_lossless} Hz");
+    for (rate, sent, inj, direct) in &sweep {
+        println!("  {rate} Hz: sent {sent}, via injector {inj}, direct {direct}");
+    }
+    println!("injector RSS: {rss_before} KiB before the delay fault, peak {rss_peak} KiB during 0.8 s delay on imu 1 kHz + scan 10 Hz");
+    if let Some(path) = json {
+        let mut out = String::from("{\n  \"rows\": [\n");
+        for (i, r) in rows.iter().enumerate() {
+            out += &format!(
+                "    {{\"name\": \"{}\", \"sent\": {}, \"received_injector\": {}, \"received_direct\": {}, \"injector_p50_us\": {:.1}, \"injector_p99_us\": {:.1}, \"direct_p50_us\": {:.1}, \"direct_p99_us\": {:.1}}}{}\n",
+                r.name, r.sent, r.recv_inj, r.recv_direct, r.inj_p50, r.inj_p99, r.dir_p50, r.dir_p99,
+                if i + 1 < rows.len() { "," } else { "" }
+            );
+        }
+        out += &format!(
+            "  ],\n  \"max_lossless_imu_hz\": {},\n  \"rss_before_kib\": {rss_before},\n  \"rss_peak_delay_kib\": {rss_peak}\n}}\n",
+            if max_lossless.is_nan() { "null".to_string() } else { max_lossless.to_string() }
+        );
+        std::fs::write(&path, out).with_context(|| path.clone())?;
+    }
+    std::process::exit(0)
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Benchmark of the fault_injector node (not a test): added latency over the
+# direct DDS path at 1 kHz Imu and 10 Hz LaserScan (1080 beams), the highest
+# Imu rate relayed without loss, and RSS under a 0.8 s delay fault.
+# Release build; all DDS traffic inside a private network namespace.
+# Usage: scripts/bench_injector.sh [SECONDS_PER_PHASE]   (default 10)
+# Writes target/bench/fault_injector.json and prints a markdown table.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+SECS="${1:-10}"
+if [[ "${2:-}" != "--inside" ]]; then
+  (cd "$ROOT" && cargo build --release -p kraken_faults --bins)
+  mkdir -p "$TARGET_DIR/bench"
+  exec unshare -n "$0" "$SECS" --inside
+fi
+ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
+export ROS_DOMAIN_ID=77 ROS_DISTRO=jazzy
+KRAKEN_FAULTS_ENABLE=1 RUST_LOG=warn "$TARGET_DIR/release/fault_injector" >"$TARGET_DIR/bench/fault_injector.log" 2>&1 &
+INJ=$!
+trap 'kill $INJ 2>/dev/null || true' EXIT
+sleep 1
+RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --json "$TARGET_DIR/bench/fault_injector.json"
+echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
