@@ -51,6 +51,8 @@ enum ChanPub {
     LaserScan(Publisher<LaserScan>),
 }
 
+// Inputs are the hot path: moved once into the injector, no extra allocation.
+#[allow(clippy::large_enum_variant)]
 enum Event {
     Input(usize, SensorMsg),
     SetFault(RmwRequestId, SetFaultRequest),
