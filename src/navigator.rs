@@ -80,7 +80,7 @@ impl NavigatorConfig {
                 ));
             }
         }
-        if !(c.lateral_margin_m >= 0.0) {
+        if c.lateral_margin_m.is_nan() || c.lateral_margin_m < 0.0 {
             return Err(ConfigError::semantic(
                 &p,
                 "lateral_margin_m",

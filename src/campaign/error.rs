@@ -7,24 +7,24 @@ use kraken_interfaces::ConfigError;
 pub enum CampaignError {
     /// A scenario, world, robot or navigator file is malformed.
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(Box<ConfigError>),
     /// A fault in the scenario cannot be set (unknown channel, unsupported mode, bad parameter).
     #[error("{path}: field '{field}': {source}")]
     Fault {
         path: String,
         field: String,
         #[source]
-        source: kraken_faults::FaultError,
+        source: Box<kraken_faults::FaultError>,
     },
     /// The in-process injector refused a request (a harness bug: scenarios are validated on load).
     #[error("injector: {0}")]
-    Injector(#[from] kraken_faults::FaultError),
+    Injector(Box<kraken_faults::FaultError>),
     /// The oracle could not judge the pose stream (empty, non-monotonic or non-finite).
     #[error("oracle: {0}")]
     Oracle(#[from] breakbench_oracle::OracleError),
     /// The plant rejected its configuration.
     #[error("plant: {0}")]
-    Sim(#[from] breakbench_sim_bridge::SimError),
+    Sim(Box<breakbench_sim_bridge::SimError>),
     /// Reading or writing campaign files failed.
     #[error("{path}: {source}")]
     Io {
@@ -51,5 +51,23 @@ impl CampaignError {
             path: path.as_ref().display().to_string(),
             source,
         }
+    }
+}
+
+impl From<ConfigError> for CampaignError {
+    fn from(e: ConfigError) -> Self {
+        Self::Config(Box::new(e))
+    }
+}
+
+impl From<kraken_faults::FaultError> for CampaignError {
+    fn from(e: kraken_faults::FaultError) -> Self {
+        Self::Injector(Box::new(e))
+    }
+}
+
+impl From<breakbench_sim_bridge::SimError> for CampaignError {
+    fn from(e: breakbench_sim_bridge::SimError) -> Self {
+        Self::Sim(Box::new(e))
     }
 }

@@ -144,7 +144,7 @@ impl Scenario {
         let file: ScenarioFile = load_yaml(path)?;
         let p = path.display().to_string();
         let semantic =
-            |field: &str, msg: String| CampaignError::Config(ConfigError::semantic(&p, field, msg));
+            |field: &str, msg: String| CampaignError::from(ConfigError::semantic(&p, field, msg));
         if file.repeats == 0 {
             return Err(semantic("repeats", "must be >= 1".into()));
         }
@@ -189,7 +189,7 @@ impl Scenario {
                 build_stage(&spec, &axis.channel, kind).map_err(|e| CampaignError::Fault {
                     path: p.clone(),
                     field: format!("axes[{i}].values[{j}]"),
-                    source: e,
+                    source: Box::new(e),
                 })?;
             }
         }
