@@ -79,7 +79,7 @@ set -e
 # 2. rclpy on Fast DDS.
 export ROS_DISTRO=jazzy
 export ROS_DOMAIN_ID=$((BASE + 1))
-start_injector fastdds
+start_injector fastdds --ros-args -p seed:=5
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_peer.py"; then
   pass "rclpy/Fast DDS peer"
 else

@@ -17,6 +17,7 @@ from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy, HistoryPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import Imu, NavSatFix, NavSatStatus
 from std_srvs.srv import Trigger
+from rcl_interfaces.srv import GetParameters
 from kraken_interfaces.msg import FaultSpec, FaultStatus
 from kraken_interfaces.srv import SetFault
 
@@ -110,6 +111,13 @@ def main():
         sys.exit(1)
     names = [n for n, _ in p.get_node_names_and_namespaces()]
     check("fault_injector appears in the node list", "fault_injector" in names, f"nodes={names}")
+
+    # Parameters are visible to ros2 param (the driver starts the node with -p seed:=5).
+    pc = p.create_client(GetParameters, "/fault_injector/get_parameters")
+    r = p.call(pc, GetParameters.Request(names=["seed"])) if pc.wait_for_service(timeout_sec=10.0) else None
+    check("ros2 param: /fault_injector seed = 5 via get_parameters",
+          r is not None and len(r.values) == 1 and r.values[0].integer_value == 5,
+          str(r.values) if r else "no response")
 
     # Healthy passthrough, bit-exact on the fields we set.
     m = p.exchange(p.gnss_pub, p.fix, p.gnss_out, lambda m: m.header.stamp.sec >= 1000)
