@@ -16,7 +16,7 @@ start=$(date +%s)
 
 want="$(sha256sum "$REQ" | cut -d' ' -f1)"
 if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
-  echo "setup_peers: $VENV is up to date ($(wc -l <"$REQ") pinned requirements)"
+  echo "setup_peers: $VENV is up to date ($(grep -vc "^#" "$REQ") pinned requirements)"
   exit 0
 fi
 
@@ -28,10 +28,16 @@ fi
 # this venv's own so cmake can configure rosidl packages against them.
 pyinc="$("$VENV/bin/python3" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 npinc="$("$VENV/bin/python3" -c 'import numpy; print(numpy.get_include())' 2>/dev/null || true)"
-grep -rl --include='*.cmake' -e '/opt/python/cp311-cp311' "$VENV/share" 2>/dev/null | while read -r f; do
-  [[ -n "$npinc" ]] && sed -i -E "s#/opt/python/cp311-cp311/lib/python3\.11/site-packages/numpy/(_core|core)/include#${npinc}#g" "$f"
+fixed=0
+while read -r f; do
+  [[ -n "$f" ]] || continue
+  if [[ -n "$npinc" ]]; then
+    sed -i -E "s#/opt/python/cp311-cp311/lib/python3\.11/site-packages/numpy/(_core|core)/include#${npinc}#g" "$f"
+  fi
   sed -i -E "s#/opt/python/cp311-cp311/include/python3\.11#${pyinc}#g" "$f"
-done
+  fixed=$((fixed + 1))
+done < <(grep -rl --include='*.cmake' -e '/opt/python/cp311-cp311' "$VENV/share" 2>/dev/null || true)
+echo "setup_peers: rewrote the wheel builder's include paths in $fixed CMake file(s)"
 
 echo "$want" >"$STAMP"
 echo "setup_peers: installed into $VENV in $(( $(date +%s) - start )) s:"
