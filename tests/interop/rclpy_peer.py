@@ -175,6 +175,28 @@ def main():
     m = p.exchange(p.gnss_pub, p.fix, p.gnss_out, lambda m: True)
     check("gnss still in dropout after the rejected request", m is not None and m.status.status == -1)
 
+    # Field order of FaultSpec end to end: every field set to a distinct value,
+    # decoded by the Rust node, echoed in ~/status, decoded again by rclpy.
+    full = dict(channel="odom", mode=FaultSpec.DELAY, duration_s=1000.5, period_s=100.25, duty_cycle=1.0,
+                random_phase=False, noise_stddev=0.03, covariance_scale=4.5, bias_rate=0.2, bias=1.75,
+                step_at_s=2.5, slip_ratio=0.6, scale_factor=1.1, freeze_stamp=True, garbage_min=-3.0,
+                garbage_max=3.5, allow_non_finite=True, saturation_limit=9.5, loss_model=2,
+                loss_probability=0.125, recovery_probability=0.375, burst_length=7, delay_s=0.05,
+                jitter_s=0.0625, probability=0.3, timestamp_offset_s=-1.5)
+    r = p.set_fault(**full)
+    check("set_fault with every FaultSpec field set", r is not None and r.success, r.message if r else "no response")
+    p.status.clear()
+    p.spin_for(1.5)
+    echo = None
+    for st in reversed(p.status):
+        e = [c.fault for c in st.channels if c.channel == "odom"]
+        if e and e[0].mode == FaultSpec.DELAY:
+            echo = e[0]
+            break
+    bad = [k for k, v in full.items() if echo is None or getattr(echo, k) != v]
+    check("FaultSpec round trip rclpy -> Rust -> rclpy keeps all 26 fields", echo is not None and not bad,
+          f"mismatched: {bad}")
+
     # clear_faults: everything back to bit-exact.
     r = p.call(p.clear_cli, Trigger.Request())
     check("clear_faults succeeded", r is not None and r.success, r.message if r else "no response")
