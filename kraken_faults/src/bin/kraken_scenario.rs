@@ -25,8 +25,9 @@ use kraken_interfaces::{mode_name, SetFaultRequest};
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("warn,rustdds=error,ros2_client=error")
+            }),
         )
         .with_writer(std::io::stderr)
         .init();
