@@ -405,6 +405,58 @@ fn check_systems(sdf: &str, r: &PlantConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// IMU and NavSat rates and the NavSat datum equal sim_bridge's parameters
+/// (config/params/corridor.yaml), so both plants publish the same streams.
+fn check_sensor_params(sdf: &str, params: &serde_yaml_ng::Value) -> Result<(), String> {
+    let doc = roxmltree::Document::parse(sdf).map_err(|e| e.to_string())?;
+    let wn = world_node(&doc)?;
+    let p = &params["sim_bridge"]["ros__parameters"];
+    let param = |k: &str| {
+        p[k].as_f64()
+            .ok_or_else(|| format!("sim_bridge parameter {k} missing"))
+    };
+    let m = model(wn, "robot")?;
+    let sensor = |t: &str| {
+        m.descendants()
+            .find(|c| c.has_tag_name("sensor") && c.attribute("type") == Some(t))
+            .ok_or_else(|| format!("robot has no {t} sensor"))
+    };
+    let sc = path(wn, &["spherical_coordinates"])?;
+    let pairs = [
+        (
+            "imu update_rate",
+            num(sensor("imu")?, &["update_rate"])?,
+            param("imu_rate_hz")?,
+        ),
+        (
+            "navsat update_rate",
+            num(sensor("navsat")?, &["update_rate"])?,
+            param("gnss_rate_hz")?,
+        ),
+        (
+            "latitude_deg",
+            num(sc, &["latitude_deg"])?,
+            param("gnss_datum_lat_deg")?,
+        ),
+        (
+            "longitude_deg",
+            num(sc, &["longitude_deg"])?,
+            param("gnss_datum_lon_deg")?,
+        ),
+        (
+            "elevation",
+            num(sc, &["elevation"])?,
+            param("gnss_datum_alt_m")?,
+        ),
+    ];
+    for (what, got, want) in pairs {
+        if (got - want).abs() > EPS {
+            return Err(format!("{what}: SDF {got}, sim_bridge parameter {want}"));
+        }
+    }
+    Ok(())
+}
+
 // ------------------------------------------------------------ bridge YAML
 
 #[derive(Debug, Deserialize)]
@@ -563,6 +615,21 @@ fn sdf_robot_start_and_lidar_match_yaml() {
 #[test]
 fn sdf_systems_drive_limits_and_ground_truth() {
     check_systems(&read(SDF), &robot()).unwrap();
+}
+
+#[test]
+fn sdf_imu_navsat_match_sim_bridge_parameters() {
+    let params: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str(&read("config/params/corridor.yaml")).unwrap();
+    check_sensor_params(&read(SDF), &params).unwrap();
+    let slow = mutate(
+        SDF,
+        "<update_rate>100</update_rate>",
+        "<update_rate>50</update_rate>",
+    );
+    assert!(check_sensor_params(&slow, &params)
+        .unwrap_err()
+        .contains("imu"));
 }
 
 #[test]
