@@ -9,6 +9,8 @@
 //! * [`lidar`]: [`Lidar`], a ray-casting 2-D lidar (`sensor_msgs/LaserScan`,
 //!   REP-117 ranges).
 //! * [`geometry`]: [`WorldGeometry`], the world's walls and boxes in `f64`.
+//! * [`sensors`]: [`GnssModel`] (WGS84 fix via geographiclib) and [`ImuModel`]
+//!   (yaw rate, accelerations) from the true state, for the raw gnss/imu channels.
 //!
 //! Transport-free: no ROS dependency, sim time is a `Duration` since the
 //! plant started, every random draw comes from a seeded `ChaCha8Rng`.
@@ -18,12 +20,14 @@ pub mod error;
 pub mod geometry;
 pub mod lidar;
 pub mod plant;
+pub mod sensors;
 
 pub use config::{DriveConfig, LidarConfig, OdometryConfig, PlantConfig, Timing};
 pub use error::SimError;
 pub use geometry::WorldGeometry;
 pub use lidar::Lidar;
 pub use plant::{ContactEvent, Plant, PlantOutputs};
+pub use sensors::{GnssModel, ImuModel};
 
 /// This crate's version (`CARGO_PKG_VERSION`), for run manifests.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

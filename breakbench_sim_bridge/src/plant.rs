@@ -272,6 +272,12 @@ impl Plant {
         self.vel
     }
 
+    /// The true body velocity over the last step `(linear m/s, angular rad/s)`
+    /// (the linear part is cut by the travelled fraction at a contact).
+    pub fn true_twist(&self) -> (f64, f64) {
+        self.true_twist
+    }
+
     /// Every contact onset so far, in time order.
     pub fn contacts(&self) -> &[ContactEvent] {
         &self.contacts

@@ -1,0 +1,359 @@
+//! `oracle`: the ground-truth oracle as a ROS 2 node.
+//!
+//! Robot state input: `/oracle/odom` (nav_msgs/Odometry, frame `world`) and
+//! nothing else. Each sample goes to a live [`Monitor`]; the invariants'
+//! status is published on `/oracle/status` (std_msgs/String, the JSON of the
+//! [`Verdict`] so far plus `samples`, `t_s`, `done`) every second of sim time
+//! and at the end. The navigator's self-report (`/navigator/self_report`,
+//! std_msgs/String) and the injector's fault status
+//! (`/fault_injector/status`, kraken_interfaces/FaultStatus) are stored for
+//! the manifest only; neither is an input to the verdict, which is computed
+//! at the end through [`RunEvidence::verdict`] (the campaign's entry), and
+//! the verdict isolation check is run on the recorded poses.
+//!
+//! End of the run: the first sample with `t_s >= mission_timeout_s`. Then it
+//! writes `<manifest_dir>/manifests/<run_id>.json` (the campaign's
+//! [`Manifest`] format) and `<manifest_dir>/traces/<run_id>.csv`
+//! atomically, prints one line `oracle: verdict ...` on stdout, and exits 0
+//! (or keeps publishing status with `keep_running: true`).
+//!
+//! Parameters: see the crate README ("Node").
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use breakbench_oracle::manifest::{
+    FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
+};
+use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, SelfReport, World};
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
+use futures::stream::{select_all, LocalBoxStream, StreamExt};
+use kraken_interfaces::ros::{Odometry, StringMsg};
+use kraken_interfaces::{mode_name, FaultSpec, FaultStatus};
+
+const NODE_NAME: &str = "oracle";
+
+enum Event {
+    Truth(Odometry),
+    SelfReport(String),
+    Status(FaultStatus),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,rustdds=error,ros2_client=warn")
+            }),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("oracle: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same
+/// directory, fsync, rename).
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path.parent().context("path has no parent")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+/// The manifest's fault records from the injector's last status: one per
+/// channel with a fault other than HEALTHY. The corridor study's axes get
+/// their campaign names (`odom` SCALE → `odom_bias` = scale_factor - 1,
+/// `scan` DELAY → `latency_s` = delay_s); any other fault is named
+/// `<channel>_<mode>` with its main parameter as the axis value. The
+/// delivered value is measured inside the injector in-process; the node
+/// reports none (`delivered_metric: "not_measured"`).
+fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
+    let Some(st) = status else { return Vec::new() };
+    st.channels
+        .iter()
+        .filter(|c| c.fault.mode != FaultSpec::HEALTHY)
+        .map(|c| {
+            let f = &c.fault;
+            let mode = mode_name(f.mode).unwrap_or("unknown").to_string();
+            let (axis, parameter, requested, axis_value) = match (c.channel.as_str(), f.mode) {
+                ("odom", FaultSpec::SCALE) => {
+                    ("odom_bias".to_string(), "scale_factor", f.scale_factor, f.scale_factor - 1.0)
+                }
+                ("scan", FaultSpec::DELAY) => ("latency_s".to_string(), "delay_s", f.delay_s, f.delay_s),
+                (ch, FaultSpec::SCALE) => (format!("{ch}_{mode}"), "scale_factor", f.scale_factor, f.scale_factor),
+                (ch, FaultSpec::DELAY) => (format!("{ch}_{mode}"), "delay_s", f.delay_s, f.delay_s),
+                (ch, _) => (format!("{ch}_{mode}"), "mode", f64::from(f.mode), f64::from(f.mode)),
+            };
+            let t = c.first_applied.as_secs_f64();
+            FaultRecord {
+                axis,
+                channel: c.channel.clone(),
+                mode,
+                parameter: parameter.into(),
+                requested,
+                axis_value,
+                delivered_metric: "not_measured".into(),
+                delivered: None,
+                messages_in: c.messages_in,
+                messages_out: c.messages_out,
+                first_applied_s: (t > 0.0).then_some(t),
+            }
+        })
+        .collect()
+}
+
+fn status_json(m: &Monitor, t_s: f64, done: bool) -> String {
+    let v = m.verdict().ok();
+    serde_json::json!({
+        "samples": m.samples(),
+        "t_s": t_s,
+        "done": done,
+        "safety_violation": v.map(|v| v.safety_violation()),
+        "mission_failure": v.map(|v| v.mission_failure()),
+        "verdict": v,
+    })
+    .to_string()
+}
+
+fn run() -> Result<()> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
+    if !rest.is_empty() {
+        bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
+    }
+    let env = RosEnv::from_env()?;
+    let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
+    let world = World::load(&world_file)
+        .with_context(|| format!("parameter 'world_file' = {}", world_file.display()))?;
+    let manifest_dir = PathBuf::from(args.param_string("manifest_dir", "runs/graph")?);
+    let run_id = args.param_string("run_id", "graph-0")?;
+    ensure!(
+        !run_id.is_empty() && run_id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        "parameter 'run_id' = {run_id:?}: use letters, digits, '-', '_', '.'"
+    );
+    let run_kind = match args.param_string("run_kind", "auto")?.as_str() {
+        "auto" => None,
+        "nominal" => Some(RunKind::Nominal),
+        "grid" => Some(RunKind::Grid),
+        other => bail!("parameter 'run_kind' = {other:?}: expected auto, nominal or grid"),
+    };
+    let scenario_name = args.param_string("scenario_name", "corridor_graph")?;
+    let scenario_hash = args.param_string("scenario_hash", "")?;
+    let seed = args.param_i64("seed", 0)?;
+    ensure!(seed >= 0, "parameter 'seed' must be >= 0, got {seed}");
+    let keep_running = args.param_bool("keep_running", false)?;
+    let git_commit = args.param_string("git_commit", "unknown")?;
+
+    let mut node = RosNode::new(env, args)?;
+    // Every ground-truth sample counts: reliable and deep.
+    let truth_sub = node.subscription::<Odometry>(
+        "/oracle/odom",
+        qos::publish().history(History::KeepLast { depth: 1000 }),
+    )?;
+    let report_sub = node.subscription::<StringMsg>("/navigator/self_report", qos::publish())?;
+    let fault_sub = node.subscription::<FaultStatus>("/fault_injector/status", qos::publish())?;
+    let status_pub = node.publisher::<StringMsg>("/oracle/status", qos::publish())?;
+    let _spinner = node.spawn_spinner()?;
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        world = %world_file.display(),
+        truth = %node.args.resolve("/oracle/odom"),
+        manifest_dir = %manifest_dir.display(),
+        run_id = %run_id,
+        "ready"
+    );
+
+    let streams: Vec<LocalBoxStream<'_, Event>> = vec![
+        truth_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
+            .boxed_local(),
+        report_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::SelfReport(m.data))))
+            .boxed_local(),
+        fault_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+            .boxed_local(),
+    ];
+    let mut events = select_all(streams);
+    let mut monitor = Monitor::new(&world);
+    let mut poses: Vec<PoseSample> = Vec::new();
+    let mut self_report = SelfReport::None;
+    let mut self_report_at_s: Option<f64> = None;
+    let mut faults: Option<FaultStatus> = None;
+    let mut wall0: Option<Instant> = None;
+    let mut next_status_s = 0.0;
+    let mut max_gap_s: f64 = 0.0;
+
+    smol::block_on(async {
+        while let Some(ev) = events.next().await {
+            match ev {
+                Event::SelfReport(d) => {
+                    let r = match d.trim() {
+                        "success" => SelfReport::Success,
+                        "failure" => SelfReport::Failure,
+                        other => {
+                            tracing::warn!("/navigator/self_report: ignoring {other:?}");
+                            continue;
+                        }
+                    };
+                    if self_report == SelfReport::None {
+                        let t = poses.last().map(|p| p.t_s);
+                        tracing::info!(self_report = ?r, at_s = ?t, "self-report stored (not a verdict input)");
+                        self_report = r;
+                        self_report_at_s = t;
+                    }
+                }
+                Event::Status(s) => faults = Some(s),
+                Event::Truth(o) => {
+                    if poses.last().is_some_and(|p| p.t_s >= world.mission_timeout_s) {
+                        continue; // already decided; keep_running only republishes status
+                    }
+                    wall0.get_or_insert_with(Instant::now);
+                    let s = PoseSample::from_odometry(&o);
+                    if let Err(e) = monitor.feed(&s) {
+                        tracing::warn!("/oracle/odom: sample refused: {e}");
+                        continue;
+                    }
+                    if let Some(p) = poses.last() {
+                        max_gap_s = max_gap_s.max(s.t_s - p.t_s);
+                    }
+                    poses.push(s);
+                    if s.t_s >= next_status_s {
+                        next_status_s = s.t_s.floor() + 1.0;
+                        let _ = status_pub.publish(StringMsg { data: status_json(&monitor, s.t_s, false) });
+                    }
+                    if s.t_s >= world.mission_timeout_s {
+                        finish(&world, &poses, self_report, self_report_at_s, faults.as_ref(), &Finish {
+                            manifest_dir: &manifest_dir,
+                            run_id: &run_id,
+                            run_kind,
+                            scenario_name: &scenario_name,
+                            scenario_hash: &scenario_hash,
+                            seed: seed as u64,
+                            git_commit: &git_commit,
+                            wall_s: wall0.map(|w| w.elapsed().as_secs_f64()).unwrap_or(0.0),
+                            max_gap_s,
+                        })?;
+                        let _ = status_pub.publish(StringMsg { data: status_json(&monitor, s.t_s, true) });
+                        if !keep_running {
+                            // Let the last status reach its readers.
+                            smol::Timer::after(Duration::from_millis(200)).await;
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+        bail!("input streams ended")
+    })
+}
+
+struct Finish<'a> {
+    manifest_dir: &'a Path,
+    run_id: &'a str,
+    run_kind: Option<RunKind>,
+    scenario_name: &'a str,
+    scenario_hash: &'a str,
+    seed: u64,
+    git_commit: &'a str,
+    wall_s: f64,
+    max_gap_s: f64,
+}
+
+fn finish(
+    world: &World,
+    poses: &[PoseSample],
+    self_report: SelfReport,
+    self_report_at_s: Option<f64>,
+    faults: Option<&FaultStatus>,
+    f: &Finish<'_>,
+) -> Result<()> {
+    let evidence = RunEvidence { poses: poses.to_vec(), self_report };
+    let verdict = evidence.verdict(world)?;
+    let isolation = isolation_check(world, poses, self_report)?;
+    let records = fault_records(faults);
+    let kind = f.run_kind.unwrap_or(if records.is_empty() { RunKind::Nominal } else { RunKind::Grid });
+    let cell: BTreeMap<String, f64> = records.iter().map(|r| (r.axis.clone(), r.axis_value)).collect();
+    let last = poses.last().copied().context("no sample")?;
+    let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
+    for s in poses {
+        // The oracle never reads the robot's odometry: those columns are NaN.
+        let _ = writeln!(trace, "{:.3},{:.5},{:.5},{:.5},NaN,NaN", s.t_s, s.x_m, s.y_m, s.yaw_rad);
+    }
+    let trace_file = format!("traces/{}.csv", f.run_id);
+    let mut crate_versions = BTreeMap::new();
+    crate_versions.insert("breakbench_oracle".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    let manifest = Manifest {
+        schema: MANIFEST_SCHEMA.into(),
+        run_id: f.run_id.into(),
+        kind,
+        harness_only: false,
+        scenario_name: f.scenario_name.into(),
+        scenario_hash: f.scenario_hash.into(),
+        seed: f.seed,
+        provenance: Provenance {
+            git_commit: f.git_commit.into(),
+            git_dirty: false,
+            crate_versions,
+        },
+        cell,
+        faults: records,
+        self_report,
+        self_report_at_s,
+        verdict,
+        contacts: Vec::new(),
+        final_goal_distance_m: (last.x_m - world.goal.center_m[0]).hypot(last.y_m - world.goal.center_m[1]),
+        isolation: Some(IsolationRecord { passed: isolation.passed }),
+        trace_file: trace_file.clone(),
+        trace_sha256: String::new(),
+        sim_time_s: last.t_s,
+        wall_time_s: f.wall_s,
+    };
+    write_atomic(&f.manifest_dir.join(&trace_file), trace.as_bytes())?;
+    let mpath = f.manifest_dir.join("manifests").join(format!("{}.json", f.run_id));
+    let mut bytes = serde_json::to_vec_pretty(&manifest)?;
+    bytes.push(b'\n');
+    write_atomic(&mpath, &bytes)?;
+    tracing::info!(
+        samples = poses.len(),
+        max_gap_s = f.max_gap_s,
+        wall_s = f.wall_s,
+        rtf = last.t_s / f.wall_s.max(1e-9),
+        "run judged"
+    );
+    println!(
+        "oracle: verdict safety_violation={} mission_failure={} self_report={} samples={} manifest={}",
+        verdict.safety_violation(),
+        verdict.mission_failure(),
+        serde_json::to_value(self_report)?.as_str().unwrap_or("?"),
+        poses.len(),
+        mpath.display()
+    );
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    Ok(())
+}

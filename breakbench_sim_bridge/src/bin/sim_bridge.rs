@@ -1,0 +1,442 @@
+//! `sim_bridge`: the kinematic plant as a ROS 2 node, publishing what Gazebo
+//! Harmonic + ros_gz_bridge would publish for the corridor robot.
+//!
+//! Publishes `/clock` (rosgraph_msgs/Clock), `/scan` (LaserScan, `base_scan`),
+//! `/odom` (Odometry `odom`→`base_link`) and the same transform on `/tf`,
+//! ground truth on `/oracle/odom` (Odometry, frame `world`, never on `/tf`),
+//! `/gnss/fix` (NavSatFix), `/imu/data` (Imu), `/wheel/odom` (Odometry).
+//! Subscribes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
+//! `cmd_vel_stamped: true`). Every topic can be remapped.
+//!
+//! Pacing (`real_time_factor`):
+//! * `> 0`: free running, the plant is stepped so that sim time advances
+//!   `real_time_factor` times as fast as wall time; the latest `/cmd_vel`
+//!   received before a step is applied to that step.
+//! * `0`: **lock-step**. The control instants are the plant steps whose end
+//!   time `t` satisfies `t >= next`, with `next` starting at 0 and growing by
+//!   `lockstep_period_s` at each instant (the in-process campaign's schedule).
+//!   At a control instant the bridge publishes everything due at `t`
+//!   (sensors, ground truth, then `/clock` = `t`), then blocks until it has
+//!   received exactly one `/cmd_vel`, applies it, and steps on. The
+//!   navigator publishes exactly one `/cmd_vel` per control tick, so each
+//!   command answers the sensor data up to `t`, as in-process. No command
+//!   within `lockstep_timeout_s` of wall time is an error (exit 1).
+//!
+//! Start: the bridge prints `ready` once its entities exist, then waits (up
+//! to `start_timeout_s` wall) until `/oracle/odom`, `/scan` and `/odom` each
+//! have a subscriber (and, in lock-step, `/cmd_vel` a publisher), pauses
+//! `start_settle_s`, and starts stepping at sim time 0.
+//!
+//! Parameters: see the crate README ("Node"). Environment: `ROS_DOMAIN_ID`,
+//! `RMW_IMPLEMENTATION`, `RUST_LOG`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use breakbench_oracle::world::Pose2;
+use breakbench_oracle::World;
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::{Publisher, Subscription};
+use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode};
+use breakbench_sim_bridge::plant::{BASE_FRAME, ODOM_FRAME};
+use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
+use kraken_interfaces::ros::{
+    Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance,
+    Quaternion, TFMessage, Transform, TransformStamped, Twist, TwistStamped,
+    TwistWithCovariance, Vector3,
+};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+const NODE_NAME: &str = "sim_bridge";
+/// ChaCha8 stream of the GNSS noise (the plant uses streams 1 and 2).
+const GNSS_STREAM: u64 = 3;
+/// ChaCha8 stream of the IMU noise.
+const IMU_STREAM: u64 = 4;
+/// History depth of every publisher: a lock-step period or a burst of
+/// free-running steps never holds more samples of one topic than this.
+const PUB_DEPTH: usize = 100;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,rustdds=error,ros2_client=warn")
+            }),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sim_bridge: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The node's parameters, validated.
+struct Params {
+    world_file: PathBuf,
+    robot_file: PathBuf,
+    seed: u64,
+    real_time_factor: f64,
+    lockstep_period: Duration,
+    lockstep_timeout: Duration,
+    cmd_vel_stamped: bool,
+    clock_period_ns: u64,
+    gnss_period_ns: u64,
+    imu_period_ns: u64,
+    wheel_period_ns: u64,
+    gnss: GnssModel,
+    imu: ImuModel,
+    start_timeout: Duration,
+    start_settle: Duration,
+    stop_at: Option<Duration>,
+}
+
+fn positive(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
+    let v = args.param_f64(name, default)?;
+    ensure!(v.is_finite() && v > 0.0, "parameter '{name}' must be > 0, got {v}");
+    Ok(v)
+}
+
+fn non_negative(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
+    let v = args.param_f64(name, default)?;
+    ensure!(v.is_finite() && v >= 0.0, "parameter '{name}' must be >= 0, got {v}");
+    Ok(v)
+}
+
+/// A rate parameter as a period in whole steps of `step_ns`.
+fn period_ns(args: &RosArgs, name: &str, default_hz: f64, step_ns: u64) -> Result<u64> {
+    let hz = positive(args, name, default_hz)?;
+    let ns = (1e9 / hz).round() as u64;
+    ensure!(
+        ns >= step_ns && ns % step_ns == 0,
+        "parameter '{name}' = {hz} Hz: the period {ns} ns must be a whole multiple of the plant step ({step_ns} ns)"
+    );
+    Ok(ns)
+}
+
+impl Params {
+    fn from_args(args: &RosArgs, step_ns: u64) -> Result<Self> {
+        let lat = args.param_f64("gnss_datum_lat_deg", 52.2297)?;
+        let lon = args.param_f64("gnss_datum_lon_deg", 21.0122)?;
+        let alt = args.param_f64("gnss_datum_alt_m", 100.0)?;
+        let gnss_noise = non_negative(args, "gnss_noise_stddev_m", 0.0)?;
+        let gnss = GnssModel::new(lat, lon, alt, gnss_noise)
+            .map_err(|m| anyhow::anyhow!("parameters gnss_*: {m}"))?;
+        let imu = ImuModel::new(
+            non_negative(args, "imu_gyro_noise_stddev_rad_s", 0.0)?,
+            non_negative(args, "imu_accel_noise_stddev_m_s2", 0.0)?,
+        )
+        .map_err(|m| anyhow::anyhow!("parameters imu_*: {m}"))?;
+        let seed = args.param_i64("seed", 0)?;
+        ensure!(seed >= 0, "parameter 'seed' must be >= 0, got {seed}");
+        let stop = non_negative(args, "stop_at_s", 0.0)?;
+        Ok(Self {
+            world_file: PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?),
+            robot_file: PathBuf::from(args.param_string("robot_file", "config/robot.yaml")?),
+            seed: seed as u64,
+            real_time_factor: non_negative(args, "real_time_factor", 1.0)?,
+            lockstep_period: Duration::from_secs_f64(positive(args, "lockstep_period_s", 0.05)?),
+            lockstep_timeout: Duration::from_secs_f64(positive(args, "lockstep_timeout_s", 5.0)?),
+            cmd_vel_stamped: args.param_bool("cmd_vel_stamped", false)?,
+            clock_period_ns: period_ns(args, "clock_rate_hz", 100.0, step_ns)?,
+            gnss_period_ns: period_ns(args, "gnss_rate_hz", 10.0, step_ns)?,
+            imu_period_ns: period_ns(args, "imu_rate_hz", 100.0, step_ns)?,
+            wheel_period_ns: period_ns(args, "wheel_rate_hz", 50.0, step_ns)?,
+            gnss,
+            imu,
+            start_timeout: Duration::from_secs_f64(positive(args, "start_timeout_s", 20.0)?),
+            start_settle: Duration::from_secs_f64(non_negative(args, "start_settle_s", 0.5)?),
+            stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
+        })
+    }
+}
+
+enum CmdSub {
+    Twist(Subscription<Twist>),
+    Stamped(Subscription<TwistStamped>),
+}
+
+impl CmdSub {
+    /// The next command already received, if any.
+    fn try_take(&self) -> Option<Twist> {
+        match self {
+            CmdSub::Twist(s) => s.take().ok().flatten().map(|(t, _)| t),
+            CmdSub::Stamped(s) => s.take().ok().flatten().map(|(t, _)| t.twist),
+        }
+    }
+    /// Waits up to `timeout` for the next command.
+    fn take_blocking(&self, timeout: Duration) -> Option<Twist> {
+        if let Some(t) = self.try_take() {
+            return Some(t);
+        }
+        smol::block_on(async {
+            let next = async {
+                match self {
+                    CmdSub::Twist(s) => s.async_take().await.ok().map(|(t, _)| t),
+                    CmdSub::Stamped(s) => s.async_take().await.ok().map(|(t, _)| t.twist),
+                }
+            };
+            futures::pin_mut!(next);
+            match futures::future::select(next, Box::pin(smol::Timer::after(timeout))).await {
+                futures::future::Either::Left((t, _)) => t,
+                futures::future::Either::Right(_) => None,
+            }
+        })
+    }
+}
+
+/// A wheel-odometry message (`odom` → `base_link`) from the plant's state.
+fn wheel_odometry(plant: &Plant) -> Odometry {
+    let p = plant.odom_pose();
+    let (v, w) = plant.wheel_velocity();
+    Odometry {
+        header: Header {
+            stamp: to_stamp(plant.now()),
+            frame_id: ODOM_FRAME.into(),
+        },
+        child_frame_id: BASE_FRAME.into(),
+        pose: PoseWithCovariance {
+            pose: Pose {
+                position: Point {
+                    x: p.x_m,
+                    y: p.y_m,
+                    z: 0.0,
+                },
+                orientation: Quaternion::from_yaw(p.yaw_rad),
+            },
+            covariance: [0.0; 36],
+        },
+        twist: TwistWithCovariance {
+            twist: Twist {
+                linear: Vector3 { x: v, y: 0.0, z: 0.0 },
+                angular: Vector3 { x: 0.0, y: 0.0, z: w },
+            },
+            covariance: [0.0; 36],
+        },
+    }
+}
+
+/// The `odom` → `base_link` transform of an odometry message.
+fn odom_tf(o: &Odometry) -> TFMessage {
+    let p = &o.pose.pose;
+    TFMessage {
+        transforms: vec![TransformStamped {
+            header: o.header.clone(),
+            child_frame_id: o.child_frame_id.clone(),
+            transform: Transform {
+                translation: Vector3 {
+                    x: p.position.x,
+                    y: p.position.y,
+                    z: p.position.z,
+                },
+                rotation: p.orientation,
+            },
+        }],
+    }
+}
+
+struct Pubs {
+    clock: Publisher<Clock>,
+    scan: Publisher<LaserScan>,
+    odom: Publisher<Odometry>,
+    tf: Publisher<TFMessage>,
+    truth: Publisher<Odometry>,
+    gnss: Publisher<NavSatFix>,
+    imu: Publisher<Imu>,
+    wheel: Publisher<Odometry>,
+}
+
+fn publish<M>(p: &Publisher<M>, what: &str, m: M)
+where
+    M: serde::Serialize + std::fmt::Debug,
+{
+    if let Err(e) = p.publish(m) {
+        tracing::warn!("{what}: publish failed: {e:?}");
+    }
+}
+
+fn run() -> Result<()> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
+    if !rest.is_empty() {
+        bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
+    }
+    let env = RosEnv::from_env()?;
+    let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
+    let robot_file = PathBuf::from(args.param_string("robot_file", "config/robot.yaml")?);
+    let world = World::load(&world_file)
+        .with_context(|| format!("parameter 'world_file' = {}", world_file.display()))?;
+    let robot = PlantConfig::load(&robot_file)
+        .with_context(|| format!("parameter 'robot_file' = {}", robot_file.display()))?;
+    let timing = robot.timing(&robot_file.display().to_string())?;
+    let mut p = Params::from_args(&args, timing.step_ns)?;
+    let mut plant = Plant::new(&world, &robot, p.seed)
+        .with_context(|| format!("plant from {} and {}", p.world_file.display(), p.robot_file.display()))?;
+    let stream = |k| {
+        let mut r = ChaCha8Rng::seed_from_u64(p.seed);
+        r.set_stream(k);
+        r
+    };
+    let mut gnss_rng = stream(GNSS_STREAM);
+    let mut imu_rng = stream(IMU_STREAM);
+    let lockstep = p.real_time_factor == 0.0;
+
+    let mut node = RosNode::new(env, args)?;
+    let pq = || qos::publish().history(History::KeepLast { depth: PUB_DEPTH });
+    let pubs = Pubs {
+        clock: node.publisher("/clock", pq())?,
+        scan: node.publisher("/scan", pq())?,
+        odom: node.publisher("/odom", pq())?,
+        tf: node.publisher("/tf", pq())?,
+        truth: node.publisher("/oracle/odom", pq())?,
+        gnss: node.publisher("/gnss/fix", pq())?,
+        imu: node.publisher("/imu/data", pq())?,
+        wheel: node.publisher("/wheel/odom", pq())?,
+    };
+    // Lock-step needs every command: reliable. Free running takes the latest:
+    // best effort matches every writer.
+    let cmd_qos = if lockstep {
+        qos::publish().history(History::KeepLast { depth: PUB_DEPTH })
+    } else {
+        qos::subscribe(10)
+    };
+    let cmd = if p.cmd_vel_stamped {
+        CmdSub::Stamped(node.subscription::<TwistStamped>("/cmd_vel", cmd_qos)?)
+    } else {
+        CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
+    };
+    let _spinner = node.spawn_spinner()?;
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        world = %p.world_file.display(),
+        robot = %p.robot_file.display(),
+        seed = p.seed,
+        real_time_factor = p.real_time_factor,
+        lockstep,
+        oracle_odom = %node.args.resolve("/oracle/odom"),
+        scan = %node.args.resolve("/scan"),
+        odom = %node.args.resolve("/odom"),
+        "ready"
+    );
+
+    // Wait for the graph: the first messages must not be lost.
+    let t0 = Instant::now();
+    loop {
+        let n = &node.node;
+        let missing: Vec<&str> = [
+            ("/oracle/odom", pubs.truth.get_subscription_count(n)),
+            ("/scan", pubs.scan.get_subscription_count(n)),
+            ("/odom", pubs.odom.get_subscription_count(n)),
+        ]
+        .into_iter()
+        .filter(|(_, c)| *c == 0)
+        .map(|(t, _)| t)
+        .chain(
+            (lockstep
+                && match &cmd {
+                    CmdSub::Twist(s) => s.get_publisher_count(n),
+                    CmdSub::Stamped(s) => s.get_publisher_count(n),
+                } == 0)
+                .then_some("/cmd_vel (publisher)"),
+        )
+        .collect();
+        if missing.is_empty() {
+            break;
+        }
+        if t0.elapsed() > p.start_timeout {
+            bail!(
+                "no peer on {missing:?} after start_timeout_s = {:.1} s (is the rest of the graph running on ROS_DOMAIN_ID {}?)",
+                p.start_timeout.as_secs_f64(),
+                env.domain_id
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(p.start_settle);
+    tracing::info!("graph matched after {:.2} s; stepping", t0.elapsed().as_secs_f64());
+
+    let period = p.lockstep_period;
+    let mut next_control = Duration::ZERO;
+    let wall0 = Instant::now();
+    let mut commands = 0u64;
+    publish(&pubs.clock, "/clock", Clock { clock: to_stamp(Duration::ZERO) });
+    loop {
+        if p.stop_at.is_some_and(|s| plant.now() >= s) {
+            break;
+        }
+        if !lockstep {
+            while let Some(t) = cmd.try_take() {
+                plant.set_cmd_vel(t.linear.x, t.angular.z);
+                commands += 1;
+            }
+        }
+        let out = plant.step();
+        let now = plant.now();
+        let ns = now.as_nanos() as u64;
+        if let Some(o) = out.odom {
+            publish(&pubs.tf, "/tf", odom_tf(&o));
+            publish(&pubs.odom, "/odom", o);
+        }
+        if let Some(s) = out.scan {
+            publish(&pubs.scan, "/scan", s);
+        }
+        if let Some(t) = out.truth {
+            publish(&pubs.truth, "/oracle/odom", t);
+        }
+        let pose: Pose2 = plant.true_pose();
+        if ns.is_multiple_of(p.wheel_period_ns) {
+            publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
+        }
+        if ns.is_multiple_of(p.gnss_period_ns) {
+            publish(&pubs.gnss, "/gnss/fix", p.gnss.fix(&pose, now, &mut gnss_rng));
+        }
+        if ns.is_multiple_of(p.imu_period_ns) {
+            let m = p.imu.sample(&pose, plant.true_twist(), now, &mut imu_rng);
+            publish(&pubs.imu, "/imu/data", m);
+        }
+        if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
+            publish(&pubs.clock, "/clock", Clock { clock: to_stamp(now) });
+        }
+        if lockstep {
+            if now >= next_control {
+                next_control += period;
+                let Some(t) = cmd.take_blocking(p.lockstep_timeout) else {
+                    bail!(
+                        "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running?)",
+                        p.lockstep_timeout.as_secs_f64(),
+                        now.as_secs_f64()
+                    );
+                };
+                plant.set_cmd_vel(t.linear.x, t.angular.z);
+                commands += 1;
+            }
+        } else {
+            let due = wall0 + now.div_f64(p.real_time_factor);
+            let wall = Instant::now();
+            if due > wall {
+                std::thread::sleep(due - wall);
+            }
+        }
+        if ns.is_multiple_of(10 * 1_000_000_000) {
+            let w = wall0.elapsed().as_secs_f64();
+            tracing::info!(
+                sim_s = now.as_secs_f64(),
+                wall_s = w,
+                rtf = now.as_secs_f64() / w.max(1e-9),
+                commands,
+                x_m = pose.x_m,
+                y_m = pose.y_m,
+                "progress"
+            );
+        }
+    }
+    tracing::info!("stopped at sim time {:.3} s", plant.now().as_secs_f64());
+    Ok(())
+}

@@ -1,0 +1,264 @@
+//! `simple_navigator`: the campaign's controller under test
+//! ([`breakbench::navigator::Navigator`], unchanged) as a ROS 2 node.
+//!
+//! Subscribes `/odom` (nav_msgs/Odometry) and `/scan` (sensor_msgs/LaserScan),
+//! publishes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
+//! `cmd_vel_stamped: true`) once per control tick, and its self-report on
+//! `/navigator/self_report` (std_msgs/String `success` / `failure`), repeated
+//! at `self_report_rate_hz` (wall) once decided so a late subscriber gets it.
+//! It never sees ground truth.
+//!
+//! Control ticks: at the first clock reading `t >= next` (`next` from 0 in
+//! sim time, growing by `1 / control_rate_hz` per tick: the in-process
+//! campaign's schedule). Input order, as in-process: every `/odom` updates the
+//! pose on arrival; scans are queued and planned at the tick, against the
+//! latest pose. Before ticking, the node waits until `/odom` and `/scan`
+//! have been quiet for `input_settle_s` of wall time, so the messages of sim
+//! time `t` that travel through the fault injector (one hop more than
+//! `/clock`) are in. Against a lock-step sim_bridge this reproduces the
+//! in-process order of events.
+//!
+//! Parameters: `navigator_file` (string, `config/navigator.yaml`),
+//! `world_file` (string, `config/corridor.yaml`: the goal in `odom` is the
+//! world's goal centre seen from the start pose, as in the campaign),
+//! `goal_x_m`/`goal_y_m` (double, override the goal in `odom`),
+//! `input_settle_s` (double, 0.002), `self_report_rate_hz` (double, 1.0),
+//! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false).
+//! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use breakbench::campaign::run::goal_in_odom;
+use breakbench::navigator::{Navigator, NavigatorConfig};
+use breakbench_oracle::{SelfReport, World};
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::Publisher;
+use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, SimClock};
+use futures::stream::{select_all, LocalBoxStream, StreamExt};
+use kraken_interfaces::ros::{
+    Clock, Header, LaserScan, Odometry, StringMsg, Twist, TwistStamped, Vector3,
+};
+
+const NODE_NAME: &str = "simple_navigator";
+const DEPTH: usize = 100;
+
+enum Event {
+    Odom(Odometry),
+    Scan(LaserScan),
+    Clock(Clock),
+}
+
+enum CmdPub {
+    Twist(Publisher<Twist>),
+    Stamped(Publisher<TwistStamped>),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,rustdds=error,ros2_client=warn")
+            }),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("simple_navigator: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
+    if !rest.is_empty() {
+        bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
+    }
+    let env = RosEnv::from_env()?;
+    let nav_file = PathBuf::from(args.param_string("navigator_file", "config/navigator.yaml")?);
+    let cfg = NavigatorConfig::load(&nav_file)
+        .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
+    let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
+        (Some(_), Some(_)) => [args.param_f64("goal_x_m", 0.0)?, args.param_f64("goal_y_m", 0.0)?],
+        (None, None) => {
+            let wf = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
+            let world = World::load(&wf)
+                .with_context(|| format!("parameter 'world_file' = {}", wf.display()))?;
+            goal_in_odom(&world)
+        }
+        _ => bail!("parameters 'goal_x_m' and 'goal_y_m' go together"),
+    };
+    ensure!(goal.iter().all(|v| v.is_finite()), "goal {goal:?} is not finite");
+    let settle = args.param_f64("input_settle_s", 0.002)?;
+    ensure!(settle.is_finite() && settle >= 0.0, "parameter 'input_settle_s' must be >= 0, got {settle}");
+    let report_hz = args.param_f64("self_report_rate_hz", 1.0)?;
+    ensure!(report_hz.is_finite() && report_hz > 0.0, "parameter 'self_report_rate_hz' must be > 0, got {report_hz}");
+    let stamped = args.param_bool("cmd_vel_stamped", false)?;
+    let settle = Duration::from_secs_f64(settle);
+    let report_period = Duration::from_secs_f64(1.0 / report_hz);
+    let period = cfg.control_period();
+
+    let mut node = RosNode::new(env, args)?;
+    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+    let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
+    let scan_sub = node.subscription::<LaserScan>("/scan", qos::subscribe(10))?;
+    // Our own /clock subscription (reliable, deep): a lock-step bridge waits
+    // for our command after each control instant, so no instant may be lost.
+    let sim = match &node.clock {
+        NodeClock::Sim(c) => Some(c.clone()),
+        NodeClock::Wall => None,
+    };
+    let clock_sub = match sim {
+        Some(_) => Some(node.subscription::<Clock>("/clock", deep())?),
+        None => None,
+    };
+    let cmd_pub = if stamped {
+        CmdPub::Stamped(node.publisher("/cmd_vel", deep())?)
+    } else {
+        CmdPub::Twist(node.publisher("/cmd_vel", deep())?)
+    };
+    let report_pub = node.publisher::<StringMsg>("/navigator/self_report", qos::publish())?;
+    let _spinner = node.spawn_spinner()?;
+    let clock = node.clock.clone();
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        navigator = %nav_file.display(),
+        goal_odom_m = ?goal,
+        sim_time = sim.is_some(),
+        odom = %node.args.resolve("/odom"),
+        scan = %node.args.resolve("/scan"),
+        cmd_vel = %node.args.resolve("/cmd_vel"),
+        "ready"
+    );
+
+    let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
+        odom_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
+            .boxed_local(),
+        scan_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Scan(m))))
+            .boxed_local(),
+    ];
+    if let Some(c) = &clock_sub {
+        streams.push(
+            c.async_stream()
+                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Clock(m))))
+                .boxed_local(),
+        );
+    }
+    let mut events = select_all(streams);
+
+    let mut nav = Navigator::new(cfg, goal);
+    // Sim time runs from 0; on wall time the navigator's clock starts now.
+    let epoch = if sim.is_some() { Duration::ZERO } else { clock.now() };
+    let mut next_control = Duration::ZERO;
+    let mut pending: Option<Duration> = None;
+    let mut scans: Vec<LaserScan> = Vec::new();
+    let mut last_input = Instant::now();
+    let mut next_report: Option<Instant> = None;
+    let mut ticks = 0u64;
+
+    smol::block_on(async {
+        loop {
+            let wall = Instant::now();
+            let mut deadline = wall + Duration::from_millis(100);
+            if let Some(r) = next_report {
+                deadline = deadline.min(r);
+            }
+            if pending.is_some() {
+                deadline = deadline.min(last_input + settle);
+            } else if sim.is_none() {
+                let now = clock.now() - epoch;
+                deadline = deadline.min(wall + next_control.saturating_sub(now));
+            }
+            let ev = {
+                let next = events.next();
+                futures::pin_mut!(next);
+                let timer = smol::Timer::at(deadline);
+                match futures::future::select(next, Box::pin(timer)).await {
+                    futures::future::Either::Left((Some(ev), _)) => Some(ev),
+                    futures::future::Either::Left((None, _)) => bail!("input streams ended"),
+                    futures::future::Either::Right(_) => None,
+                }
+            };
+            match ev {
+                Some(Event::Odom(o)) => {
+                    nav.on_odom(&o);
+                    last_input = Instant::now();
+                }
+                Some(Event::Scan(s)) => {
+                    scans.push(s);
+                    last_input = Instant::now();
+                }
+                Some(Event::Clock(c)) => {
+                    if let Some(s) = &sim {
+                        SimClock::update(s, &c);
+                    }
+                }
+                None => {}
+            }
+            let now = clock.now().saturating_sub(epoch);
+            if pending.is_none() && now >= next_control && (sim.is_none() || sim.as_ref().is_some_and(|s| s.has_time())) {
+                pending = Some(now);
+                last_input = last_input.max(Instant::now());
+                while next_control <= now {
+                    next_control += period;
+                }
+            }
+            if let Some(t) = pending {
+                if Instant::now() >= last_input + settle {
+                    for s in scans.drain(..) {
+                        nav.on_scan(&s);
+                    }
+                    let c = nav.tick(t);
+                    let twist = Twist {
+                        linear: Vector3 { x: c.linear_m_s, y: 0.0, z: 0.0 },
+                        angular: Vector3 { x: 0.0, y: 0.0, z: c.angular_rad_s },
+                    };
+                    let r = match &cmd_pub {
+                        CmdPub::Twist(p) => p.publish(twist).map_err(|e| format!("{e:?}")),
+                        CmdPub::Stamped(p) => p
+                            .publish(TwistStamped {
+                                header: Header { stamp: to_stamp(t + epoch), frame_id: "base_link".into() },
+                                twist,
+                            })
+                            .map_err(|e| format!("{e:?}")),
+                    };
+                    if let Err(e) = r {
+                        tracing::warn!("/cmd_vel: publish failed: {e}");
+                    }
+                    ticks += 1;
+                    pending = None;
+                    if next_report.is_none() {
+                        if let Some((r, at)) = nav.self_report() {
+                            tracing::info!(report = ?r, at_s = at.as_secs_f64(), ticks, "self-report");
+                            next_report = Some(Instant::now());
+                        }
+                    }
+                }
+            }
+            if let (Some(r), Some((rep, _))) = (next_report, nav.self_report()) {
+                if Instant::now() >= r {
+                    let data = match rep {
+                        SelfReport::Success => "success",
+                        SelfReport::Failure => "failure",
+                        SelfReport::None => "none",
+                    };
+                    if let Err(e) = report_pub.publish(StringMsg { data: data.into() }) {
+                        tracing::warn!("/navigator/self_report: publish failed: {e:?}");
+                    }
+                    next_report = Some(r + report_period);
+                }
+            }
+        }
+    })
+}
