@@ -4,12 +4,43 @@ use std::process::Command;
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The `version` of the package manifest at `path` (first `version = "..."` line).
+fn crate_version(path: &str) -> String {
+    println!("cargo:rerun-if-changed={path}");
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| {
+            t.lines().find_map(|l| {
+                l.trim()
+                    .strip_prefix("version = \"")
+                    .and_then(|v| v.strip_suffix('"'))
+                    .map(str::to_string)
+            })
+        })
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn main() {
+    for (var, path) in [
+        ("KRAKEN_INTERFACES", "kraken_interfaces/Cargo.toml"),
+        ("KRAKEN_FAULTS", "kraken_faults/Cargo.toml"),
+        ("BREAKBENCH_ORACLE", "breakbench_oracle/Cargo.toml"),
+        ("BREAKBENCH_SIM_BRIDGE", "breakbench_sim_bridge/Cargo.toml"),
+    ] {
+        println!(
+            "cargo:rustc-env=BREAKBENCH_VERSION_{var}={}",
+            crate_version(path)
+        );
+    }
     let commit = git(&["rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into());
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty()).unwrap_or(true);
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .map(|s| !s.is_empty())
+        .unwrap_or(true);
     println!("cargo:rustc-env=BREAKBENCH_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=BREAKBENCH_GIT_DIRTY={dirty}");
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
