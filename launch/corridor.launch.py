@@ -2,6 +2,7 @@
 
     ros2 launch breakbench corridor.launch.py [plant:=embedded|gazebo] [world:=...]
         [channels:=...] [use_sim_time:=true] [cmd_vel_stamped:=false] [params_file:=...]
+        [gz_world:=...] [gz_flags:="-r -s --headless-rendering"]
 
 Nodes (graph contract, docs/nav2.md):
   - plant:=embedded (default): `sim_bridge` (breakbench_sim_bridge), our kinematic
@@ -103,6 +104,16 @@ def generate_launch_description():
             description="embedded: breakbench sim_bridge; gazebo: Gazebo Harmonic + ros_gz_bridge",
         ),
         DeclareLaunchArgument(
+            "gz_world",
+            default_value=PathJoinSubstitution([share, "config", "gazebo", "corridor.sdf"]),
+            description="plant:=gazebo: the SDF world (must match `world`; see tests/gazebo_consistency.rs)",
+        ),
+        DeclareLaunchArgument(
+            "gz_flags",
+            default_value="-r -s --headless-rendering",
+            description="plant:=gazebo: gz sim flags (-r run at once, -s server only; drop -s for the GUI)",
+        ),
+        DeclareLaunchArgument(
             "params_file",
             default_value=PathJoinSubstitution([share, PARAMS_FILE]),
             description="ROS 2 parameters file for every node of the graph",
@@ -133,7 +144,7 @@ def generate_launch_description():
             PathJoinSubstitution([FindPackageShare("ros_gz_sim"), "launch", "gz_sim.launch.py"])
         ),
         launch_arguments={
-            "gz_args": ["-r -s ", PathJoinSubstitution([share, "config", "gazebo", "corridor.sdf"])],
+            "gz_args": [LaunchConfiguration("gz_flags"), " ", LaunchConfiguration("gz_world")],
             "on_exit_shutdown": "true",
         }.items(),
         condition=gazebo,

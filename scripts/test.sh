@@ -10,6 +10,7 @@
 #     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices;
 #     - determinism: the same study with another --jobs gives a byte-identical summary.json.
 #  3. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
+#  4. colcon build + colcon test + colcon test-result (scripts/colcon_test.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -24,6 +25,8 @@ fi
 step "build (fetches crates)"
 cargo build --workspace --all-targets
 cargo build --release --bin breakbench
+TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+BB="$TARGET_DIR/release/breakbench"
 
 step "cargo test --workspace (inside a loopback-only network namespace)"
 scripts/netns.sh cargo test --workspace --offline
@@ -31,10 +34,10 @@ scripts/netns.sh cargo test --workspace --offline
 step "corridor study, reference checks and determinism"
 OUT="$ROOT/target/test-campaign"
 rm -rf "$OUT" "$OUT-jobs1"
-target/release/breakbench campaign scenarios/corridor_study.yaml --out "$OUT" --jobs 2 --quiet
-target/release/breakbench analyze "$OUT" --check
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT" --jobs 2 --quiet
+"$BB" analyze "$OUT" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT"
-target/release/breakbench campaign scenarios/corridor_study.yaml --out "$OUT-jobs1" --jobs 1 --quiet
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-jobs1" --jobs 1 --quiet
 cmp "$OUT/summary.json" "$OUT-jobs1/summary.json"
 echo "summary.json byte-identical with --jobs 2 and --jobs 1"
 
@@ -42,5 +45,8 @@ if [[ -x scripts/interop.sh ]]; then
   step "interop with real ROS 2 peers"
   scripts/interop.sh
 fi
+
+step "colcon build / colcon test / colcon test-result (real colcon from PyPI; tests in the netns)"
+scripts/colcon_test.sh
 
 step "all tests passed"

@@ -212,10 +212,11 @@ fn check(launch: &Json, graph: &Yaml, params: &Yaml) -> Result<(), String> {
     }
     if !s(&args["world"]).contains("corridor.yaml")
         || !s(&args["channels"]).contains("channels.yaml")
+        || !s(&args["gz_world"]).contains("corridor.sdf")
     {
         return Err(format!(
-            "world/channels defaults: {} / {}",
-            args["world"], args["channels"]
+            "world/channels/gz_world defaults: {} / {} / {}",
+            args["world"], args["channels"], args["gz_world"]
         ));
     }
 
