@@ -7,4 +7,5 @@
 //! and JUnit output.
 
 pub mod campaign;
+pub mod graph;
 pub mod navigator;

@@ -46,6 +46,31 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         runs: usize,
     },
+    /// Start a ROS 2 graph (e.g. launch/corridor.graph.yaml) as child processes,
+    /// wait for the oracle's verdict, clean up every process. Exit code: 0 pass,
+    /// 1 safety violation or mission failure, 2 no verdict (error/timeout), 130 interrupted.
+    Up {
+        /// Launch config, e.g. launch/corridor.graph.yaml
+        config: PathBuf,
+        /// Parameter override node.param=value (repeatable)
+        #[arg(long = "set", value_name = "NODE.PARAM=VALUE")]
+        sets: Vec<String>,
+        /// ROS_DOMAIN_ID for every node (default: inherited)
+        #[arg(long, value_parser = clap::value_parser!(u16).range(0..=232))]
+        domain_id: Option<u16>,
+        /// Wall-time limit, seconds
+        #[arg(long, default_value_t = 600.0)]
+        timeout_s: f64,
+        /// kraken scenario run with kraken_scenario before the sim starts (faults from t = 0)
+        #[arg(long)]
+        scenario: Option<PathBuf>,
+        /// Share directory for relative *_file parameters (default: parent of the config's launch/)
+        #[arg(long)]
+        share_dir: Option<PathBuf>,
+        /// Do not echo the nodes' output
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Recompute summary.json from a campaign directory's manifests alone; prints it,
     /// or with --check compares it byte for byte with the stored summary.json.
     Analyze {
@@ -127,6 +152,7 @@ fn real_main() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { scenario, runs } => {
+            anyhow::ensure!(runs > 0, "--runs must be at least 1");
             let s = Scenario::load(&scenario)?;
             let prov = breakbench::campaign::runner::provenance();
             let plan = breakbench::campaign::runner::plan(&s);
@@ -149,6 +175,45 @@ fn real_main() -> Result<ExitCode> {
                 rtfs[rtfs.len() - 1]
             );
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Up {
+            config,
+            sets,
+            domain_id,
+            timeout_s,
+            scenario,
+            share_dir,
+            quiet,
+        } => {
+            anyhow::ensure!(
+                timeout_s.is_finite() && timeout_s > 0.0,
+                "--timeout-s must be > 0"
+            );
+            let o = breakbench::graph::up(&breakbench::graph::UpOptions {
+                config,
+                sets,
+                domain_id,
+                timeout: std::time::Duration::from_secs_f64(timeout_s),
+                scenario,
+                share_dir,
+                quiet,
+            })?;
+            match (&o.verdict, &o.error) {
+                (Some(v), _) => println!(
+                    "up: verdict safety_violation={} mission_failure={} self_report={} manifest={} ({:.1} s wall)",
+                    v.safety_violation,
+                    v.mission_failure,
+                    v.self_report,
+                    v.manifest.display(),
+                    o.wall_s
+                ),
+                (None, e) => eprintln!(
+                    "up: no verdict: {} ({:.1} s wall)",
+                    e.as_deref().unwrap_or("?"),
+                    o.wall_s
+                ),
+            }
+            Ok(ExitCode::from(o.exit_code))
         }
         Command::Analyze { dir, check, write } => {
             let s = analyze(&dir)?;

@@ -52,7 +52,9 @@ impl GnssModel {
         noise_stddev_m: f64,
     ) -> Result<Self, String> {
         if !(datum_lat_deg.is_finite() && (-90.0..=90.0).contains(&datum_lat_deg)) {
-            return Err(format!("datum latitude {datum_lat_deg} is not in [-90, 90] degrees"));
+            return Err(format!(
+                "datum latitude {datum_lat_deg} is not in [-90, 90] degrees"
+            ));
         }
         if !datum_lon_deg.is_finite() || !datum_alt_m.is_finite() {
             return Err("datum longitude and altitude must be finite".into());
@@ -208,7 +210,13 @@ mod tests {
         };
         let f = g.fix(&p, Duration::from_millis(1500), &mut rng);
         assert_eq!((f.latitude, f.longitude), (52.2297, 21.0122));
-        assert_eq!(f.header.stamp, Time { sec: 1, nanosec: 500_000_000 });
+        assert_eq!(
+            f.header.stamp,
+            Time {
+                sec: 1,
+                nanosec: 500_000_000
+            }
+        );
         // 1000 m north: meridian radius of curvature at 52.2297 deg
         // M = a(1-e^2)/(1-e^2 sin^2 phi)^1.5 = 6,375,399.6 m (WGS84 a, f), so
         // 1000 m = 1000 / M rad = 0.00898701 deg (curvature change over 1 km: < 1e-8 deg).
@@ -220,7 +228,10 @@ mod tests {
         // 0.01463573 deg.
         let (lat2, lon2) = g.lat_lon(1000.0, 0.0);
         assert!((lon2 - 21.0122 - 0.01463573).abs() < 5e-8, "{lon2}");
-        assert!(lat2 > 52.2297 && lat2 - 52.2297 < 1e-6, "geodesic east bends slightly north: {lat2}");
+        assert!(
+            lat2 > 52.2297 && lat2 - 52.2297 < 1e-6,
+            "geodesic east bends slightly north: {lat2}"
+        );
     }
 
     #[test]

@@ -12,17 +12,22 @@
 //! sim time, growing by `1 / control_rate_hz` per tick: the in-process
 //! campaign's schedule). Input order, as in-process: every `/odom` updates the
 //! pose on arrival; scans are queued and planned at the tick, against the
-//! latest pose. Before ticking, the node waits until `/odom` and `/scan`
-//! have been quiet for `input_settle_s` of wall time, so the messages of sim
-//! time `t` that travel through the fault injector (one hop more than
-//! `/clock`) are in. Against a lock-step sim_bridge this reproduces the
-//! in-process order of events.
+//! latest pose. Input barrier: `/odom` and `/scan` travel through the fault
+//! injector, one hop more than `/clock`, so before ticking at `t` the node
+//! waits until it holds the newest message of each stream that is due by
+//! `t`: a message stamped later than `t - P`, where `P` is the stream's
+//! period (the smallest stamp step seen so far). While a period is not yet
+//! known it waits for `input_settle_s` of wall quiet on both topics instead,
+//! and it never waits longer than `input_wait_max_s` (a delayed or dropped
+//! stream). Against a lock-step sim_bridge this reproduces the in-process
+//! order of events exactly for undelayed inputs.
 //!
 //! Parameters: `navigator_file` (string, `config/navigator.yaml`),
 //! `world_file` (string, `config/corridor.yaml`: the goal in `odom` is the
 //! world's goal centre seen from the start pose, as in the campaign),
 //! `goal_x_m`/`goal_y_m` (double, override the goal in `odom`),
-//! `input_settle_s` (double, 0.002), `self_report_rate_hz` (double, 1.0),
+//! `input_settle_s` (double, 0.002), `input_wait_max_s` (double, 0.05),
+//! `self_report_rate_hz` (double, 1.0),
 //! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false).
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
@@ -43,6 +48,32 @@ use kraken_interfaces::ros::{
 };
 
 const NODE_NAME: &str = "simple_navigator";
+
+/// Stamps of one input stream: the newest stamp and the smallest step
+/// between consecutive stamps (the stream's period), in ns.
+#[derive(Default)]
+struct StampStream {
+    last_ns: Option<i64>,
+    period_ns: Option<i64>,
+}
+
+impl StampStream {
+    fn saw(&mut self, ns: i64) {
+        if let Some(l) = self.last_ns {
+            let d = ns - l;
+            if d > 0 {
+                self.period_ns = Some(self.period_ns.map_or(d, |p| p.min(d)));
+            }
+        }
+        self.last_ns = Some(self.last_ns.map_or(ns, |l| l.max(ns)));
+    }
+    /// Whether the newest message due by `t_ns` is in (`None` while the
+    /// period is unknown).
+    fn fresh(&self, t_ns: i64) -> Option<bool> {
+        let p = self.period_ns?;
+        Some(self.last_ns.is_some_and(|l| l > t_ns - p))
+    }
+}
 const DEPTH: usize = 100;
 
 enum Event {
@@ -84,7 +115,10 @@ fn run() -> Result<()> {
     let cfg = NavigatorConfig::load(&nav_file)
         .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
     let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
-        (Some(_), Some(_)) => [args.param_f64("goal_x_m", 0.0)?, args.param_f64("goal_y_m", 0.0)?],
+        (Some(_), Some(_)) => [
+            args.param_f64("goal_x_m", 0.0)?,
+            args.param_f64("goal_y_m", 0.0)?,
+        ],
         (None, None) => {
             let wf = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
             let world = World::load(&wf)
@@ -93,11 +127,26 @@ fn run() -> Result<()> {
         }
         _ => bail!("parameters 'goal_x_m' and 'goal_y_m' go together"),
     };
-    ensure!(goal.iter().all(|v| v.is_finite()), "goal {goal:?} is not finite");
+    ensure!(
+        goal.iter().all(|v| v.is_finite()),
+        "goal {goal:?} is not finite"
+    );
     let settle = args.param_f64("input_settle_s", 0.002)?;
-    ensure!(settle.is_finite() && settle >= 0.0, "parameter 'input_settle_s' must be >= 0, got {settle}");
+    ensure!(
+        settle.is_finite() && settle >= 0.0,
+        "parameter 'input_settle_s' must be >= 0, got {settle}"
+    );
+    let wait_max = args.param_f64("input_wait_max_s", 0.05)?;
+    ensure!(
+        wait_max.is_finite() && wait_max >= 0.0,
+        "parameter 'input_wait_max_s' must be >= 0, got {wait_max}"
+    );
+    let wait_max = Duration::from_secs_f64(wait_max);
     let report_hz = args.param_f64("self_report_rate_hz", 1.0)?;
-    ensure!(report_hz.is_finite() && report_hz > 0.0, "parameter 'self_report_rate_hz' must be > 0, got {report_hz}");
+    ensure!(
+        report_hz.is_finite() && report_hz > 0.0,
+        "parameter 'self_report_rate_hz' must be > 0, got {report_hz}"
+    );
     let stamped = args.param_bool("cmd_vel_stamped", false)?;
     let settle = Duration::from_secs_f64(settle);
     let report_period = Duration::from_secs_f64(1.0 / report_hz);
@@ -159,13 +208,20 @@ fn run() -> Result<()> {
 
     let mut nav = Navigator::new(cfg, goal);
     // Sim time runs from 0; on wall time the navigator's clock starts now.
-    let epoch = if sim.is_some() { Duration::ZERO } else { clock.now() };
+    let epoch = if sim.is_some() {
+        Duration::ZERO
+    } else {
+        clock.now()
+    };
     let mut next_control = Duration::ZERO;
     let mut pending: Option<Duration> = None;
     let mut scans: Vec<LaserScan> = Vec::new();
     let mut last_input = Instant::now();
     let mut next_report: Option<Instant> = None;
     let mut ticks = 0u64;
+    let mut odom_stream = StampStream::default();
+    let mut scan_stream = StampStream::default();
+    let mut pending_since = Instant::now();
 
     smol::block_on(async {
         loop {
@@ -175,7 +231,9 @@ fn run() -> Result<()> {
                 deadline = deadline.min(r);
             }
             if pending.is_some() {
-                deadline = deadline.min(last_input + settle);
+                deadline = deadline
+                    .min(last_input + settle)
+                    .min(pending_since + wait_max);
             } else if sim.is_none() {
                 let now = clock.now() - epoch;
                 deadline = deadline.min(wall + next_control.saturating_sub(now));
@@ -192,10 +250,12 @@ fn run() -> Result<()> {
             };
             match ev {
                 Some(Event::Odom(o)) => {
+                    odom_stream.saw(o.header.stamp.as_nanos());
                     nav.on_odom(&o);
                     last_input = Instant::now();
                 }
                 Some(Event::Scan(s)) => {
+                    scan_stream.saw(s.header.stamp.as_nanos());
                     scans.push(s);
                     last_input = Instant::now();
                 }
@@ -207,28 +267,50 @@ fn run() -> Result<()> {
                 None => {}
             }
             let now = clock.now().saturating_sub(epoch);
-            if pending.is_none() && now >= next_control && (sim.is_none() || sim.as_ref().is_some_and(|s| s.has_time())) {
+            if pending.is_none()
+                && now >= next_control
+                && (sim.is_none() || sim.as_ref().is_some_and(|s| s.has_time()))
+            {
                 pending = Some(now);
-                last_input = last_input.max(Instant::now());
+                pending_since = Instant::now();
+                last_input = last_input.max(pending_since);
                 while next_control <= now {
                     next_control += period;
                 }
             }
             if let Some(t) = pending {
-                if Instant::now() >= last_input + settle {
+                let t_ns = (t + epoch).as_nanos() as i64;
+                let w = Instant::now();
+                let ready = match (odom_stream.fresh(t_ns), scan_stream.fresh(t_ns)) {
+                    (Some(true), Some(true)) => true,
+                    (Some(false), _) | (_, Some(false)) => false,
+                    _ => w >= last_input + settle,
+                } || w >= pending_since + wait_max;
+                if ready {
                     for s in scans.drain(..) {
                         nav.on_scan(&s);
                     }
                     let c = nav.tick(t);
                     let twist = Twist {
-                        linear: Vector3 { x: c.linear_m_s, y: 0.0, z: 0.0 },
-                        angular: Vector3 { x: 0.0, y: 0.0, z: c.angular_rad_s },
+                        linear: Vector3 {
+                            x: c.linear_m_s,
+                            y: 0.0,
+                            z: 0.0,
+                        },
+                        angular: Vector3 {
+                            x: 0.0,
+                            y: 0.0,
+                            z: c.angular_rad_s,
+                        },
                     };
                     let r = match &cmd_pub {
                         CmdPub::Twist(p) => p.publish(twist).map_err(|e| format!("{e:?}")),
                         CmdPub::Stamped(p) => p
                             .publish(TwistStamped {
-                                header: Header { stamp: to_stamp(t + epoch), frame_id: "base_link".into() },
+                                header: Header {
+                                    stamp: to_stamp(t + epoch),
+                                    frame_id: "base_link".into(),
+                                },
                                 twist,
                             })
                             .map_err(|e| format!("{e:?}")),

@@ -73,7 +73,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
         std::process::id()
     ));
-    let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut f =
+        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     f.write_all(bytes)?;
     f.sync_all()?;
     std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
@@ -97,12 +98,31 @@ fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
             let mode = mode_name(f.mode).unwrap_or("unknown").to_string();
             let (axis, parameter, requested, axis_value) = match (c.channel.as_str(), f.mode) {
                 ("odom", FaultSpec::SCALE) => {
-                    ("odom_bias".to_string(), "scale_factor", f.scale_factor, f.scale_factor - 1.0)
+                    // Rounded to 1e-12 so 1.2 gives the campaign's cell key 0.2, not 0.19999999999999996.
+                    let bias = ((f.scale_factor - 1.0) * 1e12).round() / 1e12;
+                    (
+                        "odom_bias".to_string(),
+                        "scale_factor",
+                        f.scale_factor,
+                        bias,
+                    )
                 }
-                ("scan", FaultSpec::DELAY) => ("latency_s".to_string(), "delay_s", f.delay_s, f.delay_s),
-                (ch, FaultSpec::SCALE) => (format!("{ch}_{mode}"), "scale_factor", f.scale_factor, f.scale_factor),
+                ("scan", FaultSpec::DELAY) => {
+                    ("latency_s".to_string(), "delay_s", f.delay_s, f.delay_s)
+                }
+                (ch, FaultSpec::SCALE) => (
+                    format!("{ch}_{mode}"),
+                    "scale_factor",
+                    f.scale_factor,
+                    f.scale_factor,
+                ),
                 (ch, FaultSpec::DELAY) => (format!("{ch}_{mode}"), "delay_s", f.delay_s, f.delay_s),
-                (ch, _) => (format!("{ch}_{mode}"), "mode", f64::from(f.mode), f64::from(f.mode)),
+                (ch, _) => (
+                    format!("{ch}_{mode}"),
+                    "mode",
+                    f64::from(f.mode),
+                    f64::from(f.mode),
+                ),
             };
             let t = c.first_applied.as_secs_f64();
             FaultRecord {
@@ -147,7 +167,10 @@ fn run() -> Result<()> {
     let manifest_dir = PathBuf::from(args.param_string("manifest_dir", "runs/graph")?);
     let run_id = args.param_string("run_id", "graph-0")?;
     ensure!(
-        !run_id.is_empty() && run_id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        !run_id.is_empty()
+            && run_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
         "parameter 'run_id' = {run_id:?}: use letters, digits, '-', '_', '.'"
     );
     let run_kind = match args.param_string("run_kind", "auto")?.as_str() {
@@ -167,7 +190,7 @@ fn run() -> Result<()> {
     // Every ground-truth sample counts: reliable and deep.
     let truth_sub = node.subscription::<Odometry>(
         "/oracle/odom",
-        qos::publish().history(History::KeepLast { depth: 1000 }),
+        qos::publish().history(History::KeepLast { depth: 10_000 }),
     )?;
     let report_sub = node.subscription::<StringMsg>("/navigator/self_report", qos::publish())?;
     let fault_sub = node.subscription::<FaultStatus>("/fault_injector/status", qos::publish())?;
@@ -229,7 +252,10 @@ fn run() -> Result<()> {
                 }
                 Event::Status(s) => faults = Some(s),
                 Event::Truth(o) => {
-                    if poses.last().is_some_and(|p| p.t_s >= world.mission_timeout_s) {
+                    if poses
+                        .last()
+                        .is_some_and(|p| p.t_s >= world.mission_timeout_s)
+                    {
                         continue; // already decided; keep_running only republishes status
                     }
                     wall0.get_or_insert_with(Instant::now);
@@ -244,21 +270,32 @@ fn run() -> Result<()> {
                     poses.push(s);
                     if s.t_s >= next_status_s {
                         next_status_s = s.t_s.floor() + 1.0;
-                        let _ = status_pub.publish(StringMsg { data: status_json(&monitor, s.t_s, false) });
+                        let _ = status_pub.publish(StringMsg {
+                            data: status_json(&monitor, s.t_s, false),
+                        });
                     }
                     if s.t_s >= world.mission_timeout_s {
-                        finish(&world, &poses, self_report, self_report_at_s, faults.as_ref(), &Finish {
-                            manifest_dir: &manifest_dir,
-                            run_id: &run_id,
-                            run_kind,
-                            scenario_name: &scenario_name,
-                            scenario_hash: &scenario_hash,
-                            seed: seed as u64,
-                            git_commit: &git_commit,
-                            wall_s: wall0.map(|w| w.elapsed().as_secs_f64()).unwrap_or(0.0),
-                            max_gap_s,
-                        })?;
-                        let _ = status_pub.publish(StringMsg { data: status_json(&monitor, s.t_s, true) });
+                        finish(
+                            &world,
+                            &poses,
+                            self_report,
+                            self_report_at_s,
+                            faults.as_ref(),
+                            &Finish {
+                                manifest_dir: &manifest_dir,
+                                run_id: &run_id,
+                                run_kind,
+                                scenario_name: &scenario_name,
+                                scenario_hash: &scenario_hash,
+                                seed: seed as u64,
+                                git_commit: &git_commit,
+                                wall_s: wall0.map(|w| w.elapsed().as_secs_f64()).unwrap_or(0.0),
+                                max_gap_s,
+                            },
+                        )?;
+                        let _ = status_pub.publish(StringMsg {
+                            data: status_json(&monitor, s.t_s, true),
+                        });
                         if !keep_running {
                             // Let the last status reach its readers.
                             smol::Timer::after(Duration::from_millis(200)).await;
@@ -292,21 +329,38 @@ fn finish(
     faults: Option<&FaultStatus>,
     f: &Finish<'_>,
 ) -> Result<()> {
-    let evidence = RunEvidence { poses: poses.to_vec(), self_report };
+    let evidence = RunEvidence {
+        poses: poses.to_vec(),
+        self_report,
+    };
     let verdict = evidence.verdict(world)?;
     let isolation = isolation_check(world, poses, self_report)?;
     let records = fault_records(faults);
-    let kind = f.run_kind.unwrap_or(if records.is_empty() { RunKind::Nominal } else { RunKind::Grid });
-    let cell: BTreeMap<String, f64> = records.iter().map(|r| (r.axis.clone(), r.axis_value)).collect();
+    let kind = f.run_kind.unwrap_or(if records.is_empty() {
+        RunKind::Nominal
+    } else {
+        RunKind::Grid
+    });
+    let cell: BTreeMap<String, f64> = records
+        .iter()
+        .map(|r| (r.axis.clone(), r.axis_value))
+        .collect();
     let last = poses.last().copied().context("no sample")?;
     let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
     for s in poses {
         // The oracle never reads the robot's odometry: those columns are NaN.
-        let _ = writeln!(trace, "{:.3},{:.5},{:.5},{:.5},NaN,NaN", s.t_s, s.x_m, s.y_m, s.yaw_rad);
+        let _ = writeln!(
+            trace,
+            "{:.3},{:.5},{:.5},{:.5},NaN,NaN",
+            s.t_s, s.x_m, s.y_m, s.yaw_rad
+        );
     }
     let trace_file = format!("traces/{}.csv", f.run_id);
     let mut crate_versions = BTreeMap::new();
-    crate_versions.insert("breakbench_oracle".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    crate_versions.insert(
+        "breakbench_oracle".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    );
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA.into(),
         run_id: f.run_id.into(),
@@ -326,15 +380,21 @@ fn finish(
         self_report_at_s,
         verdict,
         contacts: Vec::new(),
-        final_goal_distance_m: (last.x_m - world.goal.center_m[0]).hypot(last.y_m - world.goal.center_m[1]),
-        isolation: Some(IsolationRecord { passed: isolation.passed }),
+        final_goal_distance_m: (last.x_m - world.goal.center_m[0])
+            .hypot(last.y_m - world.goal.center_m[1]),
+        isolation: Some(IsolationRecord {
+            passed: isolation.passed,
+        }),
         trace_file: trace_file.clone(),
         trace_sha256: String::new(),
         sim_time_s: last.t_s,
         wall_time_s: f.wall_s,
     };
     write_atomic(&f.manifest_dir.join(&trace_file), trace.as_bytes())?;
-    let mpath = f.manifest_dir.join("manifests").join(format!("{}.json", f.run_id));
+    let mpath = f
+        .manifest_dir
+        .join("manifests")
+        .join(format!("{}.json", f.run_id));
     let mut bytes = serde_json::to_vec_pretty(&manifest)?;
     bytes.push(b'\n');
     write_atomic(&mpath, &bytes)?;

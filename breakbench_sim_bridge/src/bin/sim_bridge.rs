@@ -44,8 +44,8 @@ use breakbench_sim_bridge::plant::{BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance,
-    Quaternion, TFMessage, Transform, TransformStamped, Twist, TwistStamped,
-    TwistWithCovariance, Vector3,
+    Quaternion, TFMessage, Transform, TransformStamped, Twist, TwistStamped, TwistWithCovariance,
+    Vector3,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -58,6 +58,11 @@ const IMU_STREAM: u64 = 4;
 /// History depth of every publisher: a lock-step period or a burst of
 /// free-running steps never holds more samples of one topic than this.
 const PUB_DEPTH: usize = 100;
+/// History depth of `/oracle/odom`: the oracle is not in the lock-step loop
+/// and may fall behind a fast bridge; a reliable writer only keeps this many
+/// unacknowledged samples, so it holds a whole 60 s mission at 50 Hz (3000)
+/// with room to spare. Every ground-truth sample must reach the oracle.
+const TRUTH_DEPTH: usize = 5000;
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
@@ -99,13 +104,19 @@ struct Params {
 
 fn positive(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
     let v = args.param_f64(name, default)?;
-    ensure!(v.is_finite() && v > 0.0, "parameter '{name}' must be > 0, got {v}");
+    ensure!(
+        v.is_finite() && v > 0.0,
+        "parameter '{name}' must be > 0, got {v}"
+    );
     Ok(v)
 }
 
 fn non_negative(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
     let v = args.param_f64(name, default)?;
-    ensure!(v.is_finite() && v >= 0.0, "parameter '{name}' must be >= 0, got {v}");
+    ensure!(
+        v.is_finite() && v >= 0.0,
+        "parameter '{name}' must be >= 0, got {v}"
+    );
     Ok(v)
 }
 
@@ -214,8 +225,16 @@ fn wheel_odometry(plant: &Plant) -> Odometry {
         },
         twist: TwistWithCovariance {
             twist: Twist {
-                linear: Vector3 { x: v, y: 0.0, z: 0.0 },
-                angular: Vector3 { x: 0.0, y: 0.0, z: w },
+                linear: Vector3 {
+                    x: v,
+                    y: 0.0,
+                    z: 0.0,
+                },
+                angular: Vector3 {
+                    x: 0.0,
+                    y: 0.0,
+                    z: w,
+                },
             },
             covariance: [0.0; 36],
         },
@@ -275,8 +294,13 @@ fn run() -> Result<()> {
         .with_context(|| format!("parameter 'robot_file' = {}", robot_file.display()))?;
     let timing = robot.timing(&robot_file.display().to_string())?;
     let mut p = Params::from_args(&args, timing.step_ns)?;
-    let mut plant = Plant::new(&world, &robot, p.seed)
-        .with_context(|| format!("plant from {} and {}", p.world_file.display(), p.robot_file.display()))?;
+    let mut plant = Plant::new(&world, &robot, p.seed).with_context(|| {
+        format!(
+            "plant from {} and {}",
+            p.world_file.display(),
+            p.robot_file.display()
+        )
+    })?;
     let stream = |k| {
         let mut r = ChaCha8Rng::seed_from_u64(p.seed);
         r.set_stream(k);
@@ -293,7 +317,10 @@ fn run() -> Result<()> {
         scan: node.publisher("/scan", pq())?,
         odom: node.publisher("/odom", pq())?,
         tf: node.publisher("/tf", pq())?,
-        truth: node.publisher("/oracle/odom", pq())?,
+        truth: node.publisher(
+            "/oracle/odom",
+            qos::publish().history(History::KeepLast { depth: TRUTH_DEPTH }),
+        )?,
         gnss: node.publisher("/gnss/fix", pq())?,
         imu: node.publisher("/imu/data", pq())?,
         wheel: node.publisher("/wheel/odom", pq())?,
@@ -326,8 +353,11 @@ fn run() -> Result<()> {
         "ready"
     );
 
-    // Wait for the graph: the first messages must not be lost.
+    // Wait for the graph: the first messages must not be lost. (The first
+    // 300 ms let the spinner learn our own entities; before that ros2-client
+    // logs "not known to node" for every count query.)
     let t0 = Instant::now();
+    std::thread::sleep(Duration::from_millis(300));
     loop {
         let n = &node.node;
         let missing: Vec<&str> = [
@@ -357,16 +387,25 @@ fn run() -> Result<()> {
                 env.domain_id
             );
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(p.start_settle);
-    tracing::info!("graph matched after {:.2} s; stepping", t0.elapsed().as_secs_f64());
+    tracing::info!(
+        "graph matched after {:.2} s; stepping",
+        t0.elapsed().as_secs_f64()
+    );
 
     let period = p.lockstep_period;
     let mut next_control = Duration::ZERO;
     let wall0 = Instant::now();
     let mut commands = 0u64;
-    publish(&pubs.clock, "/clock", Clock { clock: to_stamp(Duration::ZERO) });
+    publish(
+        &pubs.clock,
+        "/clock",
+        Clock {
+            clock: to_stamp(Duration::ZERO),
+        },
+    );
     loop {
         if p.stop_at.is_some_and(|s| plant.now() >= s) {
             break;
@@ -395,14 +434,24 @@ fn run() -> Result<()> {
             publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
         }
         if ns.is_multiple_of(p.gnss_period_ns) {
-            publish(&pubs.gnss, "/gnss/fix", p.gnss.fix(&pose, now, &mut gnss_rng));
+            publish(
+                &pubs.gnss,
+                "/gnss/fix",
+                p.gnss.fix(&pose, now, &mut gnss_rng),
+            );
         }
         if ns.is_multiple_of(p.imu_period_ns) {
             let m = p.imu.sample(&pose, plant.true_twist(), now, &mut imu_rng);
             publish(&pubs.imu, "/imu/data", m);
         }
         if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
-            publish(&pubs.clock, "/clock", Clock { clock: to_stamp(now) });
+            publish(
+                &pubs.clock,
+                "/clock",
+                Clock {
+                    clock: to_stamp(now),
+                },
+            );
         }
         if lockstep {
             if now >= next_control {
