@@ -9,7 +9,7 @@
 #    `--target-dir <build-base>/<pkg>`, so each of our six ament_cargo
 #    packages would rebuild the whole dependency tree (ros2-client, rustdds,
 #    parry2d, ...) in a directory of its own. Every `--target-dir` is replaced
-#    by BREAKBENCH_COLCON_TARGET_DIR (default: <repo>/target, the developers'
+#    by BREAKBENCH_COLCON_TARGET_DIR (default: $CARGO_TARGET_DIR, else <repo>/target, the developers.
 #    own cargo cache, so colcon after `cargo build` is warm).
 #
 # 2. Binaries behind `required-features`. cargo-ament-build 0.1.11 installs
@@ -23,7 +23,7 @@
 #    one is missing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-SHARED="${BREAKBENCH_COLCON_TARGET_DIR:-$ROOT/target}"
+SHARED="${BREAKBENCH_COLCON_TARGET_DIR:-${CARGO_TARGET_DIR:-$ROOT/target}}"
 REAL="${BREAKBENCH_REAL_CARGO:-$(command -v cargo)}"
 args=()
 skip=0
