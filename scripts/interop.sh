@@ -6,7 +6,8 @@
 #   3. Eclipse Cyclone DDS with the Cyclone service mapping
 #      (tests/interop/cyclone_peer.py, RMW_IMPLEMENTATION=rmw_cyclonedds_cpp),
 #   4. kraken_scenario driving the node from a scenario file,
-#   5. remapping + use_sim_time with an rclpy /clock publisher.
+#   5. remapping + use_sim_time with an rclpy /clock publisher,
+#   6. sim_bridge with an rclpy peer (decoded sensor values, /cmd_vel drives it).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -29,6 +30,8 @@ if [[ "${1:-}" != "--inside" ]]; then
     exit 1
   fi
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
+  # (graph block, phase 6: the sim_bridge node)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge --bins)
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -141,6 +144,22 @@ else
   fail "remap + use_sim_time (injector log: $LOGDIR/simtime.log)"; tail -20 "$LOGDIR/simtime.log"
 fi
 stop_injector
+
+# ==== 6. sim_bridge vs a real rclpy peer (graph nodes, issue 4; block owned by the graph-nodes engineer)
+# The bridge alone at real time; the peer decodes /oracle/odom, /scan, /clock,
+# /gnss/fix, /imu/data with the generated ROS 2 types and drives it with /cmd_vel.
+export ROS_DOMAIN_ID=$((BASE + 6))
+"$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
+  -p seed:=1 -p real_time_factor:=1.0 -p start_timeout_s:=60.0 >"$LOGDIR/bridge.log" 2>&1 &
+BRIDGE=$!
+PIDS+=("$BRIDGE")
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_bridge_peer.py"; then
+  pass "sim_bridge: rclpy decodes /oracle/odom, /scan, /clock, /gnss/fix, /imu/data; its /cmd_vel moves the robot"
+else
+  fail "sim_bridge rclpy peer (bridge log: $LOGDIR/bridge.log)"; tail -20 "$LOGDIR/bridge.log"
+fi
+kill "$BRIDGE" 2>/dev/null || true; wait "$BRIDGE" 2>/dev/null || true
+# ==== end of block 6
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

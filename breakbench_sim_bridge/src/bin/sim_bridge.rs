@@ -125,7 +125,7 @@ fn period_ns(args: &RosArgs, name: &str, default_hz: f64, step_ns: u64) -> Resul
     let hz = positive(args, name, default_hz)?;
     let ns = (1e9 / hz).round() as u64;
     ensure!(
-        ns >= step_ns && ns % step_ns == 0,
+        ns >= step_ns && ns.is_multiple_of(step_ns),
         "parameter '{name}' = {hz} Hz: the period {ns} ns must be a whole multiple of the plant step ({step_ns} ns)"
     );
     Ok(ns)
