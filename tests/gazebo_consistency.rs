@@ -669,6 +669,39 @@ fn golden_box_pose_in_sdf() {
     );
 }
 
+/// Topic names the embedded sim_bridge node creates: the first string
+/// literal after each `.publisher(` / `.subscription::<..>(` in its source.
+fn sim_bridge_topics(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for pat in [".publisher(", ".subscription::<"] {
+        let mut rest = src;
+        while let Some(i) = rest.find(pat) {
+            rest = &rest[i + pat.len()..];
+            if let Some(q) = rest.find('"') {
+                let lit = &rest[q + 1..];
+                if let Some(end) = lit.find('"') {
+                    out.push(lit[..end].to_string());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn contract_is_what_the_embedded_sim_bridge_creates() {
+    // The hand-written contract above must be exactly the topics of the
+    // embedded plant's node, so the bridge YAML cannot drift from it.
+    let topics = sim_bridge_topics(&read("breakbench_sim_bridge/src/bin/sim_bridge.rs"));
+    let want: Vec<String> = contract("geometry_msgs/msg/Twist")
+        .keys()
+        .map(|k| k.to_string())
+        .collect();
+    assert_eq!(topics, want);
+}
+
 // ------------------------------------------- the checks can fail (mutants)
 
 fn mutate(rel: &str, from: &str, to: &str) -> String {
