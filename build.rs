@@ -43,6 +43,18 @@ fn main() {
         .unwrap_or(true);
     println!("cargo:rustc-env=BREAKBENCH_GIT_COMMIT={commit}");
     println!("cargo:rustc-env=BREAKBENCH_GIT_DIRTY={dirty}");
+    // The dirty flag must follow source edits, not only commits.
+    for src in [
+        "src",
+        "Cargo.toml",
+        "config",
+        "kraken_interfaces/src",
+        "kraken_faults/src",
+        "breakbench_oracle/src",
+        "breakbench_sim_bridge/src",
+    ] {
+        println!("cargo:rerun-if-changed={src}");
+    }
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         println!("cargo:rerun-if-changed={dir}/HEAD");
         println!("cargo:rerun-if-changed={dir}/index");

@@ -2,11 +2,13 @@
 //!
 //! A reactive go-to-goal controller. It reads only what a real robot has: its
 //! odometry (`nav_msgs/Odometry` in `odom`) and its scan (`sensor_msgs/LaserScan`
-//! in `base_scan`, mounted at the robot centre). Each scan, it picks the
-//! candidate heading (body frame, -90°..+90°) closest to the goal bearing
-//! whose swept corridor (half-width footprint + margin) is free for
-//! `lookahead_m`, or up to the goal if nearer; between scans it steers towards
-//! that heading. It stops when *its own odometry* says it is within
+//! in `base_scan`, mounted at the robot centre). Each scan, it measures for
+//! every candidate heading (body frame, -90°..+90° in `candidate_step_deg`
+//! steps) how far the swept corridor (half-width footprint + margin) is free,
+//! drops headings free for less than `min_free_m`, and takes the one with the
+//! least cost = angle from the goal bearing + `shortfall_cost_rad_per_m` × the
+//! metres it falls short of `lookahead_m` (or of the goal, if nearer).
+//! Between scans it steers towards that heading. It stops when *its own odometry* says it is within
 //! `goal_tolerance_m` of the goal and reports success (the self-report), or
 //! gives up and reports failure when stuck or past its own timeout. It never
 //! sees ground truth.
@@ -134,7 +136,8 @@ impl Navigator {
     /// A navigator heading for `goal_odom_m` (x, y in its `odom` frame, metres).
     pub fn new(cfg: NavigatorConfig, goal_odom_m: [f64; 2]) -> Self {
         let step = cfg.candidate_step_deg.to_radians();
-        let n = (std::f64::consts::FRAC_PI_2 / step).floor() as i32;
+        // Small tolerance so that e.g. 3° gives exactly ±90°, not ±87°.
+        let n = (std::f64::consts::FRAC_PI_2 / step + 1e-9).floor() as i32;
         let candidates = (-n..=n)
             .map(|i| {
                 let a = i as f64 * step;

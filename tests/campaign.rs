@@ -9,11 +9,21 @@ use breakbench::campaign::runner::{analyze, load_campaign, plan, run_campaign, C
 use breakbench::campaign::{Scenario, Summary};
 
 fn small() -> Scenario {
-    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small_study.yaml")).unwrap()
+    Scenario::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/small_study.yaml"))
+        .unwrap()
 }
 
 fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
-    run_campaign(s, &CampaignOptions { out: out.to_path_buf(), jobs, progress: false }).unwrap().summary
+    run_campaign(
+        s,
+        &CampaignOptions {
+            out: out.to_path_buf(),
+            jobs,
+            progress: false,
+        },
+    )
+    .unwrap()
+    .summary
 }
 
 fn summary_bytes(dir: &Path) -> Vec<u8> {
@@ -54,7 +64,15 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     std::fs::remove_file(mdir.join(format!("{}.json", ids[3]))).unwrap();
     std::fs::remove_file(mdir.join(format!("{}.json", ids[ids.len() - 1]))).unwrap();
     std::fs::remove_file(d.path().join("summary.json")).unwrap();
-    let r = run_campaign(&s, &CampaignOptions { out: d.path().to_path_buf(), jobs: 2, progress: false }).unwrap();
+    let r = run_campaign(
+        &s,
+        &CampaignOptions {
+            out: d.path().to_path_buf(),
+            jobs: 2,
+            progress: false,
+        },
+    )
+    .unwrap();
     assert_eq!(r.timing.runs_executed, 2);
     assert_eq!(r.timing.runs_resumed, ids.len() - 2);
     assert_eq!(summary_bytes(d.path()), before);
@@ -70,9 +88,16 @@ fn a_directory_of_another_scenario_is_refused() {
     run(&s, d.path(), 2);
     let mut other = s.clone();
     other.hash = "0".repeat(64);
-    let e = run_campaign(&other, &CampaignOptions { out: d.path().to_path_buf(), jobs: 1, progress: false })
-        .err()
-        .expect("must refuse");
+    let e = run_campaign(
+        &other,
+        &CampaignOptions {
+            out: d.path().to_path_buf(),
+            jobs: 1,
+            progress: false,
+        },
+    )
+    .err()
+    .expect("must refuse");
     assert!(e.to_string().contains("use another --out directory"), "{e}");
 }
 
@@ -89,10 +114,18 @@ fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
     let canary = ms.iter().find(|m| m.kind == RunKind::Canary).unwrap();
     assert!(canary.harness_only);
     assert!(!canary.verdict.obstacle_clearance.holds);
-    assert!(canary.verdict.obstacle_clearance.value <= 1e-9, "canary min clearance {}", canary.verdict.obstacle_clearance.value);
+    assert!(
+        canary.verdict.obstacle_clearance.value <= 1e-9,
+        "canary min clearance {}",
+        canary.verdict.obstacle_clearance.value
+    );
     // Nominal cell: the navigator reaches the goal; 20 % odometry bias: it stops short.
     let cell = |lat: f64, bias: f64| {
-        sum.cells.iter().find(|c| c.axes["latency_s"] == lat && c.axes["odom_bias"] == bias).unwrap().clone()
+        sum.cells
+            .iter()
+            .find(|c| c.axes["latency_s"] == lat && c.axes["odom_bias"] == bias)
+            .unwrap()
+            .clone()
     };
     assert_eq!(cell(0.0, 0.0).mission.k, 0);
     assert_eq!(cell(0.0, 0.2).mission.k, 2);

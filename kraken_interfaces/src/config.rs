@@ -9,8 +9,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 
 /// A configuration file that could not be loaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}:{line}:{column}: field '{field}': {message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The file (as given).
     pub path: String,
@@ -23,6 +22,20 @@ pub struct ConfigError {
     /// What is wrong.
     pub message: String,
 }
+
+impl std::fmt::Display for ConfigError {
+    /// `file:line:column: field 'f': message`, or `file: field 'f': message`
+    /// when the line is unknown (checks made after parsing).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}:{}: field '{}': {}", self.path, self.line, self.column, self.field, self.message)
+        } else {
+            write!(f, "{}: field '{}': {}", self.path, self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 impl ConfigError {
     /// An error about `field` of `path` at no particular line (semantic checks

@@ -15,19 +15,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    // Unique per process and thread: concurrent writers never share a temporary.
+    let tmp = dir.join(
+        format!(
+            ".{name}.tmp.{}.{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        )
+        .replace(['(', ')'], ""),
+    );
     let mut f = std::fs::File::create(&tmp).map_err(|e| CampaignError::io(&tmp, e))?;
     f.write_all(bytes).map_err(|e| CampaignError::io(&tmp, e))?;
     f.sync_all().map_err(|e| CampaignError::io(&tmp, e))?;
     drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| CampaignError::io(path, e))
+    std::fs::rename(&tmp, path).map_err(|e| CampaignError::io(path, e))?;
+    // Persist the rename itself (the directory entry).
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 /// Serialises `value` as pretty JSON (with a final newline) and writes it atomically.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CampaignError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| CampaignError::Json {
         path: path.display().to_string(),
-        source: e,
+        error: e,
     })?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)

@@ -9,12 +9,11 @@ pub enum CampaignError {
     #[error(transparent)]
     Config(Box<ConfigError>),
     /// A fault in the scenario cannot be set (unknown channel, unsupported mode, bad parameter).
-    #[error("{path}: field '{field}': {source}")]
+    #[error("{path}: field '{field}': {error}")]
     Fault {
         path: String,
         field: String,
-        #[source]
-        source: Box<kraken_faults::FaultError>,
+        error: Box<kraken_faults::FaultError>,
     },
     /// The in-process injector refused a request (a harness bug: scenarios are validated on load).
     #[error("injector: {0}")]
@@ -26,18 +25,13 @@ pub enum CampaignError {
     #[error("plant: {0}")]
     Sim(Box<breakbench_sim_bridge::SimError>),
     /// Reading or writing campaign files failed.
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
     /// A manifest or summary file is not valid JSON of the expected shape.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Json {
         path: String,
-        #[source]
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// The output directory holds results of a different scenario.
     #[error("{0}")]
@@ -49,7 +43,7 @@ impl CampaignError {
     pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.as_ref().display().to_string(),
-            source,
+            error: source,
         }
     }
 }

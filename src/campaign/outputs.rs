@@ -27,24 +27,41 @@ pub fn xml_escape(s: &str) -> String {
 
 /// junit.xml: one test case per run and per check.
 ///
-/// A run's test case records the oracle's outcome as properties and fails
-/// only when the *harness* says the run is not valid evidence (a canary that
-/// did not detect its violation, an isolation check that changed a verdict).
-/// Safety violations and mission failures in fault cells are results of the
-/// study, not harness failures, so they are reported as properties and in
-/// system-out, not as failures.
+/// A run's test case carries the oracle's outcome as `<properties>` (and the
+/// same line in system-out) and fails only when the *harness* says the run is
+/// not valid evidence (a canary that did not detect its violation, an
+/// isolation check that changed a verdict). Safety violations and mission
+/// failures in fault cells are results of the study, not harness failures.
+/// `time` is the run's wall-clock time in seconds, as JUnit consumers expect.
 pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
     let mut ms: Vec<&Manifest> = manifests.iter().collect();
     ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
     let mut cases = String::new();
     let mut failures = 0;
-    let mut case = |class: &str, name: &str, time: f64, failure: Option<String>, out: String| {
+    let mut case = |class: &str,
+                    name: &str,
+                    time: f64,
+                    props: &[(&str, String)],
+                    failure: Option<String>,
+                    out: String| {
         let _ = write!(
             cases,
             "    <testcase classname=\"{}\" name=\"{}\" time=\"{time:.6}\">",
             xml_escape(class),
             xml_escape(name)
         );
+        if !props.is_empty() {
+            cases.push_str("<properties>");
+            for (k, v) in props {
+                let _ = write!(
+                    cases,
+                    "<property name=\"{}\" value=\"{}\"/>",
+                    xml_escape(k),
+                    xml_escape(v)
+                );
+            }
+            cases.push_str("</properties>");
+        }
         if let Some(f) = failure {
             failures += 1;
             let _ = write!(cases, "<failure message=\"{}\"/>", xml_escape(&f));
@@ -80,7 +97,18 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             failure =
                 Some("verdict isolation: forcing the self-report changed the verdict".to_string());
         }
-        case(class, &m.run_id, m.sim_time_s, failure, out);
+        let props = [
+            ("self_report", format!("{:?}", m.self_report).to_lowercase()),
+            ("safety_violation", v.safety_violation().to_string()),
+            ("mission_failure", v.mission_failure().to_string()),
+            (
+                "obstacle_clearance_min_m",
+                format!("{}", v.obstacle_clearance.value),
+            ),
+            ("sim_time_s", format!("{}", m.sim_time_s)),
+            ("seed", m.seed.to_string()),
+        ];
+        case(class, &m.run_id, m.wall_time_s, &props, failure, out);
     }
     let checks = [
         (
@@ -109,6 +137,7 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             "breakbench.checks",
             name,
             0.0,
+            &[],
             (!ok).then(|| msg.to_string()),
             String::new(),
         );

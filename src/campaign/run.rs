@@ -83,7 +83,7 @@ pub fn execute(
                 .map_err(|e| CampaignError::Fault {
                     path: scenario.path.display().to_string(),
                     field: format!("axes.{}", axis.name),
-                    source: Box::new(e),
+                    error: Box::new(e),
                 })?;
             faults.push((axis.name.clone(), v, fs));
         }

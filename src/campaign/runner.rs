@@ -151,7 +151,7 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
             .map(Some)
             .map_err(|e| CampaignError::Json {
                 path: path.display().to_string(),
-                source: e,
+                error: e,
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CampaignError::io(path, e)),
@@ -161,12 +161,7 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
 /// Loads the campaign directory's campaign.json and all its planned manifests
 /// (missing ones are skipped).
 pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
-    let cpath = out.join("campaign.json");
-    let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
-    let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
-        path: cpath.display().to_string(),
-        source: e,
-    })?;
+    let cf = read_campaign_file(out)?;
     let mut ms = Vec::new();
     for id in &cf.runs {
         if let Some(m) = read_manifest(&manifest_path(out, id))? {
@@ -174,6 +169,54 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
         }
     }
     Ok((cf, ms))
+}
+
+/// Reads `<out>/campaign.json`.
+pub fn read_campaign_file(out: &Path) -> Result<CampaignFile, CampaignError> {
+    let cpath = out.join("campaign.json");
+    let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
+    let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
+        path: cpath.display().to_string(),
+        error: e,
+    })?;
+    Ok(cf)
+}
+
+/// Takes an exclusive lock on `<out>/.lock` for the campaign's lifetime, so
+/// two campaigns cannot write the same directory at once. The lock is
+/// released by the OS when the process ends, even on SIGKILL.
+fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
+    let p = out.join(".lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| CampaignError::io(&p, e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(CampaignError::Mismatch(format!(
+            "{} is in use by another campaign (lock {})",
+            out.display(),
+            p.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => Err(CampaignError::io(&p, e)),
+    }
+}
+
+/// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
+fn remove_stale_temporaries(out: &Path) {
+    for sub in ["", "manifests", "traces"] {
+        let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') && n.contains(".tmp.") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -199,9 +242,11 @@ pub fn run_campaign(
     let wall = Instant::now();
     let out = &opts.out;
     let runs = plan(scenario);
+    std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
+    let _lock = lock_dir(out)?;
     let cpath = out.join("campaign.json");
     if cpath.exists() {
-        let (cf, _) = load_campaign(out)?;
+        let cf = read_campaign_file(out)?;
         if cf.scenario_hash != scenario.hash {
             return Err(CampaignError::Mismatch(format!(
                 "{} holds results of scenario '{}' (hash {}), not of {} (hash {}): use another --out directory",
@@ -222,11 +267,25 @@ pub fn run_campaign(
     };
     write_json_atomic(&cpath, &cf)?;
 
+    let prov = provenance();
+    remove_stale_temporaries(out);
     let mut pending = Vec::new();
+    let (mut other_build, mut unreadable) = (0usize, Vec::new());
     for r in &runs {
         match read_manifest(&manifest_path(out, &r.run_id)) {
-            Ok(Some(m)) if m.scenario_hash == scenario.hash && m.schema == MANIFEST_SCHEMA => {}
-            _ => pending.push(r),
+            Ok(Some(m))
+                if m.scenario_hash == scenario.hash
+                    && m.schema == MANIFEST_SCHEMA
+                    && m.provenance == prov => {}
+            Ok(Some(_)) => {
+                other_build += 1;
+                pending.push(r);
+            }
+            Ok(None) => pending.push(r),
+            Err(e) => {
+                unreadable.push(e.to_string());
+                pending.push(r);
+            }
         }
     }
     let resumed = runs.len() - pending.len();
@@ -248,9 +307,20 @@ pub fn run_campaign(
             runs.len(),
             out.display()
         ));
+        if prov.git_dirty {
+            bar.println("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed");
+        }
     }
-
-    let prov = provenance();
+    if other_build > 0 {
+        bar.println(format!(
+            "rerunning {other_build} runs whose manifests were made by another build (this one: {} {})",
+            prov.git_commit,
+            if prov.git_dirty { "dirty" } else { "clean" }
+        ));
+    }
+    for e in &unreadable {
+        bar.println(format!("rerunning a run whose manifest is unreadable: {e}"));
+    }
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<CampaignError>> = Mutex::new(None);
     let executed_sim = Mutex::new(Vec::<(String, f64)>::new());
@@ -296,7 +366,7 @@ pub fn run_campaign(
     write_json_atomic(&out.join("summary.json"), &summary)?;
     let mut exec = executed_sim.into_inner().expect("lock");
     exec.sort_by(|a, b| a.0.cmp(&b.0));
-    let sim: f64 = exec.iter().map(|(_, s)| s).sum();
+    let sim: f64 = exec.iter().fold(0.0, |acc, (_, s)| acc + s);
     let wall_s = wall.elapsed().as_secs_f64();
     let timing = Timing {
         wall_time_s: wall_s,
@@ -306,7 +376,10 @@ pub fn run_campaign(
         runs_executed: exec.len(),
         runs_resumed: resumed,
     };
-    write_json_atomic(&out.join("timing.json"), &timing)?;
+    // A rerun that executed nothing keeps the timing of the run that did the work.
+    if timing.runs_executed > 0 || !out.join("timing.json").exists() {
+        write_json_atomic(&out.join("timing.json"), &timing)?;
+    }
     super::outputs::write_outputs(out, scenario, &summary, &manifests)?;
     Ok(CampaignResult { summary, timing })
 }

@@ -162,7 +162,49 @@ impl Scenario {
             ));
         }
         let mut names = std::collections::BTreeSet::new();
+        let mut channels = std::collections::BTreeMap::new();
         for (i, axis) in file.axes.iter().enumerate() {
+            if axis.name.is_empty()
+                || !axis
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return Err(semantic(
+                    &format!("axes[{i}].name"),
+                    format!(
+                        "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names cells and run files)",
+                        axis.name
+                    ),
+                ));
+            }
+            // One fault per channel: a second axis on the same channel would
+            // replace the first one's fault, and its cells would be mislabelled.
+            if let Some(j) = channels.insert(axis.channel.clone(), i) {
+                return Err(semantic(
+                    &format!("axes[{i}].channel"),
+                    format!(
+                        "channel '{}' already carries axis {j} ('{}'); one fault axis per channel",
+                        axis.channel, file.axes[j].name
+                    ),
+                ));
+            }
+            let mut seen: Vec<f64> = Vec::new();
+            for (j, v) in axis.values.iter().enumerate() {
+                if !v.is_finite() {
+                    return Err(semantic(
+                        &format!("axes[{i}].values[{j}]"),
+                        format!("{v} is not a finite number"),
+                    ));
+                }
+                if seen.contains(v) {
+                    return Err(semantic(
+                        &format!("axes[{i}].values[{j}]"),
+                        format!("duplicate value {v}"),
+                    ));
+                }
+                seen.push(*v);
+            }
             if !names.insert(axis.name.clone()) {
                 return Err(semantic(
                     &format!("axes[{i}].name"),
@@ -189,7 +231,7 @@ impl Scenario {
                 build_stage(&spec, &axis.channel, kind).map_err(|e| CampaignError::Fault {
                     path: p.clone(),
                     field: format!("axes[{i}].values[{j}]"),
-                    source: Box::new(e),
+                    error: Box::new(e),
                 })?;
             }
         }
@@ -205,6 +247,21 @@ impl Scenario {
         let world_path = base.join(&file.world);
         let robot_path = base.join(&file.robot);
         let nav_path = base.join(&file.navigator);
+        for (field, f) in [
+            ("world", &world_path),
+            ("robot", &robot_path),
+            ("navigator", &nav_path),
+        ] {
+            if !f.is_file() {
+                return Err(semantic(
+                    field,
+                    format!(
+                        "{} (relative to the scenario file) is not a readable file",
+                        f.display()
+                    ),
+                ));
+            }
+        }
         let world = World::load(&world_path)?;
         let plant = PlantConfig::load(&robot_path)?;
         let navigator = NavigatorConfig::load(&nav_path)?;
@@ -292,5 +349,74 @@ mod tests {
         assert_eq!(cells[1].get("latency_s"), Some(&0.0));
         assert_eq!(cells[1].get("odom_bias"), Some(&0.08));
         assert_eq!(s.hash.len(), 64);
+    }
+
+    /// The small study with `edit` applied, written with absolute config paths.
+    fn load_edited(edit: impl Fn(String) -> String) -> Result<Scenario, CampaignError> {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let text = std::fs::read_to_string(format!("{root}/tests/data/small_study.yaml"))
+            .unwrap()
+            .replace("../../config", &format!("{root}/config"));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.yaml");
+        std::fs::write(&p, edit(text)).unwrap();
+        Scenario::load(&p)
+    }
+
+    #[test]
+    fn edited_fixture_loads() {
+        assert_eq!(load_edited(|t| t).unwrap().cells().len(), 4);
+    }
+
+    #[test]
+    fn two_axes_on_one_channel_are_refused() {
+        let e = load_edited(|t| t.replace("channel: scan", "channel: odom"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("field 'axes[1].channel'") && e.contains("one fault axis per channel"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn duplicate_values_and_bad_names_are_refused() {
+        let e = load_edited(|t| t.replace("values: [0.0, 0.4]", "values: [0.0, 0.4, 0.4]"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("field 'axes[0].values[2]'") && e.contains("duplicate value 0.4"),
+            "{e}"
+        );
+        let e = load_edited(|t| t.replace("name: latency_s", "name: ../x"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("field 'axes[0].name'"), "{e}");
+    }
+
+    #[test]
+    fn unknown_mode_parameter_and_missing_file_name_the_field() {
+        let e = load_edited(|t| t.replace("mode: delay", "mode: dealy"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("field 'axes[0]'") && e.contains("unknown fault mode 'dealy'"),
+            "{e}"
+        );
+        let e = load_edited(|t| t.replace("parameter: delay_s", "parameter: delay_sec"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no parameter 'delay_sec'"), "{e}");
+        let e = load_edited(|t| t.replace("corridor.yaml", "coridor.yaml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("field 'world'") && e.contains("coridor.yaml"),
+            "{e}"
+        );
+        let e = load_edited(|t| t.replace("repeats: 2", "repeats: 2\nrepeets: 3"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("s.yaml:9:1: field 'repeets'"), "{e}");
     }
 }
