@@ -487,7 +487,9 @@ fn contract(cmd_vel_type: &str) -> BTreeMap<&'static str, (String, &'static str)
     ])
 }
 
-/// ROS type -> gz type pairs that ros_gz_bridge (Jazzy) converts.
+/// ROS type -> gz type pairs that ros_gz_bridge converts (its
+/// `ros_gz_bridge/mappings.py`; TwistStamped <-> gz.msgs.Twist is in the
+/// current ros_gz, not in the oldest Jazzy releases).
 fn gz_type_for(ros: &str) -> Option<&'static str> {
     Some(match ros {
         "rosgraph_msgs/msg/Clock" => "gz.msgs.Clock",
