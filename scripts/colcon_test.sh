@@ -16,7 +16,9 @@
 #     root is a package (breakbench) and its members sit one level down.
 #     cargo is scripts/colcon_cargo.sh (shared target dir; installs the
 #     `required-features` node binaries cargo-ament-build skips).
-#  3. checks the node executables the launch file starts are installed.
+#  3. checks the node executables the launch file starts, the launch/config
+#     files and setup.bash are installed, and that the colcon-built
+#     kraken_interfaces imports in rclpy (SetFault request serialised).
 #  4. `colcon test` inside a loopback-only network namespace (scripts/netns.sh:
 #     the cargo tests of the node crates speak DDS), offline.
 #  5. `colcon test-result --all --verbose`; its exit code is this script's.
@@ -67,7 +69,33 @@ for f in share/breakbench/launch/corridor.launch.py share/breakbench/config/para
   pkg="${f#share/}"; pkg="${pkg%%/*}"
   if [[ -f "$WS/install/$pkg/$f" ]]; then echo "installed: install/$pkg/$f"; else echo "MISSING: install/$pkg/$f"; missing=1; fi
 done
+[[ -f "$WS/install/setup.bash" ]] || { echo "MISSING: install/setup.bash"; missing=1; }
 (( missing == 0 )) || { echo "colcon_test: FAIL: files missing from the install space"; exit 1; }
+# The colcon-built rosidl package is usable by rclpy (what `ros2 service call` needs).
+PYTHONPATH="$WS/install/kraken_interfaces/lib/python3.11/site-packages" \
+LD_LIBRARY_PATH="$WS/install/kraken_interfaces/lib:$ROSVENV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  "$ROSVENV/bin/python3" -c '
+import kraken_interfaces, sys
+from kraken_interfaces.srv import SetFault
+from kraken_interfaces.msg import FaultSpec
+from rclpy.serialization import serialize_message
+assert kraken_interfaces.__file__.startswith(sys.argv[1]), kraken_interfaces.__file__
+req = SetFault.Request(fault=FaultSpec(channel="odom", mode=FaultSpec.SCALE, scale_factor=1.2))
+print("colcon_test: install/kraken_interfaces imports in rclpy; SetFault request CDR", len(serialize_message(req)), "bytes")
+' "$WS/install/kraken_interfaces"
+# What `ros2 launch` does to find things: source install/setup.bash, then
+# ament_index (FindPackageShare, launch_ros' ExecutableInPackage).
+bash -c 'set -e; source "$1/install/setup.bash"; "$2/bin/python3" -c "
+import os
+from ament_index_python.packages import get_package_prefix, get_package_share_directory
+share = get_package_share_directory(\"breakbench\")
+assert os.path.isfile(os.path.join(share, \"launch\", \"corridor.launch.py\")), share
+for pkg, exe in [(\"kraken_faults\", \"fault_injector\"), (\"breakbench_sim_bridge\", \"sim_bridge\"),
+                 (\"breakbench_oracle\", \"oracle\"), (\"breakbench\", \"simple_navigator\")]:
+    f = os.path.join(get_package_prefix(pkg), \"lib\", pkg, exe)
+    assert os.access(f, os.X_OK), f
+print(\"colcon_test: ament_index after sourcing install/setup.bash finds the launch file and the 4 node executables\")
+"' _ "$WS" "$ROSVENV"
 [[ "${1:-}" == "--build-only" ]] && exit 0
 
 echo "==== colcon test (loopback-only network namespace, offline)"
