@@ -262,3 +262,115 @@ fn e2e_odom_bias_0_2_over_dds_matches_in_process() {
     );
     compare(&g, &campaign);
 }
+
+/// The pids `breakbench up` reported for its children.
+fn child_pids(log: &str) -> Vec<i32> {
+    log.lines()
+        .filter_map(|l| l.split_once("[up] started ")?.1.split(" pid ").nth(1))
+        .filter_map(|r| r.split_whitespace().next()?.parse().ok())
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    // A reaped child has no /proc entry; a zombie would show state Z.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s.contains(") Z "))
+        .unwrap_or(false)
+}
+
+#[test]
+fn e2e_up_bad_parameter_fails_fast_and_leaves_no_process() {
+    let dir = tempfile::tempdir().unwrap();
+    build_nodes();
+    let out = Command::new(root().join("scripts/netns.sh"))
+        .args([
+            env!("CARGO_BIN_EXE_breakbench"),
+            "up",
+            root().join("launch/corridor.graph.yaml").to_str().unwrap(),
+            "--domain-id",
+            "173",
+            "--timeout-s",
+            "60",
+            "--set",
+            "sim_bridge.real_time_factor=-1",
+            "--set",
+            &format!("oracle.manifest_dir={}", dir.path().display()),
+        ])
+        .env("BREAKBENCH_BIN_DIR", bin_dir())
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(2), "log:\n{log}");
+    assert!(
+        log.contains("parameter 'real_time_factor' must be >= 0, got -1"),
+        "log:\n{log}"
+    );
+    assert!(log.contains("sim_bridge exited early"), "log:\n{log}");
+    let pids = child_pids(&log);
+    assert_eq!(pids.len(), 4, "four nodes started; log:\n{log}");
+    for p in pids {
+        assert!(!alive(p), "pid {p} still running");
+    }
+}
+
+#[test]
+fn e2e_up_sigint_stops_every_node() {
+    let dir = tempfile::tempdir().unwrap();
+    build_nodes();
+    let log_path = dir.path().join("up.log");
+    let f = std::fs::File::create(&log_path).unwrap();
+    // Real time: the 60 s mission cannot end before the signal.
+    let mut child = Command::new(root().join("scripts/netns.sh"))
+        .args([
+            env!("CARGO_BIN_EXE_breakbench"),
+            "up",
+            root().join("launch/corridor.graph.yaml").to_str().unwrap(),
+            "--domain-id",
+            "174",
+            "--timeout-s",
+            "120",
+            "--set",
+            &format!("oracle.manifest_dir={}", dir.path().display()),
+        ])
+        .env("BREAKBENCH_BIN_DIR", bin_dir())
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&log_path)
+        .unwrap_or_default()
+        .contains("stepping")
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "graph did not start: {}",
+            std::fs::read_to_string(&log_path).unwrap_or_default()
+        );
+        assert!(child.try_wait().unwrap().is_none(), "up exited early");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // netns.sh execs unshare, bash and breakbench in turn: same pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if t0.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("up did not stop on SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert_eq!(code, Some(130), "log:\n{log}");
+    let pids = child_pids(&log);
+    assert_eq!(pids.len(), 4, "log:\n{log}");
+    for p in pids {
+        assert!(!alive(p), "pid {p} still running after SIGINT");
+    }
+}

@@ -293,6 +293,11 @@ impl Supervisor {
             });
         }
         self.width = self.width.max(name.len());
+        if !self.quiet {
+            println!("[up] started {name} pid {} ({})", child.id(), exe.display());
+        } else {
+            eprintln!("[up] started {name} pid {}", child.id());
+        }
         self.procs.push(Proc {
             name: name.into(),
             child,
