@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real-time-factor sweep of the corridor ROS graph (issue 4, "Speed"): runs
-# `breakbench up launch/corridor.graph.yaml` on the corridor study's nominal
-# cell and odom bias 0.2 cell (repeat 0, same plant seed as in-process) at
+# `breakbench up launch/corridor.graph.yaml` on the corridor study's first
+# nominal run (nominal_000) and odom bias 0.2 cell (repeat 0), with the same
+# plant seed as in-process, at
 # each sim_bridge real_time_factor given (0 = lock-step), and compares each
 # graph verdict (safety violation, mission failure, self-report) with the
 # in-process campaign's run of the same cell. A benchmark, not a test: it
@@ -29,7 +30,7 @@ fi
 
 field() { python3 -c "import json,sys; m=json.load(open(sys.argv[1])); v=m['verdict']; \
 print(int(not(v['operating_region_containment']['holds'] and v['obstacle_clearance']['holds'])), \
-int(not v['mission_completion_true_pose']['holds']), m['self_report'], m['seed'])" "$1"; }
+int(not v['mission_completion_true_pose']['holds']), m['self_report'], m['seed'] - (1 << 64) * (m['seed'] >= 1 << 63))" "$1"; }
 
 printf '%-6s %-9s %8s %8s  %-26s %-26s %s\n' factor cell wall_s rtf graph in-process match
 dom=${RTF_DOMAIN_BASE:-120}
@@ -37,7 +38,7 @@ REPEATS=${RTF_REPEATS:-1}
 for f in "${FACTORS[@]}"; do
  for rep in $(seq "$REPEATS"); do
   for cell in nominal bias0.2; do
-    if [[ $cell == nominal ]]; then ref="grid_latency_s0_odom_bias0_r0"; sc=(); else ref="grid_latency_s0_odom_bias0.2_r0"; sc=(--scenario "$ROOT/tests/e2e/odom_bias_0.2.yaml"); fi
+    if [[ $cell == nominal ]]; then ref="nominal_000"; sc=(); else ref="grid_latency_s0_odom_bias0.2_r0"; sc=(--scenario "$ROOT/tests/e2e/odom_bias_0.2.yaml"); fi
     read -r rs rm rr seed < <(field "$OUT/campaign/manifests/$ref.json")
     id="rtf${f}_${cell}_$rep"
     dom=$((dom + 1))

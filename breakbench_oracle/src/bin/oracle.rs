@@ -183,8 +183,8 @@ fn run() -> Result<()> {
     };
     let scenario_name = args.param_string("scenario_name", "corridor_graph")?;
     let scenario_hash = args.param_string("scenario_hash", "")?;
+    // int64 parameter carrying the u64 seed's bits (see sim_bridge).
     let seed = args.param_i64("seed", 0)?;
-    ensure!(seed >= 0, "parameter 'seed' must be >= 0, got {seed}");
     let keep_running = args.param_bool("keep_running", false)?;
     let git_commit = args.param_string("git_commit", "unknown")?;
 

@@ -144,8 +144,9 @@ impl Params {
             non_negative(args, "imu_accel_noise_stddev_m_s2", 0.0)?,
         )
         .map_err(|m| anyhow::anyhow!("parameters imu_*: {m}"))?;
+        // ROS integer parameters are int64: a u64 seed above i64::MAX (the
+        // campaign's derived seeds) is passed as its two's-complement value.
         let seed = args.param_i64("seed", 0)?;
-        ensure!(seed >= 0, "parameter 'seed' must be >= 0, got {seed}");
         let stop = non_negative(args, "stop_at_s", 0.0)?;
         Ok(Self {
             world_file: PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?),
