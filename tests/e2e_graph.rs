@@ -376,3 +376,94 @@ fn e2e_up_sigint_stops_every_node() {
         assert!(!alive(p), "pid {p} still running after SIGINT");
     }
 }
+
+#[test]
+fn e2e_stamped_cmd_vel_graph_matches_in_process() {
+    // Nav2 Kilted publishes geometry_msgs/TwistStamped on /cmd_vel.
+    let dir = tempfile::tempdir().unwrap();
+    let campaign = in_process("nominal_000");
+    build_nodes();
+    let mut c = Command::new(root().join("scripts/netns.sh"));
+    c.args([
+        env!("CARGO_BIN_EXE_breakbench"),
+        "up",
+        root().join("launch/corridor.graph.yaml").to_str().unwrap(),
+        "--quiet",
+        "--domain-id",
+        "175",
+        "--timeout-s",
+        "150",
+        "--set",
+        "sim_bridge.real_time_factor=0",
+        "--set",
+        "sim_bridge.cmd_vel_stamped=true",
+        "--set",
+        "simple_navigator.cmd_vel_stamped=true",
+        "--set",
+        &format!("sim_bridge.seed={}", campaign.seed as i64),
+        "--set",
+        "oracle.run_id=stamped",
+        "--set",
+        &format!("oracle.manifest_dir={}", dir.path().display()),
+    ])
+    .env("BREAKBENCH_BIN_DIR", bin_dir());
+    let out = c.output().unwrap();
+    let log =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "log:\n{log}");
+    let g = graph_manifest(dir.path(), "stamped");
+    assert_eq!(
+        g.verdict.mission_failure(),
+        campaign.verdict.mission_failure()
+    );
+    assert_eq!(
+        g.verdict.safety_violation(),
+        campaign.verdict.safety_violation()
+    );
+    assert_eq!(g.self_report, campaign.self_report);
+}
+
+/// Runs a node binary with `args` (no DDS traffic: parameters are checked
+/// before the node joins the graph) and returns (exit code, stderr).
+fn node_error(exe: &str, args: &[&str]) -> (Option<i32>, String) {
+    build_nodes();
+    let out = Command::new(bin_dir().join(exe))
+        .args(args)
+        .env("ROS_DOMAIN_ID", "176")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn nodes_reject_bad_parameters_with_a_clear_message() {
+    let world = root().join("config/corridor.yaml");
+    let robot = root().join("config/robot.yaml");
+    let nav = root().join("config/navigator.yaml");
+    let w = format!("world_file:={}", world.display());
+    let r = format!("robot_file:={}", robot.display());
+    let n = format!("navigator_file:={}", nav.display());
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "imu_rate_hz:=33.0"],
+         "parameter 'imu_rate_hz' = 33 Hz: the period 30303030 ns must be a whole multiple of the plant step (10000000 ns)"),
+        ("sim_bridge", vec!["--ros-args", "-p", "world_file:=/nonexistent/world.yaml"], "/nonexistent/world.yaml"),
+        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "gnss_datum_lat_deg:=95.0"], "datum latitude 95 is not in [-90, 90]"),
+        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "seed:=1.5"], "parameter 'seed': expected integer"),
+        ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_id:=../x"], "parameter 'run_id'"),
+        ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_kind:=canary"], "parameter 'run_kind' = \"canary\""),
+        ("simple_navigator", vec!["--ros-args", "-p", &n, "-p", &w, "-p", "goal_x_m:=3.0"], "'goal_x_m' and 'goal_y_m' go together"),
+        ("simple_navigator", vec!["--ros-args", "-p", &n, "-p", &w, "-p", "input_settle_s:=-1.0"], "parameter 'input_settle_s' must be >= 0"),
+        ("simple_navigator", vec!["stray"], "unexpected arguments [\"stray\"]"),
+    ];
+    for (exe, args, want) in cases {
+        let (code, err) = node_error(exe, &args);
+        assert_eq!(code, Some(1), "{exe} {args:?}: {err}");
+        assert!(
+            err.contains(want),
+            "{exe} {args:?}: want {want:?} in:\n{err}"
+        );
+    }
+}
