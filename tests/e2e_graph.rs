@@ -265,6 +265,37 @@ fn e2e_odom_bias_0_2_over_dds_matches_in_process() {
     compare(&g, &campaign);
 }
 
+/// Runs `c` with stdout+stderr to a temporary log, killing it after
+/// `limit` (a hang fails the test instead of blocking it). Returns the exit
+/// code and the log.
+fn output_with_deadline(mut c: Command, limit: Duration) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("out.log");
+    let f = std::fs::File::create(&log).unwrap();
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "no exit within {limit:?}:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (code, std::fs::read_to_string(&log).unwrap_or_default())
+}
+
 /// The pids `breakbench up` reported for its children.
 fn child_pids(log: &str) -> Vec<i32> {
     log.lines()
@@ -284,29 +315,23 @@ fn alive(pid: i32) -> bool {
 fn e2e_up_bad_parameter_fails_fast_and_leaves_no_process() {
     let dir = tempfile::tempdir().unwrap();
     build_nodes();
-    let out = Command::new(root().join("scripts/netns.sh"))
-        .args([
-            env!("CARGO_BIN_EXE_breakbench"),
-            "up",
-            root().join("launch/corridor.graph.yaml").to_str().unwrap(),
-            "--domain-id",
-            "173",
-            "--timeout-s",
-            "60",
-            "--set",
-            "sim_bridge.real_time_factor=-1",
-            "--set",
-            &format!("oracle.manifest_dir={}", dir.path().display()),
-        ])
-        .env("BREAKBENCH_BIN_DIR", bin_dir())
-        .output()
-        .unwrap();
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(2), "log:\n{log}");
+    let mut c = Command::new(root().join("scripts/netns.sh"));
+    c.args([
+        env!("CARGO_BIN_EXE_breakbench"),
+        "up",
+        root().join("launch/corridor.graph.yaml").to_str().unwrap(),
+        "--domain-id",
+        "173",
+        "--timeout-s",
+        "60",
+        "--set",
+        "sim_bridge.real_time_factor=-1",
+        "--set",
+        &format!("oracle.manifest_dir={}", dir.path().display()),
+    ])
+    .env("BREAKBENCH_BIN_DIR", bin_dir());
+    let (code, log) = output_with_deadline(c, Duration::from_secs(120));
+    assert_eq!(code, Some(2), "log:\n{log}");
     assert!(
         log.contains("parameter 'real_time_factor' must be >= 0, got -1"),
         "log:\n{log}"
@@ -407,10 +432,8 @@ fn e2e_stamped_cmd_vel_graph_matches_in_process() {
         &format!("oracle.manifest_dir={}", dir.path().display()),
     ])
     .env("BREAKBENCH_BIN_DIR", bin_dir());
-    let out = c.output().unwrap();
-    let log =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "log:\n{log}");
+    let (code, log) = output_with_deadline(c, Duration::from_secs(240));
+    assert_eq!(code, Some(0), "log:\n{log}");
     let g = graph_manifest(dir.path(), "stamped");
     assert_eq!(
         g.verdict.mission_failure(),
@@ -424,18 +447,12 @@ fn e2e_stamped_cmd_vel_graph_matches_in_process() {
 }
 
 /// Runs a node binary with `args` (no DDS traffic: parameters are checked
-/// before the node joins the graph) and returns (exit code, stderr).
+/// before the node joins the graph) and returns (exit code, output).
 fn node_error(exe: &str, args: &[&str]) -> (Option<i32>, String) {
     build_nodes();
-    let out = Command::new(bin_dir().join(exe))
-        .args(args)
-        .env("ROS_DOMAIN_ID", "176")
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let mut c = Command::new(bin_dir().join(exe));
+    c.args(args).env("ROS_DOMAIN_ID", "176");
+    output_with_deadline(c, Duration::from_secs(30))
 }
 
 #[test]
