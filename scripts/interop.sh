@@ -7,7 +7,8 @@
 #      (tests/interop/cyclone_peer.py, RMW_IMPLEMENTATION=rmw_cyclonedds_cpp),
 #   4. kraken_scenario driving the node from a scenario file,
 #   5. remapping + use_sim_time with an rclpy /clock publisher,
-#   6. sim_bridge with an rclpy peer (decoded sensor values, /cmd_vel drives it).
+#   6. sim_bridge with an rclpy peer (decoded sensor values, /cmd_vel drives it),
+#   7. the corridor graph (breakbench up) watched by an rclpy peer (/oracle/status).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -31,7 +32,7 @@ if [[ "${1:-}" != "--inside" ]]; then
   fi
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
   # (graph block, phase 6: the sim_bridge node)
-  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge --bins)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench --bins)
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -160,6 +161,25 @@ else
 fi
 kill "$BRIDGE" 2>/dev/null || true; wait "$BRIDGE" 2>/dev/null || true
 # ==== end of block 6
+
+# ==== 7. the whole corridor graph (breakbench up, lock-step) watched by an rclpy peer
+export ROS_DOMAIN_ID=$((BASE + 7))
+RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 150 "$PY" "$ROOT/tests/interop/rclpy_oracle_status.py" 120 >"$LOGDIR/status_peer.out" 2>&1 &
+SPEER=$!
+sleep 2
+set +e
+BREAKBENCH_BIN_DIR="$BIN" timeout 150 "$BIN/breakbench" up "$ROOT/launch/corridor.graph.yaml" --quiet --domain-id "$ROS_DOMAIN_ID" \
+  --set sim_bridge.real_time_factor=0 --set oracle.manifest_dir="$LOGDIR/graph" >"$LOGDIR/up.log" 2>&1
+uprc=$?
+wait "$SPEER"; prc=$?
+set -e
+cat "$LOGDIR/status_peer.out"
+if [[ $uprc -eq 0 && $prc -eq 0 ]]; then
+  pass "corridor graph: rclpy reads /oracle/status and /navigator/self_report (breakbench up exit 0)"
+else
+  fail "corridor graph status peer (up exit $uprc, peer exit $prc; log $LOGDIR/up.log)"; tail -20 "$LOGDIR/up.log"
+fi
+# ==== end of block 7
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]
