@@ -433,6 +433,12 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, GraphError> {
         );
         plan.push((n.clone(), exe, args));
     }
+    if opts.scenario.is_some() && !cfg.nodes.iter().any(|n| n.after_scenario) {
+        return Err(GraphError::Run(format!(
+            "--scenario given, but no node of {} has `after_scenario: true` (the scenario would never run)",
+            opts.config.display()
+        )));
+    }
     let scenario = match &opts.scenario {
         Some(f) => {
             let exe = find_executable("kraken_faults", "kraken_scenario")?;

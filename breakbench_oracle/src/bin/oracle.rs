@@ -232,6 +232,7 @@ fn run() -> Result<()> {
     let mut wall0: Option<Instant> = None;
     let mut next_status_s = 0.0;
     let mut max_gap_s: f64 = 0.0;
+    let mut min_gap_s: f64 = f64::INFINITY;
 
     smol::block_on(async {
         while let Some(ev) = events.next().await {
@@ -267,7 +268,20 @@ fn run() -> Result<()> {
                         continue;
                     }
                     if let Some(p) = poses.last() {
-                        max_gap_s = max_gap_s.max(s.t_s - p.t_s);
+                        let gap = s.t_s - p.t_s;
+                        if gap > 0.0 {
+                            min_gap_s = min_gap_s.min(gap);
+                        }
+                        // A step over 1.5 sample periods: ground truth was lost.
+                        if gap > 1.5 * min_gap_s && gap > max_gap_s {
+                            tracing::warn!(
+                                t_s = s.t_s,
+                                gap_s = gap,
+                                period_s = min_gap_s,
+                                "/oracle/odom: samples missing (the verdict sees fewer poses than the plant made)"
+                            );
+                        }
+                        max_gap_s = max_gap_s.max(gap);
                     }
                     poses.push(s);
                     if s.t_s >= next_status_s {
