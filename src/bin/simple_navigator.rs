@@ -346,3 +346,38 @@ fn run() -> Result<()> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::StampStream;
+
+    const MS: i64 = 1_000_000;
+
+    #[test]
+    fn barrier_waits_for_the_newest_message_due() {
+        // Odometry at 50 Hz (20 ms): ticks at 50 ms and 100 ms of the campaign's schedule.
+        let mut odom = StampStream::default();
+        assert_eq!(
+            odom.fresh(50 * MS),
+            None,
+            "period unknown before two stamps"
+        );
+        odom.saw(20 * MS);
+        assert_eq!(odom.fresh(50 * MS), None);
+        odom.saw(40 * MS);
+        // Due by 50 ms: the 40 ms message (40 > 50 - 20).
+        assert_eq!(odom.fresh(50 * MS), Some(true));
+        // Due by 100 ms: the 100 ms message; 80 ms is not enough (80 > 100 - 20 is false).
+        odom.saw(60 * MS);
+        odom.saw(80 * MS);
+        assert_eq!(odom.fresh(100 * MS), Some(false));
+        odom.saw(100 * MS);
+        assert_eq!(odom.fresh(100 * MS), Some(true));
+        // A lost message does not widen the period: the smallest step is kept.
+        odom.saw(140 * MS);
+        assert_eq!(odom.period_ns, Some(20 * MS));
+        // An out-of-order (older) stamp does not move the newest one back.
+        odom.saw(120 * MS);
+        assert_eq!(odom.last_ns, Some(140 * MS));
+    }
+}
