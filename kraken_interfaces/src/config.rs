@@ -28,7 +28,11 @@ impl std::fmt::Display for ConfigError {
     /// when the line is unknown (checks made after parsing).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.line > 0 {
-            write!(f, "{}:{}:{}: field '{}': {}", self.path, self.line, self.column, self.field, self.message)
+            write!(
+                f,
+                "{}:{}:{}: field '{}': {}",
+                self.path, self.line, self.column, self.field, self.message
+            )
         } else {
             write!(f, "{}: field '{}': {}", self.path, self.field, self.message)
         }
@@ -41,7 +45,13 @@ impl ConfigError {
     /// An error about `field` of `path` at no particular line (semantic checks
     /// after parsing: a negative radius, an empty polygon).
     pub fn semantic(path: &str, field: &str, message: impl Into<String>) -> Self {
-        Self { path: path.into(), line: 0, column: 0, field: field.into(), message: message.into() }
+        Self {
+            path: path.into(),
+            line: 0,
+            column: 0,
+            field: field.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -52,13 +62,22 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
     serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
         let inner = e.into_inner();
-        let (line, column) = inner.location().map(|l| (l.line(), l.column())).unwrap_or((0, 0));
+        let (line, column) = inner
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((0, 0));
         // serde_yaml_ng appends " at line L column C"; we report it separately.
         let mut message = inner.to_string();
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
-        ConfigError { path: path.into(), line, column, field, message }
+        ConfigError {
+            path: path.into(),
+            line,
+            column,
+            field,
+            message,
+        }
     })
 }
 
@@ -100,7 +119,11 @@ mod tests {
         assert_eq!(e.path, "w.yaml");
         assert_eq!(e.line, 4);
         assert_eq!(e.field, "robot.colour");
-        assert!(e.message.contains("unknown field `colour`"), "{}", e.message);
+        assert!(
+            e.message.contains("unknown field `colour`"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

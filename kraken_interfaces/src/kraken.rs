@@ -64,7 +64,11 @@ impl FaultSpec {
 
     /// A spec with the given channel and mode and every parameter 0.
     pub fn new(channel: impl Into<String>, mode: u8) -> Self {
-        Self { channel: channel.into(), mode, ..Self::default() }
+        Self {
+            channel: channel.into(),
+            mode,
+            ..Self::default()
+        }
     }
 }
 

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_big_array::BigArray;
 
 /// `builtin_interfaces/msg/Time`: seconds and nanoseconds since the clock's epoch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Time {
     pub sec: i32,
     pub nanosec: u32,
@@ -15,7 +17,10 @@ impl Time {
     /// Builds a stamp from integer nanoseconds (negative values are clamped to 0).
     pub fn from_nanos(ns: i64) -> Self {
         let ns = ns.max(0);
-        Self { sec: (ns / 1_000_000_000) as i32, nanosec: (ns % 1_000_000_000) as u32 }
+        Self {
+            sec: (ns / 1_000_000_000) as i32,
+            nanosec: (ns % 1_000_000_000) as u32,
+        }
     }
     /// The stamp as integer nanoseconds.
     pub fn as_nanos(&self) -> i64 {
@@ -61,7 +66,12 @@ pub struct Quaternion {
 
 impl Default for Quaternion {
     fn default() -> Self {
-        Self { x: 0.0, y: 0.0, z: 0.0, w: 1.0 }
+        Self {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            w: 1.0,
+        }
     }
 }
 
@@ -69,7 +79,12 @@ impl Quaternion {
     /// Rotation of `yaw` radians about +z (REP-103: counter-clockwise positive).
     pub fn from_yaw(yaw: f64) -> Self {
         let h = 0.5 * yaw;
-        Self { x: 0.0, y: 0.0, z: h.sin(), w: h.cos() }
+        Self {
+            x: 0.0,
+            y: 0.0,
+            z: h.sin(),
+            w: h.cos(),
+        }
     }
     /// Yaw (rotation about +z) in radians, in (-pi, pi].
     pub fn yaw(&self) -> f64 {
@@ -97,7 +112,10 @@ pub struct PoseWithCovariance {
 
 impl Default for PoseWithCovariance {
     fn default() -> Self {
-        Self { pose: Pose::default(), covariance: [0.0; 36] }
+        Self {
+            pose: Pose::default(),
+            covariance: [0.0; 36],
+        }
     }
 }
 
@@ -125,7 +143,10 @@ pub struct TwistWithCovariance {
 
 impl Default for TwistWithCovariance {
     fn default() -> Self {
-        Self { twist: Twist::default(), covariance: [0.0; 36] }
+        Self {
+            twist: Twist::default(),
+            covariance: [0.0; 36],
+        }
     }
 }
 
