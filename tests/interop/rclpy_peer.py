@@ -109,7 +109,15 @@ def main():
     check("services /fault_injector/set_fault and clear_faults discovered", ok)
     if not ok:
         sys.exit(1)
-    names = [n for n, _ in p.get_node_names_and_namespaces()]
+    # The node list comes from ros_discovery_info, which can arrive after the
+    # services are matched on a loaded machine: poll for up to 15 s.
+    deadline = time.monotonic() + 15.0
+    names = []
+    while time.monotonic() < deadline:
+        names = [n for n, _ in p.get_node_names_and_namespaces()]
+        if "fault_injector" in names:
+            break
+        p.spin_for(0.2)
     check("fault_injector appears in the node list", "fault_injector" in names, f"nodes={names}")
 
     # Parameters are visible to ros2 param (the driver starts the node with -p seed:=5).
