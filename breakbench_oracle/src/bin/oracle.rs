@@ -57,11 +57,73 @@ fn main() -> ExitCode {
         .init();
     match run() {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<Refused>().is_some() => {
+            tracing::error!("{e:#}");
+            eprintln!("oracle: refused: {e:#}");
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("oracle: error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// The run cannot be judged from this input (wrong frame, mission already
+/// over at the first sample): no verdict, exit code 2.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Where mission time starts (parameter `time_origin`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum TimeOrigin {
+    /// Stamp 0 of the sim clock (the plant's clock starts at 0 with the run).
+    SimZero,
+    /// The stamp of the first `/oracle/odom` sample (wall-stamped truth,
+    /// motion capture, a simulator that ran before the oracle started).
+    FirstSample,
+}
+
+/// Nanoseconds of a header stamp (i128: no overflow for any `Time`).
+fn stamp_ns(t: &kraken_interfaces::ros::Time) -> i128 {
+    i128::from(t.sec) * 1_000_000_000 + i128::from(t.nanosec)
+}
+
+/// Seconds of a nanosecond count, with `Time::as_secs_f64`'s formula
+/// (`sec + nanosec * 1e-9`), so origin 0 gives bit-identical sample times.
+fn ns_to_secs(ns: i128) -> f64 {
+    let sec = ns.div_euclid(1_000_000_000);
+    let nsec = ns.rem_euclid(1_000_000_000);
+    sec as f64 + nsec as f64 * 1e-9
+}
+
+/// Checks one `/oracle/odom` message's frames against the parameters
+/// `world_frame` / `child_frame` (REP-105: truth is the pose of the base in
+/// the world frame).
+fn check_frames(o: &Odometry, world_frame: &str, child_frame: &str) -> Result<(), Refused> {
+    if o.header.frame_id != world_frame {
+        return Err(Refused(format!(
+            "/oracle/odom: header.frame_id = {:?}, expected {world_frame:?} (parameter 'world_frame'): \
+             the oracle judges poses in the world frame of the world file only",
+            o.header.frame_id
+        )));
+    }
+    if o.child_frame_id != child_frame {
+        return Err(Refused(format!(
+            "/oracle/odom: child_frame_id = {:?}, expected {child_frame:?} (parameter 'child_frame'): \
+             the pose must be the robot base's (footprint centre)",
+            o.child_frame_id
+        )));
+    }
+    Ok(())
 }
 
 /// Writes `bytes` to `path` atomically (temporary file in the same
@@ -187,6 +249,13 @@ fn run() -> Result<()> {
     let seed = args.param_i64("seed", 0)?;
     let keep_running = args.param_bool("keep_running", false)?;
     let git_commit = args.param_string("git_commit", "unknown")?;
+    let time_origin = match args.param_string("time_origin", "sim_zero")?.as_str() {
+        "sim_zero" => TimeOrigin::SimZero,
+        "first_sample" => TimeOrigin::FirstSample,
+        other => bail!("parameter 'time_origin' = {other:?}: expected sim_zero or first_sample"),
+    };
+    let world_frame = args.param_string("world_frame", "world")?;
+    let child_frame = args.param_string("child_frame", "base_link")?;
 
     let mut node = RosNode::new(env, args)?;
     // Every ground-truth sample counts: reliable and deep.
@@ -233,6 +302,8 @@ fn run() -> Result<()> {
     let mut next_status_s = 0.0;
     let mut max_gap_s: f64 = 0.0;
     let mut min_gap_s: f64 = f64::INFINITY;
+    // Mission time origin, ns of the stamp (set at the first sample).
+    let mut origin_ns: Option<i128> = None;
 
     smol::block_on(async {
         while let Some(ev) = events.next().await {
@@ -261,8 +332,31 @@ fn run() -> Result<()> {
                     {
                         continue; // already decided; keep_running only republishes status
                     }
+                    check_frames(&o, &world_frame, &child_frame)?;
+                    let first = origin_ns.is_none();
+                    let origin = *origin_ns.get_or_insert(match time_origin {
+                        TimeOrigin::SimZero => 0,
+                        TimeOrigin::FirstSample => stamp_ns(&o.header.stamp),
+                    });
+                    let mut s = PoseSample::from_odometry(&o);
+                    // Mission time: stamp minus the origin, in integer ns (an
+                    // epoch stamp of 1.8e9 s would lose ~0.2 us as f64 first).
+                    s.t_s = ns_to_secs(stamp_ns(&o.header.stamp) - origin);
+                    if first && s.t_s >= world.mission_timeout_s {
+                        return Err(Refused(format!(
+                            "/oracle/odom: the first sample is at mission time {:.3} s (stamp {}.{:09} s, \
+                             time_origin {:?}), already past mission_timeout_s = {} s: no verdict. \
+                             Start the oracle before the simulator, or set time_origin:=first_sample \
+                             (wall-stamped truth, a simulator that ran before the oracle)",
+                            s.t_s,
+                            o.header.stamp.sec,
+                            o.header.stamp.nanosec,
+                            time_origin,
+                            world.mission_timeout_s
+                        ))
+                        .into());
+                    }
                     wall0.get_or_insert_with(Instant::now);
-                    let s = PoseSample::from_odometry(&o);
                     if let Err(e) = monitor.feed(&s) {
                         tracing::warn!("/oracle/odom: sample refused: {e}");
                         continue;
@@ -432,4 +526,58 @@ fn finish(
     use std::io::Write;
     std::io::stdout().flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kraken_interfaces::ros::Time;
+
+    #[test]
+    fn stamp_ns_is_exact_for_epoch_stamps() {
+        // 1.8e9 s + 0.25 s: 1_800_000_000_250_000_000 ns, exact in i128.
+        let t = Time {
+            sec: 1_800_000_000,
+            nanosec: 250_000_000,
+        };
+        assert_eq!(stamp_ns(&t), 1_800_000_000_250_000_000);
+        // 0.02 s after it, relative: (20_000_000 ns) * 1e-9 = 0.02 s.
+        let u = Time {
+            sec: 1_800_000_000,
+            nanosec: 270_000_000,
+        };
+        assert_eq!(ns_to_secs(stamp_ns(&u) - stamp_ns(&t)), 0.02);
+        // Origin 0 reproduces Time::as_secs_f64 bit for bit: 60 s, not 60.00000000000001.
+        let m = Time {
+            sec: 60,
+            nanosec: 0,
+        };
+        assert_eq!(ns_to_secs(stamp_ns(&m)), m.as_secs_f64());
+        let m = Time {
+            sec: 25,
+            nanosec: 620_000_000,
+        };
+        assert_eq!(ns_to_secs(stamp_ns(&m)), m.as_secs_f64());
+    }
+
+    #[test]
+    fn frames_other_than_world_and_base_link_are_refused() {
+        let mut o = Odometry::default();
+        o.header.frame_id = "world".into();
+        o.child_frame_id = "base_link".into();
+        assert!(check_frames(&o, "world", "base_link").is_ok());
+        o.header.frame_id = "odom".into();
+        let e = check_frames(&o, "world", "base_link")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("header.frame_id = \"odom\""), "{e}");
+        assert!(e.contains("'world_frame'"), "{e}");
+        o.header.frame_id = "world".into();
+        o.child_frame_id = "base_footprint".into();
+        let e = check_frames(&o, "world", "base_link")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("child_frame_id = \"base_footprint\""), "{e}");
+        assert!(e.contains("'child_frame'"), "{e}");
+    }
 }
