@@ -33,7 +33,7 @@ use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, SelfR
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_interfaces::ros::{Odometry, StringMsg};
+use kraken_interfaces::ros::{Odometry, StringMsg, Time};
 use kraken_interfaces::{mode_name, FaultSpec, FaultStatus};
 
 const NODE_NAME: &str = "oracle";
@@ -146,7 +146,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// The manifest's fault records from the injector's last status: one per
-/// channel with a fault other than HEALTHY. The corridor study's axes get
+/// channel whose last fault (other than HEALTHY) was applied during the run,
+/// i.e. has a non-zero `first_applied` stamp. A fault that was requested but
+/// never touched a message is not a fault of the run (warned, not recorded,
+/// not in the cell). A fault applied and later cleared or expired is
+/// recorded (it shaped the run); the manifest's `FaultRecord` has no field
+/// for the cleared time, so that is logged only. The corridor study's axes get
 /// their campaign names (`odom` SCALE → `odom_bias` = scale_factor - 1,
 /// `scan` DELAY → `latency_s` = delay_s); any other fault is named
 /// `<channel>_<mode>` with its main parameter as the axis value. The
@@ -157,6 +162,24 @@ fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
     st.channels
         .iter()
         .filter(|c| c.fault.mode != FaultSpec::HEALTHY)
+        .filter(|c| {
+            let applied = c.first_applied != Time::default();
+            if !applied {
+                tracing::warn!(
+                    channel = %c.channel,
+                    mode = mode_name(c.fault.mode).unwrap_or("unknown"),
+                    "fault requested but never applied to a message: not recorded as a fault of the run"
+                );
+            } else if c.cleared != Time::default() {
+                tracing::info!(
+                    channel = %c.channel,
+                    first_applied_s = c.first_applied.as_secs_f64(),
+                    cleared_s = c.cleared.as_secs_f64(),
+                    "fault applied then cleared during the run (recorded; the manifest has no cleared-time field)"
+                );
+            }
+            applied
+        })
         .map(|c| {
             let f = &c.fault;
             let mode = mode_name(f.mode).unwrap_or("unknown").to_string();
@@ -531,7 +554,53 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kraken_interfaces::ros::Time;
+    use kraken_interfaces::ChannelFaultStatus;
+
+    fn channel(name: &str, mode: u8, first_applied: Time, cleared: Time) -> ChannelFaultStatus {
+        ChannelFaultStatus {
+            channel: name.into(),
+            fault: FaultSpec {
+                mode,
+                scale_factor: 1.2,
+                delay_s: 0.1,
+                ..FaultSpec::default()
+            },
+            active: false,
+            first_applied,
+            cleared,
+            messages_in: 10,
+            messages_out: 10,
+            ..ChannelFaultStatus::default()
+        }
+    }
+
+    #[test]
+    fn only_applied_faults_are_faults_of_the_run() {
+        let t = |sec| Time { sec, nanosec: 0 };
+        let st = FaultStatus {
+            channels: vec![
+                // Applied at 1 s, still set: recorded, odom_bias = 1.2 - 1 = 0.2.
+                channel("odom", FaultSpec::SCALE, t(1), Time::default()),
+                // Requested, never applied: not a fault of the run.
+                channel("scan", FaultSpec::DELAY, Time::default(), Time::default()),
+                // Applied at 2 s, cleared at 5 s: recorded (it shaped the run).
+                channel("imu", FaultSpec::DELAY, t(2), t(5)),
+                // Healthy channel: nothing.
+                channel("gnss", FaultSpec::HEALTHY, Time::default(), Time::default()),
+            ],
+            ..FaultStatus::default()
+        };
+        let r = fault_records(Some(&st));
+        let axes: Vec<(&str, f64, Option<f64>)> = r
+            .iter()
+            .map(|r| (r.axis.as_str(), r.axis_value, r.first_applied_s))
+            .collect();
+        assert_eq!(
+            axes,
+            vec![("odom_bias", 0.2, Some(1.0)), ("imu_delay", 0.1, Some(2.0))]
+        );
+        assert!(fault_records(None).is_empty());
+    }
 
     #[test]
     fn stamp_ns_is_exact_for_epoch_stamps() {
