@@ -158,14 +158,16 @@ fn run() -> Result<()> {
     let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
     let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
     let scan_sub = node.subscription::<LaserScan>("/scan", qos::subscribe(10))?;
-    // Our own /clock subscription (reliable, deep): a lock-step bridge waits
-    // for our command after each control instant, so no instant may be lost.
+    // Our own /clock subscription: BEST_EFFORT (so it matches best-effort
+    // /clock publishers too: rclcpp's ClockQoS, `ros2 bag play --clock`,
+    // Gazebo's bridge; a reliable reader never matches those) and deep, so
+    // that a burst of lock-step instants is queued, not overwritten.
     let sim = match &node.clock {
         NodeClock::Sim(c) => Some(c.clone()),
         NodeClock::Wall => None,
     };
     let clock_sub = match sim {
-        Some(_) => Some(node.subscription::<Clock>("/clock", deep())?),
+        Some(_) => Some(node.subscription::<Clock>("/clock", qos::subscribe(DEPTH))?),
         None => None,
     };
     let cmd_pub = if stamped {
