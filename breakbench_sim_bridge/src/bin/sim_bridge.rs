@@ -4,7 +4,9 @@
 //! Publishes `/clock` (rosgraph_msgs/Clock), `/scan` (LaserScan, `base_scan`),
 //! `/odom` (Odometry `odom`→`base_link`) and the same transform on `/tf`,
 //! ground truth on `/oracle/odom` (Odometry, frame `world`, never on `/tf`),
-//! `/gnss/fix` (NavSatFix), `/imu/data` (Imu), `/wheel/odom` (Odometry).
+//! `/gnss/fix` (NavSatFix, `gnss_link`), `/imu/data` (Imu, `imu_link`),
+//! `/wheel/odom` (Odometry), and once at start the REP-105 sensor frames on
+//! `/tf_static` (`base_link` → `base_scan`, `gnss_link`, `imu_link`).
 //! Subscribes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
 //! `cmd_vel_stamped: true`). Every topic can be remapped.
 //!
@@ -37,10 +39,12 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_oracle::world::Pose2;
 use breakbench_oracle::World;
-use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::{Publisher, Subscription};
 use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode};
+use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{BASE_FRAME, ODOM_FRAME};
+use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
 use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance,
@@ -242,6 +246,33 @@ fn wheel_odometry(plant: &Plant) -> Odometry {
     }
 }
 
+/// The static sensor transforms (`/tf_static`): `base_link` → `base_scan`,
+/// `gnss_link`, `imu_link`, each the identity (the plant models every sensor
+/// at the robot centre, see `breakbench_sim_bridge::config`), stamped at sim
+/// time 0. Without them a Nav2 costmap cannot transform `/scan` (REP-105).
+fn static_sensor_tf() -> TFMessage {
+    TFMessage {
+        transforms: [SCAN_FRAME, GNSS_FRAME, IMU_FRAME]
+            .into_iter()
+            .map(|child| TransformStamped {
+                header: Header {
+                    stamp: to_stamp(Duration::ZERO),
+                    frame_id: BASE_FRAME.into(),
+                },
+                child_frame_id: child.into(),
+                transform: Transform {
+                    translation: Vector3 {
+                        x: 0.0,
+                        y: 0.0,
+                        z: 0.0,
+                    },
+                    rotation: Quaternion::from_yaw(0.0),
+                },
+            })
+            .collect(),
+    }
+}
+
 /// The `odom` → `base_link` transform of an odometry message.
 fn odom_tf(o: &Odometry) -> TFMessage {
     let p = &o.pose.pose;
@@ -266,6 +297,7 @@ struct Pubs {
     scan: Publisher<LaserScan>,
     odom: Publisher<Odometry>,
     tf: Publisher<TFMessage>,
+    tf_static: Publisher<TFMessage>,
     truth: Publisher<Odometry>,
     gnss: Publisher<NavSatFix>,
     imu: Publisher<Imu>,
@@ -318,6 +350,14 @@ fn run() -> Result<()> {
         scan: node.publisher("/scan", pq())?,
         odom: node.publisher("/odom", pq())?,
         tf: node.publisher("/tf", pq())?,
+        // tf2's StaticTransformBroadcaster QoS: reliable, transient local,
+        // keep last 1 (late joiners get the latched message).
+        tf_static: node.publisher(
+            "/tf_static",
+            qos::publish()
+                .durability(Durability::TransientLocal)
+                .history(History::KeepLast { depth: 1 }),
+        )?,
         truth: node.publisher(
             "/oracle/odom",
             qos::publish().history(History::KeepLast { depth: TRUTH_DEPTH }),
@@ -339,6 +379,8 @@ fn run() -> Result<()> {
         CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
     };
     let _spinner = node.spawn_spinner()?;
+    // Once: transient local keeps it for every later subscriber.
+    publish(&pubs.tf_static, "/tf_static", static_sensor_tf());
     tracing::info!(
         node = %node.args.fully_qualified_name(),
         domain_id = env.domain_id,
@@ -489,4 +531,30 @@ fn run() -> Result<()> {
     }
     tracing::info!("stopped at sim time {:.3} s", plant.now().as_secs_f64());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn static_sensor_tf_links_every_sensor_frame_to_base_link() {
+        let m = super::static_sensor_tf();
+        let links: Vec<(&str, &str)> = m
+            .transforms
+            .iter()
+            .map(|t| (t.header.frame_id.as_str(), t.child_frame_id.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            vec![
+                ("base_link", "base_scan"),
+                ("base_link", "gnss_link"),
+                ("base_link", "imu_link")
+            ]
+        );
+        for t in &m.transforms {
+            let (v, q) = (&t.transform.translation, &t.transform.rotation);
+            assert_eq!((v.x, v.y, v.z), (0.0, 0.0, 0.0));
+            assert_eq!((q.x, q.y, q.z, q.w), (0.0, 0.0, 0.0, 1.0));
+        }
+    }
 }
