@@ -8,6 +8,7 @@ use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
 use rand::RngExt;
 
 use crate::config::{ChannelsConfig, TfKeepaliveConfig};
+use crate::stage::MAX_TIME_S;
 use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
 
 /// Messages held until their release time, released in (time, arrival) order.
@@ -104,9 +105,9 @@ impl Activation {
     /// Validates the activation fields of `spec`, set at `now`.
     ///
     /// # Errors
-    /// [`FaultError::InvalidParameter`] for a negative or non-finite
-    /// `duration_s`/`period_s`, or a `duty_cycle` outside (0, 1] when
-    /// `period_s > 0`.
+    /// [`FaultError::InvalidParameter`] for a `duration_s`/`period_s` that is
+    /// not finite or outside [0, [`MAX_TIME_S`]] s, or a `duty_cycle` outside
+    /// (0, 1] when `period_s > 0`.
     pub fn from_spec(spec: &FaultSpec, now: Duration) -> Result<Self, FaultError> {
         let mode = kraken_interfaces::mode_name(spec.mode).unwrap_or("unknown");
         let bad = |field: &'static str, value: f64, reason: &str| FaultError::InvalidParameter {
@@ -115,18 +116,19 @@ impl Activation {
             value,
             reason: reason.into(),
         };
-        if !(spec.duration_s.is_finite() && spec.duration_s >= 0.0) {
+        let in_range = |v: f64| v.is_finite() && (0.0..=MAX_TIME_S).contains(&v);
+        if !in_range(spec.duration_s) {
             return Err(bad(
                 "duration_s",
                 spec.duration_s,
-                "must be finite and >= 0 (0 = until cleared)",
+                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = until cleared)"),
             ));
         }
-        if !(spec.period_s.is_finite() && spec.period_s >= 0.0) {
+        if !in_range(spec.period_s) {
             return Err(bad(
                 "period_s",
                 spec.period_s,
-                "must be finite and >= 0 (0 = not intermittent)",
+                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = not intermittent)"),
             ));
         }
         if spec.period_s > 0.0 && !(spec.duty_cycle > 0.0 && spec.duty_cycle <= 1.0) {
@@ -157,7 +159,7 @@ impl Activation {
     }
     /// When a transient fault expires, if it does.
     pub fn expires_at(&self) -> Option<Duration> {
-        self.duration.map(|d| self.set_at + d)
+        self.duration.map(|d| self.set_at.saturating_add(d))
     }
     /// True when the transient window has passed at `now`.
     pub fn expired(&self, now: Duration) -> bool {
@@ -460,7 +462,9 @@ impl Channel {
                     self.stats.ratio_x_n += 1;
                 }
             }
-            self.queue.push(now + delay, now, out);
+            // Delays are bounded by MAX_HOLD_S; saturate rather than panic
+            // should a host clock ever sit near Duration::MAX.
+            self.queue.push(now.saturating_add(delay), now, out);
         }
     }
 
@@ -471,7 +475,7 @@ impl Channel {
         let due = self.queue.pop_due(now);
         let mut out = Vec::with_capacity(due.len());
         for (received, msg) in due {
-            let lat = (now - received).as_secs_f64();
+            let lat = now.saturating_sub(received).as_secs_f64();
             self.stats.messages_out += 1;
             self.stats.latency_sum_s += lat;
             self.stats.latency_max_s = self.stats.latency_max_s.max(lat);

@@ -171,7 +171,7 @@ impl ChannelsConfig {
     /// unknown keys, unknown message types, duplicate keys, a duplicate
     /// channel name (line of the second occurrence), an empty name or topic,
     /// input_topic == output_topic, depth 0, `tf_keepalive` on a
-    /// non-odometry channel or a `tf_rate_hz` that is not > 0.
+    /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)
             .map_err(|e| refine_parse_error(text, e))?;
@@ -241,13 +241,13 @@ impl ChannelsConfig {
                         ),
                     ));
                 }
-                if !(k.tf_rate_hz.is_finite() && k.tf_rate_hz > 0.0) {
+                if !(1e-3..=1e3).contains(&k.tf_rate_hz) {
                     return Err(semantic(
                         path,
                         text,
                         &c.name,
                         at("tf_keepalive.tf_rate_hz"),
-                        "must be > 0".into(),
+                        format!("must be in [0.001, 1000] Hz, got {}", k.tf_rate_hz),
                     ));
                 }
             }

@@ -21,6 +21,7 @@ use std::path::Path;
 use kraken_interfaces::{mode_from_name, FaultSpec, MODE_NAMES};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::stage::MAX_TIME_S;
 use crate::FaultError;
 
 /// A scenario file.
@@ -32,7 +33,7 @@ pub struct ScenarioFile {
     /// Optional free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Steps in time order (`at_s` non-decreasing).
+    /// Steps in time order (`at_s` non-decreasing, in [0, 1e6] s).
     pub steps: Vec<ScenarioStep>,
 }
 
@@ -227,8 +228,11 @@ impl ScenarioFile {
             if f.steps[..i].iter().any(|o| o.label == s.label) {
                 return Err(e("label", format!("duplicate label '{}'", s.label)));
             }
-            if !(s.at_s.is_finite() && s.at_s >= 0.0) {
-                return Err(e("at_s", "must be finite and >= 0".into()));
+            if !(s.at_s.is_finite() && (0.0..=MAX_TIME_S).contains(&s.at_s)) {
+                return Err(e(
+                    "at_s",
+                    format!("must be finite and in [0, {MAX_TIME_S}] s, got {}", s.at_s),
+                ));
             }
             if i > 0 && s.at_s < f.steps[i - 1].at_s {
                 return Err(e(

@@ -789,8 +789,37 @@ fn probability(mode: u8, field: &'static str, value: f64) -> Result<f64, FaultEr
     }
 }
 
-fn secs(mode: u8, field: &'static str, value: f64) -> Result<Duration, FaultError> {
-    non_negative(mode, field, value).map(Duration::from_secs_f64)
+/// Largest `delay_s` and `jitter_s` a request may ask for, seconds. A longer
+/// hold is a dropout (use `dropout`), and the cap bounds the memory the
+/// channel's queue can hold: at most `MAX_HOLD_S` × the sensor rate messages.
+pub const MAX_HOLD_S: f64 = 60.0;
+
+/// Largest `duration_s`, `period_s` and `step_at_s` a request may ask for,
+/// seconds (1e6 s ≈ 11.6 days, far beyond any test run). Bounding them keeps
+/// every `set time + parameter` representable as a [`Duration`].
+pub const MAX_TIME_S: f64 = 1e6;
+
+/// `value` in seconds as a [`Duration`], checked to be finite and in
+/// [0, `max_s`].
+///
+/// # Errors
+/// [`FaultError::InvalidParameter`] naming `field` and the maximum.
+pub fn bounded_secs(
+    mode: u8,
+    field: &'static str,
+    value: f64,
+    max_s: f64,
+) -> Result<Duration, FaultError> {
+    if value.is_finite() && (0.0..=max_s).contains(&value) {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(invalid(
+            mode,
+            field,
+            value,
+            &format!("must be finite and in [0, {max_s}] s"),
+        ))
+    }
 }
 
 /// Builds the stage for `spec` on a channel named `channel` carrying `kind`.
@@ -801,7 +830,9 @@ fn secs(mode: u8, field: &'static str, value: f64) -> Result<Duration, FaultErro
 /// [`FaultError::UnknownMode`] for a mode constant FaultSpec does not define,
 /// [`FaultError::Unsupported`] for a mode that makes no sense for `kind`
 /// (slip off odometry; scale, saturation on NavSatFix; corrupt_status on
-/// LaserScan), [`FaultError::InvalidParameter`] for an out-of-range parameter.
+/// LaserScan), [`FaultError::InvalidParameter`] for an out-of-range parameter
+/// (time parameters: `delay_s`, `jitter_s` in [0, [`MAX_HOLD_S`]],
+/// `step_at_s` in [0, [`MAX_TIME_S`]]).
 pub fn build_stage(
     spec: &FaultSpec,
     channel: &str,
@@ -851,7 +882,7 @@ pub fn build_stage(
         }),
         FaultSpec::BIAS => Box::new(Bias {
             bias: finite(m, "bias", spec.bias)?,
-            step_at: secs(m, "step_at_s", spec.step_at_s)?,
+            step_at: bounded_secs(m, "step_at_s", spec.step_at_s, MAX_TIME_S)?,
             set_at: None,
         }),
         FaultSpec::SCALE => {
@@ -935,10 +966,10 @@ pub fn build_stage(
             Box::new(PacketLoss::new(model))
         }
         FaultSpec::DELAY => Box::new(Delay {
-            delay: secs(m, "delay_s", spec.delay_s)?,
+            delay: bounded_secs(m, "delay_s", spec.delay_s, MAX_HOLD_S)?,
         }),
         FaultSpec::JITTER => Box::new(Jitter {
-            max: secs(m, "jitter_s", spec.jitter_s)?,
+            max: bounded_secs(m, "jitter_s", spec.jitter_s, MAX_HOLD_S)?,
         }),
         FaultSpec::DUPLICATE => Box::new(Duplicate {
             probability: probability(m, "probability", spec.probability)?,

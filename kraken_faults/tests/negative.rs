@@ -395,3 +395,133 @@ fn disabled_injector_changes_nothing() {
         .unwrap_err();
     assert!(matches!(e, FaultError::WrongKind { .. }), "{e}");
 }
+
+/// Huge finite time parameters (review repro: 1e300 panicked the node in
+/// `Duration::from_secs_f64`; 1.8446744073709e19 s was accepted and the next
+/// message overflowed `now + delay`). Each is now an `InvalidParameter` that
+/// names the field and its maximum, and the injector state is unchanged.
+#[test]
+fn huge_time_parameters_are_rejected_with_their_maximum() {
+    let mut inj = shipped();
+    let mut r = rng(1);
+    let before = inj.status(ms(10));
+    let cases: Vec<(FaultSpec, &str, &str)> = vec![
+        (
+            FaultSpec {
+                delay_s: 1e300,
+                ..FaultSpec::new("gnss", FaultSpec::DELAY)
+            },
+            "delay_s",
+            "[0, 60] s",
+        ),
+        (
+            FaultSpec {
+                delay_s: 1.8446744073709e19,
+                ..FaultSpec::new("gnss", FaultSpec::DELAY)
+            },
+            "delay_s",
+            "[0, 60] s",
+        ),
+        (
+            FaultSpec {
+                delay_s: 60.5,
+                ..FaultSpec::new("gnss", FaultSpec::DELAY)
+            },
+            "delay_s",
+            "[0, 60] s",
+        ),
+        (
+            FaultSpec {
+                jitter_s: 1e300,
+                ..FaultSpec::new("imu", FaultSpec::JITTER)
+            },
+            "jitter_s",
+            "[0, 60] s",
+        ),
+        (
+            FaultSpec {
+                duration_s: 1e300,
+                ..FaultSpec::new("gnss", FaultSpec::DROPOUT)
+            },
+            "duration_s",
+            "[0, 1000000] s",
+        ),
+        (
+            FaultSpec {
+                period_s: 1e300,
+                duty_cycle: 0.5,
+                ..FaultSpec::new("gnss", FaultSpec::DROPOUT)
+            },
+            "period_s",
+            "[0, 1000000] s",
+        ),
+        (
+            FaultSpec {
+                bias: 1.0,
+                step_at_s: 1e300,
+                ..FaultSpec::new("imu", FaultSpec::BIAS)
+            },
+            "step_at_s",
+            "[0, 1000000] s",
+        ),
+    ];
+    for (spec, field, max) in cases {
+        let e = inj.set_fault(&spec, ms(10)).unwrap_err();
+        assert!(
+            matches!(&e, FaultError::InvalidParameter { field: f, .. } if *f == field),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(text.contains(field) && text.contains(max), "{text}");
+        assert_eq!(inj.status(ms(10)), before, "{field}");
+    }
+    // The channels still pass messages through bit-exactly afterwards.
+    for (name, out) in feed_all(&mut inj, ms(20), &mut r) {
+        let kind = inj.channel(&name).unwrap().kind();
+        assert_eq!(out.len(), 1, "{name}");
+        assert_eq!(bits(&out[0]), bits(&msg_for(kind, ms(20))), "{name}");
+    }
+}
+
+/// The largest accepted values work: a 60 s delay releases the message at
+/// exactly received + 60 s, and a 1e6 s transient expires at set + 1e6 s.
+#[test]
+fn maximum_time_parameters_are_accepted_and_exact() {
+    let mut inj = shipped();
+    let mut r = rng(1);
+    inj.set_fault(
+        &FaultSpec {
+            delay_s: 60.0,
+            ..FaultSpec::new("gnss", FaultSpec::DELAY)
+        },
+        ms(0),
+    )
+    .unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(100)),
+        ms(100),
+        &mut r,
+    )
+    .unwrap();
+    // 100 ms + 60 s = 60.1 s: nothing 1 ms before, the message at 60.1 s.
+    assert!(inj.poll("gnss", ms(60_099)).unwrap().is_empty());
+    assert_eq!(inj.poll("gnss", ms(60_100)).unwrap().len(), 1);
+    inj.set_fault(
+        &FaultSpec {
+            duration_s: 1e6,
+            ..FaultSpec::new("imu", FaultSpec::DROPOUT)
+        },
+        ms(1000),
+    )
+    .unwrap();
+    // expires_at = 1 s + 1e6 s = 1_000_001 s.
+    assert_eq!(
+        inj.channel("imu")
+            .unwrap()
+            .activation()
+            .unwrap()
+            .expires_at(),
+        Some(std::time::Duration::from_secs(1_000_001))
+    );
+}

@@ -124,7 +124,7 @@ fn ros_scenario_runner_rejects_bad_file_before_dds() {
         .env("ROS_DOMAIN_ID", "231")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("s.yaml") && err.contains("explode"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_kraken_scenario"))
@@ -132,4 +132,58 @@ fn ros_scenario_runner_rejects_bad_file_before_dds() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
+}
+
+#[test]
+fn ros_scenario_runner_rejects_huge_at_s_and_bad_timeout_with_exit_2() {
+    let f = scratch("scenario_big").join("s.yaml");
+    std::fs::write(
+        &f,
+        "name: x\nsteps:\n  - {label: a, action: wait, at_s: 1e300}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kraken_scenario"))
+        .arg(&f)
+        .env("ROS_DOMAIN_ID", "231")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at_s") && err.contains("1000000"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    let ok = scratch("scenario_ok").join("s.yaml");
+    std::fs::write(
+        &ok,
+        "name: x\nsteps:\n  - {label: a, action: wait, at_s: 1}\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kraken_scenario"))
+        .arg(&ok)
+        .args(["--ros-args", "-p", "timeout_s:=-1.0"])
+        .env("ROS_DOMAIN_ID", "231")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("timeout_s") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ros_tiny_status_rate_is_exit_2_not_a_panic() {
+    let out = injector()
+        .env("KRAKEN_FAULTS_ENABLE", "1")
+        .env("ROS_DOMAIN_ID", "231")
+        .args(["--ros-args", "-p", "status_rate_hz:=1e-300"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("status_rate_hz") && !err.contains("panicked"),
+        "{err}"
+    );
 }

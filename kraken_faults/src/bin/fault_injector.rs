@@ -14,7 +14,8 @@
 //!
 //! Parameters (all optional): `enable` (bool, false), `channels_file`
 //! (string, the package's `config/channels.yaml`), `seed` (integer, 0),
-//! `status_rate_hz` (double, 1.0), `use_sim_time` (bool, false).
+//! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
+//! false). An out-of-range parameter is an error with exit code 2.
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
 use std::path::PathBuf;
@@ -36,6 +37,12 @@ const NODE_NAME: &str = "fault_injector";
 
 /// Exit code when the production guard refuses to start.
 const EXIT_GUARD: u8 = 2;
+/// Exit code for an invalid parameter value (same as the guard: nothing ran).
+const EXIT_USAGE: u8 = 2;
+/// Accepted `status_rate_hz` range: at least one status per 1000 s (keeps
+/// the period a representable Duration), at most 1 kHz.
+const MIN_RATE_HZ: f64 = 1e-3;
+const MAX_RATE_HZ: f64 = 1e3;
 
 enum ChanSub {
     NavSatFix(Subscription<NavSatFix>),
@@ -170,10 +177,13 @@ fn run() -> Result<ExitCode> {
     };
     let seed = args.param_i64("seed", 0)?;
     let status_rate_hz = args.param_f64("status_rate_hz", 1.0)?;
-    anyhow::ensure!(
-        status_rate_hz.is_finite() && status_rate_hz > 0.0,
-        "parameter 'status_rate_hz' must be > 0, got {status_rate_hz}"
-    );
+    if !(MIN_RATE_HZ..=MAX_RATE_HZ).contains(&status_rate_hz) {
+        eprintln!(
+            "fault_injector: error: parameter 'status_rate_hz' must be in \
+             [{MIN_RATE_HZ}, {MAX_RATE_HZ}] Hz, got {status_rate_hz}"
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
     let cfg = ChannelsConfig::load(&channels_file)?;
     let mut injector = Injector::from_config(&cfg);
     let mut rng = FaultRng::seed_from_u64(seed as u64);

@@ -9,8 +9,10 @@
 //! per call and for service discovery), `use_sim_time` (bool, false).
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`.
 //!
-//! Exit code: 0 when every call answered `success: true`, 1 otherwise
-//! (a rejected request, a timeout or a bad file).
+//! Exit code: 0 when every call answered `success: true`; 2 for a bad
+//! scenario file or parameter value (`timeout_s` outside (0, 3600], an
+//! `at_s` outside [0, 1e6]), before any call; 1 otherwise (a rejected
+//! request, a timeout).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,10 +38,29 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("kraken_scenario: error: {e:#}");
-            ExitCode::FAILURE
+            if e.downcast_ref::<BadParam>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
+
+/// An invalid parameter value: exit code 2, before any DDS traffic.
+#[derive(Debug)]
+struct BadParam(String);
+
+impl std::fmt::Display for BadParam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadParam {}
+
+/// Largest accepted `timeout_s`, seconds.
+const MAX_TIMEOUT_S: f64 = 3600.0;
 
 async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -> Option<T> {
     futures::pin_mut!(f);
@@ -57,9 +78,16 @@ fn run() -> Result<bool> {
         );
     };
     let path = PathBuf::from(file);
-    let scenario = ScenarioFile::load(&path)?;
+    let scenario = ScenarioFile::load(&path).map_err(|e| BadParam(e.to_string()))?;
     let injector = args.param_string("injector", "/fault_injector")?;
-    let timeout = Duration::from_secs_f64(args.param_f64("timeout_s", 10.0)?);
+    let timeout_s = args.param_f64("timeout_s", 10.0)?;
+    if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
+        return Err(BadParam(format!(
+            "parameter 'timeout_s' must be in (0, {MAX_TIMEOUT_S}] s, got {timeout_s}"
+        ))
+        .into());
+    }
+    let timeout = Duration::from_secs_f64(timeout_s);
     let env = RosEnv::from_env()?;
     let mut node = RosNode::new(env, args)?;
     let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
