@@ -36,6 +36,18 @@ impl DelayQueue {
         }
         out
     }
+    /// Removes every message due strictly after `t` (what a fault is still
+    /// holding at `t`) and returns how many there were. Messages due at or
+    /// before `t` stay, to be released by the next [`DelayQueue::pop_due`].
+    pub fn drop_after(&mut self, t: Duration) -> usize {
+        // Keys are (release, seq); everything from (t, u64::MAX) on is later.
+        let later = self.items.split_off(&(t, u64::MAX));
+        later.len()
+    }
+    /// Release time of the earliest held message, if any.
+    pub fn next_release(&self) -> Option<Duration> {
+        self.items.first_key_value().map(|(k, _)| k.0)
+    }
     /// Number of messages held.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -64,6 +76,10 @@ pub struct ChannelStats {
     /// Messages an active fault changed, withheld, delayed or added (an input
     /// whose output is not exactly one identical message released at once).
     pub messages_faulted: u64,
+    /// Messages a fault was still holding (delay, jitter, reorder) when it
+    /// was cleared, replaced or expired: dropped, never released. Each was
+    /// already counted in `messages_faulted` when it entered the fault.
+    pub messages_dropped_on_clear: u64,
 }
 
 impl ChannelStats {
@@ -343,8 +359,21 @@ impl Channel {
         }
     }
 
+    /// Ends the current fault (if any): its record gets `cleared = at`, and
+    /// the messages it still holds (due after `drop_after`) are dropped and
+    /// counted in [`ChannelStats::messages_dropped_on_clear`].
+    fn end_fault(&mut self, at: Duration, drop_after: Duration) {
+        if self.fault.is_some() {
+            let n = self.queue.drop_after(drop_after);
+            self.stats.messages_dropped_on_clear += n as u64;
+        }
+        self.end_record(at);
+        self.fault = None;
+    }
+
     /// Sets `spec` on this channel at `now`, replacing any previous fault
-    /// (whose record gets `cleared = now`). `healthy` clears. A random phase
+    /// (whose record gets `cleared = now`, and whose held messages are
+    /// dropped as by [`Channel::clear_at`]). `healthy` clears. A random phase
     /// is drawn at the first message (see [`Activation`]).
     ///
     /// # Errors
@@ -382,7 +411,7 @@ impl Channel {
             activation.draw_phase(rng);
         }
         stage.on_set(now);
-        self.end_record(now);
+        self.end_fault(now, now);
         self.fault = Some(ActiveFault { stage, activation });
         self.record = Some(FaultRecord {
             spec: spec.clone(),
@@ -393,23 +422,28 @@ impl Channel {
         Ok(())
     }
 
-    /// Removes the fault. Messages already queued are still released on
-    /// time. The clear time recorded is the latest clock time the channel
-    /// has been given (by push, poll, set_fault); prefer
+    /// Removes the fault, as [`Channel::clear_at`] at the latest clock time
+    /// the channel has been given (by push, poll, set_fault); prefer
     /// [`Channel::clear_at`] when the host knows the time.
     pub fn clear(&mut self) {
         self.clear_at(self.seen);
     }
 
-    /// Removes the fault and records `now` as its clear time.
+    /// Removes the fault and records `now` as its clear time. A cleared fault
+    /// stops affecting the stream: the messages it still holds (delay,
+    /// jitter, reorder; release time after `now`) are dropped, never
+    /// released, and counted in [`ChannelStats::messages_dropped_on_clear`]
+    /// (they were counted as faulted when they entered the fault). Messages
+    /// already due at `now` are released by the next poll. Without a fault
+    /// set, nothing is dropped.
     pub fn clear_at(&mut self, now: Duration) {
         self.seen = self.seen.max(now);
-        self.end_record(now);
-        self.fault = None;
+        self.end_fault(now, now);
     }
 
     /// Reverts an expired transient fault to healthy, recording the expiry
-    /// time (set + duration_s) as `cleared`.
+    /// time (set + duration_s) as `cleared`. Its held messages due after
+    /// `now` are dropped (those due by `now` are released by this poll).
     fn expire(&mut self, now: Duration) {
         if let Some(end) = self
             .fault
@@ -417,7 +451,8 @@ impl Channel {
             .filter(|f| f.activation.expired(now))
             .and_then(|f| f.activation.expires_at())
         {
-            self.clear_at(end);
+            self.seen = self.seen.max(now);
+            self.end_fault(end, now);
         }
     }
 
@@ -487,6 +522,12 @@ impl Channel {
     /// Messages held in the channel's queue.
     pub fn queued(&self) -> usize {
         self.queue.len()
+    }
+
+    /// When the earliest held message is due (`None` when nothing is held):
+    /// the host's next wake-up for [`Channel::poll`].
+    pub fn next_release(&self) -> Option<Duration> {
+        self.queue.next_release()
     }
 
     /// The channel's status at `now` (`kraken_interfaces/msg/ChannelFaultStatus`):

@@ -525,3 +525,113 @@ fn maximum_time_parameters_are_accepted_and_exact() {
         Some(std::time::Duration::from_secs(1_000_001))
     );
 }
+
+/// A cleared fault stops affecting the stream: messages a delay still holds
+/// are dropped (review: a 1e6 s delay kept its queue after clear_faults), and
+/// counted; a message already due at the clear time is still released.
+#[test]
+fn clear_drops_the_messages_a_fault_still_holds() {
+    let mut inj = shipped();
+    let mut r = rng(1);
+    let delay = |d: f64| FaultSpec {
+        delay_s: d,
+        ..FaultSpec::new("gnss", FaultSpec::DELAY)
+    };
+    inj.set_fault(&delay(60.0), ms(0)).unwrap();
+    for t in [0, 100, 200] {
+        inj.push("gnss", msg_for(MsgKind::NavSatFix, ms(t)), ms(t), &mut r)
+            .unwrap();
+    }
+    assert_eq!(inj.channel("gnss").unwrap().queued(), 3);
+    // Next wake-up: the first message, due at 0 + 60 s.
+    assert_eq!(
+        inj.channel("gnss").unwrap().next_release(),
+        Some(ms(60_000))
+    );
+    inj.clear_faults_at(ms(300));
+    let g = inj.channel("gnss").unwrap();
+    assert_eq!(g.queued(), 0);
+    assert_eq!(g.next_release(), None);
+    assert_eq!(g.stats().messages_dropped_on_clear, 3);
+    assert_eq!(g.stats().messages_faulted, 3);
+    assert!(inj.poll("gnss", ms(61_000)).unwrap().is_empty());
+    // After the clear, a new message passes straight through.
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(61_000)),
+        ms(61_000),
+        &mut r,
+    )
+    .unwrap();
+    let out = inj.poll("gnss", ms(61_000)).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        bits(&out[0]),
+        bits(&msg_for(MsgKind::NavSatFix, ms(61_000)))
+    );
+
+    // Due exactly at the clear time (received 62.0 s + 0.1 s = 62.1 s): kept
+    // and released; due after it (62.05 s + 0.1 s = 62.15 s): dropped.
+    inj.set_fault(&delay(0.1), ms(62_000)).unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(62_000)),
+        ms(62_000),
+        &mut r,
+    )
+    .unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(62_050)),
+        ms(62_050),
+        &mut r,
+    )
+    .unwrap();
+    inj.clear_faults_at(ms(62_100));
+    let out = inj.poll("gnss", ms(62_200)).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        bits(&out[0]),
+        bits(&msg_for(MsgKind::NavSatFix, ms(62_000)))
+    );
+    assert_eq!(
+        inj.channel("gnss")
+            .unwrap()
+            .stats()
+            .messages_dropped_on_clear,
+        4
+    );
+
+    // Replacing a fault drops what the old one holds; expiry too.
+    inj.set_fault(&delay(1.0), ms(70_000)).unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(70_000)),
+        ms(70_000),
+        &mut r,
+    )
+    .unwrap();
+    inj.set_fault(&delay(2.0), ms(70_500)).unwrap();
+    assert_eq!(inj.channel("gnss").unwrap().queued(), 0);
+    inj.set_fault(
+        &FaultSpec {
+            duration_s: 1.0,
+            ..delay(5.0)
+        },
+        ms(80_000),
+    )
+    .unwrap();
+    inj.push(
+        "gnss",
+        msg_for(MsgKind::NavSatFix, ms(80_500)),
+        ms(80_500),
+        &mut r,
+    )
+    .unwrap();
+    // Expired at 81.0 s; the message (due 85.5 s) is dropped at the next poll.
+    assert!(inj.poll("gnss", ms(81_100)).unwrap().is_empty());
+    let g = inj.channel("gnss").unwrap();
+    assert_eq!(g.queued(), 0);
+    assert_eq!(g.cleared(), Some(ms(81_000)));
+    assert_eq!(g.stats().messages_dropped_on_clear, 6);
+}

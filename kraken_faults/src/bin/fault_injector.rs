@@ -314,8 +314,9 @@ fn run() -> Result<ExitCode> {
 
     smol::block_on(async {
         loop {
-            // Wake at the next status/keep-alive deadline, and every 1 ms while
-            // a channel holds delayed messages.
+            // Wake at the next status/keep-alive deadline, and (wall clock) when
+            // the earliest held message is due. Under sim time every /clock
+            // message wakes the loop, which then polls every channel.
             let wall = Instant::now();
             let mut deadline = next_status.min(next_change_check);
             for (i, p) in keepalive_period.iter().enumerate() {
@@ -323,8 +324,16 @@ fn run() -> Result<ExitCode> {
                     deadline = deadline.min(next_keepalive[i]);
                 }
             }
-            if injector.channels().iter().any(|c| c.queued() > 0) {
-                deadline = deadline.min(wall + Duration::from_millis(1));
+            if matches!(clock, NodeClock::Wall) {
+                let now = clock.now();
+                if let Some(next) = injector
+                    .channels()
+                    .iter()
+                    .filter_map(|c| c.next_release())
+                    .min()
+                {
+                    deadline = deadline.min(wall + next.saturating_sub(now));
+                }
             }
             let timeout = deadline.saturating_duration_since(wall);
             let ev = {
