@@ -59,6 +59,20 @@ pub enum GraphError {
     ParamsFile { path: PathBuf, message: String },
     #[error("--set {0:?}: expected node.param=value with a node of the launch config")]
     BadSet(String),
+    #[error("--set {set:?}: no node '{node}' in the launch config (nodes: {nodes})")]
+    UnknownSetNode {
+        set: String,
+        node: String,
+        nodes: String,
+    },
+    #[error("--set {set:?}: node '{node}' has no parameter '{param}' in its section of {params_file} (a typo? known: {known})")]
+    UnknownSetParam {
+        set: String,
+        node: String,
+        param: String,
+        params_file: PathBuf,
+        known: String,
+    },
     #[error("executable '{executable}' of package '{package}' not found; tried: {tried}")]
     NotFound {
         package: String,
@@ -224,6 +238,64 @@ pub fn node_args(
     a
 }
 
+/// Parses `--set node.param=value` overrides, grouped by node.
+///
+/// # Errors
+/// [`GraphError::BadSet`] (not `node.param=value`),
+/// [`GraphError::UnknownSetNode`] (no such node in the launch config),
+/// [`GraphError::UnknownSetParam`] (the parameter is not in that node's
+/// section of the params file, `/**` included: every settable parameter is
+/// listed there, so an unknown name is a typo, not a silent no-op).
+pub fn parse_sets(
+    sets: &[String],
+    nodes: &[NodeSpec],
+    params: &BTreeMap<String, BTreeMap<String, serde_yaml_ng::Value>>,
+    params_file: &Path,
+) -> Result<BTreeMap<String, Vec<(String, String)>>, GraphError> {
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for s in sets {
+        let (lhs, v) = s
+            .split_once('=')
+            .ok_or_else(|| GraphError::BadSet(s.clone()))?;
+        let (node, param) = lhs
+            .split_once('.')
+            .ok_or_else(|| GraphError::BadSet(s.clone()))?;
+        if node.is_empty() || param.is_empty() {
+            return Err(GraphError::BadSet(s.clone()));
+        }
+        if !nodes.iter().any(|n| n.name == node) {
+            return Err(GraphError::UnknownSetNode {
+                set: s.clone(),
+                node: node.into(),
+                nodes: nodes
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        let known = params.get(node);
+        if !known.is_some_and(|k| k.contains_key(param)) {
+            return Err(GraphError::UnknownSetParam {
+                set: s.clone(),
+                node: node.into(),
+                param: param.into(),
+                params_file: params_file.to_path_buf(),
+                known: known
+                    .map(|k| k.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
+                    .unwrap_or_default(),
+            });
+        }
+        out.entry(node.into())
+            .or_default()
+            .push((param.into(), v.into()));
+    }
+    Ok(out)
+}
+
+/// Lines of each child's output kept for the early-exit report.
+pub const TAIL_LINES: usize = 20;
+
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -236,6 +308,8 @@ struct Proc {
     exited: Option<std::process::ExitStatus>,
     /// A one-shot helper (kraken_scenario) whose exit is expected.
     one_shot: bool,
+    /// The last [`TAIL_LINES`] lines of its stdout and stderr.
+    tail: std::collections::VecDeque<String>,
 }
 
 /// Owns every child; kills every process group on drop (also on panic).
@@ -303,6 +377,7 @@ impl Supervisor {
             child,
             exited: None,
             one_shot: false,
+            tail: std::collections::VecDeque::new(),
         });
         Ok(idx)
     }
@@ -323,6 +398,11 @@ impl Supervisor {
                             println!("{tag} {line}");
                         }
                     }
+                    let tail = &mut self.procs[i].tail;
+                    if tail.len() == TAIL_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line.clone());
                     seen.push((i, line));
                 }
                 Err(_) => break,
@@ -340,6 +420,21 @@ impl Supervisor {
             }
         }
         seen
+    }
+
+    /// Prints the last lines of child `i` on stderr (also with `--quiet`:
+    /// they say why it failed), after draining what its readers still hold.
+    fn report_tail(&mut self, i: usize) {
+        self.pump(Duration::from_millis(200));
+        let p = &self.procs[i];
+        eprintln!(
+            "[up] {} exited early; its last {} lines of output:",
+            p.name,
+            p.tail.len()
+        );
+        for l in &p.tail {
+            eprintln!("[up] | {l}");
+        }
     }
 
     fn shutdown(&mut self) {
@@ -405,21 +500,7 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, GraphError> {
         std::env::current_dir().map_err(|e| GraphError::Run(format!("working directory: {e}")))?;
     let params_file = share.join(&cfg.params_file);
     let params = config::node_params(&params_file, &cfg.nodes)?;
-    let mut sets: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for s in &opts.sets {
-        let (lhs, v) = s
-            .split_once('=')
-            .ok_or_else(|| GraphError::BadSet(s.clone()))?;
-        let (node, param) = lhs
-            .split_once('.')
-            .ok_or_else(|| GraphError::BadSet(s.clone()))?;
-        if param.is_empty() || !cfg.nodes.iter().any(|n| n.name == node) {
-            return Err(GraphError::BadSet(s.clone()));
-        }
-        sets.entry(node.into())
-            .or_default()
-            .push((param.into(), v.into()));
-    }
+    let sets = parse_sets(&opts.sets, &cfg.nodes, &params, &params_file)?;
     let mut plan = Vec::new();
     for n in &cfg.nodes {
         let exe = find_executable(&n.package, &n.executable)?;
@@ -516,13 +597,18 @@ fn check_running(
             ),
         ));
     }
-    for (i, p) in sup.procs.iter().enumerate() {
-        if Some(i) == except || p.one_shot {
-            continue;
-        }
-        if let Some(s) = p.exited {
-            return Err((EXIT_ERROR, format!("{} exited early ({s})", p.name)));
-        }
+    let early = sup
+        .procs
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| Some(*i) != except && !p.one_shot)
+        .find_map(|(i, p)| {
+            p.exited
+                .map(|s| (i, format!("{} exited early ({s})", p.name)))
+        });
+    if let Some((i, msg)) = early {
+        sup.report_tail(i);
+        return Err((EXIT_ERROR, msg));
     }
     Ok(())
 }
@@ -555,6 +641,7 @@ fn supervise(
                 check_running(sup, t0, timeout, Some(idx))?;
                 if let Some(s) = sup.procs[idx].exited {
                     if !s.success() {
+                        sup.report_tail(idx);
                         return Err((
                             EXIT_ERROR,
                             format!("kraken_scenario {} failed ({s})", file.display()),
@@ -697,6 +784,40 @@ mod tests {
                 "manifest_dir:=/work/out",
             ]
         );
+    }
+
+    #[test]
+    fn sets_name_the_unknown_node_or_parameter() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let c = LaunchConfig::load(&root.join("launch/corridor.graph.yaml")).unwrap();
+        let pf = root.join(&c.params_file);
+        let p = config::node_params(&pf, &c.nodes).unwrap();
+        let set = |v: &[&str]| {
+            let v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+            parse_sets(&v, &c.nodes, &p, &pf)
+        };
+        let ok = set(&["sim_bridge.real_time_factor=5", "oracle.use_sim_time=false"]).unwrap();
+        assert_eq!(
+            ok["sim_bridge"],
+            vec![("real_time_factor".to_string(), "5".to_string())]
+        );
+        // `/**` parameters are settable on every node.
+        assert_eq!(
+            ok["oracle"],
+            vec![("use_sim_time".to_string(), "false".to_string())]
+        );
+        let e = set(&["sim_bridge.real_time_factr=5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("node 'sim_bridge' has no parameter 'real_time_factr'")
+                && e.contains("corridor.yaml"),
+            "{e}"
+        );
+        let e = set(&["sim_brige.seed=1"]).unwrap_err().to_string();
+        assert!(e.contains("no node 'sim_brige'"), "{e}");
+        assert!(matches!(set(&["seed=1"]), Err(GraphError::BadSet(_))));
+        assert!(matches!(set(&["oracle.seed"]), Err(GraphError::BadSet(_))));
     }
 
     #[test]
