@@ -153,6 +153,85 @@ pub(crate) fn refine_parse_error(text: &str, e: kraken_interfaces::ConfigError) 
     }
 }
 
+/// 1-based line of key `key` inside the list item whose `name` is `name`
+/// (the lines after the `name:` line up to the next list item), falling back
+/// to the `name:` line.
+fn field_line(text: &str, name: &str, key: &str) -> usize {
+    let start = line_of(text, "name", name, 0);
+    if start == 0 {
+        return 0;
+    }
+    text.lines()
+        .enumerate()
+        .skip(start)
+        .take_while(|(_, l)| !l.trim_start().starts_with("- "))
+        .find(|(_, l)| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+        .map_or(start, |(i, _)| i + 1)
+}
+
+/// Checks `name` against the ROS 2 topic name rules (design article "Topic
+/// and Service name mapping to DDS", section "ROS 2 Topic and Service Name
+/// Constraints"): not empty; only alphanumerics, `_`, `/`, `~` and balanced
+/// `{}` substitutions; `~` only as the first character and then followed by
+/// `/` or nothing; no `//`, no `__`; not ending with `/`; no token (the parts
+/// between `/`) starting with a digit. Returns the reason when invalid.
+pub fn check_topic_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "_/~{}".contains(*c)))
+    {
+        return Err(format!(
+            "'{name}' contains {c:?}: a ROS topic name holds only alphanumerics, '_', '/', '~' and '{{}}'"
+        ));
+    }
+    if name.len() > 1 && name.ends_with('/') {
+        return Err(format!("'{name}' must not end with '/'"));
+    }
+    if name == "/" {
+        return Err("'/' is not a topic name".into());
+    }
+    if name.contains("//") {
+        return Err(format!("'{name}' must not contain '//'"));
+    }
+    if name.contains("__") {
+        return Err(format!("'{name}' must not contain '__'"));
+    }
+    if name[1..].contains('~')
+        || (name.starts_with('~') && name.len() > 1 && !name.starts_with("~/"))
+    {
+        return Err(format!(
+            "'{name}': '~' may only be the first character, followed by '/'"
+        ));
+    }
+    let mut depth = 0;
+    for c in name.chars() {
+        match c {
+            '{' if depth == 0 => depth = 1,
+            '}' if depth == 1 => depth = 0,
+            '{' | '}' => return Err(format!("'{name}' has unbalanced or nested '{{}}'")),
+            '/' if depth == 1 => return Err(format!("'{name}' has '/' inside '{{}}'")),
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return Err(format!("'{name}' has unbalanced or nested '{{}}'"));
+    }
+    if let Some(t) = name
+        .split('/')
+        .find(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return Err(format!("'{name}': token '{t}' starts with a digit"));
+    }
+    Ok(())
+}
+
 fn semantic(path: &str, text: &str, name: &str, field: String, message: String) -> FaultError {
     FaultError::Config {
         path: path.into(),
@@ -169,8 +248,11 @@ impl ChannelsConfig {
     /// # Errors
     /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
     /// unknown keys, unknown message types, duplicate keys, a duplicate
-    /// channel name (line of the second occurrence), an empty name or topic,
-    /// input_topic == output_topic, depth 0, `tf_keepalive` on a
+    /// channel name (line of the second occurrence), an empty name, a topic
+    /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
+    /// the topic), input_topic == output_topic, an output_topic equal to
+    /// another channel's input or output topic (exact string comparison; line
+    /// of the later channel's topic), depth 0, `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)
@@ -206,6 +288,53 @@ impl ChannelsConfig {
                     at("input_topic"),
                     "topics must not be empty".into(),
                 ));
+            }
+            for (key, topic) in [
+                ("input_topic", &c.input_topic),
+                ("output_topic", &c.output_topic),
+            ] {
+                if let Err(m) = check_topic_name(topic) {
+                    return Err(FaultError::Config {
+                        path: path.into(),
+                        line: field_line(text, &c.name, key),
+                        column: 0,
+                        field: at(key),
+                        message: m,
+                    });
+                }
+            }
+            // Another channel's topics, declared earlier: an output shared
+            // with another channel's output would merge two streams; an output
+            // that is another channel's input would feed one fault into
+            // another (a loop through the injector).
+            for (j, o) in cfg.channels[..i].iter().enumerate() {
+                let clash = if c.output_topic == o.output_topic {
+                    Some(("output_topic", "output_topic"))
+                } else if c.output_topic == o.input_topic {
+                    Some(("output_topic", "input_topic"))
+                } else if c.input_topic == o.output_topic {
+                    Some(("input_topic", "output_topic"))
+                } else {
+                    None
+                };
+                if let Some((mine, theirs)) = clash {
+                    let topic = if mine == "output_topic" {
+                        &c.output_topic
+                    } else {
+                        &c.input_topic
+                    };
+                    return Err(FaultError::Config {
+                        path: path.into(),
+                        line: field_line(text, &c.name, mine),
+                        column: 0,
+                        field: at(mine),
+                        message: format!(
+                            "'{topic}' is also channels[{j}] ('{}').{theirs}: each channel needs \
+                             its own output, distinct from every input",
+                            o.name
+                        ),
+                    });
+                }
             }
             if c.input_topic == c.output_topic {
                 return Err(semantic(

@@ -19,7 +19,9 @@ pub mod scenario;
 pub mod stage;
 
 pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
-pub use config::{ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig};
+pub use config::{
+    check_topic_name, ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig,
+};
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};

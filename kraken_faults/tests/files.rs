@@ -243,3 +243,95 @@ fn bad_scenarios_error_with_line_and_field() {
     };
     assert!(matches!(step.to_fault_spec(), Err(FaultError::UnknownModeName(n)) if n == "wobble"));
 }
+
+/// Review repro: imu `output_topic: /gnss/fix` (another channel's output) and
+/// `/gnss/fix raw!` were accepted by the loader. Both now fail with the line
+/// of the offending topic and its field.
+#[test]
+fn channels_topic_clashes_and_bad_names_name_line_and_field() {
+    // Line 10 is wheel's output_topic (line 1 "channels:", wheel's item at 7).
+    let same_output = GOOD.replace("output_topic: /d", "output_topic: /b");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&same_output, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (10, "channels[1].output_topic"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("'/b'") && msg.contains("channels[0] ('gnss').output_topic"),
+        "{msg}"
+    );
+
+    let output_is_other_input = GOOD.replace("output_topic: /d", "output_topic: /a");
+    let (line, field, msg) =
+        cfg_err(ChannelsConfig::parse(&output_is_other_input, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (10, "channels[1].output_topic"),
+        "{msg}"
+    );
+    assert!(msg.contains("channels[0] ('gnss').input_topic"), "{msg}");
+
+    // Line 9 is wheel's input_topic; line 4 gnss's.
+    let input_is_other_output = GOOD.replace("input_topic: /c", "input_topic: /b");
+    let (line, field, msg) =
+        cfg_err(ChannelsConfig::parse(&input_is_other_output, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (9, "channels[1].input_topic"),
+        "{msg}"
+    );
+
+    let bad_name = GOOD.replace("input_topic: /a", "input_topic: /gnss/fix raw!");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&bad_name, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (4, "channels[0].input_topic"),
+        "{msg}"
+    );
+    assert!(msg.contains("' '"), "{msg}");
+
+    let digit = GOOD.replace("output_topic: /d", "output_topic: /robot/2d");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&digit, "c.yaml").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (10, "channels[1].output_topic"),
+        "{msg}"
+    );
+    assert!(msg.contains("token '2d'"), "{msg}");
+}
+
+#[test]
+fn topic_name_rules() {
+    use kraken_faults::check_topic_name as ok;
+    for good in [
+        "/gnss/fix",
+        "gnss/fix",
+        "~/status",
+        "~",
+        "/a_b/c1",
+        "/{node}/x",
+        "scan",
+    ] {
+        assert!(ok(good).is_ok(), "{good}: {:?}", ok(good));
+    }
+    for bad in [
+        "",
+        "/",
+        "/gnss/fix raw!",
+        "/a//b",
+        "/a/",
+        "/a__b",
+        "/1a",
+        "/a/9",
+        "a~b",
+        "~a",
+        "/{a",
+        "/a}",
+        "/{a/b}",
+        "/{{a}}",
+        "/a-b",
+    ] {
+        assert!(ok(bad).is_err(), "{bad} accepted");
+    }
+}
