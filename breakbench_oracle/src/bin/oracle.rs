@@ -126,6 +126,45 @@ fn check_frames(o: &Odometry, world_frame: &str, child_frame: &str) -> Result<()
     Ok(())
 }
 
+/// Lowercase hex SHA-256 of `bytes` (the campaign's `trace_sha256` format).
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The `--params-file` arguments of the command line, in order.
+fn params_files(args: impl IntoIterator<Item = String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(a) = it.next() {
+        if a == "--params-file" {
+            if let Some(f) = it.next() {
+                out.push(PathBuf::from(f));
+            }
+        }
+    }
+    out
+}
+
+/// The graph run's scenario hash: lowercase hex SHA-256 over the bytes of
+/// the world file, then of every `--params-file` in command-line order (the
+/// files that define what the oracle judged and how the graph ran). `-p`
+/// overrides on the command line are not included.
+fn scenario_hash(world_file: &Path, params: &[PathBuf]) -> Result<String> {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for f in std::iter::once(world_file).chain(params.iter().map(PathBuf::as_path)) {
+        h.update(
+            std::fs::read(f)
+                .with_context(|| format!("reading {} for scenario_hash", f.display()))?,
+        );
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Writes `bytes` to `path` atomically (temporary file in the same
 /// directory, fsync, rename).
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -267,11 +306,15 @@ fn run() -> Result<()> {
         other => bail!("parameter 'run_kind' = {other:?}: expected auto, nominal or grid"),
     };
     let scenario_name = args.param_string("scenario_name", "corridor_graph")?;
-    let scenario_hash = args.param_string("scenario_hash", "")?;
+    // Empty: computed from the files that define the run (see scenario_hash()).
+    let scenario_hash = match args.param_string("scenario_hash", "")? {
+        h if h.is_empty() => scenario_hash(&world_file, &params_files(std::env::args()))?,
+        h => h,
+    };
     // int64 parameter carrying the u64 seed's bits (see sim_bridge).
     let seed = args.param_i64("seed", 0)?;
     let keep_running = args.param_bool("keep_running", false)?;
-    let git_commit = args.param_string("git_commit", "unknown")?;
+    let git_commit = args.param_string("git_commit", env!("BREAKBENCH_ORACLE_GIT_COMMIT"))?;
     let time_origin = match args.param_string("time_origin", "sim_zero")?.as_str() {
         "sim_zero" => TimeOrigin::SimZero,
         "first_sample" => TimeOrigin::FirstSample,
@@ -504,7 +547,8 @@ fn finish(
         seed: f.seed,
         provenance: Provenance {
             git_commit: f.git_commit.into(),
-            git_dirty: false,
+            // The build's tree (build.rs), whatever `git_commit` says.
+            git_dirty: env!("BREAKBENCH_ORACLE_GIT_DIRTY") == "true",
             crate_versions,
         },
         cell,
@@ -519,7 +563,7 @@ fn finish(
             passed: isolation.passed,
         }),
         trace_file: trace_file.clone(),
-        trace_sha256: String::new(),
+        trace_sha256: sha256_hex(trace.as_bytes()),
         sim_time_s: last.t_s,
         wall_time_s: f.wall_s,
     };
@@ -572,6 +616,40 @@ mod tests {
             messages_out: 10,
             ..ChannelFaultStatus::default()
         }
+    }
+
+    #[test]
+    fn scenario_hash_covers_world_then_params_files() {
+        let d = tempfile_dir();
+        let (w, p) = (d.join("w.yaml"), d.join("p.yaml"));
+        std::fs::write(&w, "ab").unwrap();
+        std::fs::write(&p, "c").unwrap();
+        // sha256("abc") (FIPS 180-2, appendix B.1).
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(scenario_hash(&w, std::slice::from_ref(&p)).unwrap(), abc);
+        assert_eq!(sha256_hex(b"abc"), abc);
+        let args = [
+            "--ros-args",
+            "--params-file",
+            "a.yaml",
+            "-p",
+            "x:=1",
+            "--params-file",
+            "b.yaml",
+        ];
+        assert_eq!(
+            params_files(args.iter().map(|s| s.to_string())),
+            vec![PathBuf::from("a.yaml"), PathBuf::from("b.yaml")]
+        );
+        let e = scenario_hash(&d.join("missing.yaml"), &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("missing.yaml"), "{e:#}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("oracle-test-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
     }
 
     #[test]
