@@ -101,7 +101,8 @@ class Peer(Node):
         dp = DomainParticipant(int(os.environ.get("ROS_DOMAIN_ID", "0")))
         self.tf_reader = DataReader(dp, Topic(dp, "rt/tf", TFMessage_),
                                     qos=Qos(Policy.Reliability.BestEffort, Policy.History.KeepLast(100)))
-        self.set_cli = self.create_client(SetFault, "/fault_injector/set_fault")
+        # ~/set_fault follows __ns like ~/status.
+        self.set_cli = self.create_client(SetFault, "/robot/fault_injector/set_fault")
 
     def tick(self):
         if not self.paused:

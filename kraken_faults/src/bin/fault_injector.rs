@@ -3,8 +3,10 @@
 //! Subscribes each channel's `input_topic` from channels.yaml, feeds the
 //! message through the channel's fault ([`Injector::push`]), publishes what
 //! the channel releases ([`Injector::poll`]) on `output_topic`, serves
-//! `/fault_injector/set_fault` (kraken_interfaces/srv/SetFault) and
-//! `/fault_injector/clear_faults` (std_srvs/srv/Trigger), publishes
+//! `~/set_fault` (kraken_interfaces/srv/SetFault) and `~/clear_faults`
+//! (std_srvs/srv/Trigger) — `/fault_injector/set_fault` and
+//! `/fault_injector/clear_faults` under the default node name, following
+//! `-r __ns:=` and `-r __node:=` — publishes
 //! `~/status` (kraken_interfaces/msg/FaultStatus) at `status_rate_hz` and on
 //! every change, and broadcasts the TF keep-alive of odometry channels in
 //! dropout on `/tf`.
@@ -249,8 +251,12 @@ fn run() -> Result<ExitCode> {
     } else {
         None
     };
-    let set_srv = node.server::<SetFaultSrv>("/fault_injector/set_fault")?;
-    let clear_srv = node.server::<TriggerSrv>("/fault_injector/clear_faults")?;
+    // Private names: they follow `__ns`/`__node` like `~/status`
+    // (defaults `/fault_injector/set_fault`, `/fault_injector/clear_faults`).
+    let set_name = node.args.resolve("~/set_fault");
+    let clear_name = node.args.resolve("~/clear_faults");
+    let set_srv = node.server::<SetFaultSrv>("~/set_fault")?;
+    let clear_srv = node.server::<TriggerSrv>("~/clear_faults")?;
     let clock_sub = node.clock_subscription()?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
@@ -310,7 +316,7 @@ fn run() -> Result<ExitCode> {
     let mut next_status = Instant::now();
     let mut last_status_key = Vec::new();
     let mut next_change_check = Instant::now();
-    tracing::info!("ready: /fault_injector/set_fault, /fault_injector/clear_faults");
+    tracing::info!("ready: {set_name}, {clear_name}");
 
     smol::block_on(async {
         loop {
