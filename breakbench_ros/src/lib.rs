@@ -32,3 +32,21 @@ pub use types::{Msg, RosService, RosType, SetFaultSrv, TriggerSrv};
 
 /// Re-export of the ros2-client version these helpers are built on.
 pub use ros2_client;
+
+/// The default `RUST_LOG` filter of the Breakbench nodes: our own `info`,
+/// rustdds only errors, ros2-client warnings.
+pub const NODE_LOG_FILTER: &str = "info,rustdds=error,ros2_client=warn";
+
+/// Installs the `tracing` subscriber every node uses: formatted lines on
+/// stderr (stdout stays free for a node's own output), filtered by
+/// `RUST_LOG` when set and valid, else by `default_filter` (usually
+/// [`NODE_LOG_FILTER`]). Call once, first thing in `main`.
+pub fn init_logging(default_filter: &str) {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+}

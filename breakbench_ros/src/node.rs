@@ -130,6 +130,27 @@ impl RosNode {
             .map_err(dds("service client"))
     }
 
+    /// Whether `client`'s service is reachable right now: its request writer
+    /// has matched a server's request reader and its response reader a
+    /// server's response writer. One non-blocking look at the match tables
+    /// the spinner keeps (needs [`Self::spawn_spinner`] running).
+    ///
+    /// Poll this rather than awaiting ros2-client's `Client::wait_for_service`:
+    /// that future only re-checks on a graph event delivered through a
+    /// bounded(8) channel filled with `try_send`, so on a loaded machine the
+    /// match event can be dropped and the wait never ends although the
+    /// service is there (measured: a 20 s CI timeout in `tests/e2e_graph.rs`).
+    pub fn service_ready<Req, Resp>(&self, client: &Client<Req, Resp>) -> bool
+    where
+        Req: ros2_client::Message + 'static,
+        Resp: ros2_client::Message + 'static,
+    {
+        use futures::FutureExt;
+        // The wait future reads the match tables when first polled and is
+        // `Ready` at once if both ends are matched; otherwise it is dropped.
+        client.wait_for_service(&self.node).now_or_never().is_some()
+    }
+
     /// Under `use_sim_time`: the `/clock` (rosgraph_msgs/Clock) subscription
     /// whose messages the caller passes to [`SimClock::update`]; `None` on wall time.
     pub fn clock_subscription(

@@ -137,7 +137,11 @@ fn arc(p: &Pose2, v: f64, w: f64, dt: f64) -> Pose2 {
     }
 }
 
-fn odometry(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> Odometry {
+/// A `nav_msgs/Odometry` of pose `p` in `frame` (child `base_link`) with
+/// body-frame twist `(v m/s, ω rad/s)`, covariances zero (REP-103 units,
+/// REP-105 frames). Used for the plant's `/odom` and `/oracle/odom` samples
+/// and the bridge's wheel odometry.
+pub fn odometry_msg(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> Odometry {
     Odometry {
         header: Header {
             stamp,
@@ -410,10 +414,10 @@ impl Plant {
             }),
             odom: now
                 .is_multiple_of(t.odom_period_ns)
-                .then(|| odometry(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist)),
+                .then(|| odometry_msg(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist)),
             truth: now
                 .is_multiple_of(t.truth_period_ns)
-                .then(|| odometry(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
+                .then(|| odometry_msg(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
         }
     }
 }

@@ -43,13 +43,12 @@ use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::{Publisher, Subscription};
 use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
-use breakbench_sim_bridge::plant::{BASE_FRAME, ODOM_FRAME};
+use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
 use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
 use kraken_interfaces::ros::{
-    Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance,
-    Quaternion, TFMessage, Transform, TransformStamped, Twist, TwistStamped, TwistWithCovariance,
-    Vector3,
+    Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
+    TransformStamped, Twist, TwistStamped, Vector3,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -69,14 +68,7 @@ const PUB_DEPTH: usize = 100;
 const TRUTH_DEPTH: usize = 5000;
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("info,rustdds=error,ros2_client=warn")
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -209,41 +201,12 @@ impl CmdSub {
 
 /// A wheel-odometry message (`odom` → `base_link`) from the plant's state.
 fn wheel_odometry(plant: &Plant) -> Odometry {
-    let p = plant.odom_pose();
-    let (v, w) = plant.wheel_velocity();
-    Odometry {
-        header: Header {
-            stamp: to_stamp(plant.now()),
-            frame_id: ODOM_FRAME.into(),
-        },
-        child_frame_id: BASE_FRAME.into(),
-        pose: PoseWithCovariance {
-            pose: Pose {
-                position: Point {
-                    x: p.x_m,
-                    y: p.y_m,
-                    z: 0.0,
-                },
-                orientation: Quaternion::from_yaw(p.yaw_rad),
-            },
-            covariance: [0.0; 36],
-        },
-        twist: TwistWithCovariance {
-            twist: Twist {
-                linear: Vector3 {
-                    x: v,
-                    y: 0.0,
-                    z: 0.0,
-                },
-                angular: Vector3 {
-                    x: 0.0,
-                    y: 0.0,
-                    z: w,
-                },
-            },
-            covariance: [0.0; 36],
-        },
-    }
+    odometry_msg(
+        to_stamp(plant.now()),
+        ODOM_FRAME,
+        &plant.odom_pose(),
+        plant.wheel_velocity(),
+    )
 }
 
 /// The static sensor transforms (`/tf_static`): `base_link` → `base_scan`,

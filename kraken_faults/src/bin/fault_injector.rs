@@ -137,14 +137,7 @@ fn default_channels_file() -> PathBuf {
 }
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("info,rustdds=error,ros2_client=warn")
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(code) => code,
         Err(e) => {

@@ -246,10 +246,14 @@ fn main() -> Result<()> {
             bail!("no messages through the injector after 30 s");
         }
     }
-    futures::executor::block_on(async {
-        set.wait_for_service(&node.node).await;
-        clear.wait_for_service(&node.node).await;
-    });
+    // Poll the match tables (see RosNode::service_ready).
+    let t_svc = Instant::now();
+    while !(node.service_ready(&set) && node.service_ready(&clear)) {
+        if t_svc.elapsed() > Duration::from_secs(30) {
+            bail!("services of the injector not matched after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let settle = || std::thread::sleep(Duration::from_millis(500));
     let mut rows = Vec::new();
 

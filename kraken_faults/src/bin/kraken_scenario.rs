@@ -25,14 +25,7 @@ use kraken_interfaces::ros::TriggerRequest;
 use kraken_interfaces::{mode_name, SetFaultRequest};
 
 fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new("warn,rustdds=error,ros2_client=error")
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
     match run() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -118,11 +111,12 @@ fn run() -> Result<bool> {
                 bail!("no /clock message within {timeout:?} (use_sim_time is true)");
             }
         }
+        // Poll the match tables (see RosNode::service_ready for why not
+        // ros2-client's wait_for_service).
         let found = with_timeout(timeout, async {
-            futures::join!(
-                set.wait_for_service(&node.node),
-                clear.wait_for_service(&node.node)
-            )
+            while !(node.service_ready(&set) && node.service_ready(&clear)) {
+                smol::Timer::after(Duration::from_millis(20)).await;
+            }
         })
         .await;
         if found.is_none() {
