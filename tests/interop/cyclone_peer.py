@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from cyclonedds.core import Qos, Policy
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import array, float64, int8, int32, int64, uint8, uint16, uint32, uint64
+from cyclonedds.idl.types import array, float64, int8, int64, uint8, uint16, uint32, uint64
 from cyclonedds.pub import DataWriter
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 from cyclonedds.util import duration
+
+from dds_types import Header_, Quaternion_, Time_, Vector3_  # tests/interop/dds_types.py
 
 FAILED = []
 
@@ -31,18 +33,6 @@ def check(name, ok, detail=""):
     print(f"{'PASS' if ok else 'FAIL'} cyclone: {name}" + (f" ({detail})" if detail else ""), flush=True)
     if not ok:
         FAILED.append(name)
-
-
-@dataclass
-class Time_(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
-    sec: int32 = 0
-    nanosec: uint32 = 0
-
-
-@dataclass
-class Header_(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
-    stamp: Time_ = field(default_factory=Time_)
-    frame_id: str = ""
 
 
 @dataclass
@@ -60,21 +50,6 @@ class NavSatFix_(IdlStruct, typename="sensor_msgs::msg::dds_::NavSatFix_"):
     altitude: float64 = 0.0
     position_covariance: array[float64, 9] = field(default_factory=lambda: [0.0] * 9)
     position_covariance_type: uint8 = 0
-
-
-@dataclass
-class Vector3_(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
-    x: float64 = 0.0
-    y: float64 = 0.0
-    z: float64 = 0.0
-
-
-@dataclass
-class Quaternion_(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
-    x: float64 = 0.0
-    y: float64 = 0.0
-    z: float64 = 0.0
-    w: float64 = 1.0
 
 
 @dataclass

@@ -22,43 +22,18 @@ from dataclasses import dataclass, field
 from cyclonedds.core import Qos, Policy
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
-from cyclonedds.idl.types import float64, int32, sequence, uint32
+from cyclonedds.idl.types import sequence
 from cyclonedds.sub import DataReader
 from cyclonedds.topic import Topic
 import os
 from kraken_interfaces.msg import FaultSpec, FaultStatus
 from kraken_interfaces.srv import SetFault
 
+from dds_types import Header_, Quaternion_, Vector3_  # tests/interop/dds_types.py
+
 FAILED = []
 
 # No tf2_msgs wheel exists on PyPI: /tf is read with Cyclone DDS (same domain).
-
-
-@dataclass
-class Time_(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
-    sec: int32 = 0
-    nanosec: uint32 = 0
-
-
-@dataclass
-class Header_(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
-    stamp: Time_ = field(default_factory=Time_)
-    frame_id: str = ""
-
-
-@dataclass
-class Vector3_(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
-    x: float64 = 0.0
-    y: float64 = 0.0
-    z: float64 = 0.0
-
-
-@dataclass
-class Quaternion_(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
-    x: float64 = 0.0
-    y: float64 = 0.0
-    z: float64 = 0.0
-    w: float64 = 1.0
 
 
 @dataclass
