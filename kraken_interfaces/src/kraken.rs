@@ -62,6 +62,35 @@ impl FaultSpec {
     pub const LOSS_BURST: u8 = 1;
     pub const LOSS_GILBERT_ELLIOTT: u8 = 2;
 
+    /// The parameter that sets this mode's severity, as `(field name, value)`
+    /// in the field's own unit (`FaultSpec.msg`): DEGRADE `noise_stddev`,
+    /// BIAS_RAMP `bias_rate`, SLIP `slip_ratio`, BIAS `bias`, SCALE
+    /// `scale_factor`, SATURATION `saturation_limit`, PACKET_LOSS
+    /// `burst_length` (burst model) or `loss_probability`, DELAY `delay_s`,
+    /// JITTER `jitter_s`, DUPLICATE/REORDER `probability`, TIMESTAMP_JUMP
+    /// `timestamp_offset_s`, CORRUPT_STATUS `covariance_scale`. `None` for
+    /// modes without one (HEALTHY, DROPOUT, STUCK, GARBAGE) and unknown modes.
+    pub fn main_parameter(&self) -> Option<(&'static str, f64)> {
+        Some(match self.mode {
+            Self::DEGRADE => ("noise_stddev", self.noise_stddev),
+            Self::BIAS_RAMP => ("bias_rate", self.bias_rate),
+            Self::SLIP => ("slip_ratio", self.slip_ratio),
+            Self::BIAS => ("bias", self.bias),
+            Self::SCALE => ("scale_factor", self.scale_factor),
+            Self::SATURATION => ("saturation_limit", self.saturation_limit),
+            Self::PACKET_LOSS if self.loss_model == Self::LOSS_BURST => {
+                ("burst_length", f64::from(self.burst_length))
+            }
+            Self::PACKET_LOSS => ("loss_probability", self.loss_probability),
+            Self::DELAY => ("delay_s", self.delay_s),
+            Self::JITTER => ("jitter_s", self.jitter_s),
+            Self::DUPLICATE | Self::REORDER => ("probability", self.probability),
+            Self::TIMESTAMP_JUMP => ("timestamp_offset_s", self.timestamp_offset_s),
+            Self::CORRUPT_STATUS => ("covariance_scale", self.covariance_scale),
+            _ => return None,
+        })
+    }
+
     /// A spec with the given channel and mode and every parameter 0.
     pub fn new(channel: impl Into<String>, mode: u8) -> Self {
         Self {

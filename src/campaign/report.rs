@@ -1175,6 +1175,7 @@ mod tests {
                 messages_in: 1,
                 messages_out: 1,
                 first_applied_s: Some(0.0),
+                cleared_s: None,
             })
             .collect();
         Manifest {

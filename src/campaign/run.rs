@@ -201,6 +201,7 @@ pub fn execute(
                 messages_in: st.messages_in,
                 messages_out: st.messages_out,
                 first_applied_s: ch.first_applied().map(|t| t.as_secs_f64()),
+                cleared_s: ch.cleared().map(|t| t.as_secs_f64()),
             }
         })
         .collect();

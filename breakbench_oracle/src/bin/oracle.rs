@@ -182,14 +182,20 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// i.e. has a non-zero `first_applied` stamp. A fault that was requested but
 /// never touched a message is not a fault of the run (warned, not recorded,
 /// not in the cell). A fault applied and later cleared or expired is
-/// recorded (it shaped the run); the manifest's `FaultRecord` has no field
-/// for the cleared time, so that is logged only. The corridor study's axes get
-/// their campaign names (`odom` SCALE → `odom_bias` = scale_factor - 1,
-/// `scan` DELAY → `latency_s` = delay_s); any other fault is named
-/// `<channel>_<mode>` with its main parameter as the axis value. The
+/// recorded (it shaped the run) with its `cleared_s`. The corridor study's
+/// axes get their campaign names (`odom` SCALE → `odom_bias` =
+/// scale_factor - 1, `scan` DELAY → `latency_s` = delay_s); any other fault
+/// is named `<channel>_<mode>` with its severity parameter
+/// ([`FaultSpec::main_parameter`]) as the axis value, or `mode` and the
+/// mode number for a mode without one (DROPOUT, STUCK, GARBAGE). The
 /// delivered value is measured inside the injector in-process; the node
 /// reports none (`delivered_metric: "not_measured"`).
-fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
+///
+/// `first_applied_s` and `cleared_s` are mission times like the samples'
+/// (stamp minus the time origin `origin_ns`, integer ns), so negative when
+/// the fault touched a message before the first sample under
+/// `time_origin: first_sample`.
+fn fault_records(status: Option<&FaultStatus>, origin_ns: i128) -> Vec<FaultRecord> {
     let Some(st) = status else { return Vec::new() };
     st.channels
         .iter()
@@ -207,7 +213,7 @@ fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
                     channel = %c.channel,
                     first_applied_s = c.first_applied.as_secs_f64(),
                     cleared_s = c.cleared.as_secs_f64(),
-                    "fault applied then cleared during the run (recorded; the manifest has no cleared-time field)"
+                    "fault applied then cleared during the run (recorded with cleared_s)"
                 );
             }
             applied
@@ -229,21 +235,12 @@ fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
                 ("scan", FaultSpec::DELAY) => {
                     ("latency_s".to_string(), "delay_s", f.delay_s, f.delay_s)
                 }
-                (ch, FaultSpec::SCALE) => (
-                    format!("{ch}_{mode}"),
-                    "scale_factor",
-                    f.scale_factor,
-                    f.scale_factor,
-                ),
-                (ch, FaultSpec::DELAY) => (format!("{ch}_{mode}"), "delay_s", f.delay_s, f.delay_s),
-                (ch, _) => (
-                    format!("{ch}_{mode}"),
-                    "mode",
-                    f64::from(f.mode),
-                    f64::from(f.mode),
-                ),
+                (ch, _) => {
+                    let (p, v) = f.main_parameter().unwrap_or(("mode", f64::from(f.mode)));
+                    (format!("{ch}_{mode}"), p, v, v)
+                }
             };
-            let t = c.first_applied.as_secs_f64();
+            let mission_s = |t: &Time| ns_to_secs(stamp_ns(t) - origin_ns);
             FaultRecord {
                 axis,
                 channel: c.channel.clone(),
@@ -255,7 +252,8 @@ fn fault_records(status: Option<&FaultStatus>) -> Vec<FaultRecord> {
                 delivered: None,
                 messages_in: c.messages_in,
                 messages_out: c.messages_out,
-                first_applied_s: (t > 0.0).then_some(t),
+                first_applied_s: Some(mission_s(&c.first_applied)),
+                cleared_s: (c.cleared != Time::default()).then(|| mission_s(&c.cleared)),
             }
         })
         .collect()
@@ -460,6 +458,7 @@ fn run() -> Result<()> {
                                 git_commit: &git_commit,
                                 wall_s: wall0.map(|w| w.elapsed().as_secs_f64()).unwrap_or(0.0),
                                 max_gap_s,
+                                origin_ns: origin_ns.unwrap_or(0),
                             },
                         )?;
                         let _ = status_pub.publish(StringMsg {
@@ -488,6 +487,8 @@ struct Finish<'a> {
     git_commit: &'a str,
     wall_s: f64,
     max_gap_s: f64,
+    /// The mission time origin, ns of the stamp.
+    origin_ns: i128,
 }
 
 fn finish(
@@ -504,7 +505,7 @@ fn finish(
     };
     let verdict = evidence.verdict(world)?;
     let isolation = isolation_check(world, poses, self_report)?;
-    let records = fault_records(faults);
+    let records = fault_records(faults, f.origin_ns);
     let kind = f.run_kind.unwrap_or(if records.is_empty() {
         RunKind::Nominal
     } else {
@@ -661,16 +662,34 @@ mod tests {
             ],
             ..FaultStatus::default()
         };
-        let r = fault_records(Some(&st));
-        let axes: Vec<(&str, f64, Option<f64>)> = r
+        let r = fault_records(Some(&st), 0);
+        // (axis, parameter, axis value, first applied s, cleared s)
+        type Row<'a> = (&'a str, &'a str, f64, Option<f64>, Option<f64>);
+        let axes: Vec<Row> = r
             .iter()
-            .map(|r| (r.axis.as_str(), r.axis_value, r.first_applied_s))
+            .map(|r| {
+                (
+                    r.axis.as_str(),
+                    r.parameter.as_str(),
+                    r.axis_value,
+                    r.first_applied_s,
+                    r.cleared_s,
+                )
+            })
             .collect();
         assert_eq!(
             axes,
-            vec![("odom_bias", 0.2, Some(1.0)), ("imu_delay", 0.1, Some(2.0))]
+            vec![
+                ("odom_bias", "scale_factor", 0.2, Some(1.0), None),
+                ("imu_delay", "delay_s", 0.1, Some(2.0), Some(5.0))
+            ]
         );
-        assert!(fault_records(None).is_empty());
+        // Under time_origin: first_sample at 1.5 s the times are mission times.
+        let r = fault_records(Some(&st), 1_500_000_000);
+        assert_eq!(r[0].first_applied_s, Some(-0.5));
+        assert_eq!(r[1].first_applied_s, Some(0.5));
+        assert_eq!(r[1].cleared_s, Some(3.5));
+        assert!(fault_records(None, 0).is_empty());
     }
 
     #[test]
