@@ -28,9 +28,9 @@ enum Command {
         /// Output directory (manifests/, traces/, summary.json, report.html, junit.xml, timing.json)
         #[arg(long)]
         out: PathBuf,
-        /// Parallel runs (default: available cores)
-        #[arg(long)]
-        jobs: Option<usize>,
+        /// Parallel runs, 1..=1024 (default: available cores)
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
         /// No progress bar
         #[arg(long)]
         quiet: bool,
@@ -79,7 +79,7 @@ enum Command {
         #[arg(long)]
         check: bool,
         /// Write the recomputed summary.json (atomically)
-        #[arg(long)]
+        #[arg(long, conflicts_with = "check")]
         write: bool,
     },
 }
@@ -116,7 +116,13 @@ fn real_main() -> Result<ExitCode> {
             quiet,
         } => {
             let s = Scenario::load(&scenario)?;
-            let jobs = jobs.unwrap_or_else(|| {
+            if out.exists() && !out.is_dir() {
+                anyhow::bail!(
+                    "--out {}: exists and is not a directory (the campaign writes a directory)",
+                    out.display()
+                );
+            }
+            let jobs = jobs.map(usize::from).unwrap_or_else(|| {
                 std::thread::available_parallelism()
                     .map(|n| n.get())
                     .unwrap_or(1)

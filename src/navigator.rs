@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use breakbench_oracle::SelfReport;
-use kraken_interfaces::config::load_yaml;
+use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -56,8 +56,12 @@ pub struct NavigatorConfig {
 impl NavigatorConfig {
     /// Loads and validates `path`.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let c: Self = load_yaml(path)?;
-        let p = path.display().to_string();
+        load_yaml_checked(path, Self::validate)
+    }
+
+    /// The semantic checks: every gain, rate, length and time finite and > 0,
+    /// `lateral_margin_m` >= 0. `p` is the file, for the error.
+    fn validate(c: &Self, p: &str) -> Result<(), ConfigError> {
         let positive = [
             ("control_rate_hz", c.control_rate_hz),
             ("goal_tolerance_m", c.goal_tolerance_m),
@@ -76,20 +80,16 @@ impl NavigatorConfig {
         for (field, v) in positive {
             if !(v.is_finite() && v > 0.0) {
                 return Err(ConfigError::semantic(
-                    &p,
+                    p,
                     field,
                     format!("must be > 0, got {v}"),
                 ));
             }
         }
         if c.lateral_margin_m.is_nan() || c.lateral_margin_m < 0.0 {
-            return Err(ConfigError::semantic(
-                &p,
-                "lateral_margin_m",
-                "must be >= 0",
-            ));
+            return Err(ConfigError::semantic(p, "lateral_margin_m", "must be >= 0"));
         }
-        Ok(c)
+        Ok(())
     }
 
     /// The command period.

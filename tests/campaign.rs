@@ -79,6 +79,31 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     // A completed run was not rerun (its manifest, wall time included, is untouched).
     assert_eq!(std::fs::read(&keep).unwrap(), keep_bytes);
     assert_eq!(std::fs::read_dir(&mdir).unwrap().count(), ids.len());
+
+    // A run is complete only with its trace: a missing and a corrupted trace
+    // are both rerun, and the rewritten traces are the originals.
+    let tdir = d.path().join("traces");
+    let (t1, t2) = (
+        tdir.join(format!("{}.csv", ids[1])),
+        tdir.join(format!("{}.csv", ids[2])),
+    );
+    let (b1, b2) = (std::fs::read(&t1).unwrap(), std::fs::read(&t2).unwrap());
+    std::fs::remove_file(&t1).unwrap();
+    std::fs::write(&t2, b"garbage\n").unwrap();
+    let r = run_campaign(
+        &s,
+        &CampaignOptions {
+            out: d.path().to_path_buf(),
+            jobs: 1,
+            progress: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(r.timing.runs_executed, 2);
+    assert_eq!(r.timing.runs_resumed, ids.len() - 2);
+    assert_eq!(std::fs::read(&t1).unwrap(), b1);
+    assert_eq!(std::fs::read(&t2).unwrap(), b2);
+    assert_eq!(summary_bytes(d.path()), before);
 }
 
 #[test]

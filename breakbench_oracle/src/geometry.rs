@@ -10,7 +10,7 @@
 
 use parry2d_f64::math::Vector;
 use parry2d_f64::query::PointQuery;
-use parry2d_f64::shape::{Cuboid, Polyline};
+use parry2d_f64::shape::{Cuboid, Polyline, Segment};
 use parry2d_f64::utils::point_in_poly2d;
 
 use crate::world::{BoxObstacle, Point2};
@@ -107,6 +107,13 @@ impl RegionShape {
             -d
         }
     }
+}
+
+/// Distance from the point `p` to the segment `a`–`b`, metres (parry2d-f64
+/// `Segment::distance_to_local_point`, computed relative to `a`).
+pub(crate) fn segment_distance_m(a: Point2, b: Point2, p: Point2) -> f64 {
+    let seg = Segment::new(Vector::new(0.0, 0.0), Vector::new(b[0] - a[0], b[1] - a[1]));
+    seg.distance_to_local_point(Vector::new(p[0] - a[0], p[1] - a[1]), true)
 }
 
 /// Whether the closed polygon `poly` is simple: no two non-adjacent edges

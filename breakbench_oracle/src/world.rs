@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use kraken_interfaces::config::{load_yaml, parse_yaml};
+use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
 
@@ -74,16 +74,12 @@ impl World {
     /// A [`ConfigError`] naming the file, line and field for any unknown or
     /// malformed field, or for a value that fails validation.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let w: World = load_yaml(path)?;
-        w.validate(&path.display().to_string())?;
-        Ok(w)
+        load_yaml_checked(path, Self::validate)
     }
 
     /// Parses and validates world YAML text that was read from `path`.
     pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let w: World = parse_yaml(text, path)?;
-        w.validate(path)?;
-        Ok(w)
+        parse_yaml_checked(text, path, Self::validate)
     }
 
     fn validate(&self, path: &str) -> Result<(), ConfigError> {
@@ -123,6 +119,58 @@ impl World {
                 return err(
                     &format!("obstacles[{i}]"),
                     "min_m must be finite and below and left of max_m",
+                );
+            }
+        }
+        for (i, [a, b]) in self.walls_m.iter().enumerate() {
+            if !a.iter().chain(b.iter()).all(|v| v.is_finite()) {
+                return err(&format!("walls_m[{i}]"), "must be finite");
+            }
+            if a == b {
+                return err(&format!("walls_m[{i}]"), "has zero length");
+            }
+        }
+        let s = &self.start;
+        for (f, v) in [("x_m", s.x_m), ("y_m", s.y_m), ("yaw_rad", s.yaw_rad)] {
+            if !v.is_finite() {
+                return err(&format!("start.{f}"), "must be finite");
+            }
+        }
+        // The start must be a legal state: footprint inside the operating
+        // region and clear of every obstacle and wall (a run that starts in
+        // violation or in contact judges nothing about the faults).
+        let r = self.footprint_radius_m;
+        let inside = crate::geometry::RegionShape::new(&self.operating_region_m)
+            .signed_distance_m(s.x_m, s.y_m);
+        if inside < r {
+            return err(
+                "start",
+                &format!(
+                    "the footprint (radius {r} m) at ({}, {}) is not inside operating_region_m (centre {inside:.3} m from its boundary, positive inside)",
+                    s.x_m, s.y_m
+                ),
+            );
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let d = crate::geometry::BoxShape::new(o).signed_distance_m(s.x_m, s.y_m);
+            if d <= r {
+                return err(
+                    "start",
+                    &format!(
+                        "the footprint (radius {r} m) overlaps or touches obstacles[{i}] '{}' (centre {d:.3} m from it)",
+                        o.name
+                    ),
+                );
+            }
+        }
+        for (i, [a, b]) in self.walls_m.iter().enumerate() {
+            let d = crate::geometry::segment_distance_m(*a, *b, [s.x_m, s.y_m]);
+            if d <= r {
+                return err(
+                    "start",
+                    &format!(
+                        "the footprint (radius {r} m) overlaps or touches walls_m[{i}] (centre {d:.3} m from it)"
+                    ),
                 );
             }
         }
@@ -184,5 +232,90 @@ mod tests {
         let e = World::parse(&text, "w.yaml").unwrap_err();
         assert!(e.line > 0, "{e}");
         assert!(e.message.contains("footprint_radius"), "{e}");
+    }
+    #[test]
+    fn semantic_errors_name_the_line() {
+        let text = corridor_text().replace("mission_timeout_s: 60.0", "mission_timeout_s: .inf");
+        let e = World::parse(&text, "w.yaml").unwrap_err();
+        assert_eq!((e.line, e.column), (22, 1), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("w.yaml:22:1: field 'mission_timeout_s'"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_walls_and_start_poses_are_rejected() {
+        let cases = [
+            (
+                "  - [[0.0, -1.0], [12.0, -1.0]]",
+                "  - [[.nan, -1.0], [12.0, -1.0]]",
+                "walls_m[0]",
+                "finite",
+            ),
+            (
+                "  - [[0.0, -1.0], [12.0, -1.0]]",
+                "  - [[0.0, -1.0], [0.0, -1.0]]",
+                "walls_m[0]",
+                "zero length",
+            ),
+            (
+                "start: {x_m: 1.0,",
+                "start: {x_m: .nan,",
+                "start.x_m",
+                "finite",
+            ),
+            ("yaw_rad: 0.0}", "yaw_rad: .inf}", "start.yaw_rad", "finite"),
+            // outside the corridor
+            (
+                "start: {x_m: 1.0,",
+                "start: {x_m: 50.0,",
+                "start",
+                "not inside operating_region_m",
+            ),
+            // inside the region but the footprint crosses its edge (0.95 - 0.8 < 0.2)
+            (
+                "y_m: 0.0, yaw",
+                "y_m: 0.8, yaw",
+                "start",
+                "not inside operating_region_m",
+            ),
+            // inside the box
+            (
+                "start: {x_m: 1.0,",
+                "start: {x_m: 6.0,",
+                "start",
+                "overlaps or touches obstacles[0] 'box'",
+            ),
+            // 0.15 m left of the box: the 0.2 m footprint overlaps it
+            (
+                "start: {x_m: 1.0,",
+                "start: {x_m: 5.65,",
+                "start",
+                "obstacles[0]",
+            ),
+        ];
+        for (from, to, field, msg) in cases {
+            let text = corridor_text().replace(from, to);
+            assert_ne!(text, corridor_text(), "{from} -> {to} applied");
+            let e = World::parse(&text, "w.yaml").unwrap_err();
+            assert_eq!(e.field, field, "{to}: {e}");
+            assert!(e.message.contains(msg), "{to}: {e}");
+            assert!(e.line > 0, "{to}: {e}");
+        }
+        // A wall the region does not keep the start away from.
+        let text = corridor_text().replace(
+            "  - [[0.0, 1.0], [0.0, -1.0]]",
+            "  - [[0.0, 1.0], [0.0, -1.0]]\n  - [[1.1, -0.5], [1.1, 0.5]]",
+        );
+        let e = World::parse(&text, "w.yaml").unwrap_err();
+        assert!(
+            e.message.contains("walls_m[4]") && e.message.contains("0.100 m"),
+            "{e}"
+        );
+        // 0.25 m from the box: legal.
+        let text = corridor_text().replace("start: {x_m: 1.0,", "start: {x_m: 5.55,");
+        assert_eq!(World::parse(&text, "w.yaml").unwrap().start.x_m, 5.55);
     }
 }

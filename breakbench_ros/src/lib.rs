@@ -50,3 +50,24 @@ pub fn init_logging(default_filter: &str) {
         .with_writer(std::io::stderr)
         .init();
 }
+
+/// If the command line asks for help (`-h` or `--help` before any
+/// `--ros-args`), prints `about`, the common ROS-arguments usage of `node`
+/// and where its parameters are documented (`readme`), then exits 0.
+/// Node binaries call it first thing in `main`.
+pub fn exit_on_help(node: &str, about: &str, readme: &str) {
+    let asked = std::env::args()
+        .skip(1)
+        .take_while(|a| a != "--ros-args")
+        .any(|a| a == "-h" || a == "--help");
+    if asked {
+        println!(
+            "{node}: {about}\n\n\
+             usage: {node} [--ros-args [-p NAME:=VALUE]... [-r FROM:=TO]... [--params-file FILE]]\n\n\
+             ROS_DOMAIN_ID, RMW_IMPLEMENTATION (rmw_fastrtps_cpp | rmw_cyclonedds_cpp) and\n\
+             RUST_LOG are read from the environment. Parameters, topics and services\n\
+             (with defaults and units): {readme}"
+        );
+        std::process::exit(0);
+    }
+}

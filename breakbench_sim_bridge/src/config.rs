@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use kraken_interfaces::config::{load_yaml, parse_yaml};
+use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
 
@@ -187,9 +187,7 @@ impl PlantConfig {
     /// missing or malformed field, or for a value failing [`Self::timing`] /
     /// [`Self::validate`].
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let c: PlantConfig = load_yaml(path)?;
-        c.validate(&path.display().to_string())?;
-        Ok(c)
+        load_yaml_checked(path, |c: &PlantConfig, p| c.validate(p).map(|_| ()))
     }
 
     /// Parses and validates YAML `text` that was read from `path`.
@@ -197,9 +195,7 @@ impl PlantConfig {
     /// # Errors
     /// As [`Self::load`].
     pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let c: PlantConfig = parse_yaml(text, path)?;
-        c.validate(path)?;
-        Ok(c)
+        parse_yaml_checked(text, path, |c: &PlantConfig, p| c.validate(p).map(|_| ()))
     }
 
     /// Checks every value (limits > 0 and finite, ranges ordered, noise >= 0,

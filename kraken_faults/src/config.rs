@@ -80,34 +80,10 @@ pub struct TfKeepaliveConfig {
     pub tf_rate_hz: f64,
 }
 
-/// 1-based line of the `nth` (0-based) line whose key is `key` with value
-/// `value` (list-item dash and quotes ignored), or 0 when not found. Used to
-/// place semantic errors, which serde cannot locate after parsing.
-fn line_of(text: &str, key: &str, value: &str, nth: usize) -> usize {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| {
-            let t = l.trim_start().trim_start_matches("- ").trim_start();
-            t.strip_prefix(key)
-                .and_then(|r| r.trim_start().strip_prefix(':'))
-                .map(|v| {
-                    v.split(" #")
-                        .next()
-                        .unwrap_or("")
-                        .trim()
-                        .trim_matches(|c| c == '"' || c == '\'')
-                        == value
-                })
-                .unwrap_or(false)
-        })
-        .nth(nth)
-        .map_or(0, |(i, _)| i + 1)
-}
-
-/// Tidies a parse error of `text`: drops the field-path prefixes serde_yaml_ng
-/// repeats in the message, and for a duplicate key (reported by serde at the
-/// start of the enclosing map) points at the second occurrence of the key.
-pub(crate) fn refine_parse_error(text: &str, e: kraken_interfaces::ConfigError) -> FaultError {
+/// Tidies a parse error: drops the field-path prefixes serde_yaml_ng repeats
+/// in the message (`parse_yaml` already points a duplicate key at its second
+/// occurrence).
+pub(crate) fn refine_parse_error(e: kraken_interfaces::ConfigError) -> FaultError {
     let mut message = e.message.as_str();
     while let Some((head, rest)) = message.split_once(": ") {
         if !head.contains(' ') && e.field.starts_with(head) {
@@ -116,61 +92,13 @@ pub(crate) fn refine_parse_error(text: &str, e: kraken_interfaces::ConfigError) 
             break;
         }
     }
-    let mut line = e.line;
-    if let Some(key) = message
-        .strip_prefix("duplicate field `")
-        .and_then(|r| r.split('`').next())
-    {
-        let indent = |l: &str| l.len() - l.trim_start_matches([' ', '-']).len();
-        let start = e.line.saturating_sub(1);
-        let base = text.lines().nth(start).map_or(0, indent);
-        let hits: Vec<usize> = text
-            .lines()
-            .enumerate()
-            .skip(start)
-            .take_while(|(i, l)| {
-                *i == start
-                    || l.trim().is_empty()
-                    || indent(l) >= base && !l.trim_start().starts_with("- ")
-            })
-            .filter(|(_, l)| {
-                l.trim_start_matches([' ', '-'])
-                    .strip_prefix(key)
-                    .is_some_and(|r| r.trim_start().starts_with(':'))
-            })
-            .map(|(i, _)| i + 1)
-            .collect();
-        if let Some(&second) = hits.get(1) {
-            line = second;
-        }
-    }
     FaultError::Config {
         path: e.path,
-        line,
-        column: if line == e.line { e.column } else { 0 },
+        line: e.line,
+        column: e.column,
         field: e.field,
         message: message.to_string(),
     }
-}
-
-/// 1-based line of key `key` inside the list item whose `name` is `name`
-/// (the lines after the `name:` line up to the next list item), falling back
-/// to the `name:` line.
-fn field_line(text: &str, name: &str, key: &str) -> usize {
-    let start = line_of(text, "name", name, 0);
-    if start == 0 {
-        return 0;
-    }
-    text.lines()
-        .enumerate()
-        .skip(start)
-        .take_while(|(_, l)| !l.trim_start().starts_with("- "))
-        .find(|(_, l)| {
-            l.trim_start()
-                .strip_prefix(key)
-                .is_some_and(|r| r.trim_start().starts_with(':'))
-        })
-        .map_or(start, |(i, _)| i + 1)
 }
 
 /// Checks `name` against the ROS 2 topic name rules (design article "Topic
@@ -232,13 +160,16 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn semantic(path: &str, text: &str, name: &str, field: String, message: String) -> FaultError {
+/// A semantic error about `field`, placed at the field's line and column in
+/// `text` ([`kraken_interfaces::ConfigError::located`]).
+pub(crate) fn semantic(path: &str, text: &str, field: String, message: String) -> FaultError {
+    let e = kraken_interfaces::ConfigError::semantic(path, &field, message).located(text);
     FaultError::Config {
-        path: path.into(),
-        line: line_of(text, "name", name, 0),
-        column: 0,
-        field,
-        message,
+        path: e.path,
+        line: e.line,
+        column: e.column,
+        field: e.field,
+        message: e.message,
     }
 }
 
@@ -255,36 +186,36 @@ impl ChannelsConfig {
     /// of the later channel's topic), depth 0, `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)
-            .map_err(|e| refine_parse_error(text, e))?;
+        let cfg: ChannelsConfig =
+            kraken_interfaces::config::parse_yaml(text, path).map_err(refine_parse_error)?;
+        if cfg.channels.is_empty() {
+            return Err(semantic(
+                path,
+                text,
+                "channels".into(),
+                "declares no channel: the injector would relay nothing".into(),
+            ));
+        }
         for (i, c) in cfg.channels.iter().enumerate() {
             let at = |f: &str| format!("channels[{i}].{f}");
             if let Some(first) = cfg.channels[..i].iter().position(|o| o.name == c.name) {
-                return Err(FaultError::Config {
-                    path: path.into(),
-                    line: line_of(text, "name", &c.name, 1),
-                    column: 0,
-                    field: at("name"),
-                    message: format!(
-                        "duplicate channel name '{}' (first declared as channels[{first}])",
-                        c.name
-                    ),
-                });
-            }
-            if c.name.is_empty() {
                 return Err(semantic(
                     path,
                     text,
-                    &c.name,
                     at("name"),
-                    "must not be empty".into(),
+                    format!(
+                        "duplicate channel name '{}' (first declared as channels[{first}])",
+                        c.name
+                    ),
                 ));
+            }
+            if c.name.is_empty() {
+                return Err(semantic(path, text, at("name"), "must not be empty".into()));
             }
             if c.input_topic.is_empty() || c.output_topic.is_empty() {
                 return Err(semantic(
                     path,
                     text,
-                    &c.name,
                     at("input_topic"),
                     "topics must not be empty".into(),
                 ));
@@ -294,13 +225,7 @@ impl ChannelsConfig {
                 ("output_topic", &c.output_topic),
             ] {
                 if let Err(m) = check_topic_name(topic) {
-                    return Err(FaultError::Config {
-                        path: path.into(),
-                        line: field_line(text, &c.name, key),
-                        column: 0,
-                        field: at(key),
-                        message: m,
-                    });
+                    return Err(semantic(path, text, at(key), m));
                 }
             }
             // Another channel's topics, declared earlier: an output shared
@@ -323,24 +248,22 @@ impl ChannelsConfig {
                     } else {
                         &c.input_topic
                     };
-                    return Err(FaultError::Config {
-                        path: path.into(),
-                        line: field_line(text, &c.name, mine),
-                        column: 0,
-                        field: at(mine),
-                        message: format!(
+                    return Err(semantic(
+                        path,
+                        text,
+                        at(mine),
+                        format!(
                             "'{topic}' is also channels[{j}] ('{}').{theirs}: each channel needs \
                              its own output, distinct from every input",
                             o.name
                         ),
-                    });
+                    ));
                 }
             }
             if c.input_topic == c.output_topic {
                 return Err(semantic(
                     path,
                     text,
-                    &c.name,
                     at("output_topic"),
                     format!(
                         "equals input_topic '{}': the injector would feed itself",
@@ -349,20 +272,13 @@ impl ChannelsConfig {
                 ));
             }
             if c.qos.depth == 0 {
-                return Err(semantic(
-                    path,
-                    text,
-                    &c.name,
-                    at("qos.depth"),
-                    "must be >= 1".into(),
-                ));
+                return Err(semantic(path, text, at("qos.depth"), "must be >= 1".into()));
             }
             if let Some(k) = &c.tf_keepalive {
                 if c.kind != MsgKind::Odometry {
                     return Err(semantic(
                         path,
                         text,
-                        &c.name,
                         at("tf_keepalive"),
                         format!(
                             "only odometry channels carry a transform; this one is {}",
@@ -374,7 +290,6 @@ impl ChannelsConfig {
                     return Err(semantic(
                         path,
                         text,
-                        &c.name,
                         at("tf_keepalive.tf_rate_hz"),
                         format!("must be in [0.001, 1000] Hz, got {}", k.tf_rate_hz),
                     ));

@@ -216,14 +216,10 @@ impl ScenarioFile {
     /// negative or decreasing, a duplicate label.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)
-            .map_err(|e| crate::config::refine_parse_error(text, e))?;
+            .map_err(crate::config::refine_parse_error)?;
         for (i, s) in f.steps.iter().enumerate() {
-            let e = |field: &str, message: String| FaultError::Config {
-                path: path.into(),
-                line: label_line(text, &s.label),
-                column: 0,
-                field: format!("steps[{i}].{field}"),
-                message,
+            let e = |field: &str, message: String| {
+                crate::config::semantic(path, text, format!("steps[{i}].{field}"), message)
             };
             if f.steps[..i].iter().any(|o| o.label == s.label) {
                 return Err(e("label", format!("duplicate label '{}'", s.label)));
@@ -275,24 +271,4 @@ impl ScenarioFile {
         })?;
         Self::parse(&text, &p)
     }
-}
-
-/// 1-based line of the `label: <label>` key (block or flow style), or 0.
-fn label_line(text: &str, label: &str) -> usize {
-    text.lines()
-        .position(|l| {
-            l.split(['{', ',', '-']).any(|part| {
-                part.trim()
-                    .strip_prefix("label:")
-                    .map(|v| {
-                        v.trim()
-                            .trim_end_matches('}')
-                            .trim()
-                            .trim_matches(|c| c == '"' || c == '\'')
-                            == label
-                    })
-                    .unwrap_or(false)
-            })
-        })
-        .map_or(0, |i| i + 1)
 }

@@ -140,17 +140,22 @@ fn channels_errors_name_file_line_and_field() {
         cfg_err(ChannelsConfig::parse(&keepalive_on_gnss, "c.yaml").unwrap_err());
     assert_eq!(
         (line, field.as_str()),
-        (2, "channels[0].tf_keepalive"),
+        (7, "channels[0].tf_keepalive"),
         "{msg}"
     );
 
     let loop_topic = GOOD.replace("output_topic: /d", "output_topic: /c");
-    let (_, field, _) = cfg_err(ChannelsConfig::parse(&loop_topic, "c.yaml").unwrap_err());
-    assert_eq!(field, "channels[1].output_topic");
+    let (line, field, _) = cfg_err(ChannelsConfig::parse(&loop_topic, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (10, "channels[1].output_topic"));
 
     let depth0 = GOOD.replace("depth: 5", "depth: 0");
     let (line, field, _) = cfg_err(ChannelsConfig::parse(&depth0, "c.yaml").unwrap_err());
-    assert_eq!((line, field.as_str()), (7, "channels[1].qos.depth"));
+    assert_eq!((line, field.as_str()), (13, "channels[1].qos.depth"));
+
+    let (line, field, msg) =
+        cfg_err(ChannelsConfig::parse("# none\nchannels: []\n", "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (2, "channels"), "{msg}");
+    assert!(msg.contains("declares no channel"), "{msg}");
 
     let e = ChannelsConfig::load(Path::new("/nonexistent/channels.yaml")).unwrap_err();
     assert!(matches!(e, FaultError::Io { .. }), "{e}");

@@ -53,6 +53,270 @@ impl ConfigError {
             message: message.into(),
         }
     }
+    /// Fills in the line and column of a semantic error from the YAML `text`
+    /// it was found in, by locating its field path (see [`locate`]); a field
+    /// that is absent from the text (a missing optional key) is placed at its
+    /// nearest enclosing field that is present. Errors that already carry a
+    /// line, or with no part of the path in `text`, are returned unchanged.
+    pub fn located(mut self, text: &str) -> Self {
+        let mut field = self.field.as_str();
+        while self.line == 0 && !field.is_empty() {
+            if let Some((line, column)) = locate(text, field, 1) {
+                self.line = line;
+                self.column = column;
+            }
+            field = &field[..field.rfind(['.', '[']).unwrap_or(0)];
+        }
+        self
+    }
+}
+
+/// One step of a field path: a mapping key or a sequence index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// Splits a field path as serde_path_to_error and the semantic checks write
+/// it (`axes[0].values[1]`, `nominal.convergence.rel_tol`, `.` for the root).
+fn split_path(field: &str) -> Option<Vec<Seg>> {
+    let mut out = Vec::new();
+    for part in field.split('.').filter(|p| !p.is_empty()) {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            out.push(Seg::Key(key.to_string()));
+        }
+        while !rest.is_empty() {
+            let (idx, tail) = rest.split_once(']')?;
+            out.push(Seg::Index(idx.parse().ok()?));
+            rest = tail.strip_prefix('[').unwrap_or(tail);
+        }
+    }
+    Some(out)
+}
+
+/// The 1-based line and column of the `nth` (1-based) occurrence of `field`
+/// in the YAML `text`: of its key when the path ends in a key (so the second
+/// occurrence of a duplicated key can be found), of the element when it ends
+/// in an index. `None` for the root, an unparsable path or a field not in the
+/// text.
+///
+/// It walks the document with serde_yaml_ng's own deserializer and stops with
+/// an error at the target node; serde_yaml_ng stamps that error with the
+/// node's position, which is read back. So the position is the parser's, not
+/// a text search.
+pub fn locate(text: &str, field: &str, nth: usize) -> Option<(usize, usize)> {
+    use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::cell::Cell;
+
+    const FOUND: &str = "\u{0}breakbench-locate-found";
+    let target = split_path(field)?;
+    if target.is_empty() || nth == 0 {
+        return None;
+    }
+    struct Walk<'a> {
+        target: &'a [Seg],
+        depth: usize,
+        nth: usize,
+        seen: &'a Cell<usize>,
+    }
+    impl Walk<'_> {
+        fn hit(&self) -> bool {
+            self.seen.set(self.seen.get() + 1);
+            self.seen.get() == self.nth
+        }
+        fn child(&self) -> Walk<'_> {
+            Walk {
+                target: self.target,
+                depth: self.depth + 1,
+                nth: self.nth,
+                seen: self.seen,
+            }
+        }
+    }
+    /// A key of a mapping on the target's path: stops on the target key.
+    struct Key<'a>(&'a Walk<'a>);
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            let w = self.0;
+            if w.depth + 1 == w.target.len()
+                && w.target[w.depth] == Seg::Key(v.to_string())
+                && w.hit()
+            {
+                return Err(E::custom(FOUND));
+            }
+            Ok(Some(v.to_string()))
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+            while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+            while s.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+    }
+    impl<'de> DeserializeSeed<'de> for &Walk<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            if self.depth >= self.target.len() {
+                d.deserialize_ignored_any(IgnoredAny).map(|_| ())
+            } else {
+                d.deserialize_any(self)
+            }
+        }
+    }
+    impl<'de> Visitor<'de> for &Walk<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any YAML")
+        }
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            self.deserialize(d)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+            while let Some(key) = m.next_key_seed(Key(self))? {
+                let child = self.child();
+                if key.is_some_and(|k| self.target[self.depth] == Seg::Key(k)) {
+                    m.next_value_seed(&child)?;
+                } else {
+                    m.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<(), A::Error> {
+            let mut i = 0;
+            loop {
+                let child = self.child();
+                let on_path = self.target[self.depth] == Seg::Index(i);
+                if on_path && self.depth + 1 == self.target.len() {
+                    // The element itself is the target: stop inside its own
+                    // deserialize call so the error carries its position.
+                    struct Stop<'a>(&'a Walk<'a>);
+                    impl<'de> DeserializeSeed<'de> for Stop<'_> {
+                        type Value = ();
+                        fn deserialize<D: serde::Deserializer<'de>>(
+                            self,
+                            d: D,
+                        ) -> Result<(), D::Error> {
+                            if self.0.hit() {
+                                d.deserialize_any(Bang)
+                            } else {
+                                d.deserialize_ignored_any(IgnoredAny).map(|_| ())
+                            }
+                        }
+                    }
+                    /// Fails on whatever node it is given, from inside that
+                    /// node's own deserialize call.
+                    struct Bang;
+                    impl<'de> Visitor<'de> for Bang {
+                        type Value = ();
+                        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                            f.write_str("nothing")
+                        }
+                        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+                            Err(E::custom(FOUND))
+                        }
+                        fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+                            Err(A::Error::custom(FOUND))
+                        }
+                        fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+                            Err(A::Error::custom(FOUND))
+                        }
+                    }
+                    if s.next_element_seed(Stop(self))?.is_none() {
+                        break;
+                    }
+                } else if on_path {
+                    if s.next_element_seed(&child)?.is_none() {
+                        break;
+                    }
+                } else if s.next_element::<IgnoredAny>()?.is_none() {
+                    break;
+                }
+                i += 1;
+            }
+            Ok(())
+        }
+    }
+    let seen = Cell::new(0);
+    let walk = Walk {
+        target: &target,
+        depth: 0,
+        nth,
+        seen: &seen,
+    };
+    let de = serde_yaml_ng::Deserializer::from_str(text);
+    match (&walk).deserialize(de) {
+        Err(e) if e.to_string().contains(FOUND) => e.location().map(|l| (l.line(), l.column())),
+        _ => None,
+    }
 }
 
 /// Parses YAML `text` (read from `path`) into `T`, reporting line, column and
@@ -71,6 +335,27 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
+        // serde reports a duplicate key at the start of the enclosing map;
+        // point at the second occurrence of the key instead.
+        let dup = message
+            .split("duplicate field `")
+            .nth(1)
+            .and_then(|r| r.split('`').next())
+            .map(|key| match field.as_str() {
+                "." | "" => key.to_string(),
+                f => format!("{f}.{key}"),
+            });
+        if let Some(dup_field) = dup {
+            if let Some((l, c)) = locate(text, &dup_field, 2) {
+                return ConfigError {
+                    path: path.into(),
+                    line: l,
+                    column: c,
+                    field: dup_field,
+                    message,
+                };
+            }
+        }
         ConfigError {
             path: path.into(),
             line,
@@ -81,17 +366,45 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
     })
 }
 
-/// Reads and parses the YAML file at `path`.
-pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        path: p.clone(),
+/// Reads the file at `path` as text.
+///
+/// # Errors
+/// A [`ConfigError`] on field `.` when the file cannot be read.
+pub fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError {
+        path: path.display().to_string(),
         line: 0,
         column: 0,
         field: ".".into(),
         message: format!("cannot read: {e}"),
-    })?;
-    parse_yaml(&text, &p)
+    })
+}
+
+/// Reads and parses the YAML file at `path`.
+pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
+    parse_yaml(&read_text(path)?, &path.display().to_string())
+}
+
+/// Parses YAML `text` (read from `path`) into `T` and runs the semantic
+/// checks `check(&value, path)` on it. An error from `check` gets the line
+/// and column of its field in `text` ([`ConfigError::located`]), so every
+/// error names file, line and field.
+pub fn parse_yaml_checked<T: DeserializeOwned>(
+    text: &str,
+    path: &str,
+    check: impl FnOnce(&T, &str) -> Result<(), ConfigError>,
+) -> Result<T, ConfigError> {
+    let value: T = parse_yaml(text, path)?;
+    check(&value, path).map_err(|e| e.located(text))?;
+    Ok(value)
+}
+
+/// [`parse_yaml_checked`] on the file at `path`.
+pub fn load_yaml_checked<T: DeserializeOwned>(
+    path: &Path,
+    check: impl FnOnce(&T, &str) -> Result<(), ConfigError>,
+) -> Result<T, ConfigError> {
+    parse_yaml_checked(&read_text(path)?, &path.display().to_string(), check)
 }
 
 #[cfg(test)]
@@ -134,5 +447,49 @@ mod tests {
         assert_eq!(e.field, "robot.radius_m");
         let ok: Outer = parse_yaml("name: a\nrobot:\n  radius_m: 0.25\n", "w.yaml").unwrap();
         assert_eq!(ok.robot.radius_m, 0.25);
+    }
+    #[test]
+    fn locate_finds_keys_elements_and_duplicates() {
+        let text = "name: a\nrobot:\n  radius_m: 0.2\naxes:\n  - name: x\n    values: [0.0, 0.5,\n      .nan]\n  - {name: y, values: []}\nrobot:\n  radius_m: 1\n";
+        assert_eq!(locate(text, "name", 1), Some((1, 1)));
+        assert_eq!(locate(text, "robot.radius_m", 1), Some((3, 3)));
+        assert_eq!(locate(text, "axes[0].name", 1), Some((5, 5)));
+        assert_eq!(locate(text, "axes[0].values[1]", 1), Some((6, 19)));
+        assert_eq!(locate(text, "axes[0].values[2]", 1), Some((7, 7)));
+        assert_eq!(locate(text, "axes[1].values", 1), Some((8, 15)));
+        assert_eq!(locate(text, "axes[1]", 1), Some((8, 5)));
+        // The second `robot:` key and the field under it.
+        assert_eq!(locate(text, "robot", 2), Some((9, 1)));
+        assert_eq!(locate(text, "robot.radius_m", 2), Some((10, 3)));
+        assert_eq!(locate(text, "robot.colour", 1), None);
+        assert_eq!(locate(text, "axes[2]", 1), None);
+        assert_eq!(locate(text, ".", 1), None);
+        assert_eq!(locate(text, "axes[x]", 1), None);
+    }
+
+    #[test]
+    fn located_fills_in_semantic_errors_only() {
+        let text = "name: a\nrobot:\n  radius_m: -1\n";
+        let e = ConfigError::semantic("w.yaml", "robot.radius_m", "must be > 0").located(text);
+        assert_eq!((e.line, e.column), (3, 3));
+        assert_eq!(
+            e.to_string(),
+            "w.yaml:3:3: field 'robot.radius_m': must be > 0"
+        );
+        let e = ConfigError::semantic("w.yaml", "nowhere", "m").located(text);
+        assert_eq!((e.line, e.column), (0, 0));
+        // An absent key is placed at its enclosing field.
+        let e = ConfigError::semantic("w.yaml", "robot.colour", "missing").located(text);
+        assert_eq!((e.line, e.column, e.field.as_str()), (2, 1, "robot.colour"));
+    }
+    #[test]
+    fn duplicate_key_points_at_its_second_occurrence() {
+        let text = "name: a\nrobot:\n  radius_m: 0.2\n  radius_m: 0.3\n";
+        let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
+        assert_eq!((e.line, e.column), (4, 3), "{e}");
+        assert_eq!(e.field, "robot.radius_m");
+        let text = "name: a\nname: b\nrobot: {radius_m: 1}\n";
+        let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (2, "name"), "{e}");
     }
 }

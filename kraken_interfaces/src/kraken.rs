@@ -91,6 +91,47 @@ impl FaultSpec {
         })
     }
 
+    /// Timing parameters every mode reads (transient and intermittent faults).
+    pub const TIMING_PARAMETERS: [&'static str; 4] =
+        ["duration_s", "period_s", "duty_cycle", "random_phase"];
+
+    /// The mode-specific parameters `mode` reads, as documented per field in
+    /// `FaultSpec.msg` (a field's comment names the modes that read it; the
+    /// test `tests/main_parameter.rs` checks this table against the file).
+    /// Every mode also reads [`Self::TIMING_PARAMETERS`]. Empty for modes
+    /// without parameters and for unknown modes.
+    pub fn mode_parameters(mode: u8) -> &'static [&'static str] {
+        match mode {
+            Self::DEGRADE => &["noise_stddev", "covariance_scale"],
+            Self::BIAS_RAMP => &["bias_rate"],
+            Self::SLIP => &["slip_ratio"],
+            Self::STUCK => &["freeze_stamp"],
+            Self::BIAS => &["bias", "step_at_s"],
+            Self::SCALE => &["scale_factor"],
+            Self::GARBAGE => &["garbage_min", "garbage_max", "allow_non_finite"],
+            Self::SATURATION => &["saturation_limit"],
+            Self::PACKET_LOSS => &[
+                "loss_model",
+                "loss_probability",
+                "recovery_probability",
+                "burst_length",
+            ],
+            Self::DELAY => &["delay_s"],
+            Self::JITTER => &["jitter_s"],
+            Self::DUPLICATE | Self::REORDER => &["probability"],
+            Self::TIMESTAMP_JUMP => &["timestamp_offset_s"],
+            Self::CORRUPT_STATUS => &["covariance_scale"],
+            _ => &[],
+        }
+    }
+
+    /// Whether `mode` reads the field `parameter` (a mode-specific one or a
+    /// timing one).
+    pub fn mode_reads(mode: u8, parameter: &str) -> bool {
+        Self::TIMING_PARAMETERS.contains(&parameter)
+            || Self::mode_parameters(mode).contains(&parameter)
+    }
+
     /// A spec with the given channel and mode and every parameter 0.
     pub fn new(channel: impl Into<String>, mode: u8) -> Self {
         Self {

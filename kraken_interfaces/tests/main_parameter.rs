@@ -121,3 +121,56 @@ fn every_main_parameter_is_a_numeric_field_of_the_msg_file() {
         }
     }
 }
+
+/// `FaultSpec::mode_parameters` is the table the field comments of
+/// `FaultSpec.msg` give: a parameter belongs to a mode exactly when its
+/// comment names the mode (as a whole upper-case word); the fields whose
+/// comments name no mode are the timing parameters.
+#[test]
+fn mode_parameters_match_the_field_comments_of_the_msg_file() {
+    let msg = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/msg/FaultSpec.msg"))
+        .expect("msg/FaultSpec.msg");
+    let upper: Vec<String> = kraken_interfaces::MODE_NAMES
+        .iter()
+        .map(|n| n.to_uppercase())
+        .collect();
+    // (field, modes named in its comment), fields only (no constants), after `mode`.
+    let mut fields: Vec<(String, Vec<u8>)> = Vec::new();
+    for l in msg.lines() {
+        let (decl, comment) = l.split_once('#').unwrap_or((l, ""));
+        let mut it = decl.split_whitespace();
+        let (Some(_ty), Some(name)) = (it.next(), it.next()) else {
+            continue;
+        };
+        if name.contains('=') || name == "channel" || name == "mode" {
+            continue;
+        }
+        let modes = comment
+            .split(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+            .filter_map(|w| upper.iter().position(|u| u == w).map(|i| i as u8))
+            .collect();
+        fields.push((name.to_string(), modes));
+    }
+    assert_eq!(fields.len(), 24, "{fields:?}");
+    let timing: Vec<&str> = fields
+        .iter()
+        .filter(|(_, m)| m.is_empty())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert_eq!(timing, FaultSpec::TIMING_PARAMETERS);
+    for mode in 0..=16u8 {
+        let want: Vec<&str> = fields
+            .iter()
+            .filter(|(_, m)| m.contains(&mode))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(FaultSpec::mode_parameters(mode), want, "mode {mode}");
+        for p in FaultSpec::TIMING_PARAMETERS {
+            assert!(FaultSpec::mode_reads(mode, p));
+        }
+    }
+    assert!(FaultSpec::mode_reads(FaultSpec::DELAY, "delay_s"));
+    assert!(!FaultSpec::mode_reads(FaultSpec::DELAY, "jitter_s"));
+    assert!(!FaultSpec::mode_reads(FaultSpec::SCALE, "bias"));
+    assert!(FaultSpec::mode_parameters(17).is_empty());
+}

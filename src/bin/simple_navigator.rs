@@ -90,6 +90,11 @@ enum CmdPub {
 }
 
 fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "simple_navigator",
+        "the controller under test: drives to the goal from /odom, avoids obstacles from /scan, publishes /cmd_vel and its self-report",
+        "docs/simple_navigator.md",
+    );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(()) => ExitCode::SUCCESS,

@@ -95,8 +95,17 @@ pub fn derive_seed(master: u64, label: &str) -> u64 {
     u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
 }
 
-fn fmt_value(v: f64) -> String {
+pub(crate) fn fmt_value(v: f64) -> String {
     format!("{v}")
+}
+
+/// The run id of nominal run `i` of `runs`: `nominal_` and the index padded
+/// to at least 3 digits and to the width of `runs - 1`, so that the ids sort
+/// in index order (the spread-convergence criterion reads the nominal runs in
+/// run-id order: its "first n - window" are the lowest indices).
+pub fn nominal_run_id(i: usize, runs: usize) -> String {
+    let width = runs.saturating_sub(1).to_string().len().max(3);
+    format!("nominal_{i:0width$}")
 }
 
 /// Every run of the scenario, in plan order: the grid (repeat r of every cell
@@ -123,7 +132,7 @@ pub fn plan(s: &Scenario) -> Vec<RunSpec> {
     let zero: BTreeMap<String, f64> = s.file.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
     for i in 0..s.file.nominal.runs {
         runs.push(RunSpec {
-            run_id: format!("nominal_{i:03}"),
+            run_id: nominal_run_id(i, s.file.nominal.runs),
             kind: RunKind::Nominal,
             seed: derive_seed(s.file.seed, &format!("nominal-{i}")),
             cell: zero.clone(),
@@ -155,6 +164,20 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CampaignError::io(path, e)),
+    }
+}
+
+/// Checks that the run's trace file exists and has the sha256 its manifest
+/// recorded (`trace_sha256`; runs without a trace have an empty one).
+fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
+    if m.trace_file.is_empty() && m.trace_sha256.is_empty() {
+        return Ok(());
+    }
+    let path = out.join(&m.trace_file);
+    match std::fs::read(&path) {
+        Ok(bytes) if sha256_hex(&bytes) == m.trace_sha256 => Ok(()),
+        Ok(_) => Err(format!("{} has another sha256", path.display())),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
 }
 
@@ -271,12 +294,20 @@ pub fn run_campaign(
     remove_stale_temporaries(out);
     let mut pending = Vec::new();
     let (mut other_build, mut unreadable) = (0usize, Vec::new());
+    let mut bad_traces = Vec::new();
     for r in &runs {
         match read_manifest(&manifest_path(out, &r.run_id)) {
             Ok(Some(m))
                 if m.scenario_hash == scenario.hash
                     && m.schema == MANIFEST_SCHEMA
-                    && m.provenance == prov => {}
+                    && m.provenance == prov =>
+            {
+                // A run is complete only with its trace, as the manifest hashed it.
+                if let Err(why) = check_trace(out, &m) {
+                    bad_traces.push(format!("{}: {why}", r.run_id));
+                    pending.push(r);
+                }
+            }
             Ok(Some(_)) => {
                 other_build += 1;
                 pending.push(r);
@@ -301,25 +332,38 @@ pub fn run_campaign(
         .expect("valid template"),
     );
     bar.set_position(resumed as u64);
+    // Resume notes go to stderr whether or not the bar is drawn (--quiet, no terminal).
+    let note = |msg: String| {
+        if bar.is_hidden() {
+            eprintln!("{msg}");
+        } else {
+            bar.println(msg);
+        }
+    };
     if resumed > 0 {
-        bar.println(format!(
+        note(format!(
             "resuming: {resumed} of {} runs already complete in {}",
             runs.len(),
             out.display()
         ));
         if prov.git_dirty {
-            bar.println("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed");
+            note("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed".into());
         }
     }
     if other_build > 0 {
-        bar.println(format!(
+        note(format!(
             "rerunning {other_build} runs whose manifests were made by another build (this one: {} {})",
             prov.git_commit,
             if prov.git_dirty { "dirty" } else { "clean" }
         ));
     }
     for e in &unreadable {
-        bar.println(format!("rerunning a run whose manifest is unreadable: {e}"));
+        note(format!("rerunning a run whose manifest is unreadable: {e}"));
+    }
+    for e in &bad_traces {
+        note(format!(
+            "rerunning a run whose trace does not match its manifest: {e}"
+        ));
     }
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<CampaignError>> = Mutex::new(None);
@@ -392,4 +436,21 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
         &cf.scenario_hash,
         &manifests,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nominal_run_id;
+
+    #[test]
+    fn nominal_run_ids_sort_in_index_order() {
+        assert_eq!(nominal_run_id(7, 25), "nominal_007");
+        assert_eq!(nominal_run_id(999, 1000), "nominal_999");
+        assert_eq!(nominal_run_id(999, 1001), "nominal_0999");
+        assert_eq!(nominal_run_id(1000, 1001), "nominal_1000");
+        let ids: Vec<String> = (0..1001).map(|i| nominal_run_id(i, 1001)).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted);
+    }
 }

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use breakbench_oracle::World;
 use breakbench_sim_bridge::PlantConfig;
 use kraken_faults::{build_stage, MsgKind};
-use kraken_interfaces::config::load_yaml;
-use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec};
+use kraken_interfaces::config::load_yaml_checked;
+use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -133,33 +133,56 @@ pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
     serde_json::from_value(json).map_err(|e| e.to_string())
 }
 
-impl Scenario {
-    /// Loads `path` and the world, robot and navigator files it names
-    /// (relative to the scenario file), and validates every axis by building
-    /// its fault stage for each value.
+/// Cell keys of summary.json that are not axis names (an axis may not use them).
+pub const RESERVED_CELL_KEYS: [&str; 4] = ["n", "safety", "mission", "delivered"];
+
+/// Longest text of one axis value in a run id (`{v}` formatting).
+const MAX_VALUE_CHARS: usize = 24;
+
+impl ScenarioFile {
+    /// The semantic checks of a scenario file, after parsing: every number
+    /// finite and in range, axis names usable as cell keys and file names, one
+    /// axis per harness channel, each axis' parameter one its mode reads, and
+    /// every grid value accepted by the fault stage it builds.
     ///
     /// # Errors
-    /// A [`CampaignError`] naming the file and field of the first problem.
-    pub fn load(path: &Path) -> Result<Self, CampaignError> {
-        let file: ScenarioFile = load_yaml(path)?;
-        let p = path.display().to_string();
-        let semantic =
-            |field: &str, msg: String| CampaignError::from(ConfigError::semantic(&p, field, msg));
+    /// A [`ConfigError`] naming `path` and the field (its line is filled in
+    /// by the loader).
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        let err = |field: &str, msg: String| Err(ConfigError::semantic(path, field, msg));
+        let file = self;
         if file.repeats == 0 {
-            return Err(semantic("repeats", "must be >= 1".into()));
+            return err("repeats", "must be >= 1".into());
         }
         if !(file.confidence > 0.0 && file.confidence < 1.0) {
-            return Err(semantic("confidence", "must be in (0, 1)".into()));
+            return err("confidence", "must be in (0, 1)".into());
         }
         if file.axes.is_empty() {
-            return Err(semantic("axes", "needs at least one axis".into()));
+            return err("axes", "needs at least one axis".into());
         }
         let c = &file.nominal.convergence;
-        if file.nominal.runs < 2 || c.window == 0 || c.window + 2 > file.nominal.runs {
-            return Err(semantic(
-                "nominal",
-                "needs runs >= window + 2 and window >= 1".into(),
-            ));
+        if file.nominal.runs < 2 {
+            return err(
+                "nominal.runs",
+                "must be >= 2 (a spread needs two runs)".into(),
+            );
+        }
+        if c.window == 0 || c.window + 2 > file.nominal.runs {
+            return err(
+                "nominal.convergence.window",
+                format!(
+                    "must be >= 1 and <= runs - 2 = {}",
+                    file.nominal.runs.saturating_sub(2)
+                ),
+            );
+        }
+        for (f, v) in [("rel_tol", c.rel_tol), ("abs_tol_m", c.abs_tol_m)] {
+            if !(v.is_finite() && v >= 0.0) {
+                return err(
+                    &format!("nominal.convergence.{f}"),
+                    format!("{v} must be finite and >= 0"),
+                );
+            }
         }
         let mut names = std::collections::BTreeSet::new();
         let mut channels = std::collections::BTreeMap::new();
@@ -170,98 +193,161 @@ impl Scenario {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
-                return Err(semantic(
+                return err(
                     &format!("axes[{i}].name"),
                     format!(
                         "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names cells and run files)",
                         axis.name
                     ),
-                ));
+                );
             }
-            // One fault per channel: a second axis on the same channel would
-            // replace the first one's fault, and its cells would be mislabelled.
-            if let Some(j) = channels.insert(axis.channel.clone(), i) {
-                return Err(semantic(
-                    &format!("axes[{i}].channel"),
+            if RESERVED_CELL_KEYS.contains(&axis.name.as_str()) {
+                return err(
+                    &format!("axes[{i}].name"),
                     format!(
-                        "channel '{}' already carries axis {j} ('{}'); one fault axis per channel",
-                        axis.channel, file.axes[j].name
+                        "'{}' is a key of every summary.json cell ({}); choose another axis name",
+                        axis.name,
+                        RESERVED_CELL_KEYS.join(", ")
                     ),
-                ));
-            }
-            let mut seen: Vec<f64> = Vec::new();
-            for (j, v) in axis.values.iter().enumerate() {
-                if !v.is_finite() {
-                    return Err(semantic(
-                        &format!("axes[{i}].values[{j}]"),
-                        format!("{v} is not a finite number"),
-                    ));
-                }
-                if seen.contains(v) {
-                    return Err(semantic(
-                        &format!("axes[{i}].values[{j}]"),
-                        format!("duplicate value {v}"),
-                    ));
-                }
-                seen.push(*v);
+                );
             }
             if !names.insert(axis.name.clone()) {
-                return Err(semantic(
+                return err(
                     &format!("axes[{i}].name"),
                     format!("duplicate axis '{}'", axis.name),
-                ));
+                );
             }
             let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == axis.channel) else {
-                return Err(semantic(
+                return err(
                     &format!("axes[{i}].channel"),
                     format!(
                         "unknown channel '{}' (the in-process harness has scan, odom)",
                         axis.channel
                     ),
-                ));
+                );
             };
+            // One fault per channel: a second axis on the same channel would
+            // replace the first one's fault, and its cells would be mislabelled.
+            if let Some(j) = channels.insert(axis.channel.clone(), i) {
+                return err(
+                    &format!("axes[{i}].channel"),
+                    format!(
+                        "channel '{}' already carries axis {j} ('{}'); one fault axis per channel",
+                        axis.channel, file.axes[j].name
+                    ),
+                );
+            }
+            let Some(mode) = mode_from_name(&axis.mode) else {
+                return err(
+                    &format!("axes[{i}].mode"),
+                    format!(
+                        "unknown fault mode '{}' (one of {})",
+                        axis.mode,
+                        MODE_NAMES.join(", ")
+                    ),
+                );
+            };
+            if !FaultSpec::mode_reads(mode, &axis.parameter) {
+                let own = FaultSpec::mode_parameters(mode);
+                return err(
+                    &format!("axes[{i}].parameter"),
+                    format!(
+                        "mode '{}' does not read '{}' (its parameters: {}; every mode: {})",
+                        axis.mode,
+                        axis.parameter,
+                        if own.is_empty() {
+                            "none".into()
+                        } else {
+                            own.join(", ")
+                        },
+                        FaultSpec::TIMING_PARAMETERS.join(", ")
+                    ),
+                );
+            }
+            if !axis.offset.is_finite() {
+                return err(
+                    &format!("axes[{i}].offset"),
+                    format!("{} is not a finite number", axis.offset),
+                );
+            }
             if axis.values.is_empty() {
-                return Err(semantic(
+                return err(
                     &format!("axes[{i}].values"),
                     "needs at least one value".into(),
-                ));
+                );
             }
+            let mut seen: Vec<f64> = Vec::new();
             for (j, v) in axis.values.iter().enumerate() {
-                let spec = fault_spec(axis, *v).map_err(|m| semantic(&format!("axes[{i}]"), m))?;
-                build_stage(&spec, &axis.channel, kind).map_err(|e| CampaignError::Fault {
-                    path: p.clone(),
-                    field: format!("axes[{i}].values[{j}]"),
-                    error: Box::new(e),
-                })?;
+                let field = format!("axes[{i}].values[{j}]");
+                if !v.is_finite() || !(axis.offset + v).is_finite() {
+                    return err(
+                        &field,
+                        format!("{v} (+ offset {}) is not a finite number", axis.offset),
+                    );
+                }
+                if seen.contains(v) {
+                    return err(&field, format!("duplicate value {v}"));
+                }
+                seen.push(*v);
+                let text = super::runner::fmt_value(*v);
+                if text.len() > MAX_VALUE_CHARS {
+                    return err(
+                        &field,
+                        format!(
+                            "{v:e} takes {} characters in run ids (decimal notation, at most {MAX_VALUE_CHARS}); rescale the axis",
+                            text.len()
+                        ),
+                    );
+                }
+                let spec = fault_spec(axis, *v)
+                    .map_err(|m| ConfigError::semantic(path, &format!("axes[{i}].parameter"), m))?;
+                build_stage(&spec, &axis.channel, kind)
+                    .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
             }
         }
         if let Some(c) = &file.canary {
-            if !(c.linear_m_s > 0.0 && c.duration_s > 0.0) {
-                return Err(semantic(
-                    "canary",
-                    "linear_m_s and duration_s must be > 0".into(),
-                ));
+            for (f, v) in [("linear_m_s", c.linear_m_s), ("duration_s", c.duration_s)] {
+                if !(v.is_finite() && v > 0.0) {
+                    return err(
+                        &format!("canary.{f}"),
+                        format!("{v} must be finite and > 0"),
+                    );
+                }
             }
         }
+        let base = Path::new(path).parent().unwrap_or(Path::new("."));
+        for (field, f) in [
+            ("world", &file.world),
+            ("robot", &file.robot),
+            ("navigator", &file.navigator),
+        ] {
+            if !base.join(f).is_file() {
+                return err(
+                    field,
+                    format!(
+                        "{} (relative to the scenario file) is not a readable file",
+                        base.join(f).display()
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// Loads `path` and the world, robot and navigator files it names
+    /// (relative to the scenario file), and validates every axis by building
+    /// its fault stage for each value.
+    ///
+    /// # Errors
+    /// A [`CampaignError`] naming the file and field of the first problem.
+    pub fn load(path: &Path) -> Result<Self, CampaignError> {
+        let file: ScenarioFile = load_yaml_checked(path, ScenarioFile::validate)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let world_path = base.join(&file.world);
         let robot_path = base.join(&file.robot);
         let nav_path = base.join(&file.navigator);
-        for (field, f) in [
-            ("world", &world_path),
-            ("robot", &robot_path),
-            ("navigator", &nav_path),
-        ] {
-            if !f.is_file() {
-                return Err(semantic(
-                    field,
-                    format!(
-                        "{} (relative to the scenario file) is not a readable file",
-                        f.display()
-                    ),
-                ));
-            }
-        }
         let world = World::load(&world_path)?;
         let plant = PlantConfig::load(&robot_path)?;
         let navigator = NavigatorConfig::load(&nav_path)?;
@@ -400,13 +486,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("field 'axes[0]'") && e.contains("unknown fault mode 'dealy'"),
+            e.contains("s.yaml:12:5: field 'axes[0].mode'")
+                && e.contains("unknown fault mode 'dealy'"),
             "{e}"
         );
         let e = load_edited(|t| t.replace("parameter: delay_s", "parameter: delay_sec"))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no parameter 'delay_sec'"), "{e}");
+        assert!(
+            e.contains("s.yaml:13:5: field 'axes[0].parameter'")
+                && e.contains("does not read 'delay_sec'"),
+            "{e}"
+        );
         let e = load_edited(|t| t.replace("corridor.yaml", "coridor.yaml"))
             .unwrap_err()
             .to_string();
@@ -418,5 +509,103 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("s.yaml:9:1: field 'repeets'"), "{e}");
+    }
+    /// Every check after parsing names file, line and field, and what is wrong.
+    #[test]
+    fn semantic_errors_name_file_line_and_field() {
+        let cases: [(&str, &str, &str, &str); 11] = [
+            // a parameter the mode does not read would mislabel every cell
+            (
+                "parameter: delay_s",
+                "parameter: jitter_s",
+                "s.yaml:13:5: field 'axes[0].parameter'",
+                "mode 'delay' does not read 'jitter_s' (its parameters: delay_s;",
+            ),
+            (
+                "rel_tol: 0.5",
+                "rel_tol: .nan",
+                "s.yaml:24:59: field 'nominal.convergence.rel_tol'",
+                "NaN must be finite and >= 0",
+            ),
+            (
+                "abs_tol_m: 0.05",
+                "abs_tol_m: -0.05",
+                "s.yaml:24:73: field 'nominal.convergence.abs_tol_m'",
+                "must be finite and >= 0",
+            ),
+            (
+                "duration_s: 20.0",
+                "duration_s: .inf",
+                "s.yaml:25:27: field 'canary.duration_s'",
+                "inf must be finite and > 0",
+            ),
+            (
+                "name: odom_bias",
+                "name: n",
+                "s.yaml:16:5: field 'axes[1].name'",
+                "'n' is a key of every summary.json cell",
+            ),
+            (
+                "name: odom_bias",
+                "name: delivered",
+                "s.yaml:16:5: field 'axes[1].name'",
+                "key of every summary.json cell",
+            ),
+            (
+                "offset: 1.0",
+                "offset: .inf",
+                "s.yaml:20:5: field 'axes[1].offset'",
+                "inf is not a finite number",
+            ),
+            (
+                "values: [0.0, 0.2]",
+                "values: [0.0, 1.0e300]",
+                "s.yaml:21:19: field 'axes[1].values[1]'",
+                "characters, at most 24); rescale the axis",
+            ),
+            (
+                "values: [0.0, 0.4]",
+                "values: [0.0, -0.4]",
+                "s.yaml:15:19: field 'axes[0].values[1]'",
+                "delay_s",
+            ),
+            (
+                "window: 1",
+                "window: 2",
+                "s.yaml:24:48: field 'nominal.convergence.window'",
+                "<= runs - 2 = 1",
+            ),
+            (
+                "repeats: 2",
+                "repeats: 2\nrepeats: 3",
+                "s.yaml:9:1: field 'repeats'",
+                "duplicate field `repeats`",
+            ),
+        ];
+        for (from, to, at, msg) in cases {
+            let e = load_edited(|t| {
+                assert!(t.contains(from), "{from}");
+                t.replacen(from, to, 1)
+            })
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains(at) && e.contains(msg), "{to}: {e}");
+        }
+    }
+
+    #[test]
+    fn reserved_cell_keys_are_the_keys_of_a_cell() {
+        let cell = super::super::summary::Cell {
+            axes: BTreeMap::new(),
+            n: 0,
+            safety: super::super::summary::Proportion::new(0, 1, 0.95),
+            mission: super::super::summary::Proportion::new(0, 1, 0.95),
+            delivered: BTreeMap::new(),
+        };
+        let v = serde_json::to_value(&cell).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let mut want = RESERVED_CELL_KEYS.to_vec();
+        want.sort_unstable();
+        assert_eq!(keys, want);
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kraken_interfaces::config::load_yaml;
+use kraken_interfaces::config::load_yaml_checked;
 use serde::Deserialize;
 
 use super::GraphError;
@@ -56,11 +56,11 @@ impl LaunchConfig {
     /// # Errors
     /// [`GraphError::Config`] naming the file, line and field.
     pub fn load(path: &Path) -> Result<Self, GraphError> {
-        let c: Self = load_yaml(path)?;
-        let p = path.display().to_string();
-        let sem = |f: String, m: String| {
-            GraphError::Config(kraken_interfaces::ConfigError::semantic(&p, &f, m))
-        };
+        Ok(load_yaml_checked(path, Self::validate)?)
+    }
+
+    fn validate(c: &Self, p: &str) -> Result<(), kraken_interfaces::ConfigError> {
+        let sem = |f: String, m: String| kraken_interfaces::ConfigError::semantic(p, &f, m);
         let mut seen = std::collections::BTreeSet::new();
         let mut oracles = 0;
         for (i, n) in c.nodes.iter().enumerate() {
@@ -106,7 +106,7 @@ impl LaunchConfig {
                 format!("exactly one node must have `role: oracle`, found {oracles}"),
             ));
         }
-        Ok(c)
+        Ok(())
     }
 }
 

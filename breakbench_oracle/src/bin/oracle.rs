@@ -47,6 +47,11 @@ enum Event {
 }
 
 fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "oracle",
+        "judges the run from /oracle/odom only (three invariants), stores the self-report apart, writes the manifest",
+        "breakbench_oracle/README.md",
+    );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(()) => ExitCode::SUCCESS,

@@ -68,6 +68,11 @@ const PUB_DEPTH: usize = 100;
 const TRUTH_DEPTH: usize = 5000;
 
 fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "sim_bridge",
+        "the embedded kinematic plant on ROS 2: /clock, /scan, /odom, /tf, /oracle/odom (ground truth) and the raw gnss/imu/wheel channels; subscribes /cmd_vel",
+        "breakbench_sim_bridge/README.md",
+    );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(()) => ExitCode::SUCCESS,

@@ -137,6 +137,11 @@ fn default_channels_file() -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "fault_injector",
+        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults; status on ~/status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
+        "kraken_faults/README.md",
+    );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {
         Ok(code) => code,
@@ -154,7 +159,7 @@ fn run() -> Result<ExitCode> {
     }
 
     // Production guard, before any DDS traffic.
-    let env_enable = std::env::var("KRAKEN_FAULTS_ENABLE").is_ok_and(|v| v.trim() == "1");
+    let env_enable = std::env::var("KRAKEN_FAULTS_ENABLE").is_ok_and(|v| v == "1");
     let param_enable = args.param_bool("enable", false)?;
     if !(env_enable || param_enable) {
         eprintln!(

@@ -25,6 +25,11 @@ use kraken_interfaces::ros::TriggerRequest;
 use kraken_interfaces::{mode_name, SetFaultRequest};
 
 fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "kraken_scenario <scenario.yaml>",
+        "runs a kraken scenario file (set_fault / clear_faults / wait steps) against a running fault_injector, calling its services as a user would; exit 0 when every step succeeded",
+        "kraken_faults/README.md (scenario files; parameters injector, timeout_s, use_sim_time)",
+    );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
     match run() {
         Ok(true) => ExitCode::SUCCESS,
