@@ -151,6 +151,28 @@ impl RosNode {
         client.wait_for_service(&self.node).now_or_never().is_some()
     }
 
+    /// Whether `publisher` has at least one matched subscription: one
+    /// non-blocking look at the node's match tables, like
+    /// [`Self::service_ready`]. Unlike ros2-client's `get_subscription_count`
+    /// it does not log an error while no subscription has matched yet.
+    pub fn has_subscriber<M: serde::Serialize>(&self, publisher: &Publisher<M>) -> bool {
+        use futures::FutureExt;
+        publisher
+            .wait_for_subscription(&self.node)
+            .now_or_never()
+            .is_some()
+    }
+
+    /// Whether `subscription` has at least one matched publisher (as
+    /// [`Self::has_subscriber`]).
+    pub fn has_publisher<M: 'static>(&self, subscription: &Subscription<M>) -> bool {
+        use futures::FutureExt;
+        subscription
+            .wait_for_publisher(&self.node)
+            .now_or_never()
+            .is_some()
+    }
+
     /// Under `use_sim_time`: the `/clock` (rosgraph_msgs/Clock) subscription
     /// whose messages the caller passes to [`SimClock::update`]; `None` on wall time.
     pub fn clock_subscription(

@@ -561,7 +561,7 @@ mod tests {
                 "values: [0.0, 0.2]",
                 "values: [0.0, 1.0e300]",
                 "s.yaml:21:19: field 'axes[1].values[1]'",
-                "characters, at most 24); rescale the axis",
+                "1e300 takes 301 characters in run ids (decimal notation, at most 24); rescale the axis",
             ),
             (
                 "values: [0.0, 0.4]",

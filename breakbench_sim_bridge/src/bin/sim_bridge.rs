@@ -364,28 +364,24 @@ fn run() -> Result<()> {
         "ready"
     );
 
-    // Wait for the graph: the first messages must not be lost. (The first
-    // 300 ms let the spinner learn our own entities; before that ros2-client
-    // logs "not known to node" for every count query.)
+    // Wait for the graph: the first messages must not be lost.
     let t0 = Instant::now();
-    std::thread::sleep(Duration::from_millis(300));
     loop {
-        let n = &node.node;
         let missing: Vec<&str> = [
-            ("/oracle/odom", pubs.truth.get_subscription_count(n)),
-            ("/scan", pubs.scan.get_subscription_count(n)),
-            ("/odom", pubs.odom.get_subscription_count(n)),
+            ("/oracle/odom", node.has_subscriber(&pubs.truth)),
+            ("/scan", node.has_subscriber(&pubs.scan)),
+            ("/odom", node.has_subscriber(&pubs.odom)),
         ]
         .into_iter()
-        .filter(|(_, c)| *c == 0)
+        .filter(|(_, matched)| !matched)
         .map(|(t, _)| t)
         .chain(
             (lockstep
-                && match &cmd {
-                    CmdSub::Twist(s) => s.get_publisher_count(n),
-                    CmdSub::Stamped(s) => s.get_publisher_count(n),
-                } == 0)
-                .then_some("/cmd_vel (publisher)"),
+                && !match &cmd {
+                    CmdSub::Twist(s) => node.has_publisher(s),
+                    CmdSub::Stamped(s) => node.has_publisher(s),
+                })
+            .then_some("/cmd_vel (publisher)"),
         )
         .collect();
         if missing.is_empty() {
