@@ -104,6 +104,33 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     assert_eq!(std::fs::read(&t1).unwrap(), b1);
     assert_eq!(std::fs::read(&t2).unwrap(), b2);
     assert_eq!(summary_bytes(d.path()), before);
+
+    // A manifest copied over another run's: analyze refuses the directory,
+    // and a rerun replaces it with the right run.
+    let victim = mdir.join(format!("{}.json", ids[4]));
+    let original = std::fs::read(&victim).unwrap();
+    std::fs::copy(&keep, &victim).unwrap();
+    let e = analyze(d.path()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!("holds run '{}', not '{}'", ids[0], ids[4])),
+        "{e}"
+    );
+    let r = run_campaign(
+        &s,
+        &CampaignOptions {
+            out: d.path().to_path_buf(),
+            jobs: 1,
+            progress: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(r.timing.runs_executed, 1);
+    let rewritten: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&victim).unwrap()).unwrap();
+    assert_eq!(rewritten["run_id"], ids[4].as_str());
+    let orig: serde_json::Value = serde_json::from_slice(&original).unwrap();
+    assert_eq!(rewritten["verdict"], orig["verdict"]);
+    assert_eq!(summary_bytes(d.path()), before);
 }
 
 #[test]

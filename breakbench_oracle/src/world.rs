@@ -151,6 +151,7 @@ impl World {
                 ),
             );
         }
+        let thr = self.clearance_threshold_m;
         for (i, o) in self.obstacles.iter().enumerate() {
             let d = crate::geometry::BoxShape::new(o).signed_distance_m(s.x_m, s.y_m);
             if d <= r {
@@ -158,6 +159,16 @@ impl World {
                     "start",
                     &format!(
                         "the footprint (radius {r} m) overlaps or touches obstacles[{i}] '{}' (centre {d:.3} m from it)",
+                        o.name
+                    ),
+                );
+            }
+            if d - r < thr {
+                return err(
+                    "start",
+                    &format!(
+                        "the footprint is {:.3} m from obstacles[{i}] '{}', below clearance_threshold_m = {thr} m: every run would start in violation",
+                        d - r,
                         o.name
                     ),
                 );
@@ -295,6 +306,13 @@ mod tests {
                 "start",
                 "obstacles[0]",
             ),
+            // footprint 0.05 m from the box: below the 0.10 m clearance threshold
+            (
+                "start: {x_m: 1.0,",
+                "start: {x_m: 5.55,",
+                "start",
+                "0.050 m from obstacles[0] 'box', below clearance_threshold_m = 0.1 m",
+            ),
         ];
         for (from, to, field, msg) in cases {
             let text = corridor_text().replace(from, to);
@@ -314,8 +332,8 @@ mod tests {
             e.message.contains("walls_m[4]") && e.message.contains("0.100 m"),
             "{e}"
         );
-        // 0.25 m from the box: legal.
-        let text = corridor_text().replace("start: {x_m: 1.0,", "start: {x_m: 5.55,");
-        assert_eq!(World::parse(&text, "w.yaml").unwrap().start.x_m, 5.55);
+        // Footprint 0.15 m from the box: legal.
+        let text = corridor_text().replace("start: {x_m: 1.0,", "start: {x_m: 5.45,");
+        assert_eq!(World::parse(&text, "w.yaml").unwrap().start.x_m, 5.45);
     }
 }

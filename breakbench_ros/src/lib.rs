@@ -61,7 +61,10 @@ pub fn exit_on_help(node: &str, about: &str, readme: &str) {
         .take_while(|a| a != "--ros-args")
         .any(|a| a == "-h" || a == "--help");
     if asked {
-        println!(
+        use std::io::Write;
+        // A closed pipe (`--help | head`) is not an error worth a panic.
+        let _ = writeln!(
+            std::io::stdout(),
             "{node}: {about}\n\n\
              usage: {node} [--ros-args [-p NAME:=VALUE]... [-r FROM:=TO]... [--params-file FILE]]\n\n\
              ROS_DOMAIN_ID, RMW_IMPLEMENTATION (rmw_fastrtps_cpp | rmw_cyclonedds_cpp) and\n\

@@ -116,3 +116,38 @@ fn service_ready_is_false_without_a_server_and_true_once_one_exists() {
         }
     );
 }
+
+/// `RosNode::has_subscriber` / `has_publisher`: false with nobody on the
+/// topic, true in both directions once a publisher and a subscription on
+/// another participant match.
+#[test]
+fn topic_matching_is_false_alone_and_true_once_both_ends_exist() {
+    if in_netns("topic_matching_is_false_alone_and_true_once_both_ends_exist") {
+        return;
+    }
+    use breakbench_ros::qos;
+    use kraken_interfaces::ros::Odometry;
+    const TOPIC: &str = "/match_probe/odom";
+    let mut a = node("probe_pub");
+    let publisher = a.publisher::<Odometry>(TOPIC, qos::publish()).expect("pub");
+    let _a_spin = a.spawn_spinner().expect("spinner");
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_millis(1500) {
+        assert!(!a.has_subscriber(&publisher), "matched with nobody there");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut b = node("probe_sub");
+    let subscription = b
+        .subscription::<Odometry>(TOPIC, qos::subscribe(10))
+        .expect("sub");
+    let _b_spin = b.spawn_spinner().expect("spinner");
+    let t1 = Instant::now();
+    while !(a.has_subscriber(&publisher) && b.has_publisher(&subscription)) {
+        assert!(
+            t1.elapsed() < Duration::from_secs(20),
+            "not matched 20 s after the subscription started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    println!("matched after {:.3} s", t1.elapsed().as_secs_f64());
+}

@@ -330,10 +330,19 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
             .location()
             .map(|l| (l.line(), l.column()))
             .unwrap_or((0, 0));
-        // serde_yaml_ng appends " at line L column C"; we report it separately.
+        // serde_yaml_ng appends " at line L column C" and prefixes the
+        // enclosing path ("nominal.convergence: "); both are reported
+        // separately.
         let mut message = inner.to_string();
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
+        }
+        while let Some((head, rest)) = message.split_once(": ") {
+            if !head.contains(' ') && field.starts_with(head) {
+                message = rest.to_string();
+            } else {
+                break;
+            }
         }
         // serde reports a duplicate key at the start of the enclosing map;
         // point at the second occurrence of the key instead.

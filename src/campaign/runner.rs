@@ -167,6 +167,44 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
     }
 }
 
+/// Why the manifest `m` found for the planned run `r` cannot be reused, or
+/// `None` if the run is complete: it must be this run (id, kind, seed, cell),
+/// of this scenario (hash), schema and build (provenance), with its trace as
+/// the manifest hashed it.
+fn reuse_problem(
+    out: &Path,
+    m: &Manifest,
+    r: &RunSpec,
+    scenario_hash: &str,
+    prov: &Provenance,
+) -> Option<String> {
+    if m.run_id != r.run_id || m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
+        return Some(format!(
+            "manifest holds another run ('{}', {:?}, seed {})",
+            m.run_id, m.kind, m.seed
+        ));
+    }
+    if m.scenario_hash != scenario_hash {
+        return Some("manifest made for another scenario hash".into());
+    }
+    if m.schema != MANIFEST_SCHEMA {
+        return Some(format!(
+            "manifest schema {} (this build: {MANIFEST_SCHEMA})",
+            m.schema
+        ));
+    }
+    if m.provenance != *prov {
+        return Some(format!(
+            "manifest made by another build (this one: {} {})",
+            prov.git_commit,
+            if prov.git_dirty { "dirty" } else { "clean" }
+        ));
+    }
+    check_trace(out, m)
+        .err()
+        .map(|e| format!("trace does not match its manifest ({e})"))
+}
+
 /// Checks that the run's trace file exists and has the sha256 its manifest
 /// recorded (`trace_sha256`; runs without a trace have an empty one).
 fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
@@ -187,7 +225,15 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
     let cf = read_campaign_file(out)?;
     let mut ms = Vec::new();
     for id in &cf.runs {
-        if let Some(m) = read_manifest(&manifest_path(out, id))? {
+        let path = manifest_path(out, id);
+        if let Some(m) = read_manifest(&path)? {
+            if m.run_id != *id {
+                return Err(CampaignError::Mismatch(format!(
+                    "{}: holds run '{}', not '{id}' (a copied or misplaced manifest)",
+                    path.display(),
+                    m.run_id
+                )));
+            }
             ms.push(m);
         }
     }
@@ -293,30 +339,20 @@ pub fn run_campaign(
     let prov = provenance();
     remove_stale_temporaries(out);
     let mut pending = Vec::new();
-    let (mut other_build, mut unreadable) = (0usize, Vec::new());
-    let mut bad_traces = Vec::new();
+    // (reason, run ids) of the manifests that cannot be reused.
+    let mut rerun: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for r in &runs {
-        match read_manifest(&manifest_path(out, &r.run_id)) {
-            Ok(Some(m))
-                if m.scenario_hash == scenario.hash
-                    && m.schema == MANIFEST_SCHEMA
-                    && m.provenance == prov =>
-            {
-                // A run is complete only with its trace, as the manifest hashed it.
-                if let Err(why) = check_trace(out, &m) {
-                    bad_traces.push(format!("{}: {why}", r.run_id));
-                    pending.push(r);
-                }
-            }
-            Ok(Some(_)) => {
-                other_build += 1;
+        let why = match read_manifest(&manifest_path(out, &r.run_id)) {
+            Ok(Some(m)) => reuse_problem(out, &m, r, &scenario.hash, &prov),
+            Ok(None) => {
                 pending.push(r);
+                continue;
             }
-            Ok(None) => pending.push(r),
-            Err(e) => {
-                unreadable.push(e.to_string());
-                pending.push(r);
-            }
+            Err(e) => Some(format!("unreadable manifest ({e})")),
+        };
+        if let Some(why) = why {
+            rerun.entry(why).or_default().push(r.run_id.clone());
+            pending.push(r);
         }
     }
     let resumed = runs.len() - pending.len();
@@ -350,19 +386,17 @@ pub fn run_campaign(
             note("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed".into());
         }
     }
-    if other_build > 0 {
+    for (why, ids) in &rerun {
+        let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+        let more = if ids.len() > 5 {
+            format!(" and {} more", ids.len() - 5)
+        } else {
+            String::new()
+        };
         note(format!(
-            "rerunning {other_build} runs whose manifests were made by another build (this one: {} {})",
-            prov.git_commit,
-            if prov.git_dirty { "dirty" } else { "clean" }
-        ));
-    }
-    for e in &unreadable {
-        note(format!("rerunning a run whose manifest is unreadable: {e}"));
-    }
-    for e in &bad_traces {
-        note(format!(
-            "rerunning a run whose trace does not match its manifest: {e}"
+            "rerunning {} run(s), {why}: {}{more}",
+            ids.len(),
+            shown.join(", ")
         ));
     }
     let next = AtomicUsize::new(0);
