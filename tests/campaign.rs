@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use breakbench::campaign::manifest::RunKind;
-use breakbench::campaign::runner::{analyze, load_campaign, plan, run_campaign, CampaignOptions};
+use breakbench::campaign::runner::{
+    analyze, load_campaign, plan, run_campaign, CampaignOptions, CampaignResult,
+};
 use breakbench::campaign::{Scenario, Summary};
 
 fn small() -> Scenario {
@@ -13,7 +15,8 @@ fn small() -> Scenario {
         .unwrap()
 }
 
-fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
+/// Runs (or resumes) the campaign of `s` into `out`, without a progress bar.
+fn campaign(s: &Scenario, out: &Path, jobs: usize) -> CampaignResult {
     run_campaign(
         s,
         &CampaignOptions {
@@ -23,7 +26,10 @@ fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
         },
     )
     .unwrap()
-    .summary
+}
+
+fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
+    campaign(s, out, jobs).summary
 }
 
 fn summary_bytes(dir: &Path) -> Vec<u8> {
@@ -64,15 +70,7 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     std::fs::remove_file(mdir.join(format!("{}.json", ids[3]))).unwrap();
     std::fs::remove_file(mdir.join(format!("{}.json", ids[ids.len() - 1]))).unwrap();
     std::fs::remove_file(d.path().join("summary.json")).unwrap();
-    let r = run_campaign(
-        &s,
-        &CampaignOptions {
-            out: d.path().to_path_buf(),
-            jobs: 2,
-            progress: false,
-        },
-    )
-    .unwrap();
+    let r = campaign(&s, d.path(), 2);
     assert_eq!(r.timing.runs_executed, 2);
     assert_eq!(r.timing.runs_resumed, ids.len() - 2);
     assert_eq!(summary_bytes(d.path()), before);
@@ -90,15 +88,7 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     let (b1, b2) = (std::fs::read(&t1).unwrap(), std::fs::read(&t2).unwrap());
     std::fs::remove_file(&t1).unwrap();
     std::fs::write(&t2, b"garbage\n").unwrap();
-    let r = run_campaign(
-        &s,
-        &CampaignOptions {
-            out: d.path().to_path_buf(),
-            jobs: 1,
-            progress: false,
-        },
-    )
-    .unwrap();
+    let r = campaign(&s, d.path(), 1);
     assert_eq!(r.timing.runs_executed, 2);
     assert_eq!(r.timing.runs_resumed, ids.len() - 2);
     assert_eq!(std::fs::read(&t1).unwrap(), b1);
@@ -115,15 +105,7 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
         e.contains(&format!("holds run '{}', not '{}'", ids[0], ids[4])),
         "{e}"
     );
-    let r = run_campaign(
-        &s,
-        &CampaignOptions {
-            out: d.path().to_path_buf(),
-            jobs: 1,
-            progress: false,
-        },
-    )
-    .unwrap();
+    let r = campaign(&s, d.path(), 1);
     assert_eq!(r.timing.runs_executed, 1);
     let rewritten: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&victim).unwrap()).unwrap();

@@ -80,27 +80,6 @@ pub struct TfKeepaliveConfig {
     pub tf_rate_hz: f64,
 }
 
-/// Tidies a parse error: drops the field-path prefixes serde_yaml_ng repeats
-/// in the message (`parse_yaml` already points a duplicate key at its second
-/// occurrence).
-pub(crate) fn refine_parse_error(e: kraken_interfaces::ConfigError) -> FaultError {
-    let mut message = e.message.as_str();
-    while let Some((head, rest)) = message.split_once(": ") {
-        if !head.contains(' ') && e.field.starts_with(head) {
-            message = rest;
-        } else {
-            break;
-        }
-    }
-    FaultError::Config {
-        path: e.path,
-        line: e.line,
-        column: e.column,
-        field: e.field,
-        message: message.to_string(),
-    }
-}
-
 /// Checks `name` against the ROS 2 topic name rules (design article "Topic
 /// and Service name mapping to DDS", section "ROS 2 Topic and Service Name
 /// Constraints"): not empty; only alphanumerics, `_`, `/`, `~` and balanced
@@ -163,14 +142,9 @@ pub fn check_topic_name(name: &str) -> Result<(), String> {
 /// A semantic error about `field`, placed at the field's line and column in
 /// `text` ([`kraken_interfaces::ConfigError::located`]).
 pub(crate) fn semantic(path: &str, text: &str, field: String, message: String) -> FaultError {
-    let e = kraken_interfaces::ConfigError::semantic(path, &field, message).located(text);
-    FaultError::Config {
-        path: e.path,
-        line: e.line,
-        column: e.column,
-        field: e.field,
-        message: e.message,
-    }
+    kraken_interfaces::ConfigError::semantic(path, &field, message)
+        .located(text)
+        .into()
 }
 
 impl ChannelsConfig {
@@ -186,8 +160,7 @@ impl ChannelsConfig {
     /// of the later channel's topic), depth 0, `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let cfg: ChannelsConfig =
-            kraken_interfaces::config::parse_yaml(text, path).map_err(refine_parse_error)?;
+        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
         if cfg.channels.is_empty() {
             return Err(semantic(
                 path,

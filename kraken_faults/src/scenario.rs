@@ -215,8 +215,7 @@ impl ScenarioFile {
     /// without channel or mode, a channel/mode on another action, `at_s`
     /// negative or decreasing, a duplicate label.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)
-            .map_err(crate::config::refine_parse_error)?;
+        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
         for (i, s) in f.steps.iter().enumerate() {
             let e = |field: &str, message: String| {
                 crate::config::semantic(path, text, format!("steps[{i}].{field}"), message)
