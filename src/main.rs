@@ -195,7 +195,7 @@ fn real_main() -> Result<ExitCode> {
                 timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 1e6,
                 "--timeout-s {timeout_s:?}: must be > 0 and <= 1e6 s (about 11.6 days)"
             );
-            let o = breakbench::graph::up(&breakbench::graph::UpOptions {
+            let o = breakbench::supervisor::up(&breakbench::supervisor::UpOptions {
                 config,
                 sets,
                 domain_id,

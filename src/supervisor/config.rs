@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use kraken_interfaces::config::load_yaml_checked;
 use serde::Deserialize;
 
-use super::GraphError;
+use super::SupervisorError;
 
 /// One node of the graph.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -54,8 +54,8 @@ impl LaunchConfig {
     /// form `from:=to`, exactly one node with `role: oracle`, no unknown role.
     ///
     /// # Errors
-    /// [`GraphError::Config`] naming the file, line and field.
-    pub fn load(path: &Path) -> Result<Self, GraphError> {
+    /// [`SupervisorError::Config`] naming the file, line and field.
+    pub fn load(path: &Path) -> Result<Self, SupervisorError> {
         Ok(load_yaml_checked(path, Self::validate)?)
     }
 
@@ -116,12 +116,12 @@ impl LaunchConfig {
 /// node's own (the node's own win). Nested mappings flatten to dotted names.
 ///
 /// # Errors
-/// [`GraphError::ParamsFile`] naming the file and the offending entry.
+/// [`SupervisorError::ParamsFile`] naming the file and the offending entry.
 pub fn node_params(
     path: &Path,
     nodes: &[NodeSpec],
-) -> Result<BTreeMap<String, BTreeMap<String, serde_yaml_ng::Value>>, GraphError> {
-    let pe = |m: String| GraphError::ParamsFile {
+) -> Result<BTreeMap<String, BTreeMap<String, serde_yaml_ng::Value>>, SupervisorError> {
+    let pe = |m: String| SupervisorError::ParamsFile {
         path: path.to_path_buf(),
         message: m,
     };
@@ -195,5 +195,52 @@ pub fn scalar_text(v: &serde_yaml_ng::Value) -> String {
             .unwrap_or_default()
             .trim()
             .to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::supervisor::default_share_dir;
+
+    #[test]
+    fn shipped_launch_config_and_params_load() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let c = LaunchConfig::load(&root.join("launch/corridor.graph.yaml")).unwrap();
+        let names: Vec<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["fault_injector", "simple_navigator", "oracle", "sim_bridge"]
+        );
+        let p = node_params(&root.join(&c.params_file), &c.nodes).unwrap();
+        // `/**` use_sim_time: true, overridden by the bridge's own false.
+        assert_eq!(
+            p["oracle"]["use_sim_time"],
+            serde_yaml_ng::Value::Bool(true)
+        );
+        assert_eq!(
+            p["sim_bridge"]["use_sim_time"],
+            serde_yaml_ng::Value::Bool(false)
+        );
+        assert_eq!(
+            default_share_dir(&root.join("launch/corridor.graph.yaml")),
+            std::fs::canonicalize(root).unwrap()
+        );
+    }
+
+    #[test]
+    fn bad_launch_configs_are_rejected_with_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("g.yaml");
+        for (text, field) in [
+            ("name: x\nparams_file: p.yaml\nnodes:\n  - {name: a, package: p, executable: e}\n", "nodes"),
+            ("name: x\nparams_file: p.yaml\nnodes:\n  - {name: a, package: p, executable: e, role: oracle, bogus: 1}\n", "bogus"),
+            ("name: x\nparams_file: p.yaml\nnodes:\n  - {name: a, package: p, executable: e, role: oracle, remaps: [nope]}\n", "nodes[0].remaps[0]"),
+            ("name: x\nparams_file: p.yaml\nnodes:\n  - {name: a, package: p, executable: e, role: oracle}\n  - {name: a, package: p, executable: e}\n", "nodes[1].name"),
+        ] {
+            std::fs::write(&f, text).unwrap();
+            let e = LaunchConfig::load(&f).unwrap_err().to_string();
+            assert!(e.contains(field) && e.contains("g.yaml"), "{field}: {e}");
+        }
     }
 }

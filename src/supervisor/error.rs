@@ -1,0 +1,42 @@
+//! The error type of `breakbench up`.
+
+use std::path::PathBuf;
+
+/// Errors of `breakbench up`.
+#[derive(Debug, thiserror::Error)]
+pub enum SupervisorError {
+    #[error(transparent)]
+    Config(#[from] kraken_interfaces::ConfigError),
+    #[error("{path}: {message}")]
+    ParamsFile { path: PathBuf, message: String },
+    #[error("--set {0:?}: expected node.param=value with a node of the launch config")]
+    BadSet(String),
+    #[error("--set {set:?}: no node '{node}' in the launch config (nodes: {nodes})")]
+    UnknownSetNode {
+        set: String,
+        node: String,
+        nodes: String,
+    },
+    #[error("--set {set:?}: node '{node}' has no parameter '{param}' in its section of {params_file} (a typo? known: {known})")]
+    UnknownSetParam {
+        set: String,
+        node: String,
+        param: String,
+        params_file: PathBuf,
+        known: String,
+    },
+    #[error("executable '{executable}' of package '{package}' not found; tried: {tried}")]
+    NotFound {
+        package: String,
+        executable: String,
+        tried: String,
+    },
+    #[error("starting {name} ({path}): {source}")]
+    Spawn {
+        name: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Run(String),
+}

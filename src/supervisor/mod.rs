@@ -1,0 +1,200 @@
+//! `breakbench up`: starts a ROS 2 graph (the corridor graph of
+//! `launch/corridor.graph.yaml`) as child processes, the way
+//! `launch/corridor.launch.py` does under `ros2 launch`, and supervises it.
+//!
+//! * Each node runs as `<exe> --ros-args -r __node:=<name> --params-file
+//!   <share>/<params_file> [-r from:=to]... [-p name:=value]...`, where the
+//!   `-p` arguments resolve the parameters file's relative paths
+//!   (`*_file` against the share directory, `*_dir` against the working
+//!   directory) and apply `--set node.param=value`.
+//! * Nodes start in the config's order; each must print its `ready` marker
+//!   before the next starts. Nodes with `after_scenario: true` start after
+//!   the `--scenario` file has run (`kraken_scenario`, to completion).
+//! * Every child is the leader of its own process group and dies with its
+//!   parent (`PR_SET_PDEATHSIG`); on exit, error, panic (the supervisor's
+//!   `Drop`), SIGINT or SIGTERM every group gets SIGTERM, then SIGKILL after
+//!   [`KILL_GRACE`].
+//! * Output lines are prefixed `[node]`. The run ends when the `role:
+//!   oracle` node exits; its `oracle: verdict ...` line is the result.
+//!
+//! Exit codes ([`UpOutcome::exit_code`]): [`EXIT_PASS`] (no safety
+//! violation, mission complete), [`EXIT_VERDICT_FAIL`] (a safety violation
+//! or a mission failure), [`EXIT_ERROR`] (a node failed or exited early, no
+//! verdict, timeout, bad config), [`EXIT_INTERRUPTED`] (SIGINT/SIGTERM).
+//!
+//! No DDS here: this module only manages processes.
+
+pub mod args;
+pub mod config;
+pub mod error;
+pub mod exe;
+mod supervise;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use args::{default_share_dir, node_args, parse_sets};
+pub use config::{LaunchConfig, NodeSpec};
+pub use error::SupervisorError;
+pub use exe::find_executable;
+pub use supervise::TAIL_LINES;
+
+/// Verdict passed: no safety violation and the mission completed.
+pub const EXIT_PASS: u8 = 0;
+/// Verdict failed: a safety violation or a mission failure.
+pub const EXIT_VERDICT_FAIL: u8 = 1;
+/// The graph did not produce a verdict (node error, early exit, timeout, config).
+pub const EXIT_ERROR: u8 = 2;
+/// Interrupted by SIGINT or SIGTERM.
+pub const EXIT_INTERRUPTED: u8 = 130;
+/// Time between SIGTERM and SIGKILL at shutdown.
+pub const KILL_GRACE: Duration = Duration::from_secs(3);
+/// How long a node may take to print its ready marker.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What `breakbench up` was asked to do.
+#[derive(Debug, Clone)]
+pub struct UpOptions {
+    /// The launch config file.
+    pub config: PathBuf,
+    /// `node.param=value` overrides.
+    pub sets: Vec<String>,
+    /// `ROS_DOMAIN_ID` for every child (default: inherited).
+    pub domain_id: Option<u16>,
+    /// Wall-time limit of the whole run.
+    pub timeout: Duration,
+    /// A kraken scenario file run (with `kraken_scenario`) before the
+    /// `after_scenario` nodes start.
+    pub scenario: Option<PathBuf>,
+    /// Share directory (default: the parent of the config's `launch/` directory).
+    pub share_dir: Option<PathBuf>,
+    /// Do not echo the nodes' output.
+    pub quiet: bool,
+}
+
+/// The oracle's verdict line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictLine {
+    pub safety_violation: bool,
+    pub mission_failure: bool,
+    pub self_report: String,
+    pub samples: u64,
+    pub manifest: PathBuf,
+}
+
+impl VerdictLine {
+    /// Parses `oracle: verdict safety_violation=<b> mission_failure=<b>
+    /// self_report=<s> samples=<n> manifest=<path>`.
+    pub fn parse(line: &str) -> Option<Self> {
+        let rest = line.trim().strip_prefix("oracle: verdict ")?;
+        let mut kv = BTreeMap::new();
+        let (head, manifest) = rest.split_once(" manifest=")?;
+        for part in head.split_whitespace() {
+            let (k, v) = part.split_once('=')?;
+            kv.insert(k, v);
+        }
+        Some(Self {
+            safety_violation: kv.get("safety_violation")?.parse().ok()?,
+            mission_failure: kv.get("mission_failure")?.parse().ok()?,
+            self_report: kv.get("self_report")?.to_string(),
+            samples: kv.get("samples")?.parse().ok()?,
+            manifest: PathBuf::from(manifest),
+        })
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpOutcome {
+    pub exit_code: u8,
+    pub verdict: Option<VerdictLine>,
+    /// Why there is no verdict, when there is none.
+    pub error: Option<String>,
+    pub wall_s: f64,
+}
+
+/// Runs the graph of `opts` to its verdict (see the module docs).
+///
+/// # Errors
+/// Configuration errors (bad config, params file, `--set`, missing
+/// executables) before anything starts. Failures once the graph runs are
+/// reported in the [`UpOutcome`] (exit code [`EXIT_ERROR`]).
+pub fn up(opts: &UpOptions) -> Result<UpOutcome, SupervisorError> {
+    let cfg = LaunchConfig::load(&opts.config)?;
+    let share = opts
+        .share_dir
+        .clone()
+        .unwrap_or_else(|| default_share_dir(&opts.config));
+    let cwd = std::env::current_dir()
+        .map_err(|e| SupervisorError::Run(format!("working directory: {e}")))?;
+    let params_file = share.join(&cfg.params_file);
+    let params = config::node_params(&params_file, &cfg.nodes)?;
+    let sets = parse_sets(&opts.sets, &cfg.nodes, &params, &params_file)?;
+    let mut plan = Vec::new();
+    for n in &cfg.nodes {
+        let exe = find_executable(&n.package, &n.executable)?;
+        let args = node_args(
+            n,
+            &params_file,
+            &params[&n.name],
+            sets.get(&n.name).map_or(&[][..], |v| v),
+            &share,
+            &cwd,
+        );
+        plan.push((n.clone(), exe, args));
+    }
+    if opts.scenario.is_some() && !cfg.nodes.iter().any(|n| n.after_scenario) {
+        return Err(SupervisorError::Run(format!(
+            "--scenario given, but no node of {} has `after_scenario: true` (the scenario would never run)",
+            opts.config.display()
+        )));
+    }
+    let scenario = match &opts.scenario {
+        Some(f) => {
+            let exe = find_executable("kraken_faults", "kraken_scenario")?;
+            let f = cwd.join(f);
+            if !f.is_file() {
+                return Err(SupervisorError::Run(format!(
+                    "--scenario {}: no such file",
+                    f.display()
+                )));
+            }
+            Some((exe, f))
+        }
+        None => None,
+    };
+
+    let mut env = BTreeMap::new();
+    if let Some(d) = opts.domain_id {
+        env.insert("ROS_DOMAIN_ID".to_string(), d.to_string());
+    }
+    Ok(supervise::run(
+        &plan,
+        scenario.as_ref(),
+        &env,
+        opts.timeout,
+        opts.quiet,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_line_round_trip() {
+        let v = VerdictLine::parse(
+            "oracle: verdict safety_violation=false mission_failure=true self_report=success samples=3000 manifest=/tmp/a b/m.json",
+        )
+        .unwrap();
+        assert!(!v.safety_violation && v.mission_failure);
+        assert_eq!(v.self_report, "success");
+        assert_eq!(v.samples, 3000);
+        assert_eq!(v.manifest, PathBuf::from("/tmp/a b/m.json"));
+        assert_eq!(
+            VerdictLine::parse("oracle: verdict safety_violation=maybe"),
+            None
+        );
+    }
+}
