@@ -1,0 +1,488 @@
+//! Trajectory panels: a few runs' true path and believed (odometry) path over
+//! the world, drawn at equal aspect ratio from their trace files.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use breakbench_oracle::world::{Point2, Pose2};
+use breakbench_oracle::World;
+use plotters::prelude::*;
+
+use super::format::{note, predicates_text, serde_name};
+use crate::campaign::manifest::{Manifest, RunKind};
+use crate::campaign::outputs::xml_escape;
+use crate::campaign::scenario::Scenario;
+
+/// Colour of the true (ground-truth) path in the trajectory panels.
+const TRUE_COLOR: RGBColor = RGBColor(0, 114, 178);
+/// Colour of the believed (odometry) path in the trajectory panels.
+const BELIEVED_COLOR: RGBColor = RGBColor(213, 94, 0);
+
+/// Most points drawn per path (traces are decimated by a constant stride).
+const MAX_PATH_POINTS: usize = 1500;
+
+/// One trace sample: true position and believed (odometry) position, the
+/// latter in the odom frame; NaN until the navigator had odometry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct TraceRow {
+    true_xy: Point2,
+    odom_xy: Point2,
+}
+
+/// Parses a trace CSV (header `t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m`;
+/// columns are found by name).
+///
+/// # Errors
+/// A message naming the line for a missing column or an unparsable number.
+fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
+    let mut lines = text.lines();
+    let header = lines.next().ok_or("empty file")?;
+    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
+    let idx = |name: &str| {
+        cols.iter()
+            .position(|c| *c == name)
+            .ok_or_else(|| format!("header has no column '{name}'"))
+    };
+    let (tx, ty, ox, oy) = (
+        idx("true_x_m")?,
+        idx("true_y_m")?,
+        idx("odom_x_m")?,
+        idx("odom_y_m")?,
+    );
+    let mut rows = Vec::new();
+    for (i, line) in lines.enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split(',').collect();
+        let get = |j: usize| -> Result<f64, String> {
+            let s = f
+                .get(j)
+                .ok_or_else(|| format!("line {}: missing column {}", i + 2, cols[j]))?;
+            s.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("line {}: column {}: '{}': {e}", i + 2, cols[j], s.trim()))
+        };
+        rows.push(TraceRow {
+            true_xy: [get(tx)?, get(ty)?],
+            odom_xy: [get(ox)?, get(oy)?],
+        });
+    }
+    Ok(rows)
+}
+
+/// Odom frame → world frame. The odom frame's origin is the start pose
+/// (REP-105: odom is fixed at the robot's start), so
+/// `x_w = x0 + cos(yaw0)·x − sin(yaw0)·y`, `y_w = y0 + sin(yaw0)·x + cos(yaw0)·y`.
+fn odom_to_world(start: &Pose2, p: Point2) -> Point2 {
+    let (s, c) = start.yaw_rad.sin_cos();
+    [
+        start.x_m + c * p[0] - s * p[1],
+        start.y_m + s * p[0] + c * p[1],
+    ]
+}
+
+/// Pixel size `(width, height)` of a plotting area with equal metres per
+/// pixel on both axes for spans `(dx, dy)`, fitting in `max_w × max_h`.
+fn equal_aspect_px(dx: f64, dy: f64, max_w: u32, max_h: u32) -> (u32, u32) {
+    let scale = (max_w as f64 / dx).min(max_h as f64 / dy);
+    (
+        (dx * scale).round().max(1.0) as u32,
+        (dy * scale).round().max(1.0) as u32,
+    )
+}
+
+/// Keeps at most `max` points by a constant stride, always keeping the last.
+fn decimate(pts: Vec<(f64, f64)>, max: usize) -> Vec<(f64, f64)> {
+    if pts.len() <= max {
+        return pts;
+    }
+    let stride = pts.len().div_ceil(max);
+    let last = *pts.last().expect("non-empty");
+    let mut out: Vec<(f64, f64)> = pts.into_iter().step_by(stride).collect();
+    if out.last() != Some(&last) {
+        out.push(last);
+    }
+    out
+}
+
+/// Bounding box `[xmin, ymin, xmax, ymax]` of the world's drawn elements.
+fn world_bounds(w: &World) -> [f64; 4] {
+    let mut b = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    let mut add = |p: Point2| {
+        b[0] = b[0].min(p[0]);
+        b[1] = b[1].min(p[1]);
+        b[2] = b[2].max(p[0]);
+        b[3] = b[3].max(p[1]);
+    };
+    for seg in &w.walls_m {
+        add(seg[0]);
+        add(seg[1]);
+    }
+    for o in &w.obstacles {
+        add(o.min_m);
+        add(o.max_m);
+    }
+    for p in &w.operating_region_m {
+        add(*p);
+    }
+    let g = &w.goal;
+    add([g.center_m[0] - g.radius_m, g.center_m[1] - g.radius_m]);
+    add([g.center_m[0] + g.radius_m, g.center_m[1] + g.radius_m]);
+    add([w.start.x_m, w.start.y_m]);
+    b
+}
+
+/// Plot-area layout of a trajectory panel, pixels.
+const TRAJ_MARGIN: u32 = 10;
+const TRAJ_X_LABEL: u32 = 40;
+const TRAJ_Y_LABEL: u32 = 50;
+
+/// SVG of the world with a run's true and believed paths, equal aspect.
+fn trajectory_svg(
+    world: &World,
+    truth: &[(f64, f64)],
+    believed: &[(f64, f64)],
+) -> Result<String, String> {
+    let mut b = world_bounds(world);
+    for p in truth.iter().chain(believed) {
+        b[0] = b[0].min(p.0);
+        b[1] = b[1].min(p.1);
+        b[2] = b[2].max(p.0);
+        b[3] = b[3].max(p.1);
+    }
+    let pad = 0.3;
+    let (x0, y0, x1, y1) = (b[0] - pad, b[1] - pad, b[2] + pad, b[3] + pad);
+    let (pw, ph) = equal_aspect_px(x1 - x0, y1 - y0, 1000, 600);
+    let size = (
+        pw + TRAJ_Y_LABEL + 2 * TRAJ_MARGIN,
+        ph + TRAJ_X_LABEL + 2 * TRAJ_MARGIN,
+    );
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(TRAJ_MARGIN)
+            .x_label_area_size(TRAJ_X_LABEL)
+            .y_label_area_size(TRAJ_Y_LABEL)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("x, world frame [m]")
+            .y_desc("y [m]")
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        let e = |r: Result<(), DrawingAreaErrorKind<_>>| r.map_err(|e| e.to_string());
+        // Operating region (closed polygon outline).
+        let mut region: Vec<(f64, f64)> = world
+            .operating_region_m
+            .iter()
+            .map(|p| (p[0], p[1]))
+            .collect();
+        if let Some(first) = region.first().copied() {
+            region.push(first);
+        }
+        e(chart
+            .draw_series(std::iter::once(PathElement::new(
+                region,
+                RGBColor(0, 158, 115).stroke_width(1),
+            )))
+            .map(|_| ()))?;
+        // Goal disc (64-gon).
+        let g = world.goal;
+        let disc: Vec<(f64, f64)> = (0..64)
+            .map(|i| {
+                let a = i as f64 / 64.0 * std::f64::consts::TAU;
+                (
+                    g.center_m[0] + g.radius_m * a.cos(),
+                    g.center_m[1] + g.radius_m * a.sin(),
+                )
+            })
+            .collect();
+        e(chart
+            .draw_series(std::iter::once(Polygon::new(
+                disc,
+                RGBColor(0, 158, 115).mix(0.3).filled(),
+            )))
+            .map(|_| ()))?;
+        // Obstacles.
+        e(chart
+            .draw_series(world.obstacles.iter().map(|o| {
+                Rectangle::new(
+                    [(o.min_m[0], o.min_m[1]), (o.max_m[0], o.max_m[1])],
+                    RGBColor(120, 120, 120).filled(),
+                )
+            }))
+            .map(|_| ()))?;
+        // Walls.
+        e(chart
+            .draw_series(world.walls_m.iter().map(|w| {
+                PathElement::new(
+                    vec![(w[0][0], w[0][1]), (w[1][0], w[1][1])],
+                    BLACK.stroke_width(3),
+                )
+            }))
+            .map(|_| ()))?;
+        // Paths.
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                truth.to_vec(),
+                TRUE_COLOR.stroke_width(4),
+            )))
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                believed.to_vec(),
+                BELIEVED_COLOR.stroke_width(1),
+            )))
+            .map_err(|e| e.to_string())?;
+        // End points.
+        e(chart
+            .draw_series(
+                truth
+                    .last()
+                    .map(|p| Circle::new(*p, 4, TRUE_COLOR.filled()))
+                    .into_iter()
+                    .chain(
+                        believed
+                            .last()
+                            .map(|p| Circle::new(*p, 4, BELIEVED_COLOR.filled())),
+                    ),
+            )
+            .map(|_| ()))?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(buf)
+}
+
+/// The runs shown as trajectories: the first nominal run; for each axis, the
+/// first run of the cell with that axis at its largest value and every other
+/// axis at its smallest; the first canary run.
+fn chosen_runs<'a>(
+    scenario: &Scenario,
+    ms: &[&'a Manifest],
+) -> Vec<(String, Option<&'a Manifest>)> {
+    let mut out = Vec::new();
+    out.push((
+        "nominal run (no fault)".to_string(),
+        ms.iter().copied().find(|m| m.kind == RunKind::Nominal),
+    ));
+    let axes = &scenario.file.axes;
+    for a in axes {
+        let mut key = BTreeMap::new();
+        for b in axes {
+            let pick = if b.name == a.name { f64::max } else { f64::min };
+            let v = b.values.iter().copied().reduce(pick).unwrap_or(0.0);
+            key.insert(b.name.clone(), v);
+        }
+        let label = format!(
+            "highest {}: {}",
+            a.name,
+            axes.iter()
+                .map(|b| format!("{} = {}", b.name, key[&b.name]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        out.push((
+            label,
+            ms.iter()
+                .copied()
+                .find(|m| m.kind == RunKind::Grid && m.cell == key),
+        ));
+    }
+    out.push((
+        "positive canary (open-loop into the obstacle; harness-only)".to_string(),
+        ms.iter().copied().find(|m| m.kind == RunKind::Canary),
+    ));
+    out
+}
+
+pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Path) {
+    h.push_str("<h2>Trajectories</h2>\n<p>The world (walls black, obstacle boxes grey, operating region green outline, goal disc green) with the true path from ground truth and the path the navigator believed, from its delivered odometry, moved from its odom frame into the world frame with the start pose. Equal scale on both axes. Dots mark the last sample.</p>\n");
+    let swatch = |c: RGBColor, w: u32, text: &str| {
+        format!(
+            "<span style=\"display:inline-block;width:24px;height:{w}px;background:rgb({},{},{});vertical-align:middle\"></span> {}",
+            c.0,
+            c.1,
+            c.2,
+            xml_escape(text)
+        )
+    };
+    let _ = writeln!(
+        h,
+        "<p>{} &#160; {}</p>",
+        swatch(TRUE_COLOR, 4, "true path (ground truth, thick)"),
+        swatch(
+            BELIEVED_COLOR,
+            2,
+            "believed path (delivered odometry, thin, drawn on top)"
+        )
+    );
+    for (label, m) in chosen_runs(scenario, ms) {
+        let _ = writeln!(h, "<h3>{}</h3>", xml_escape(&label));
+        let Some(m) = m else {
+            note(h, "No manifest for this run in the campaign directory.");
+            continue;
+        };
+        let path = out.join(&m.trace_file);
+        let rows = match std::fs::read_to_string(&path) {
+            Ok(t) => match parse_trace(&t) {
+                Ok(r) if !r.is_empty() => r,
+                Ok(_) => {
+                    note(
+                        h,
+                        &format!(
+                            "Run {}: trace file {} has no samples.",
+                            m.run_id,
+                            path.display()
+                        ),
+                    );
+                    continue;
+                }
+                Err(e) => {
+                    note(
+                        h,
+                        &format!(
+                            "Run {}: trace file {} is malformed: {e}",
+                            m.run_id,
+                            path.display()
+                        ),
+                    );
+                    continue;
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                note(
+                    h,
+                    &format!(
+                        "Run {}: trace file {} is missing.",
+                        m.run_id,
+                        path.display()
+                    ),
+                );
+                continue;
+            }
+            Err(e) => {
+                note(
+                    h,
+                    &format!(
+                        "Run {}: trace file {} could not be read: {e}",
+                        m.run_id,
+                        path.display()
+                    ),
+                );
+                continue;
+            }
+        };
+        let truth: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.true_xy.iter().all(|v| v.is_finite()))
+            .map(|r| (r.true_xy[0], r.true_xy[1]))
+            .collect();
+        let believed: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.odom_xy.iter().all(|v| v.is_finite()))
+            .map(|r| {
+                let p = odom_to_world(&scenario.world.start, r.odom_xy);
+                (p[0], p[1])
+            })
+            .collect();
+        let v = &m.verdict;
+        let _ = writeln!(
+            h,
+            "<p>Run <code>{}</code>: self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
+            xml_escape(&m.run_id),
+            xml_escape(&serde_name(&m.self_report)),
+            xml_escape(&predicates_text(v)),
+            v.operating_region_containment.value,
+            v.obstacle_clearance.value,
+            m.final_goal_distance_m,
+            rows.len(),
+            believed.len()
+        );
+        match trajectory_svg(
+            &scenario.world,
+            &decimate(truth, MAX_PATH_POINTS),
+            &decimate(believed, MAX_PATH_POINTS),
+        ) {
+            Ok(svg) => {
+                let _ = writeln!(h, "<figure>{svg}</figure>");
+            }
+            Err(e) => note(
+                h,
+                &format!(
+                    "Run {}: the trajectory plot could not be rendered: {e}",
+                    m.run_id
+                ),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odom_to_world_rotates_and_translates() {
+        // Start (1, 2) facing +y: odom (1, 0) is 1 m ahead → world (1, 3);
+        // odom (0, 1) is 1 m to the left (−x) → world (0, 2).
+        let start = Pose2 {
+            x_m: 1.0,
+            y_m: 2.0,
+            yaw_rad: std::f64::consts::FRAC_PI_2,
+        };
+        let a = odom_to_world(&start, [1.0, 0.0]);
+        let b = odom_to_world(&start, [0.0, 1.0]);
+        assert!(
+            (a[0] - 1.0).abs() < 1e-12 && (a[1] - 3.0).abs() < 1e-12,
+            "{a:?}"
+        );
+        assert!(
+            (b[0] - 0.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12,
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn equal_aspect_and_decimation() {
+        // 12.6 m × 2.6 m in 1000 × 600: width-limited, 1000/12.6 = 79.37 px/m → 206 px high.
+        assert_eq!(equal_aspect_px(12.6, 2.6, 1000, 600), (1000, 206));
+        // 1 m × 2 m: height-limited, 300 px/m.
+        assert_eq!(equal_aspect_px(1.0, 2.0, 1000, 600), (300, 600));
+        let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, 0.0)).collect();
+        // stride ceil(10/4) = 3 → 0, 3, 6, 9 (the last is kept).
+        assert_eq!(
+            decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(),
+            vec![0.0, 3.0, 6.0, 9.0]
+        );
+    }
+
+    #[test]
+    fn parse_trace_reports_bad_number_with_line() {
+        let e = parse_trace(
+            "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("line 3: column true_x_m: 'x'"), "{e}");
+        let rows =
+            parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n")
+                .unwrap();
+        assert_eq!(
+            rows,
+            vec![TraceRow {
+                true_xy: [1.0, 2.0],
+                odom_xy: [0.5, -0.5]
+            }]
+        );
+    }
+}
