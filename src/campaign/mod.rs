@@ -15,6 +15,7 @@ pub mod run;
 pub mod runner;
 pub mod scenario;
 pub mod summary;
+pub mod trace;
 
 pub use error::CampaignError;
 pub use manifest::Manifest;

@@ -2,7 +2,6 @@
 //! the oracle fed the ground-truth stream only.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
@@ -13,6 +12,7 @@ use rand::SeedableRng;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
 use super::scenario::{fault_spec, Scenario, HARNESS_CHANNELS};
+use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
 use crate::navigator::{CmdVel, Navigator};
 
@@ -99,7 +99,7 @@ pub fn execute(
     let end = Duration::from_secs_f64(world.mission_timeout_s);
     let period = scenario.navigator.control_period();
     let mut next_control = Duration::ZERO;
-    let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
+    let mut trace = TraceWriter::new();
     let mut nav_pose: Option<[f64; 3]> = None;
 
     while plant.now() < end {
@@ -143,11 +143,14 @@ pub fn execute(
             let (ox, oy) = nav_pose
                 .map(|p| (p[0], p[1]))
                 .unwrap_or((f64::NAN, f64::NAN));
-            let _ = writeln!(
-                trace,
-                "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}",
-                s.t_s, s.x_m, s.y_m, s.yaw_rad, ox, oy
-            );
+            trace.push(&TraceRow {
+                t_s: s.t_s,
+                true_x_m: s.x_m,
+                true_y_m: s.y_m,
+                true_yaw_rad: s.yaw_rad,
+                odom_x_m: ox,
+                odom_y_m: oy,
+            });
             poses.push(s);
         }
     }
@@ -234,13 +237,13 @@ pub fn execute(
         contacts,
         final_goal_distance_m,
         isolation,
-        trace_file: format!("traces/{}.csv", spec.run_id),
+        trace_file: trace_file(&spec.run_id),
         trace_sha256: String::new(),
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
     };
     Ok(RunOutput {
         manifest,
-        trace_csv: trace,
+        trace_csv: trace.finish(),
     })
 }

@@ -13,6 +13,7 @@ use super::format::{note, predicates_text, serde_name};
 use crate::campaign::manifest::{Manifest, RunKind};
 use crate::campaign::outputs::xml_escape;
 use crate::campaign::scenario::Scenario;
+use crate::campaign::trace::parse_trace;
 
 /// Colour of the true (ground-truth) path in the trajectory panels.
 const TRUE_COLOR: RGBColor = RGBColor(0, 114, 178);
@@ -21,56 +22,6 @@ const BELIEVED_COLOR: RGBColor = RGBColor(213, 94, 0);
 
 /// Most points drawn per path (traces are decimated by a constant stride).
 const MAX_PATH_POINTS: usize = 1500;
-
-/// One trace sample: true position and believed (odometry) position, the
-/// latter in the odom frame; NaN until the navigator had odometry.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct TraceRow {
-    true_xy: Point2,
-    odom_xy: Point2,
-}
-
-/// Parses a trace CSV (header `t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m`;
-/// columns are found by name).
-///
-/// # Errors
-/// A message naming the line for a missing column or an unparsable number.
-fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
-    let mut lines = text.lines();
-    let header = lines.next().ok_or("empty file")?;
-    let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let idx = |name: &str| {
-        cols.iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| format!("header has no column '{name}'"))
-    };
-    let (tx, ty, ox, oy) = (
-        idx("true_x_m")?,
-        idx("true_y_m")?,
-        idx("odom_x_m")?,
-        idx("odom_y_m")?,
-    );
-    let mut rows = Vec::new();
-    for (i, line) in lines.enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split(',').collect();
-        let get = |j: usize| -> Result<f64, String> {
-            let s = f
-                .get(j)
-                .ok_or_else(|| format!("line {}: missing column {}", i + 2, cols[j]))?;
-            s.trim()
-                .parse::<f64>()
-                .map_err(|e| format!("line {}: column {}: '{}': {e}", i + 2, cols[j], s.trim()))
-        };
-        rows.push(TraceRow {
-            true_xy: [get(tx)?, get(ty)?],
-            odom_xy: [get(ox)?, get(oy)?],
-        });
-    }
-    Ok(rows)
-}
 
 /// Odom frame → world frame. The odom frame's origin is the start pose
 /// (REP-105: odom is fixed at the robot's start), so
@@ -385,14 +336,14 @@ pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest]
         };
         let truth: Vec<(f64, f64)> = rows
             .iter()
-            .filter(|r| r.true_xy.iter().all(|v| v.is_finite()))
-            .map(|r| (r.true_xy[0], r.true_xy[1]))
+            .filter(|r| r.true_x_m.is_finite() && r.true_y_m.is_finite())
+            .map(|r| (r.true_x_m, r.true_y_m))
             .collect();
         let believed: Vec<(f64, f64)> = rows
             .iter()
-            .filter(|r| r.odom_xy.iter().all(|v| v.is_finite()))
+            .filter(|r| r.odom_x_m.is_finite() && r.odom_y_m.is_finite())
             .map(|r| {
-                let p = odom_to_world(&scenario.world.start, r.odom_xy);
+                let p = odom_to_world(&scenario.world.start, [r.odom_x_m, r.odom_y_m]);
                 (p[0], p[1])
             })
             .collect();
@@ -464,25 +415,6 @@ mod tests {
         assert_eq!(
             decimate(pts, 4).iter().map(|p| p.0).collect::<Vec<_>>(),
             vec![0.0, 3.0, 6.0, 9.0]
-        );
-    }
-
-    #[test]
-    fn parse_trace_reports_bad_number_with_line() {
-        let e = parse_trace(
-            "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n",
-        )
-        .unwrap_err();
-        assert!(e.contains("line 3: column true_x_m: 'x'"), "{e}");
-        let rows =
-            parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n")
-                .unwrap();
-        assert_eq!(
-            rows,
-            vec![TraceRow {
-                true_xy: [1.0, 2.0],
-                odom_xy: [0.5, -0.5]
-            }]
         );
     }
 }
