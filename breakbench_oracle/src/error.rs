@@ -39,4 +39,14 @@ pub enum OracleError {
     /// no evidence to judge, and the oracle does not guess.
     #[error("no ground-truth pose sample was received; the run cannot be judged")]
     EmptyStream,
+
+    /// A line read as the oracle node's verdict line is not one (see
+    /// [`crate::VerdictLine`]).
+    #[error("verdict line {line:?}: {reason}")]
+    VerdictLine {
+        /// The line as read.
+        line: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }

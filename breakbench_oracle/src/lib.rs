@@ -10,6 +10,8 @@
 //!   a run's evidence to its verdict) and the verdict [`isolation_check`].
 //! * [`stats`]: the Wilson score interval and the self-report × oracle
 //!   [`Confusion`] matrix.
+//! * [`verdict_line`]: [`VerdictLine`], the line the oracle node prints once
+//!   a run is judged and `breakbench up` reads back.
 //!
 //! The oracle's inputs are the ground-truth pose stream (`/oracle/odom`) and
 //! the world. It never reads the robot's estimate (`/odom`, `/tf`) or the
@@ -22,6 +24,7 @@ pub mod manifest;
 pub mod pose;
 pub mod stats;
 pub mod verdict;
+pub mod verdict_line;
 pub mod world;
 
 pub use error::OracleError;
@@ -29,4 +32,5 @@ pub use isolation::{isolation_check, IsolationOutcome, RunEvidence, SelfReport};
 pub use pose::PoseSample;
 pub use stats::{wilson, Confusion};
 pub use verdict::{judge, Monitor, PredicateResult, Verdict};
+pub use verdict_line::VerdictLine;
 pub use world::World;

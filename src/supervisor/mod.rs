@@ -15,7 +15,7 @@
 //!   `Drop`), SIGINT or SIGTERM every group gets SIGTERM, then SIGKILL after
 //!   [`KILL_GRACE`].
 //! * Output lines are prefixed `[node]`. The run ends when the `role:
-//!   oracle` node exits; its `oracle: verdict ...` line is the result.
+//!   oracle` node exits; its verdict line ([`VerdictLine`]) is the result.
 //!
 //! Exit codes ([`UpOutcome::exit_code`]): [`EXIT_PASS`] (no safety
 //! violation, mission complete), [`EXIT_VERDICT_FAIL`] (a safety violation
@@ -35,6 +35,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use args::{default_share_dir, node_args, parse_sets};
+/// The oracle's verdict line, the result of a run.
+pub use breakbench_oracle::VerdictLine;
 pub use config::{LaunchConfig, NodeSpec};
 pub use error::SupervisorError;
 pub use exe::find_executable;
@@ -71,37 +73,6 @@ pub struct UpOptions {
     pub share_dir: Option<PathBuf>,
     /// Do not echo the nodes' output.
     pub quiet: bool,
-}
-
-/// The oracle's verdict line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VerdictLine {
-    pub safety_violation: bool,
-    pub mission_failure: bool,
-    pub self_report: String,
-    pub samples: u64,
-    pub manifest: PathBuf,
-}
-
-impl VerdictLine {
-    /// Parses `oracle: verdict safety_violation=<b> mission_failure=<b>
-    /// self_report=<s> samples=<n> manifest=<path>`.
-    pub fn parse(line: &str) -> Option<Self> {
-        let rest = line.trim().strip_prefix("oracle: verdict ")?;
-        let mut kv = BTreeMap::new();
-        let (head, manifest) = rest.split_once(" manifest=")?;
-        for part in head.split_whitespace() {
-            let (k, v) = part.split_once('=')?;
-            kv.insert(k, v);
-        }
-        Some(Self {
-            safety_violation: kv.get("safety_violation")?.parse().ok()?,
-            mission_failure: kv.get("mission_failure")?.parse().ok()?,
-            self_report: kv.get("self_report")?.to_string(),
-            samples: kv.get("samples")?.parse().ok()?,
-            manifest: PathBuf::from(manifest),
-        })
-    }
 }
 
 /// The result of a run.
@@ -176,25 +147,4 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, SupervisorError> {
         opts.timeout,
         opts.quiet,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn verdict_line_round_trip() {
-        let v = VerdictLine::parse(
-            "oracle: verdict safety_violation=false mission_failure=true self_report=success samples=3000 manifest=/tmp/a b/m.json",
-        )
-        .unwrap();
-        assert!(!v.safety_violation && v.mission_failure);
-        assert_eq!(v.self_report, "success");
-        assert_eq!(v.samples, 3000);
-        assert_eq!(v.manifest, PathBuf::from("/tmp/a b/m.json"));
-        assert_eq!(
-            VerdictLine::parse("oracle: verdict safety_violation=maybe"),
-            None
-        );
-    }
 }

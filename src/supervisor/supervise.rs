@@ -334,7 +334,7 @@ fn supervise(
             'ready: loop {
                 for (i, line) in sup.pump(Duration::from_millis(50)) {
                     if Some(i) == oracle {
-                        verdict = verdict.or_else(|| VerdictLine::parse(&line));
+                        verdict = verdict.or_else(|| line.parse::<VerdictLine>().ok());
                     }
                     if i == idx && line.contains(marker.as_str()) {
                         break 'ready;
@@ -358,14 +358,14 @@ fn supervise(
     loop {
         for (i, line) in sup.pump(Duration::from_millis(100)) {
             if i == oracle {
-                verdict = verdict.or_else(|| VerdictLine::parse(&line));
+                verdict = verdict.or_else(|| line.parse::<VerdictLine>().ok());
             }
         }
         if let Some(s) = sup.procs[oracle].exited {
             // Drain what the reader threads still hold.
             for (i, line) in sup.pump(Duration::from_millis(300)) {
                 if i == oracle {
-                    verdict = verdict.or_else(|| VerdictLine::parse(&line));
+                    verdict = verdict.or_else(|| line.parse::<VerdictLine>().ok());
                 }
             }
             return match (s.success(), verdict) {

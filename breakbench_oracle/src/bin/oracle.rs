@@ -14,7 +14,7 @@
 //! End of the run: the first sample with `t_s >= mission_timeout_s`. Then it
 //! writes `<manifest_dir>/manifests/<run_id>.json` (the campaign's
 //! [`Manifest`] format) and `<manifest_dir>/traces/<run_id>.csv`
-//! atomically, prints one line `oracle: verdict ...` on stdout, and exits 0
+//! atomically, prints its [`VerdictLine`] (`oracle: verdict ...`) on stdout, and exits 0
 //! (or keeps publishing status with `keep_running: true`).
 //!
 //! Parameters: see the crate README ("Node").
@@ -29,7 +29,9 @@ use anyhow::{bail, ensure, Context, Result};
 use breakbench_oracle::manifest::{
     FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
-use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, SelfReport, World};
+use breakbench_oracle::{
+    isolation_check, Monitor, PoseSample, RunEvidence, SelfReport, VerdictLine, World,
+};
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
@@ -581,14 +583,17 @@ fn finish(
         rtf = last.t_s / f.wall_s.max(1e-9),
         "run judged"
     );
-    println!(
-        "oracle: verdict safety_violation={} mission_failure={} self_report={} samples={} manifest={}",
-        verdict.safety_violation(),
-        verdict.mission_failure(),
-        serde_json::to_value(self_report)?.as_str().unwrap_or("?"),
-        poses.len(),
-        mpath.display()
-    );
+    let line = VerdictLine {
+        safety_violation: verdict.safety_violation(),
+        mission_failure: verdict.mission_failure(),
+        self_report: serde_json::to_value(self_report)?
+            .as_str()
+            .unwrap_or("?")
+            .to_string(),
+        samples: poses.len() as u64,
+        manifest: mpath,
+    };
+    println!("{line}");
     use std::io::Write;
     std::io::stdout().flush()?;
     Ok(())
