@@ -7,6 +7,7 @@
 //!
 //! Keys in this order, separated by one space; `manifest` comes last and
 //! takes the rest of the line, so the path may contain spaces.
+//! Requirement: REQ-ORACLE-VERDICT-LINE (`docs/requirements.md`).
 
 use std::fmt;
 use std::path::PathBuf;

@@ -18,7 +18,8 @@
 //!
 //! [`TraceWriter`] writes it (the campaign's run loop), [`parse_trace`]
 //! reads it back (the report's trajectory panels). The manifest names the
-//! file ([`trace_file`]) and holds its sha256.
+//! file ([`trace_file`]) and holds its sha256. Requirement: REQ-CAMPAIGN-TRACE
+//! (`docs/requirements.md`).
 
 use std::fmt::Write as _;
 

@@ -22,7 +22,8 @@
 //! or a mission failure), [`EXIT_ERROR`] (a node failed or exited early, no
 //! verdict, timeout, bad config), [`EXIT_INTERRUPTED`] (SIGINT/SIGTERM).
 //!
-//! No DDS here: this module only manages processes.
+//! No DDS here: this module only manages processes. Requirements: REQ-GRAPH-UP,
+//! REQ-GRAPH-FAIL-VS-INVALID (`docs/requirements.md`).
 
 pub mod args;
 pub mod config;

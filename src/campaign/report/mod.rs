@@ -11,7 +11,7 @@
 //!    per value of the other axes, for safety and for mission;
 //! 4. a few runs' true path and believed (odometry) path over the world,
 //!    drawn at equal aspect ratio;
-//! 5. the declared limits of the study (seed 000).
+//! 5. the declared limits of the study (REQ-STUDY-DECLARED-LIMITS).
 //!
 //! Everything shown is read from the [`Summary`], the manifests and the trace
 //! files; nothing is recomputed except the odom → world transform of the
