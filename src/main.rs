@@ -22,6 +22,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run (or resume) a campaign: every grid cell × repeat, the nominal set and the canary.
+    /// Exit code: 0 all harness checks passed, 1 a harness check failed (the positive
+    /// canary was not detected or the verdict isolation check failed; results still
+    /// written), 2 error (bad input, plan over budget, I/O).
     Campaign {
         /// Scenario file, e.g. scenarios/corridor_study.yaml
         scenario: PathBuf,
@@ -155,6 +158,17 @@ fn real_main() -> Result<ExitCode> {
                 sm.canary.violation_detected, sm.isolation.passed, sm.isolation.runs_checked, sm.nominal.spread_converged
             );
             println!("report: {}", out.join("report.html").display());
+            if !r.harness_failures.is_empty() {
+                for f in &r.harness_failures {
+                    eprintln!("error: harness check failed: {f}");
+                }
+                eprintln!(
+                    "error: {} harness check(s) failed: the results in {} are written but cannot be trusted",
+                    r.harness_failures.len(),
+                    out.display()
+                );
+                return Ok(ExitCode::from(1));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { scenario, runs } => {

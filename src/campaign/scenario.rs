@@ -370,8 +370,15 @@ impl Scenario {
 
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
+        self.file.cells()
+    }
+}
+
+impl ScenarioFile {
+    /// Every grid cell: one value per axis, in axis order, the last axis fastest.
+    pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
         let mut cells = vec![BTreeMap::new()];
-        for axis in &self.file.axes {
+        for axis in &self.axes {
             let mut next = Vec::with_capacity(cells.len() * axis.values.len());
             for cell in &cells {
                 for v in &axis.values {
