@@ -101,6 +101,7 @@ fn analyze_refuses_a_manifest_of_another_scenario_and_names_it() {
         out: d.path().join(dir),
         jobs: 2,
         progress: false,
+        budget: Default::default(),
     };
     run_campaign(&a, &opts("a")).unwrap();
     run_campaign(&b, &opts("b")).unwrap();

@@ -7,6 +7,7 @@
 //! a manifest. The summary is computed from the manifests alone.
 
 pub mod atomic;
+pub mod budget;
 pub mod error;
 pub mod manifest;
 pub mod outputs;
@@ -16,6 +17,7 @@ pub mod runner;
 pub mod scenario;
 pub mod summary;
 
+pub use budget::{Budget, Estimate};
 pub use error::CampaignError;
 pub use manifest::Manifest;
 pub use scenario::Scenario;

@@ -47,6 +47,8 @@ pub struct CampaignOptions {
     pub out: PathBuf,
     pub jobs: usize,
     pub progress: bool,
+    /// The plan's resource budget, checked before anything runs.
+    pub budget: super::Budget,
 }
 
 /// The outcome of [`run_campaign`].
@@ -410,12 +412,15 @@ fn sha256_hex(bytes: &[u8]) -> String {
 ///
 /// # Errors
 /// [`CampaignError::OtherScenario`] if `opts.out` holds another scenario's
-/// results, [`CampaignError::Locked`] if another campaign writes it; I/O errors with their path.
+/// results, [`CampaignError::Locked`] if another campaign writes it,
+/// [`CampaignError::OverBudget`] (before anything is created or run) if the
+/// plan exceeds `opts.budget`; I/O errors with their path.
 pub fn run_campaign(
     scenario: &Scenario,
     opts: &CampaignOptions,
 ) -> Result<CampaignResult, CampaignError> {
     let wall = Instant::now();
+    opts.budget.check(&super::Estimate::of(scenario))?;
     let out = &opts.out;
     let runs = plan(scenario);
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
