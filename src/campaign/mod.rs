@@ -8,6 +8,7 @@
 
 pub mod atomic;
 pub mod budget;
+pub mod consumers;
 pub mod error;
 pub mod manifest;
 pub mod outputs;

@@ -169,8 +169,10 @@ const MAX_VALUE_CHARS: usize = 24;
 
 impl ScenarioFile {
     /// The semantic checks of a scenario file, after parsing: every number
-    /// in its declared range ([`SCENARIO_RANGES`]), axis names usable as cell keys and file names, one
-    /// axis per harness channel, each axis' parameter one its mode reads, and
+    /// in its declared range ([`SCENARIO_RANGES`]), axis names usable as cell
+    /// keys and file names, one axis per harness channel, each axis' mode able
+    /// to change a field the navigator reads on its channel
+    /// ([`super::consumers::unreachable_axis`]), each axis' parameter one its mode reads, and
     /// every grid value accepted by the fault stage it builds.
     ///
     /// # Errors
@@ -256,6 +258,11 @@ impl ScenarioFile {
                     ),
                 );
             };
+            if let Some(why) =
+                super::consumers::unreachable_axis(mode, &axis.mode, &axis.channel, kind)
+            {
+                return err(&format!("axes[{i}].mode"), why);
+            }
             if !FaultSpec::mode_reads(mode, &axis.parameter) {
                 let own = FaultSpec::mode_parameters(mode);
                 return err(
@@ -507,7 +514,20 @@ mod tests {
     /// Every check after parsing names file, line and field, and what is wrong.
     #[test]
     fn semantic_errors_name_file_line_and_field() {
-        let cases: [(&str, &str, &str, &str); 14] = [
+        let cases: [(&str, &str, &str, &str); 16] = [
+            // a fault the navigator cannot see: odom bias changes only the twist
+            (
+                "mode: scale\n    parameter: scale_factor",
+                "mode: bias\n    parameter: bias",
+                "s.yaml:18:5: field 'axes[1].mode'",
+                "mode 'bias' on channel 'odom' (Odometry) changes only twist.twist.linear, and the navigator reads delivery, pose.pose.position, pose.pose.orientation of it",
+            ),
+            (
+                "mode: scale\n    parameter: scale_factor",
+                "mode: slip\n    parameter: slip_ratio",
+                "s.yaml:18:5: field 'axes[1].mode'",
+                "mode 'slip' on channel 'odom' (Odometry) changes only twist.twist.linear, twist.twist.angular",
+            ),
             // the absurd plan of the issue: refused before anything runs
             (
                 "repeats: 2",
