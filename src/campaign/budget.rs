@@ -44,8 +44,9 @@ pub struct Budget {
 
 impl Default for Budget {
     /// 20 000 runs, 10^9 steps, 10^10 rays, 4 GiB: about 190×, 1 600×, 440×
-    /// and 200× the corridor study (106 runs, 636 000 steps, 2.3e7 rays,
-    /// 21 MB estimated); 10^9 steps take about 1.5 h on two cores here.
+    /// and 190× the corridor study (106 runs, 636 000 steps, 2.3e7 rays,
+    /// 22 MB estimated); at the corridor study's 1.7e5 steps per second on
+    /// two cores, 10^9 steps take about 1.6 h.
     fn default() -> Self {
         Self {
             max_runs: 20_000,
