@@ -270,6 +270,13 @@ fn regression_corpus() {
             "mode: bias\n    parameter: bias",
             ":18:5: field 'axes[1].mode': mode 'bias' on channel 'odom'",
         ),
+        // the navigator takes the start for the goal (11 m away)
+        (
+            3,
+            "goal_tolerance_m: 0.15",
+            "goal_tolerance_m: 20.0",
+            ":4:1: field 'goal_tolerance_m': 20 m reaches the start of",
+        ),
         (0, "runs: 3", "runs: 1.0e308", ":23:9: field 'nominal.runs'"),
         (
             3,

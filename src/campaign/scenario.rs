@@ -345,6 +345,24 @@ impl Scenario {
         let world = World::load(&world_path)?;
         let plant = PlantConfig::load(&robot_path)?;
         let navigator = NavigatorConfig::load(&nav_path)?;
+        // Across files: a start the navigator already takes for the goal
+        // would self-report success without moving.
+        let d = (world.start.x_m - world.goal.center_m[0])
+            .hypot(world.start.y_m - world.goal.center_m[1]);
+        if d <= navigator.goal_tolerance_m {
+            let text = kraken_interfaces::config::read_text(&nav_path)?;
+            return Err(ConfigError::semantic(
+                &nav_path.display().to_string(),
+                "goal_tolerance_m",
+                format!(
+                    "{} m reaches the start of {} ({d:.3} m from the goal centre): the navigator would self-report success without moving",
+                    navigator.goal_tolerance_m,
+                    world_path.display()
+                ),
+            )
+            .located(&text)
+            .into());
+        }
         let mut h = Sha256::new();
         for f in [path, &world_path, &robot_path, &nav_path] {
             let bytes = std::fs::read(f).map_err(|e| CampaignError::io(f, e))?;
