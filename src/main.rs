@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use breakbench::campaign::runner::{analyze, run_campaign, CampaignOptions};
-use breakbench::campaign::Scenario;
+use breakbench::campaign::{Budget, Estimate, Scenario};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -22,6 +22,9 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run (or resume) a campaign: every grid cell × repeat, the nominal set and the canary.
+    /// Exit code: 0 all harness checks passed, 1 a harness check failed (the positive
+    /// canary was not detected or the verdict isolation check failed; results still
+    /// written), 2 error (bad input, plan over budget, I/O).
     Campaign {
         /// Scenario file, e.g. scenarios/corridor_study.yaml
         scenario: PathBuf,
@@ -34,6 +37,18 @@ enum Command {
         /// No progress bar
         #[arg(long)]
         quiet: bool,
+        /// Resource budget: most runs the plan may have
+        #[arg(long, default_value_t = Budget::default().max_runs)]
+        max_runs: u64,
+        /// Resource budget: most plant steps over all runs
+        #[arg(long, default_value_t = Budget::default().max_sim_steps)]
+        max_sim_steps: u64,
+        /// Resource budget: most lidar rays (beams × scans) over all runs
+        #[arg(long, default_value_t = Budget::default().max_rays)]
+        max_rays: u64,
+        /// Resource budget: most bytes written (manifests, traces, report), estimated
+        #[arg(long, default_value_t = Budget::default().max_output_bytes)]
+        max_output_bytes: u64,
     },
     /// Benchmark: the in-process run loop (plant + lidar + fault stages +
     /// navigator + oracle) on one core, no file output. Prints simulated
@@ -114,8 +129,18 @@ fn real_main() -> Result<ExitCode> {
             out,
             jobs,
             quiet,
+            max_runs,
+            max_sim_steps,
+            max_rays,
+            max_output_bytes,
         } => {
             let s = Scenario::load(&scenario)?;
+            let budget = Budget {
+                max_runs,
+                max_sim_steps,
+                max_rays,
+                max_output_bytes,
+            };
             if out.exists() && !out.is_dir() {
                 anyhow::bail!(
                     "--out {}: exists and is not a directory (the campaign writes a directory)",
@@ -133,6 +158,7 @@ fn real_main() -> Result<ExitCode> {
                     out: out.clone(),
                     jobs,
                     progress: !quiet,
+                    budget,
                 },
             )
             .with_context(|| format!("campaign {}", scenario.display()))?;
@@ -155,11 +181,25 @@ fn real_main() -> Result<ExitCode> {
                 sm.canary.violation_detected, sm.isolation.passed, sm.isolation.runs_checked, sm.nominal.spread_converged
             );
             println!("report: {}", out.join("report.html").display());
+            if !r.harness_failures.is_empty() {
+                for f in &r.harness_failures {
+                    eprintln!("error: harness check failed: {f}");
+                }
+                eprintln!(
+                    "error: {} harness check(s) failed: the results in {} are written but cannot be trusted",
+                    r.harness_failures.len(),
+                    out.display()
+                );
+                return Ok(ExitCode::from(1));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { scenario, runs } => {
             anyhow::ensure!(runs > 0, "--runs must be at least 1");
             let s = Scenario::load(&scenario)?;
+            Budget::default()
+                .check(&Estimate::of(&s))
+                .with_context(|| format!("bench {}", scenario.display()))?;
             let prov = breakbench::campaign::runner::provenance();
             let plan = breakbench::campaign::runner::plan(&s);
             let mut rtfs = Vec::new();

@@ -16,80 +16,91 @@
 use std::path::Path;
 use std::time::Duration;
 
+use breakbench_oracle::range::{check_ranges, Range};
 use breakbench_oracle::SelfReport;
-use kraken_interfaces::config::load_yaml_checked;
+use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
 
-/// Navigator parameters (`config/navigator.yaml`).
+/// The declared range of every numeric field of a navigator file (see the
+/// field docs).
+pub const NAVIGATOR_RANGES: &[Range] = &[
+    Range::new("control_rate_hz", 0.1, 1000.0, "Hz"),
+    Range::new("goal_tolerance_m", 0.001, 100.0, "m"),
+    Range::new("max_linear_m_s", 0.001, 100.0, "m/s"),
+    Range::new("max_angular_rad_s", 0.001, 100.0, "rad/s"),
+    Range::new("heading_gain", 0.001, 1000.0, "1/s"),
+    Range::new("footprint_radius_m", 0.01, 10.0, "m"),
+    Range::new("lateral_margin_m", 0.0, 10.0, "m"),
+    Range::new("lookahead_m", 0.01, 100.0, "m"),
+    Range::new("min_free_m", 0.001, 100.0, "m"),
+    Range::new("shortfall_cost_rad_per_m", 0.001, 1000.0, "rad/m"),
+    Range::new("candidate_step_deg", 0.1, 90.0, "deg"),
+    Range::new("slowdown_distance_m", 0.001, 100.0, "m"),
+    Range::new("stuck_timeout_s", 0.1, 3600.0, "s"),
+    Range::new("mission_timeout_s", 0.1, 3600.0, "s"),
+];
+
+/// Navigator parameters (`config/navigator.yaml`). Each number has a declared
+/// range ([`NAVIGATOR_RANGES`]), given with its field.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NavigatorConfig {
-    /// Command rate, Hz.
+    /// Command rate, Hz, in [0.1, 1000] Hz.
     pub control_rate_hz: f64,
-    /// Distance to the goal (by odometry) at which it stops, metres.
+    /// Distance to the goal (by odometry) at which it stops, metres, in [0.001, 100] m.
     pub goal_tolerance_m: f64,
+    /// Linear speed limit, m/s, in [0.001, 100] m/s.
     pub max_linear_m_s: f64,
+    /// Angular rate limit, rad/s, in [0.001, 100] rad/s.
     pub max_angular_rad_s: f64,
-    /// Angular rate per radian of heading error, 1/s.
+    /// Angular rate per radian of heading error, 1/s, in [0.001, 1000] 1/s.
     pub heading_gain: f64,
+    /// Footprint radius the navigator plans with, metres, in [0.01, 10] m.
     pub footprint_radius_m: f64,
-    /// Extra half-width of the swept corridor, metres.
+    /// Extra half-width of the swept corridor, metres, in [0, 10] m.
     pub lateral_margin_m: f64,
-    /// Free distance a heading needs, metres.
+    /// Free distance a heading needs, metres, in [0.01, 100] m.
     pub lookahead_m: f64,
-    /// Headings free for less than this (or than the goal distance) are never taken, metres.
+    /// Headings free for less than this (or than the goal distance) are never
+    /// taken, metres, in [0.001, 100] m.
     pub min_free_m: f64,
-    /// Cost of a heading per metre it is free for less than the lookahead, rad/m.
+    /// Cost of a heading per metre it is free for less than the lookahead,
+    /// rad/m, in [0.001, 1000] rad/m.
     pub shortfall_cost_rad_per_m: f64,
-    /// Spacing of candidate headings, degrees.
+    /// Spacing of candidate headings, degrees, in [0.1, 90] deg (at most
+    /// 1801 candidates from -90 to +90 degrees).
     pub candidate_step_deg: f64,
-    /// Free distance below which linear speed ramps down, metres.
+    /// Free distance below which linear speed ramps down, metres, in [0.001, 100] m.
     pub slowdown_distance_m: f64,
-    /// No 0.1 m of progress for this long → failure, seconds.
+    /// No 0.1 m of progress for this long → failure, seconds, in [0.1, 3600] s.
     pub stuck_timeout_s: f64,
-    /// Own mission timeout → failure, seconds.
+    /// Own mission timeout → failure, seconds, in [0.1, 3600] s.
     pub mission_timeout_s: f64,
 }
 
 impl NavigatorConfig {
     /// Loads and validates `path`.
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming file, line, column and field.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         load_yaml_checked(path, Self::validate)
     }
 
-    /// The semantic checks: every gain, rate, length and time finite and > 0,
-    /// `lateral_margin_m` >= 0. `p` is the file, for the error.
+    /// Parses and validates navigator YAML `text` read from `path`.
+    ///
+    /// # Errors
+    /// As [`Self::load`].
+    pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
+        parse_yaml_checked(text, path, Self::validate)
+    }
+
+    /// The semantic checks: every number in its declared range
+    /// ([`NAVIGATOR_RANGES`]). `p` is the file, for the error.
     fn validate(c: &Self, p: &str) -> Result<(), ConfigError> {
-        let positive = [
-            ("control_rate_hz", c.control_rate_hz),
-            ("goal_tolerance_m", c.goal_tolerance_m),
-            ("max_linear_m_s", c.max_linear_m_s),
-            ("max_angular_rad_s", c.max_angular_rad_s),
-            ("heading_gain", c.heading_gain),
-            ("footprint_radius_m", c.footprint_radius_m),
-            ("lookahead_m", c.lookahead_m),
-            ("min_free_m", c.min_free_m),
-            ("shortfall_cost_rad_per_m", c.shortfall_cost_rad_per_m),
-            ("candidate_step_deg", c.candidate_step_deg),
-            ("slowdown_distance_m", c.slowdown_distance_m),
-            ("stuck_timeout_s", c.stuck_timeout_s),
-            ("mission_timeout_s", c.mission_timeout_s),
-        ];
-        for (field, v) in positive {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(ConfigError::semantic(
-                    p,
-                    field,
-                    format!("must be > 0, got {v}"),
-                ));
-            }
-        }
-        if c.lateral_margin_m.is_nan() || c.lateral_margin_m < 0.0 {
-            return Err(ConfigError::semantic(p, "lateral_margin_m", "must be >= 0"));
-        }
-        Ok(())
+        check_ranges(c, p, "", &[("", NAVIGATOR_RANGES)])
     }
 
     /// The command period.
@@ -421,5 +432,28 @@ mod tests {
         let e = NavigatorConfig::load(&p).unwrap_err();
         assert_eq!(e.field, "speed");
         assert!(e.line > 10);
+    }
+
+    /// The absurd values are refused at load with file, line, column, field and range.
+    #[test]
+    fn values_outside_their_declared_range_name_line_and_field() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/config/navigator.yaml"
+        ))
+        .unwrap();
+        NavigatorConfig::parse(&text, "nav.yaml").unwrap();
+        let cases = [
+            // 1e-9 degrees: 1.8e11 candidate headings (the 103 GB allocation)
+            ("candidate_step_deg: 10.0", "candidate_step_deg: 1e-9", "nav.yaml:13:1: field 'candidate_step_deg': 1e-9 is outside its declared range [0.1, 90] deg"),
+            ("control_rate_hz: 20.0", "control_rate_hz: 1.0e9", "nav.yaml:3:1: field 'control_rate_hz': 1e9 is outside its declared range [0.1, 1000] Hz"),
+            ("lateral_margin_m: 0.15", "lateral_margin_m: .nan", "field 'lateral_margin_m': is not a finite number (declared range [0, 10] m)"),
+            ("stuck_timeout_s: 10.0", "stuck_timeout_s: 0.0", "field 'stuck_timeout_s': 0 is outside its declared range [0.1, 3600] s"),
+        ];
+        for (from, to, want) in cases {
+            assert!(text.contains(from), "{from}");
+            let e = NavigatorConfig::parse(&text.replacen(from, to, 1), "nav.yaml").unwrap_err();
+            assert!(e.to_string().contains(want), "{to}: {e}");
+        }
     }
 }

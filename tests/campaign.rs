@@ -23,6 +23,7 @@ fn campaign(s: &Scenario, out: &Path, jobs: usize) -> CampaignResult {
             out: out.to_path_buf(),
             jobs,
             progress: false,
+            budget: Default::default(),
         },
     )
     .unwrap()
@@ -128,6 +129,7 @@ fn a_directory_of_another_scenario_is_refused() {
             out: d.path().to_path_buf(),
             jobs: 1,
             progress: false,
+            budget: Default::default(),
         },
     )
     .err()

@@ -8,6 +8,8 @@
 //!   [`Monitor`] and the batch [`judge`], giving a [`Verdict`].
 //! * [`isolation`]: [`SelfReport`], [`RunEvidence`] (the campaign's entry from
 //!   a run's evidence to its verdict) and the verdict [`isolation_check`].
+//! * [`range`]: the declared physical ranges of numeric config fields and
+//!   [`range::check_ranges`].
 //! * [`stats`]: the Wilson score interval and the self-report × oracle
 //!   [`Confusion`] matrix.
 //! * [`verdict_line`]: [`VerdictLine`], the line the oracle node prints once
@@ -22,6 +24,7 @@ mod geometry;
 pub mod isolation;
 pub mod manifest;
 pub mod pose;
+pub mod range;
 pub mod stats;
 pub mod verdict;
 pub mod verdict_line;

@@ -10,6 +10,33 @@ use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
 
+use crate::range::{check_ranges, Range};
+
+/// Largest |coordinate| of a world point, metres (a world 20 km across).
+pub const MAX_COORD_M: f64 = 1.0e4;
+
+/// The declared range of every numeric field of a world file (see the field
+/// docs); checked by [`World::load`] before any other check.
+pub const WORLD_RANGES: &[Range] = &[
+    Range::new("walls_m[*][*][*]", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("obstacles[*].min_m[*]", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("obstacles[*].max_m[*]", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("operating_region_m[*][*]", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("goal.center_m[*]", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("goal.radius_m", 0.01, 100.0, "m"),
+    Range::new("clearance_threshold_m", 0.0, 10.0, "m"),
+    Range::new("mission_timeout_s", 0.1, 3600.0, "s"),
+    Range::new("footprint_radius_m", 0.01, 10.0, "m"),
+    Range::new("start.x_m", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new("start.y_m", -MAX_COORD_M, MAX_COORD_M, "m"),
+    Range::new(
+        "start.yaw_rad",
+        -std::f64::consts::TAU,
+        std::f64::consts::TAU,
+        "rad",
+    ),
+];
+
 /// A 2-D point `[x, y]` in metres, world frame.
 pub type Point2 = [f64; 2];
 
@@ -18,13 +45,14 @@ pub type Point2 = [f64; 2];
 #[serde(deny_unknown_fields)]
 pub struct BoxObstacle {
     pub name: String,
-    /// Lower-left corner, metres.
+    /// Lower-left corner, metres, each coordinate in [-1e4, 1e4] m.
     pub min_m: Point2,
-    /// Upper-right corner, metres.
+    /// Upper-right corner, metres, each coordinate in [-1e4, 1e4] m.
     pub max_m: Point2,
 }
 
-/// A pose in the plane: position in metres, yaw in radians (CCW from +x).
+/// A pose in the plane: position in metres (each in [-1e4, 1e4] m), yaw in
+/// radians (CCW from +x, in [-2 pi, 2 pi] rad).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pose2 {
@@ -37,7 +65,9 @@ pub struct Pose2 {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoalRegion {
+    /// Centre, metres, each coordinate in [-1e4, 1e4] m.
     pub center_m: Point2,
+    /// Radius, metres, in [0.01, 100] m.
     pub radius_m: f64,
 }
 
@@ -47,21 +77,26 @@ pub struct GoalRegion {
 pub struct World {
     /// Human-readable name.
     pub name: String,
-    /// Wall segments `[[x0, y0], [x1, y1]]`, metres. Walls are rigid and seen
+    /// Wall segments `[[x0, y0], [x1, y1]]`, metres (coordinates in [-1e4, 1e4] m). Walls are rigid and seen
     /// by the lidar; they are not obstacles for `obstacle_clearance`.
     pub walls_m: Vec<[Point2; 2]>,
     /// Obstacles: rigid, seen by the lidar, and judged by `obstacle_clearance`.
     pub obstacles: Vec<BoxObstacle>,
-    /// Operating region: a simple polygon (counter-clockwise vertices). The
+    /// Operating region: a simple polygon (counter-clockwise vertices,
+    /// coordinates in [-1e4, 1e4] m). The
     /// robot's whole footprint must stay inside it.
     pub operating_region_m: Vec<Point2>,
-    /// Goal region the true pose must enter before the mission timeout.
+    /// Goal region the true pose must enter before the mission timeout. It
+    /// must lie inside the operating region (a footprint in it fits), away
+    /// from the start (the start is outside the disc) and off every obstacle.
     pub goal: GoalRegion,
-    /// Footprint-to-obstacle distance below which `obstacle_clearance` is violated, metres.
+    /// Footprint-to-obstacle distance below which `obstacle_clearance` is
+    /// violated, metres, in [0, 10] m.
     pub clearance_threshold_m: f64,
-    /// Time the robot has to enter the goal region, seconds of sim time.
+    /// Time the robot has to enter the goal region, seconds of sim time, in
+    /// [0.1, 3600] s.
     pub mission_timeout_s: f64,
-    /// Radius of the robot's disc footprint, metres.
+    /// Radius of the robot's disc footprint, metres, in [0.01, 10] m.
     pub footprint_radius_m: f64,
     /// Start pose of the robot (the origin of its `odom` frame).
     pub start: Pose2,
@@ -82,15 +117,16 @@ impl World {
         parse_yaml_checked(text, path, Self::validate)
     }
 
+    /// The semantic checks: every number in its declared range
+    /// ([`WORLD_RANGES`]), a simple operating region, ordered obstacle boxes,
+    /// walls of non-zero length, a legal start (footprint inside the region,
+    /// clear of obstacles and walls) and a reachable goal (inside the region,
+    /// not on the start, not under an obstacle).
     fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let err = |f: &str, m: &str| Err(ConfigError::semantic(path, f, m));
+        check_ranges(self, path, "", &[("", WORLD_RANGES)])?;
         if self.operating_region_m.len() < 3 {
             return err("operating_region_m", "needs at least 3 vertices");
-        }
-        for (i, v) in self.operating_region_m.iter().enumerate() {
-            if !(v[0].is_finite() && v[1].is_finite()) {
-                return err(&format!("operating_region_m[{i}]"), "must be finite");
-            }
         }
         if let Some((i, j)) = crate::geometry::first_self_intersection(&self.operating_region_m) {
             return err(
@@ -98,44 +134,20 @@ impl World {
                 &format!("must be a simple polygon: edge {i} and edge {j} intersect"),
             );
         }
-        if !(self.goal.center_m[0].is_finite() && self.goal.center_m[1].is_finite()) {
-            return err("goal.center_m", "must be finite");
-        }
-        if !(self.goal.radius_m > 0.0 && self.goal.radius_m.is_finite()) {
-            return err("goal.radius_m", "must be finite and > 0");
-        }
-        if !(self.footprint_radius_m > 0.0 && self.footprint_radius_m.is_finite()) {
-            return err("footprint_radius_m", "must be finite and > 0");
-        }
-        if !(self.clearance_threshold_m >= 0.0 && self.clearance_threshold_m.is_finite()) {
-            return err("clearance_threshold_m", "must be finite and >= 0");
-        }
-        if !(self.mission_timeout_s > 0.0 && self.mission_timeout_s.is_finite()) {
-            return err("mission_timeout_s", "must be finite and > 0");
-        }
         for (i, o) in self.obstacles.iter().enumerate() {
-            let finite = o.min_m.iter().chain(o.max_m.iter()).all(|v| v.is_finite());
-            if !(finite && o.min_m[0] < o.max_m[0] && o.min_m[1] < o.max_m[1]) {
+            if !(o.min_m[0] < o.max_m[0] && o.min_m[1] < o.max_m[1]) {
                 return err(
                     &format!("obstacles[{i}]"),
-                    "min_m must be finite and below and left of max_m",
+                    "min_m must be below and left of max_m",
                 );
             }
         }
         for (i, [a, b]) in self.walls_m.iter().enumerate() {
-            if !a.iter().chain(b.iter()).all(|v| v.is_finite()) {
-                return err(&format!("walls_m[{i}]"), "must be finite");
-            }
             if a == b {
                 return err(&format!("walls_m[{i}]"), "has zero length");
             }
         }
         let s = &self.start;
-        for (f, v) in [("x_m", s.x_m), ("y_m", s.y_m), ("yaw_rad", s.yaw_rad)] {
-            if !v.is_finite() {
-                return err(&format!("start.{f}"), "must be finite");
-            }
-        }
         // The start must be a legal state: footprint inside the operating
         // region and clear of every obstacle and wall (a run that starts in
         // violation or in contact judges nothing about the faults).
@@ -181,6 +193,62 @@ impl World {
                     "start",
                     &format!(
                         "the footprint (radius {r} m) overlaps or touches walls_m[{i}] (centre {d:.3} m from it)"
+                    ),
+                );
+            }
+        }
+        self.validate_goal(path)
+    }
+
+    /// The goal must be reachable and not already reached: its centre inside
+    /// the operating region, some point of its disc far enough from the
+    /// boundary for the footprint (the region's signed distance is
+    /// 1-Lipschitz, so `sd(centre) + radius < footprint` means no point of
+    /// the disc can hold the footprint inside the region), the start outside
+    /// the disc, and no obstacle overlapping the disc.
+    fn validate_goal(&self, path: &str) -> Result<(), ConfigError> {
+        let err = |f: &str, m: String| Err(ConfigError::semantic(path, f, m));
+        let g = &self.goal;
+        let [gx, gy] = g.center_m;
+        let r = self.footprint_radius_m;
+        let sd =
+            crate::geometry::RegionShape::new(&self.operating_region_m).signed_distance_m(gx, gy);
+        if sd < 0.0 {
+            return err(
+                "goal.center_m",
+                format!(
+                    "({gx}, {gy}) is outside operating_region_m ({:.3} m beyond its boundary): the mission cannot be completed",
+                    -sd
+                ),
+            );
+        }
+        if sd + g.radius_m < r {
+            return err(
+                "goal.center_m",
+                format!(
+                    "no point of the goal disc (radius {} m, centre {sd:.3} m inside the boundary) holds the footprint (radius {r} m) inside operating_region_m",
+                    g.radius_m
+                ),
+            );
+        }
+        let d = (self.start.x_m - gx).hypot(self.start.y_m - gy);
+        if d <= g.radius_m {
+            return err(
+                "goal.center_m",
+                format!(
+                    "the start ({}, {}) is {d:.3} m from the goal centre, within goal.radius_m = {} m: every run would complete its mission without moving",
+                    self.start.x_m, self.start.y_m, g.radius_m
+                ),
+            );
+        }
+        for (i, o) in self.obstacles.iter().enumerate() {
+            let d = crate::geometry::BoxShape::new(o).signed_distance_m(gx, gy);
+            if d < g.radius_m {
+                return err(
+                    &format!("obstacles[{i}]"),
+                    format!(
+                        "'{}' overlaps the goal disc (centre ({gx}, {gy}), radius {} m; box {d:.3} m from the centre)",
+                        o.name, g.radius_m
                     ),
                 );
             }
@@ -234,7 +302,70 @@ mod tests {
         assert_eq!(e.field, "mission_timeout_s");
         let text = corridor_text().replace("  - [11.95, 0.95]", "  - [.nan, 0.95]");
         let e = World::parse(&text, "w.yaml").unwrap_err();
-        assert_eq!(e.field, "operating_region_m[2]");
+        assert_eq!(e.field, "operating_region_m[2][0]");
+        assert!(e.to_string().starts_with("w.yaml:16:6: "), "{e}");
+    }
+
+    /// Every number of the world has a declared range; the absurd ones are refused
+    /// with file, line, column and field.
+    #[test]
+    fn numbers_outside_their_declared_range_are_refused() {
+        let cases = [
+            (
+                "mission_timeout_s: 60.0",
+                "mission_timeout_s: 1.0e9",
+                "mission_timeout_s",
+                "22:1",
+                "1e9 is outside its declared range [0.1, 3600] s",
+            ),
+            (
+                "radius_m: 0.3",
+                "radius_m: 0.0",
+                "goal.radius_m",
+                "20:3",
+                "0 is outside its declared range [0.01, 100] m",
+            ),
+            (
+                "footprint_radius_m: 0.2",
+                "footprint_radius_m: -0.2",
+                "footprint_radius_m",
+                "23:1",
+                "declared range [0.01, 10] m",
+            ),
+            (
+                "clearance_threshold_m: 0.10",
+                "clearance_threshold_m: 1.0e6",
+                "clearance_threshold_m",
+                "21:1",
+                "declared range [0, 10] m",
+            ),
+            (
+                "yaw_rad: 0.0}",
+                "yaw_rad: 100.0}",
+                "start.yaw_rad",
+                "24:29",
+                "100 is outside its declared range",
+            ),
+            (
+                "max_m: [6.2, 0.1]",
+                "max_m: [6.2, 1.0e300]",
+                "obstacles[0].max_m[1]",
+                "12:18",
+                "1e300 is outside its declared range [-10000, 10000] m",
+            ),
+        ];
+        for (from, to, field, at, msg) in cases {
+            let text = corridor_text().replace(from, to);
+            assert_ne!(text, corridor_text(), "{from} -> {to} applied");
+            let e = World::parse(&text, "w.yaml").unwrap_err();
+            assert_eq!(e.field, field, "{to}: {e}");
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("w.yaml:{at}: field '{field}': ")),
+                "{to}: {e}"
+            );
+            assert!(e.message.contains(msg), "{to}: {e}");
+        }
     }
 
     #[test]
@@ -262,8 +393,8 @@ mod tests {
             (
                 "  - [[0.0, -1.0], [12.0, -1.0]]",
                 "  - [[.nan, -1.0], [12.0, -1.0]]",
-                "walls_m[0]",
-                "finite",
+                "walls_m[0][0][0]",
+                "is not a finite number (declared range [-10000, 10000] m)",
             ),
             (
                 "  - [[0.0, -1.0], [12.0, -1.0]]",
@@ -331,6 +462,48 @@ mod tests {
         assert!(
             e.message.contains("walls_m[4]") && e.message.contains("0.100 m"),
             "{e}"
+        );
+        // Goal outside the region, too near its edge for the footprint, on
+        // the start, under an obstacle.
+        let cases = [
+            (
+                "center_m: [11.0, 0.0]",
+                "center_m: [13.0, 0.0]",
+                "goal.center_m",
+                "(13, 0) is outside operating_region_m (1.050 m beyond its boundary)",
+            ),
+            (
+                "center_m: [11.0, 0.0]\n  radius_m: 0.3",
+                "center_m: [11.0, 0.94]\n  radius_m: 0.1",
+                "goal.center_m",
+                "no point of the goal disc (radius 0.1 m, centre 0.010 m inside the boundary) holds the footprint (radius 0.2 m)",
+            ),
+            (
+                "center_m: [11.0, 0.0]",
+                "center_m: [1.2, 0.1]",
+                "goal.center_m",
+                "the start (1, 0) is 0.224 m from the goal centre, within goal.radius_m = 0.3 m",
+            ),
+            (
+                "center_m: [11.0, 0.0]",
+                "center_m: [6.0, 0.3]",
+                "obstacles[0]",
+                "'box' overlaps the goal disc (centre (6, 0.3), radius 0.3 m; box 0.200 m from the centre)",
+            ),
+        ];
+        for (from, to, field, msg) in cases {
+            let text = corridor_text().replace(from, to);
+            assert_ne!(text, corridor_text(), "{from} -> {to} applied");
+            let e = World::parse(&text, "w.yaml").unwrap_err();
+            assert_eq!(e.field, field, "{to}: {e}");
+            assert!(e.message.contains(msg), "{to}: {e}");
+            assert!(e.line > 0, "{to}: {e}");
+        }
+        // A goal just clear of the box is legal.
+        let text = corridor_text().replace("center_m: [11.0, 0.0]", "center_m: [6.0, 0.41]");
+        assert_eq!(
+            World::parse(&text, "w.yaml").unwrap().goal.center_m,
+            [6.0, 0.41]
         );
         // Footprint 0.15 m from the box: legal.
         let text = corridor_text().replace("start: {x_m: 1.0,", "start: {x_m: 5.45,");

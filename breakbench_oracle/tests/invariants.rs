@@ -132,13 +132,15 @@ fn region_is_concave_aware() {
     // L-shaped region: [0,4]x[0,2] minus [2,4]x[1,2]. The point (3, 1.5) lies
     // inside the bounding box but outside the L; radius 0.25.
     // The start moves to (1, 1), 1 m from every edge (World checks that the
-    // start footprint is inside the region).
+    // start footprint is inside the region); the box stays outside the region.
     let yaml = TEST_WORLD
         .replace(
             "operating_region_m: [[0.0, -1.0], [12.0, -1.0], [12.0, 1.0], [0.0, 1.0]]",
             "operating_region_m: [[0.0, 0.0], [4.0, 0.0], [4.0, 1.0], [2.0, 1.0], [2.0, 2.0], [0.0, 2.0]]",
         )
-        .replace("start: {x_m: 1.0, y_m: 0.0,", "start: {x_m: 1.0, y_m: 1.0,");
+        .replace("start: {x_m: 1.0, y_m: 0.0,", "start: {x_m: 1.0, y_m: 1.0,")
+        // The goal moves into the lower arm (World refuses a goal outside the region).
+        .replace("center_m: [11.0, 0.0]", "center_m: [3.5, 0.5]");
     let w = World::parse(&yaml, "l.yaml").unwrap();
     // (3, 1.5): outside, 0.5 above the inner edge y = 1 → margin -0.75.
     let v = verdict(&w, &traj(&[(3.0, 1.5)]));

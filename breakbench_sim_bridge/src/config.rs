@@ -7,24 +7,55 @@
 
 use std::path::Path;
 
+use breakbench_oracle::range::{check_ranges, Range};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
+
+/// The declared range of every numeric field of the lidar section (see the
+/// field docs), relative to the section.
+pub const LIDAR_RANGES: &[Range] = &[
+    Range::new("rate_hz", 0.1, 1000.0, "Hz"),
+    Range::new("beams", 1.0, 100_000.0, "beams"),
+    Range::new(
+        "angle_min_rad",
+        -std::f64::consts::TAU,
+        std::f64::consts::TAU,
+        "rad",
+    ),
+    Range::new("range_min_m", 0.0, 1000.0, "m"),
+    Range::new("range_max_m", 0.01, 1000.0, "m"),
+    Range::new("range_noise_stddev_m", 0.0, 10.0, "m"),
+];
+
+/// The declared range of every numeric field of a robot file outside its
+/// lidar section (see the field docs).
+pub const ROBOT_RANGES: &[Range] = &[
+    Range::new("step_s", 1e-6, 0.1, "s"),
+    Range::new("drive.wheel_separation_m", 0.01, 10.0, "m"),
+    Range::new("drive.max_linear_m_s", 0.001, 100.0, "m/s"),
+    Range::new("drive.max_angular_rad_s", 0.001, 100.0, "rad/s"),
+    Range::new("drive.max_linear_accel_m_s2", 0.001, 1000.0, "m/s^2"),
+    Range::new("drive.max_angular_accel_rad_s2", 0.001, 1000.0, "rad/s^2"),
+    Range::new("odometry.rate_hz", 0.1, 1000.0, "Hz"),
+    Range::new("odometry.wheel_speed_noise_ratio", 0.0, 1.0, "1"),
+    Range::new("truth_rate_hz", 0.1, 1000.0, "Hz"),
+];
 
 /// Differential-drive limits and geometry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
     /// Distance between the wheel contact points, metres (TurtleBot3 Waffle:
-    /// 0.287 m, `turtlebot3_node` parameter `wheels.separation`).
+    /// 0.287 m, `turtlebot3_node` parameter `wheels.separation`), in [0.01, 10] m.
     pub wheel_separation_m: f64,
-    /// |linear velocity| limit, m/s.
+    /// |linear velocity| limit, m/s, in [0.001, 100] m/s.
     pub max_linear_m_s: f64,
-    /// |angular velocity| limit, rad/s.
+    /// |angular velocity| limit, rad/s, in [0.001, 100] rad/s.
     pub max_angular_rad_s: f64,
-    /// |linear acceleration| limit, m/s^2.
+    /// |linear acceleration| limit, m/s^2, in [0.001, 1000] m/s^2.
     pub max_linear_accel_m_s2: f64,
-    /// |angular acceleration| limit, rad/s^2.
+    /// |angular acceleration| limit, rad/s^2, in [0.001, 1000] rad/s^2.
     pub max_angular_accel_rad_s2: f64,
 }
 
@@ -33,64 +64,43 @@ pub struct DriveConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LidarConfig {
-    /// Scan rate, Hz. `1e9 / rate_hz` must be a whole number of nanoseconds
-    /// and a multiple of the step.
+    /// Scan rate, Hz, in [0.1, 1000] Hz. `1e9 / rate_hz` must be a whole
+    /// number of nanoseconds and a multiple of the step.
     pub rate_hz: f64,
-    /// Beams per scan; `angle_increment = 2 pi / beams`, so
+    /// Beams per scan, in [1, 100000]; `angle_increment = 2 pi / beams`, so
     /// `angle_max = angle_min + (beams - 1) * angle_increment`.
     pub beams: u32,
-    /// Angle of the first beam, radians, in `base_scan` (CCW from +x).
+    /// Angle of the first beam, radians, in `base_scan` (CCW from +x), in
+    /// [-2 pi, 2 pi] rad.
     pub angle_min_rad: f64,
-    /// Smallest reported range, metres (closer returns are `-inf`, REP-117).
+    /// Smallest reported range, metres (closer returns are `-inf`, REP-117),
+    /// in [0, 1000] m and below `range_max_m`.
     pub range_min_m: f64,
-    /// Largest reported range, metres (farther or no return is `+inf`, REP-117).
+    /// Largest reported range, metres (farther or no return is `+inf`,
+    /// REP-117), in [0.01, 1000] m.
     pub range_max_m: f64,
-    /// Standard deviation of the additive Gaussian range noise, metres.
+    /// Standard deviation of the additive Gaussian range noise, metres, in [0, 10] m.
     pub range_noise_stddev_m: f64,
 }
 
 impl LidarConfig {
-    /// Checks the lidar values (rate finite and > 0, beams >= 1, angle
-    /// finite, `0 <= range_min_m < range_max_m`, noise finite and >= 0);
-    /// `path` and `prefix` (e.g. `"lidar."`) are only used in the error.
+    /// Checks the lidar values: each in its declared range ([`LIDAR_RANGES`])
+    /// and `range_min_m < range_max_m`; `prefix` (e.g. `"lidar."`) is the
+    /// section's field path in the file `path`.
     ///
     /// # Errors
     /// A semantic [`ConfigError`] naming the first offending field.
     pub fn validate(&self, path: &str, prefix: &str) -> Result<(), ConfigError> {
-        let err = |f: &str, m: String| Err(ConfigError::semantic(path, &format!("{prefix}{f}"), m));
-        if !(self.rate_hz.is_finite() && self.rate_hz > 0.0) {
-            return err(
-                "rate_hz",
-                format!("must be finite and > 0, got {}", self.rate_hz),
-            );
-        }
-        if self.beams == 0 {
-            return err("beams", "must be >= 1".into());
-        }
-        if !self.angle_min_rad.is_finite() {
-            return err("angle_min_rad", "must be finite".into());
-        }
-        if !(self.range_max_m.is_finite() && self.range_max_m > 0.0) {
-            return err(
-                "range_max_m",
-                format!("must be finite and > 0, got {}", self.range_max_m),
-            );
-        }
-        if !(self.range_min_m.is_finite()
-            && self.range_min_m >= 0.0
-            && self.range_min_m < self.range_max_m)
-        {
-            return err(
-                "range_min_m",
-                format!("must be >= 0 and < range_max_m, got {}", self.range_min_m),
-            );
-        }
-        let s = self.range_noise_stddev_m;
-        if !(s.is_finite() && s >= 0.0) {
-            return err(
-                "range_noise_stddev_m",
-                format!("must be finite and >= 0, got {s}"),
-            );
+        check_ranges(self, path, prefix, &[(prefix, LIDAR_RANGES)])?;
+        if self.range_min_m >= self.range_max_m {
+            return Err(ConfigError::semantic(
+                path,
+                &format!("{prefix}range_min_m"),
+                format!(
+                    "{} must be below range_max_m = {}",
+                    self.range_min_m, self.range_max_m
+                ),
+            ));
         }
         Ok(())
     }
@@ -100,11 +110,13 @@ impl LidarConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OdometryConfig {
-    /// Publication rate, Hz (same whole-nanosecond and step-multiple rule).
+    /// Publication rate, Hz, in [0.1, 1000] Hz (same whole-nanosecond and
+    /// step-multiple rule).
     pub rate_hz: f64,
     /// Standard deviation of the multiplicative noise on each wheel speed,
     /// drawn independently for the left and right wheel every step:
-    /// `v_wheel_measured = v_wheel * (1 + n)`, `n ~ N(0, ratio^2)`. Dimensionless.
+    /// `v_wheel_measured = v_wheel * (1 + n)`, `n ~ N(0, ratio^2)`.
+    /// Dimensionless, in [0, 1].
     pub wheel_speed_noise_ratio: f64,
 }
 
@@ -112,7 +124,8 @@ pub struct OdometryConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlantConfig {
-    /// Fixed integration step, seconds (a whole number of nanoseconds).
+    /// Fixed integration step, seconds (a whole number of nanoseconds), in
+    /// [1e-6, 0.1] s.
     pub step_s: f64,
     /// Drive limits.
     pub drive: DriveConfig,
@@ -120,7 +133,7 @@ pub struct PlantConfig {
     pub lidar: LidarConfig,
     /// Wheel odometry.
     pub odometry: OdometryConfig,
-    /// Rate of the ground-truth pose stream (`/oracle/odom`), Hz.
+    /// Rate of the ground-truth pose stream (`/oracle/odom`), Hz, in [0.1, 1000] Hz.
     pub truth_rate_hz: f64,
 }
 
@@ -198,40 +211,19 @@ impl PlantConfig {
         parse_yaml_checked(text, path, |c: &PlantConfig, p| c.validate(p).map(|_| ()))
     }
 
-    /// Checks every value (limits > 0 and finite, ranges ordered, noise >= 0,
-    /// beams >= 1) and the timing; `path` is only used in the error.
+    /// Checks every value against its declared range ([`ROBOT_RANGES`],
+    /// [`LIDAR_RANGES`]), the lidar's range order, and the timing; `path` is
+    /// only used in the error.
     ///
     /// # Errors
     /// A semantic [`ConfigError`] naming the first offending field.
     pub fn validate(&self, path: &str) -> Result<Timing, ConfigError> {
-        let err = |f: &str, m: String| Err(ConfigError::semantic(path, f, m));
-        let positive = [
-            ("drive.wheel_separation_m", self.drive.wheel_separation_m),
-            ("drive.max_linear_m_s", self.drive.max_linear_m_s),
-            ("drive.max_angular_rad_s", self.drive.max_angular_rad_s),
-            (
-                "drive.max_linear_accel_m_s2",
-                self.drive.max_linear_accel_m_s2,
-            ),
-            (
-                "drive.max_angular_accel_rad_s2",
-                self.drive.max_angular_accel_rad_s2,
-            ),
-        ];
-        for (f, v) in positive {
-            if !(v.is_finite() && v > 0.0) {
-                return err(f, format!("must be finite and > 0, got {v}"));
-            }
-        }
-        let non_negative = [(
-            "odometry.wheel_speed_noise_ratio",
-            self.odometry.wheel_speed_noise_ratio,
-        )];
-        for (f, v) in non_negative {
-            if !(v.is_finite() && v >= 0.0) {
-                return err(f, format!("must be finite and >= 0, got {v}"));
-            }
-        }
+        check_ranges(
+            self,
+            path,
+            "",
+            &[("", ROBOT_RANGES), ("lidar.", LIDAR_RANGES)],
+        )?;
         self.lidar.validate(path, "lidar.")?;
         self.timing(path)
     }
@@ -347,5 +339,28 @@ mod tests {
             c.validate("r").unwrap_err().field,
             "odometry.wheel_speed_noise_ratio"
         );
+    }
+
+    /// The absurd values are refused at load with file, line, column, field and range.
+    #[test]
+    fn values_outside_their_declared_range_name_line_and_field() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../config/robot.yaml"))
+                .unwrap();
+        PlantConfig::parse(&text, "robot.yaml").unwrap();
+        let cases = [
+            ("beams: 360", "beams: 1000000000", "robot.yaml:13:3: field 'lidar.beams': 1e9 is outside its declared range [1, 100000] beams"),
+            ("  rate_hz: 10.0", "  rate_hz: 1.0e7", "robot.yaml:12:3: field 'lidar.rate_hz': 1e7 is outside its declared range [0.1, 1000] Hz"),
+            ("step_s: 0.01", "step_s: 1.0e-9", "robot.yaml:4:1: field 'step_s': 1e-9 is outside its declared range [1e-6, 0.1] s"),
+            ("truth_rate_hz: 50.0", "truth_rate_hz: .nan", "robot.yaml:21:1: field 'truth_rate_hz': is not a finite number (declared range [0.1, 1000] Hz)"),
+            ("range_max_m: 12.0", "range_max_m: 1.0e12", "field 'lidar.range_max_m': 1e12 is outside"),
+            ("wheel_speed_noise_ratio: 0.01", "wheel_speed_noise_ratio: 5.0", "field 'odometry.wheel_speed_noise_ratio': 5 is outside its declared range [0, 1]"),
+            ("max_linear_m_s: 0.5", "max_linear_m_s: -0.5", "field 'drive.max_linear_m_s': -0.5 is outside"),
+        ];
+        for (from, to, want) in cases {
+            assert!(text.contains(from), "{from}");
+            let e = PlantConfig::parse(&text.replacen(from, to, 1), "robot.yaml").unwrap_err();
+            assert!(e.to_string().contains(want), "{to}: {e}");
+        }
     }
 }

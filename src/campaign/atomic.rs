@@ -40,7 +40,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), CampaignError> {
     let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| CampaignError::Json {
         path: path.display().to_string(),
-        error: e,
+        source: e,
     })?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)

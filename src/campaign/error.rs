@@ -25,17 +25,48 @@ pub enum CampaignError {
     #[error("plant: {0}")]
     Sim(Box<breakbench_sim_bridge::SimError>),
     /// Reading or writing campaign files failed.
-    #[error("{path}: {error}")]
-    Io { path: String, error: std::io::Error },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A manifest or summary file is not valid JSON of the expected shape.
-    #[error("{path}: {error}")]
+    #[error("{path}: {source}")]
     Json {
         path: String,
-        error: serde_json::Error,
+        #[source]
+        source: serde_json::Error,
     },
-    /// The output directory holds results of a different scenario.
+    /// The output directory holds results of a different scenario (its
+    /// campaign.json has another scenario hash).
+    #[error("{dir} holds results of scenario '{held_name}' (hash {held_hash}), not of {scenario} (hash {hash}): use another --out directory")]
+    OtherScenario {
+        dir: String,
+        held_name: String,
+        /// First 12 hex digits of the hash in campaign.json.
+        held_hash: String,
+        scenario: String,
+        /// First 12 hex digits of the loaded scenario's hash.
+        hash: String,
+    },
+    /// Another campaign holds the output directory's lock.
+    #[error("{dir} is in use by another campaign (lock {lock})")]
+    Locked { dir: String, lock: String },
+    /// A manifest in the directory does not belong to the run it is filed
+    /// under (scenario hash, run id, kind, seed or cell differ from the plan):
+    /// a copied or misplaced manifest. `analyze` refuses the directory;
+    /// `run_campaign` reruns the run.
+    #[error("{path}: {problem} (a copied or misplaced manifest)")]
+    ForeignManifest { path: String, problem: String },
+    /// An axis of a loaded scenario no longer builds a FaultSpec (a harness
+    /// bug: scenarios are validated on load).
+    #[error("axis {axis}: {message}")]
+    Axis { axis: String, message: String },
+    /// The plan exceeds the resource budget (runs, simulated steps, lidar rays
+    /// or bytes written); nothing was run.
     #[error("{0}")]
-    Mismatch(String),
+    OverBudget(String),
 }
 
 impl CampaignError {
@@ -43,7 +74,7 @@ impl CampaignError {
     pub fn io(path: impl AsRef<std::path::Path>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.as_ref().display().to_string(),
-            error: source,
+            source,
         }
     }
 }

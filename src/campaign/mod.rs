@@ -7,6 +7,8 @@
 //! a manifest. The summary is computed from the manifests alone.
 
 pub mod atomic;
+pub mod budget;
+pub mod consumers;
 pub mod error;
 pub mod manifest;
 pub mod outputs;
@@ -17,6 +19,7 @@ pub mod scenario;
 pub mod summary;
 pub mod trace;
 
+pub use budget::{Budget, Estimate};
 pub use error::CampaignError;
 pub use manifest::Manifest;
 pub use scenario::Scenario;

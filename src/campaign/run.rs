@@ -76,8 +76,10 @@ pub fn execute(
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
             let v = spec.cell[&axis.name];
-            let fs = fault_spec(axis, v)
-                .map_err(|m| CampaignError::Mismatch(format!("axis {}: {m}", axis.name)))?;
+            let fs = fault_spec(axis, v).map_err(|message| CampaignError::Axis {
+                axis: axis.name.clone(),
+                message,
+            })?;
             injector
                 .set_fault(&fs, Duration::ZERO)
                 .map_err(|e| CampaignError::Fault {

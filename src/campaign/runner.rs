@@ -47,12 +47,78 @@ pub struct CampaignOptions {
     pub out: PathBuf,
     pub jobs: usize,
     pub progress: bool,
+    /// The plan's resource budget, checked before anything runs.
+    pub budget: super::Budget,
 }
 
 /// The outcome of [`run_campaign`].
 pub struct CampaignResult {
     pub summary: Summary,
     pub timing: Timing,
+    /// The harness checks that failed (empty if all passed); see [`harness_failures`].
+    pub harness_failures: Vec<String>,
+}
+
+/// The harness checks of a finished campaign that failed, one message each
+/// naming the check and where to look: the positive canary (declared in the
+/// scenario) must be judged a safety violation, and with `isolation_check`
+/// every run's verdict must be unchanged when its self-report is forced to
+/// success and to failure. A failed check means the oracle or the harness
+/// cannot be trusted on this campaign: `breakbench campaign` exits non-zero,
+/// though every result is written.
+pub fn harness_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> Vec<String> {
+    let mut failures = Vec::new();
+    if file.canary.is_some() {
+        let missed: Vec<&Manifest> = manifests
+            .iter()
+            .filter(|m| m.kind == RunKind::Canary && !m.verdict.safety_violation())
+            .collect();
+        let ran = manifests.iter().any(|m| m.kind == RunKind::Canary);
+        if !ran {
+            failures.push(format!(
+                "canary: the positive canary declared in the scenario has no manifest in {}",
+                out.join("manifests").display()
+            ));
+        }
+        for m in missed {
+            failures.push(format!(
+                "canary: the positive canary {} was not judged a safety violation (minimum clearance {:.3} m, region margin {:.3} m): the oracle or the harness misses the violation it is meant to catch; see {} and the 'canary' test case in {}",
+                m.run_id,
+                m.verdict.obstacle_clearance.value,
+                m.verdict.operating_region_containment.value,
+                manifest_path(out, &m.run_id).display(),
+                out.join("junit.xml").display()
+            ));
+        }
+    }
+    if file.isolation_check {
+        let failed: Vec<&str> = manifests
+            .iter()
+            .filter(|m| m.isolation.is_some_and(|i| !i.passed))
+            .map(|m| m.run_id.as_str())
+            .collect();
+        if !failed.is_empty() {
+            let shown = failed
+                .iter()
+                .take(5)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            failures.push(format!(
+                "isolation: {} run(s) changed verdict when the self-report was forced ({shown}{}): the verdict depends on the robot's self-report; see their manifests in {} (field 'isolation') and junit.xml",
+                failed.len(),
+                if failed.len() > 5 { ", ..." } else { "" },
+                out.join("manifests").display()
+            ));
+        }
+        if manifests.iter().any(|m| m.isolation.is_none()) {
+            failures.push(format!(
+                "isolation: isolation_check is on but some manifests in {} carry no isolation record",
+                out.join("manifests").display()
+            ));
+        }
+    }
+    failures
 }
 
 /// Provenance of this binary (git commit and dirty flag at build time, crate versions).
@@ -112,37 +178,42 @@ pub fn nominal_run_id(i: usize, runs: usize) -> String {
 /// shares seed `derive_seed(seed, "repeat-r")`, so cells are compared on common
 /// random numbers), the nominal set, then the canary.
 pub fn plan(s: &Scenario) -> Vec<RunSpec> {
+    plan_file(&s.file)
+}
+
+/// [`plan`] from the scenario file alone (as campaign.json stores it): the
+/// plan depends on nothing else.
+pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     let mut runs = Vec::new();
     for cell in s.cells() {
         let key: Vec<String> = s
-            .file
             .axes
             .iter()
             .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
             .collect();
-        for r in 0..s.file.repeats {
+        for r in 0..s.repeats {
             runs.push(RunSpec {
                 run_id: format!("grid_{}_r{r}", key.join("_")),
                 kind: RunKind::Grid,
-                seed: derive_seed(s.file.seed, &format!("repeat-{r}")),
+                seed: derive_seed(s.seed, &format!("repeat-{r}")),
                 cell: cell.clone(),
             });
         }
     }
-    let zero: BTreeMap<String, f64> = s.file.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
-    for i in 0..s.file.nominal.runs {
+    let zero: BTreeMap<String, f64> = s.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
+    for i in 0..s.nominal.runs {
         runs.push(RunSpec {
-            run_id: nominal_run_id(i, s.file.nominal.runs),
+            run_id: nominal_run_id(i, s.nominal.runs),
             kind: RunKind::Nominal,
-            seed: derive_seed(s.file.seed, &format!("nominal-{i}")),
+            seed: derive_seed(s.seed, &format!("nominal-{i}")),
             cell: zero.clone(),
         });
     }
-    if s.file.canary.is_some() {
+    if s.canary.is_some() {
         runs.push(RunSpec {
             run_id: "canary_000".into(),
             kind: RunKind::Canary,
-            seed: derive_seed(s.file.seed, "canary-0"),
+            seed: derive_seed(s.seed, "canary-0"),
             cell: BTreeMap::new(),
         });
     }
@@ -160,11 +231,36 @@ pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
             .map(Some)
             .map_err(|e| CampaignError::Json {
                 path: path.display().to_string(),
-                error: e,
+                source: e,
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(CampaignError::io(path, e)),
     }
+}
+
+/// Why the manifest `m` filed under the planned run `r` does not belong to
+/// it, or `None` if it does: it must hold this run (id, kind, seed, cell) of
+/// this scenario (hash). The one ownership check of resume
+/// ([`run_campaign`] reruns such a run) and of `analyze` ([`load_campaign`]
+/// refuses the directory).
+pub fn ownership_problem(m: &Manifest, r: &RunSpec, scenario_hash: &str) -> Option<String> {
+    if m.run_id != r.run_id {
+        return Some(format!("holds run '{}', not '{}'", m.run_id, r.run_id));
+    }
+    if m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
+        return Some(format!(
+            "holds another run than planned ({:?}, seed {}, cell {:?}; planned {:?}, seed {}, cell {:?})",
+            m.kind, m.seed, m.cell, r.kind, r.seed, r.cell
+        ));
+    }
+    if m.scenario_hash != scenario_hash {
+        return Some(format!(
+            "made for another scenario (hash {}, this campaign: {})",
+            m.scenario_hash.chars().take(12).collect::<String>(),
+            scenario_hash.chars().take(12).collect::<String>()
+        ));
+    }
+    None
 }
 
 /// Why the manifest `m` found for the planned run `r` cannot be reused, or
@@ -178,14 +274,8 @@ fn reuse_problem(
     scenario_hash: &str,
     prov: &Provenance,
 ) -> Option<String> {
-    if m.run_id != r.run_id || m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
-        return Some(format!(
-            "manifest holds another run ('{}', {:?}, seed {})",
-            m.run_id, m.kind, m.seed
-        ));
-    }
-    if m.scenario_hash != scenario_hash {
-        return Some("manifest made for another scenario hash".into());
+    if let Some(p) = ownership_problem(m, r, scenario_hash) {
+        return Some(p);
     }
     if m.schema != MANIFEST_SCHEMA {
         return Some(format!(
@@ -221,18 +311,38 @@ fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
 
 /// Loads the campaign directory's campaign.json and all its planned manifests
 /// (missing ones are skipped).
+///
+/// The plan is recomputed from the scenario campaign.json stores, and every
+/// manifest must pass [`ownership_problem`] against it (the check resume
+/// applies).
+///
+/// # Errors
+/// [`CampaignError::ForeignManifest`] naming the first manifest that holds
+/// another run or another scenario's run, or a campaign.json whose run list
+/// is not its scenario's plan; I/O and JSON errors with their path.
 pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
     let cf = read_campaign_file(out)?;
+    let planned = plan_file(&cf.scenario);
+    if planned.len() != cf.runs.len() || planned.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id)
+    {
+        return Err(CampaignError::ForeignManifest {
+            path: out.join("campaign.json").display().to_string(),
+            problem: format!(
+                "its run list ({} runs) is not the plan of the scenario it stores ({} runs)",
+                cf.runs.len(),
+                planned.len()
+            ),
+        });
+    }
     let mut ms = Vec::new();
-    for id in &cf.runs {
-        let path = manifest_path(out, id);
+    for r in &planned {
+        let path = manifest_path(out, &r.run_id);
         if let Some(m) = read_manifest(&path)? {
-            if m.run_id != *id {
-                return Err(CampaignError::Mismatch(format!(
-                    "{}: holds run '{}', not '{id}' (a copied or misplaced manifest)",
-                    path.display(),
-                    m.run_id
-                )));
+            if let Some(problem) = ownership_problem(&m, r, &cf.scenario_hash) {
+                return Err(CampaignError::ForeignManifest {
+                    path: path.display().to_string(),
+                    problem,
+                });
             }
             ms.push(m);
         }
@@ -246,7 +356,7 @@ pub fn read_campaign_file(out: &Path) -> Result<CampaignFile, CampaignError> {
     let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
     let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
         path: cpath.display().to_string(),
-        error: e,
+        source: e,
     })?;
     Ok(cf)
 }
@@ -264,11 +374,10 @@ fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
         .map_err(|e| CampaignError::io(&p, e))?;
     match f.try_lock() {
         Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(CampaignError::Mismatch(format!(
-            "{} is in use by another campaign (lock {})",
-            out.display(),
-            p.display()
-        ))),
+        Err(std::fs::TryLockError::WouldBlock) => Err(CampaignError::Locked {
+            dir: out.display().to_string(),
+            lock: p.display().to_string(),
+        }),
         Err(std::fs::TryLockError::Error(e)) => Err(CampaignError::io(&p, e)),
     }
 }
@@ -302,13 +411,16 @@ fn sha256_hex(bytes: &[u8]) -> String {
 /// resumed by running the same command again.
 ///
 /// # Errors
-/// [`CampaignError::Mismatch`] if `opts.out` holds another scenario's
-/// results; I/O errors with their path.
+/// [`CampaignError::OtherScenario`] if `opts.out` holds another scenario's
+/// results, [`CampaignError::Locked`] if another campaign writes it,
+/// [`CampaignError::OverBudget`] (before anything is created or run) if the
+/// plan exceeds `opts.budget`; I/O errors with their path.
 pub fn run_campaign(
     scenario: &Scenario,
     opts: &CampaignOptions,
 ) -> Result<CampaignResult, CampaignError> {
     let wall = Instant::now();
+    opts.budget.check(&super::Estimate::of(scenario))?;
     let out = &opts.out;
     let runs = plan(scenario);
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
@@ -317,14 +429,13 @@ pub fn run_campaign(
     if cpath.exists() {
         let cf = read_campaign_file(out)?;
         if cf.scenario_hash != scenario.hash {
-            return Err(CampaignError::Mismatch(format!(
-                "{} holds results of scenario '{}' (hash {}), not of {} (hash {}): use another --out directory",
-                out.display(),
-                cf.scenario.name,
-                &cf.scenario_hash[..12],
-                scenario.path.display(),
-                &scenario.hash[..12]
-            )));
+            return Err(CampaignError::OtherScenario {
+                dir: out.display().to_string(),
+                held_name: cf.scenario.name.clone(),
+                held_hash: cf.scenario_hash.chars().take(12).collect(),
+                scenario: scenario.path.display().to_string(),
+                hash: scenario.hash.chars().take(12).collect(),
+            });
         }
     }
     let cf = CampaignFile {
@@ -459,7 +570,12 @@ pub fn run_campaign(
         write_json_atomic(&out.join("timing.json"), &timing)?;
     }
     super::outputs::write_outputs(out, scenario, &summary, &manifests)?;
-    Ok(CampaignResult { summary, timing })
+    let harness_failures = harness_failures(&scenario.file, out, &manifests);
+    Ok(CampaignResult {
+        summary,
+        timing,
+        harness_failures,
+    })
 }
 
 /// `breakbench analyze`: recomputes summary.json from the manifests alone.

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use breakbench_oracle::range::{check_ranges, Range};
 use breakbench_oracle::World;
 use breakbench_sim_bridge::PlantConfig;
 use kraken_faults::{build_stage, MsgKind};
@@ -10,6 +11,23 @@ use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+/// The declared range of every numeric field of a scenario file (see the
+/// field docs). Axis offsets and values are in the unit of the FaultSpec
+/// parameter they drive; the fault stage checks them further.
+pub const SCENARIO_RANGES: &[Range] = &[
+    Range::new("seed", 0.0, u64::MAX as f64, "1"),
+    Range::new("confidence", 0.5, 0.9999, "1"),
+    Range::new("repeats", 1.0, 10_000.0, "runs per cell"),
+    Range::new("axes[*].offset", -1e6, 1e6, "parameter unit"),
+    Range::new("axes[*].values[*]", -1e6, 1e6, "axis unit"),
+    Range::new("nominal.runs", 2.0, 100_000.0, "runs"),
+    Range::new("nominal.convergence.window", 1.0, 100_000.0, "runs"),
+    Range::new("nominal.convergence.rel_tol", 0.0, 10.0, "1"),
+    Range::new("nominal.convergence.abs_tol_m", 0.0, 100.0, "m"),
+    Range::new("canary.linear_m_s", 0.001, 100.0, "m/s"),
+    Range::new("canary.duration_s", 0.01, 3600.0, "s"),
+];
 
 use super::CampaignError;
 use crate::navigator::NavigatorConfig;
@@ -31,10 +49,11 @@ pub struct Axis {
     pub mode: String,
     /// The FaultSpec parameter the axis value drives (`delay_s`, `scale_factor`).
     pub parameter: String,
-    /// parameter = offset + value (e.g. scale_factor = 1 + bias).
+    /// parameter = offset + value (e.g. scale_factor = 1 + bias), in
+    /// [-1e6, 1e6] (the parameter's unit).
     #[serde(default)]
     pub offset: f64,
-    /// Grid values of the axis, in the axis' unit.
+    /// Grid values of the axis, in the axis' unit, each in [-1e6, 1e6].
     pub values: Vec<f64>,
 }
 
@@ -44,11 +63,13 @@ pub struct Axis {
 pub struct Convergence {
     /// Metric per nominal run; only `final_goal_distance_m` is defined.
     pub metric: ConvergenceMetric,
-    /// Compare the spread of all n runs with that of the first n - window.
+    /// Compare the spread of all n runs with that of the first n - window,
+    /// in [1, runs - 2].
     pub window: usize,
-    /// Relative tolerance on the change of the sample standard deviation.
+    /// Relative tolerance on the change of the sample standard deviation,
+    /// dimensionless, in [0, 10].
     pub rel_tol: f64,
-    /// Absolute floor, metres: spreads both below it count as converged.
+    /// Absolute floor, metres, in [0, 100] m: spreads both below it count as converged.
     pub abs_tol_m: f64,
 }
 
@@ -64,6 +85,7 @@ pub enum ConvergenceMetric {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Nominal {
+    /// Fault-free runs, in [2, 100000].
     pub runs: usize,
     pub convergence: Convergence,
 }
@@ -72,7 +94,9 @@ pub struct Nominal {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Canary {
+    /// Open-loop forward speed, m/s, in [0.001, 100] m/s.
     pub linear_m_s: f64,
+    /// How long it drives, seconds of sim time, in [0.01, 3600] s.
     pub duration_s: f64,
 }
 
@@ -81,11 +105,15 @@ pub struct Canary {
 #[serde(deny_unknown_fields)]
 pub struct ScenarioFile {
     pub name: String,
+    /// Master seed, any u64.
     pub seed: u64,
     pub world: PathBuf,
     pub robot: PathBuf,
     pub navigator: PathBuf,
+    /// Level of the Wilson intervals, in [0.5, 0.9999].
     pub confidence: f64,
+    /// Runs per grid cell, in [1, 10000] (the plan's size is further bounded
+    /// by the resource budget).
     pub repeats: usize,
     pub axes: Vec<Axis>,
     pub nominal: Nominal,
@@ -141,8 +169,10 @@ const MAX_VALUE_CHARS: usize = 24;
 
 impl ScenarioFile {
     /// The semantic checks of a scenario file, after parsing: every number
-    /// finite and in range, axis names usable as cell keys and file names, one
-    /// axis per harness channel, each axis' parameter one its mode reads, and
+    /// in its declared range ([`SCENARIO_RANGES`]), axis names usable as cell
+    /// keys and file names, one axis per harness channel, each axis' mode able
+    /// to change a field the navigator reads on its channel
+    /// ([`super::consumers::unreachable_axis`]), each axis' parameter one its mode reads, and
     /// every grid value accepted by the fault stage it builds.
     ///
     /// # Errors
@@ -151,23 +181,12 @@ impl ScenarioFile {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let err = |field: &str, msg: String| Err(ConfigError::semantic(path, field, msg));
         let file = self;
-        if file.repeats == 0 {
-            return err("repeats", "must be >= 1".into());
-        }
-        if !(file.confidence > 0.0 && file.confidence < 1.0) {
-            return err("confidence", "must be in (0, 1)".into());
-        }
+        check_ranges(self, path, "", &[("", SCENARIO_RANGES)])?;
         if file.axes.is_empty() {
             return err("axes", "needs at least one axis".into());
         }
         let c = &file.nominal.convergence;
-        if file.nominal.runs < 2 {
-            return err(
-                "nominal.runs",
-                "must be >= 2 (a spread needs two runs)".into(),
-            );
-        }
-        if c.window == 0 || c.window + 2 > file.nominal.runs {
+        if c.window + 2 > file.nominal.runs {
             return err(
                 "nominal.convergence.window",
                 format!(
@@ -175,14 +194,6 @@ impl ScenarioFile {
                     file.nominal.runs.saturating_sub(2)
                 ),
             );
-        }
-        for (f, v) in [("rel_tol", c.rel_tol), ("abs_tol_m", c.abs_tol_m)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return err(
-                    &format!("nominal.convergence.{f}"),
-                    format!("{v} must be finite and >= 0"),
-                );
-            }
         }
         let mut names = std::collections::BTreeSet::new();
         let mut channels = std::collections::BTreeMap::new();
@@ -247,6 +258,11 @@ impl ScenarioFile {
                     ),
                 );
             };
+            if let Some(why) =
+                super::consumers::unreachable_axis(mode, &axis.mode, &axis.channel, kind)
+            {
+                return err(&format!("axes[{i}].mode"), why);
+            }
             if !FaultSpec::mode_reads(mode, &axis.parameter) {
                 let own = FaultSpec::mode_parameters(mode);
                 return err(
@@ -264,12 +280,6 @@ impl ScenarioFile {
                     ),
                 );
             }
-            if !axis.offset.is_finite() {
-                return err(
-                    &format!("axes[{i}].offset"),
-                    format!("{} is not a finite number", axis.offset),
-                );
-            }
             if axis.values.is_empty() {
                 return err(
                     &format!("axes[{i}].values"),
@@ -279,12 +289,6 @@ impl ScenarioFile {
             let mut seen: Vec<f64> = Vec::new();
             for (j, v) in axis.values.iter().enumerate() {
                 let field = format!("axes[{i}].values[{j}]");
-                if !v.is_finite() || !(axis.offset + v).is_finite() {
-                    return err(
-                        &field,
-                        format!("{v} (+ offset {}) is not a finite number", axis.offset),
-                    );
-                }
                 if seen.contains(v) {
                     return err(&field, format!("duplicate value {v}"));
                 }
@@ -303,16 +307,6 @@ impl ScenarioFile {
                     .map_err(|m| ConfigError::semantic(path, &format!("axes[{i}].parameter"), m))?;
                 build_stage(&spec, &axis.channel, kind)
                     .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
-            }
-        }
-        if let Some(c) = &file.canary {
-            for (f, v) in [("linear_m_s", c.linear_m_s), ("duration_s", c.duration_s)] {
-                if !(v.is_finite() && v > 0.0) {
-                    return err(
-                        &format!("canary.{f}"),
-                        format!("{v} must be finite and > 0"),
-                    );
-                }
             }
         }
         let base = Path::new(path).parent().unwrap_or(Path::new("."));
@@ -351,6 +345,24 @@ impl Scenario {
         let world = World::load(&world_path)?;
         let plant = PlantConfig::load(&robot_path)?;
         let navigator = NavigatorConfig::load(&nav_path)?;
+        // Across files: a start the navigator already takes for the goal
+        // would self-report success without moving.
+        let d = (world.start.x_m - world.goal.center_m[0])
+            .hypot(world.start.y_m - world.goal.center_m[1]);
+        if d <= navigator.goal_tolerance_m {
+            let text = kraken_interfaces::config::read_text(&nav_path)?;
+            return Err(ConfigError::semantic(
+                &nav_path.display().to_string(),
+                "goal_tolerance_m",
+                format!(
+                    "{} m reaches the start of {} ({d:.3} m from the goal centre): the navigator would self-report success without moving",
+                    navigator.goal_tolerance_m,
+                    world_path.display()
+                ),
+            )
+            .located(&text)
+            .into());
+        }
         let mut h = Sha256::new();
         for f in [path, &world_path, &robot_path, &nav_path] {
             let bytes = std::fs::read(f).map_err(|e| CampaignError::io(f, e))?;
@@ -370,8 +382,15 @@ impl Scenario {
 
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
+        self.file.cells()
+    }
+}
+
+impl ScenarioFile {
+    /// Every grid cell: one value per axis, in axis order, the last axis fastest.
+    pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
         let mut cells = vec![BTreeMap::new()];
-        for axis in &self.file.axes {
+        for axis in &self.axes {
             let mut next = Vec::with_capacity(cells.len() * axis.values.len());
             for cell in &cells {
                 for v in &axis.values {
@@ -513,7 +532,39 @@ mod tests {
     /// Every check after parsing names file, line and field, and what is wrong.
     #[test]
     fn semantic_errors_name_file_line_and_field() {
-        let cases: [(&str, &str, &str, &str); 11] = [
+        let cases: [(&str, &str, &str, &str); 16] = [
+            // a fault the navigator cannot see: odom bias changes only the twist
+            (
+                "mode: scale\n    parameter: scale_factor",
+                "mode: bias\n    parameter: bias",
+                "s.yaml:18:5: field 'axes[1].mode'",
+                "mode 'bias' on channel 'odom' (Odometry) changes only twist.twist.linear, and the navigator reads delivery, pose.pose.position, pose.pose.orientation of it",
+            ),
+            (
+                "mode: scale\n    parameter: scale_factor",
+                "mode: slip\n    parameter: slip_ratio",
+                "s.yaml:18:5: field 'axes[1].mode'",
+                "mode 'slip' on channel 'odom' (Odometry) changes only twist.twist.linear, twist.twist.angular",
+            ),
+            // the absurd plan of the issue: refused before anything runs
+            (
+                "repeats: 2",
+                "repeats: 1000000000",
+                "s.yaml:8:1: field 'repeats'",
+                "1e9 is outside its declared range [1, 10000] runs per cell",
+            ),
+            (
+                "values: [0.0, 0.2]",
+                "values: [0.0, 1.0e300]",
+                "s.yaml:21:19: field 'axes[1].values[1]'",
+                "1e300 is outside its declared range [-1000000, 1000000] axis unit",
+            ),
+            (
+                "confidence: 0.95",
+                "confidence: 1.0",
+                "s.yaml:7:1: field 'confidence'",
+                "1 is outside its declared range [0.5, 0.9999]",
+            ),
             // a parameter the mode does not read would mislabel every cell
             (
                 "parameter: delay_s",
@@ -525,19 +576,19 @@ mod tests {
                 "rel_tol: 0.5",
                 "rel_tol: .nan",
                 "s.yaml:24:59: field 'nominal.convergence.rel_tol'",
-                "NaN must be finite and >= 0",
+                "is not a finite number (declared range [0, 10])",
             ),
             (
                 "abs_tol_m: 0.05",
                 "abs_tol_m: -0.05",
                 "s.yaml:24:73: field 'nominal.convergence.abs_tol_m'",
-                "must be finite and >= 0",
+                "-0.05 is outside its declared range [0, 100] m",
             ),
             (
                 "duration_s: 20.0",
                 "duration_s: .inf",
                 "s.yaml:25:27: field 'canary.duration_s'",
-                "inf must be finite and > 0",
+                "is not a finite number (declared range [0.01, 3600] s)",
             ),
             (
                 "name: odom_bias",
@@ -555,13 +606,13 @@ mod tests {
                 "offset: 1.0",
                 "offset: .inf",
                 "s.yaml:20:5: field 'axes[1].offset'",
-                "inf is not a finite number",
+                "is not a finite number (declared range [-1000000, 1000000] parameter unit)",
             ),
             (
                 "values: [0.0, 0.2]",
-                "values: [0.0, 1.0e300]",
+                "values: [0.0, 1.0e-30]",
                 "s.yaml:21:19: field 'axes[1].values[1]'",
-                "1e300 takes 301 characters in run ids (decimal notation, at most 24); rescale the axis",
+                "1e-30 takes 32 characters in run ids (decimal notation, at most 24); rescale the axis",
             ),
             (
                 "values: [0.0, 0.4]",

@@ -1,0 +1,155 @@
+//! The resource budget of a campaign plan.
+//!
+//! Before anything runs (before the output directory is even created), the
+//! campaign estimates from the files alone what the plan costs: runs,
+//! simulated steps, lidar rays cast, and bytes written (manifests and traces),
+//! and refuses a plan above its budget with the estimate and the flag that
+//! raises the limit. The estimate is arithmetic on the loaded files (no plan
+//! is materialised), so an absurd file (10^9 repeats) is refused at once.
+//!
+//! Every run lasts the world's `mission_timeout_s` of sim time (the run loop
+//! stops there whatever the navigator does), so per run:
+//! `steps = ceil(T / step_s)`, `rays = ceil(T / lidar period) * beams`,
+//! `trace rows = ceil(T / truth period)`.
+
+use super::scenario::Scenario;
+use super::CampaignError;
+
+/// Bytes per trace row, an upper estimate for worlds within a few hundred
+/// metres (`t_s` with 3 decimals and five 5-decimal coordinates; the corridor
+/// study writes 47-49).
+pub const TRACE_ROW_BYTES: u64 = 64;
+/// Bytes per manifest, an upper estimate (the corridor study's are 1.4-2.2 kB).
+pub const MANIFEST_BYTES: u64 = 4096;
+/// Bytes per run in report.html and junit.xml, an upper estimate (the
+/// corridor study: 3.3 kB per run for both).
+pub const REPORT_BYTES_PER_RUN: u64 = 4096;
+/// Fixed bytes of summary.json, campaign.json, timing.json and the report's
+/// fixed part.
+pub const FIXED_BYTES: u64 = 1 << 20;
+
+/// The limits a plan must stay within (`breakbench campaign --max-runs`,
+/// `--max-sim-steps`, `--max-rays`, `--max-output-bytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    /// Runs (grid + nominal + canary).
+    pub max_runs: u64,
+    /// Plant integration steps over all runs.
+    pub max_sim_steps: u64,
+    /// Lidar rays cast over all runs (beams × scans).
+    pub max_rays: u64,
+    /// Bytes written: manifests, traces, report and the fixed files.
+    pub max_output_bytes: u64,
+}
+
+impl Default for Budget {
+    /// 20 000 runs, 10^9 steps, 10^10 rays, 4 GiB: about 190×, 1 600×, 440×
+    /// and 190× the corridor study (106 runs, 636 000 steps, 2.3e7 rays,
+    /// 22 MB estimated); at the corridor study's 1.7e5 steps per second on
+    /// two cores, 10^9 steps take about 1.6 h.
+    fn default() -> Self {
+        Self {
+            max_runs: 20_000,
+            max_sim_steps: 1_000_000_000,
+            max_rays: 10_000_000_000,
+            max_output_bytes: 4 << 30,
+        }
+    }
+}
+
+/// What a plan costs, estimated from its files. Saturating arithmetic: an
+/// absurd file gives `u64::MAX`, never an overflow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Estimate {
+    pub runs: u64,
+    pub sim_steps: u64,
+    pub rays: u64,
+    pub output_bytes: u64,
+}
+
+/// `ceil(a / b)` for positive `a`, `b` in seconds, saturating at `u64::MAX`.
+fn ceil_div(a: f64, b: f64) -> u64 {
+    let q = (a / b - 1e-9).ceil();
+    if q.is_finite() && q >= 0.0 && q < u64::MAX as f64 {
+        q as u64
+    } else {
+        u64::MAX
+    }
+}
+
+impl Estimate {
+    /// The estimate for `s` (a loaded scenario: every field is in its
+    /// declared range).
+    pub fn of(s: &Scenario) -> Self {
+        let f = &s.file;
+        let cells = f
+            .axes
+            .iter()
+            .fold(1u64, |acc, a| acc.saturating_mul(a.values.len() as u64));
+        let runs = cells
+            .saturating_mul(f.repeats as u64)
+            .saturating_add(f.nominal.runs as u64)
+            .saturating_add(u64::from(f.canary.is_some()));
+        let t = s.world.mission_timeout_s;
+        let p = &s.plant;
+        let steps = ceil_div(t, p.step_s);
+        let scans = ceil_div(t, 1.0 / p.lidar.rate_hz);
+        let rows = ceil_div(t, 1.0 / p.truth_rate_hz).saturating_add(1);
+        let per_run_bytes = rows
+            .saturating_mul(TRACE_ROW_BYTES)
+            .saturating_add(MANIFEST_BYTES)
+            .saturating_add(REPORT_BYTES_PER_RUN);
+        Self {
+            runs,
+            sim_steps: runs.saturating_mul(steps),
+            rays: runs.saturating_mul(scans.saturating_mul(u64::from(p.lidar.beams))),
+            output_bytes: runs
+                .saturating_mul(per_run_bytes)
+                .saturating_add(FIXED_BYTES),
+        }
+    }
+}
+
+impl Budget {
+    /// Checks `e` against the limits.
+    ///
+    /// # Errors
+    /// [`CampaignError::OverBudget`] listing every exceeded quantity with its
+    /// estimate, its limit and the flag that raises it, and the whole estimate.
+    pub fn check(&self, e: &Estimate) -> Result<(), CampaignError> {
+        let rows = [
+            ("runs", e.runs, self.max_runs, "--max-runs"),
+            (
+                "simulated steps",
+                e.sim_steps,
+                self.max_sim_steps,
+                "--max-sim-steps",
+            ),
+            ("lidar rays", e.rays, self.max_rays, "--max-rays"),
+            (
+                "bytes written",
+                e.output_bytes,
+                self.max_output_bytes,
+                "--max-output-bytes",
+            ),
+        ];
+        let over: Vec<String> = rows
+            .iter()
+            .filter(|(_, est, max, _)| est > max)
+            .map(|(what, est, max, flag)| {
+                format!("{what}: estimated {est}, limit {max} (raise with {flag} N)")
+            })
+            .collect();
+        if over.is_empty() {
+            return Ok(());
+        }
+        Err(CampaignError::OverBudget(format!(
+            "the plan is over its resource budget, nothing was run: {}. Whole estimate: {} runs, {} simulated steps, {} lidar rays, {} bytes written",
+            over.join("; "),
+            e.runs,
+            e.sim_steps,
+            e.rays,
+            e.output_bytes
+        )))
+    }
+}
