@@ -80,6 +80,12 @@ pub struct ChannelStats {
     /// was cleared, replaced or expired: dropped, never released. Each was
     /// already counted in `messages_faulted` when it entered the fault.
     pub messages_dropped_on_clear: u64,
+    /// Panics contained inside this channel's fault stage (belt and braces:
+    /// every parameter is validated at set time). Each cleared the fault and
+    /// passed the message on unchanged.
+    pub stage_panics: u32,
+    /// The last contained panic's message.
+    pub stage_error: Option<String>,
 }
 
 impl ChannelStats {
@@ -404,7 +410,32 @@ impl Channel {
             self.clear_at(now);
             return Ok(());
         }
-        let mut stage = build_stage(spec, &self.name, self.kind)?;
+        let stage = build_stage(spec, &self.name, self.kind)?;
+        self.install(spec, stage, now, rng)
+    }
+
+    /// Sets a caller-built `stage` (a custom fault model) under `spec`'s
+    /// activation fields and record, as [`Channel::set_fault`] does for the
+    /// built-in modes. The stage runs under the same panic containment.
+    ///
+    /// # Errors
+    /// Those of [`Activation::from_spec`]; on error the channel is unchanged.
+    pub fn set_stage(
+        &mut self,
+        spec: &FaultSpec,
+        stage: Box<dyn FaultStage>,
+        now: Duration,
+    ) -> Result<(), FaultError> {
+        self.install(spec, stage, now, None)
+    }
+
+    fn install(
+        &mut self,
+        spec: &FaultSpec,
+        mut stage: Box<dyn FaultStage>,
+        now: Duration,
+        rng: Option<&mut FaultRng>,
+    ) -> Result<(), FaultError> {
         let mut activation = Activation::from_spec(spec, now)?;
         self.seen = self.seen.max(now);
         if let Some(rng) = rng {
@@ -481,7 +512,34 @@ impl Channel {
             _ => None,
         };
         let input = msg.clone();
-        let outputs = fault.stage.apply(msg, now, rng);
+        // Contain a panic inside the stage: this channel's fault is cleared
+        // and the message passes on; the other channels are not touched.
+        let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            fault.stage.apply(msg, now, rng)
+        }));
+        let outputs = match applied {
+            Ok(o) => o,
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".into());
+                let mode = self.record.as_ref().map_or("?", |r| {
+                    kraken_interfaces::mode_name(r.spec.mode).unwrap_or("?")
+                });
+                tracing::error!(
+                    "channel {}: fault stage '{mode}' panicked ({what}); fault cleared, \
+                     message passed on unchanged",
+                    self.name
+                );
+                self.stats.stage_panics = self.stats.stage_panics.saturating_add(1);
+                self.stats.stage_error = Some(format!("{mode}: {what}"));
+                self.end_fault(now, now);
+                self.queue.push(now, now, input);
+                return;
+            }
+        };
         if let Some(r) = self.record.as_mut() {
             r.first_applied.get_or_insert(now);
         }
@@ -569,6 +627,11 @@ impl Channel {
             messages_in: self.stats.messages_in,
             messages_out: self.stats.messages_out,
             messages_faulted: self.stats.messages_faulted,
+            messages_dropped_overflow: 0,
+            messages_held: self.queue.len().min(u32::MAX as usize) as u32,
+            bytes_held: 0,
+            stage_panics: self.stats.stage_panics,
+            stage_error: self.stats.stage_error.clone().unwrap_or_default(),
         }
     }
 }

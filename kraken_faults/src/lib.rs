@@ -15,6 +15,7 @@ pub mod channel;
 pub mod config;
 pub mod error;
 pub mod msg;
+pub mod params;
 pub mod scenario;
 pub mod stage;
 
