@@ -688,8 +688,26 @@ impl Injector {
     pub fn channel(&self, name: &str) -> Option<&Channel> {
         self.channels.iter().find(|c| c.name == name)
     }
-    /// The channel named `name`, or [`FaultError::UnknownChannel`].
+    /// Length in bytes of the longest declared channel name: a request naming
+    /// a longer channel is refused without a lookup
+    /// ([`FaultError::ChannelNameTooLong`]).
+    pub fn max_channel_name_len(&self) -> usize {
+        self.channels
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(0)
+    }
+    /// The channel named `name`, or [`FaultError::ChannelNameTooLong`] /
+    /// [`FaultError::UnknownChannel`].
     pub fn channel_mut(&mut self, name: &str) -> Result<&mut Channel, FaultError> {
+        let max = self.max_channel_name_len();
+        if name.len() > max {
+            return Err(FaultError::ChannelNameTooLong {
+                len: name.len(),
+                max,
+            });
+        }
         self.channels
             .iter_mut()
             .find(|c| c.name == name)

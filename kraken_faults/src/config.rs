@@ -154,6 +154,7 @@ impl ChannelsConfig {
     /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
     /// unknown keys, unknown message types, duplicate keys, a duplicate
     /// channel name (line of the second occurrence), an empty name, a topic
+    /// longer than `FaultSpec::MAX_CHANNEL_NAME_LEN` bytes, a topic
     /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
     /// the topic), input_topic == output_topic, an output_topic equal to
     /// another channel's input or output topic (exact string comparison; line
@@ -184,6 +185,18 @@ impl ChannelsConfig {
             }
             if c.name.is_empty() {
                 return Err(semantic(path, text, at("name"), "must not be empty".into()));
+            }
+            let limit = kraken_interfaces::FaultSpec::MAX_CHANNEL_NAME_LEN;
+            if c.name.len() > limit {
+                return Err(semantic(
+                    path,
+                    text,
+                    at("name"),
+                    format!(
+                        "is {} bytes long; a channel name is at most {limit} bytes (FaultSpec.channel)",
+                        c.name.len()
+                    ),
+                ));
             }
             if c.input_topic.is_empty() || c.output_topic.is_empty() {
                 return Err(semantic(

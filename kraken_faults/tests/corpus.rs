@@ -351,3 +351,57 @@ fn scenario_step_with_overflowing_garbage_is_refused_at_load() {
     let ok = text.replace("-1.0e308", "-1.0").replace("1.0e308", "1.0");
     kraken_faults::ScenarioFile::parse(&ok, "s.yaml").unwrap();
 }
+
+/// Bounded requests: a channel name longer than every declared one is
+/// refused with its length only (the 70 kB string is not echoed), and
+/// channels.yaml refuses names above FaultSpec::MAX_CHANNEL_NAME_LEN.
+#[test]
+fn oversized_channel_names_are_refused_without_echo() {
+    let mut inj = shipped();
+    assert_eq!(inj.max_channel_name_len(), 5); // "wheel"
+    for n in [6, 64, 70_000, 1 << 20] {
+        let name = "x".repeat(n);
+        let e = inj
+            .set_fault(&FaultSpec::new(name, FaultSpec::DROPOUT), ms(0))
+            .unwrap_err();
+        assert!(
+            matches!(e, FaultError::ChannelNameTooLong { len, max: 5 } if len == n),
+            "{e}"
+        );
+        let text = e.to_string();
+        assert!(text.len() < 200 && !text.contains("xxxxxx"), "{text}");
+        assert!(text.contains(&format!("{n} bytes")), "{text}");
+    }
+    // A long name that matches no channel but is short enough is an unknown channel.
+    assert!(matches!(
+        inj.set_fault(&FaultSpec::new("lidar", FaultSpec::DROPOUT), ms(0)),
+        Err(FaultError::UnknownChannel(_))
+    ));
+    let long = "c".repeat(65);
+    let yaml = format!(
+        "channels:\n  - name: {long}\n    type: sensor_msgs/msg/Imu\n    input_topic: /a\n    output_topic: /b\n    qos: {{reliability: best_effort, depth: 10}}\n"
+    );
+    let e = kraken_faults::ChannelsConfig::parse(&yaml, "ch.yaml").unwrap_err();
+    assert!(
+        matches!(&e, FaultError::Config { line: 2, field, message, .. }
+            if field == "channels[0].name" && message.contains("at most 64 bytes")),
+        "{e}"
+    );
+    let ok = yaml.replace(&long, &"c".repeat(64));
+    kraken_faults::ChannelsConfig::parse(&ok, "ch.yaml").unwrap();
+}
+
+/// Parameter values in messages are compact: 1e308 is not 309 digits.
+#[test]
+fn huge_parameter_values_print_compactly() {
+    let mut inj = shipped();
+    let e = inj
+        .set_fault(&garbage("imu", -1e308, 1e308), ms(0))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("invalid parameter garbage_max = 1e308 for mode 'garbage'"),
+        "{e}"
+    );
+    assert!(e.len() < 200, "{e}");
+}

@@ -390,6 +390,10 @@ fn run() -> Result<ExitCode> {
                             }
                         }
                     };
+                    let resp = SetFaultResponse {
+                        message: bounded_reply(resp.message),
+                        ..resp
+                    };
                     if let Err(e) = set_srv.send_response(id, Msg(resp)) {
                         tracing::warn!("set_fault: response not sent: {e:?}");
                     }
@@ -466,6 +470,26 @@ fn run() -> Result<ExitCode> {
         }
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// Longest `message` a service reply carries, bytes. rustdds 0.15 fails to
+/// encode a reply sample of about 64 KiB and more (its reliable writer then
+/// keeps resending a malformed sample and the calling client's later replies
+/// never arrive; a debug build panics its event loop). Requests are checked
+/// before anything is echoed; this bound makes it hold for every reply.
+const MAX_REPLY_MESSAGE_BYTES: usize = 1024;
+
+/// `message` cut to [`MAX_REPLY_MESSAGE_BYTES`] at a char boundary, marked
+/// with a trailing "…".
+fn bounded_reply(message: String) -> String {
+    if message.len() <= MAX_REPLY_MESSAGE_BYTES {
+        return message;
+    }
+    let mut end = MAX_REPLY_MESSAGE_BYTES - '…'.len_utf8();
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &message[..end])
 }
 
 fn release(injector: &mut Injector, pubs: &[ChanPub], names: &[String], i: usize, now: Duration) {
