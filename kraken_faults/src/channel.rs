@@ -7,22 +7,60 @@ use kraken_interfaces::ros::{Header, Time, Transform, TransformStamped, Vector3}
 use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
 use rand::RngExt;
 
-use crate::config::{ChannelsConfig, TfKeepaliveConfig};
+use crate::config::{ChannelsConfig, HoldLimits, OverflowPolicy, TfKeepaliveConfig};
 use crate::stage::MAX_TIME_S;
 use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
 
+type QueueKey = (Duration, u64);
+type QueueItem = (Duration, SensorMsg);
+
+/// Estimated bytes one held message costs: [`SensorMsg::estimated_bytes`]
+/// plus its key and receive time in the map (the B-tree's node overhead,
+/// about 1/11 of a node per entry, is not counted).
+pub fn held_bytes(msg: &SensorMsg) -> u64 {
+    (msg.estimated_bytes() + std::mem::size_of::<QueueKey>() + std::mem::size_of::<Duration>())
+        as u64
+}
+
 /// Messages held until their release time, released in (time, arrival) order.
+///
+/// Memory: a B-tree of owned messages; released or dropped messages free
+/// their buffers and emptied nodes at once, so memory follows what is held
+/// (no high-water allocation is kept). [`DelayQueue::bytes`] tracks the
+/// estimate [`held_bytes`] of what is held.
 #[derive(Default)]
 pub struct DelayQueue {
-    items: BTreeMap<(Duration, u64), (Duration, SensorMsg)>,
+    items: BTreeMap<QueueKey, QueueItem>,
     seq: u64,
+    bytes: u64,
 }
 
 impl DelayQueue {
     /// Holds `msg`, received at `received`, until `release`.
     pub fn push(&mut self, release: Duration, received: Duration, msg: SensorMsg) {
+        self.bytes += held_bytes(&msg);
         self.items.insert((release, self.seq), (received, msg));
         self.seq += 1;
+    }
+    /// Estimated bytes held ([`held_bytes`] summed).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Drops held messages, the one due first each time, until at most
+    /// `max_messages` messages and `max_bytes` bytes are held (the newest
+    /// message always stays, even if alone it exceeds `max_bytes`). Returns
+    /// how many were dropped.
+    pub fn enforce(&mut self, max_messages: usize, max_bytes: u64) -> usize {
+        let mut dropped = 0;
+        while self.items.len() > 1
+            && (self.items.len() > max_messages || self.bytes > max_bytes)
+        {
+            if let Some((_, (_, m))) = self.items.pop_first() {
+                self.bytes = self.bytes.saturating_sub(held_bytes(&m));
+                dropped += 1;
+            }
+        }
+        dropped
     }
     /// Removes and returns every message due at or before `now`, oldest
     /// release first, each with the time it was received.
@@ -32,7 +70,9 @@ impl DelayQueue {
             if entry.key().0 > now {
                 break;
             }
-            out.push(entry.remove());
+            let item = entry.remove();
+            self.bytes = self.bytes.saturating_sub(held_bytes(&item.1));
+            out.push(item);
         }
         out
     }
@@ -42,6 +82,9 @@ impl DelayQueue {
     pub fn drop_after(&mut self, t: Duration) -> usize {
         // Keys are (release, seq); everything from (t, u64::MAX) on is later.
         let later = self.items.split_off(&(t, u64::MAX));
+        for (_, m) in later.values() {
+            self.bytes = self.bytes.saturating_sub(held_bytes(m));
+        }
         later.len()
     }
     /// Release time of the earliest held message, if any.
@@ -86,6 +129,9 @@ pub struct ChannelStats {
     pub stage_panics: u32,
     /// The last contained panic's message.
     pub stage_error: Option<String>,
+    /// Held messages dropped because the hold queue reached its cap
+    /// ([`HoldLimits`]), oldest first.
+    pub messages_dropped_overflow: u64,
 }
 
 impl ChannelStats {
@@ -232,6 +278,9 @@ pub struct Channel {
     tf_keepalive: Option<TfKeepaliveConfig>,
     /// Latest clock time the channel has been given (push, poll, set, clear).
     seen: Duration,
+    limits: HoldLimits,
+    /// The queue is dropping messages (a burst); WARN once per burst.
+    overflowing: bool,
 }
 
 fn to_time(d: Duration) -> Time {
@@ -258,7 +307,22 @@ impl Channel {
             last_input: None,
             tf_keepalive: None,
             seen: Duration::ZERO,
+            limits: HoldLimits::DEFAULT,
+            overflowing: false,
         }
+    }
+    /// Sets the hold queue's caps (default [`HoldLimits::DEFAULT`]).
+    pub fn with_hold_limits(mut self, limits: HoldLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+    /// The hold queue's caps.
+    pub fn hold_limits(&self) -> &HoldLimits {
+        &self.limits
+    }
+    /// Estimated bytes the hold queue holds now.
+    pub fn held_bytes(&self) -> u64 {
+        self.queue.bytes()
     }
     /// Enables the odom→base_link keep-alive during dropout (odometry only;
     /// the config loader checks that).
@@ -503,7 +567,7 @@ impl Channel {
             None => false,
         };
         if !active {
-            self.queue.push(now, now, msg);
+            self.hold(now, now, msg);
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
@@ -536,7 +600,7 @@ impl Channel {
                 self.stats.stage_panics = self.stats.stage_panics.saturating_add(1);
                 self.stats.stage_error = Some(format!("{mode}: {what}"));
                 self.end_fault(now, now);
-                self.queue.push(now, now, input);
+                self.hold(now, now, input);
                 return;
             }
         };
@@ -557,7 +621,38 @@ impl Channel {
             }
             // Delays are bounded by MAX_HOLD_S; saturate rather than panic
             // should a host clock ever sit near Duration::MAX.
-            self.queue.push(now.saturating_add(delay), now, out);
+            self.hold(now.saturating_add(delay), now, out);
+        }
+    }
+
+    /// Queues `msg` until `release` and applies the hold caps: on overflow
+    /// the message due first is dropped ([`OverflowPolicy::DropOldest`]),
+    /// counted, and a WARN logged once per burst (a burst ends at the first
+    /// push that does not overflow).
+    fn hold(&mut self, release: Duration, received: Duration, msg: SensorMsg) {
+        self.queue.push(release, received, msg);
+        let OverflowPolicy::DropOldest = self.limits.overflow;
+        let n = self.queue.enforce(
+            self.limits.max_held_messages as usize,
+            self.limits.max_held_bytes,
+        );
+        if n == 0 {
+            self.overflowing = false;
+            return;
+        }
+        self.stats.messages_dropped_overflow += n as u64;
+        if !self.overflowing {
+            self.overflowing = true;
+            tracing::warn!(
+                "channel {}: hold queue full ({} messages, {} bytes held; caps {} messages, {} \
+                 bytes): dropping the oldest held messages (counted in messages_dropped_overflow; \
+                 logged once per burst)",
+                self.name,
+                self.queue.len(),
+                self.queue.bytes(),
+                self.limits.max_held_messages,
+                self.limits.max_held_bytes
+            );
         }
     }
 
@@ -627,9 +722,9 @@ impl Channel {
             messages_in: self.stats.messages_in,
             messages_out: self.stats.messages_out,
             messages_faulted: self.stats.messages_faulted,
-            messages_dropped_overflow: 0,
+            messages_dropped_overflow: self.stats.messages_dropped_overflow,
             messages_held: self.queue.len().min(u32::MAX as usize) as u32,
-            bytes_held: 0,
+            bytes_held: self.queue.bytes(),
             stage_panics: self.stats.stage_panics,
             stage_error: self.stats.stage_error.clone().unwrap_or_default(),
         }
@@ -660,13 +755,15 @@ impl Injector {
         }
     }
     /// One healthy channel per entry of `cfg`, in file order, with its
-    /// `tf_keepalive` setting.
+    /// `tf_keepalive` setting and hold-queue caps.
     pub fn from_config(cfg: &ChannelsConfig) -> Self {
         Self::new(
             cfg.channels
                 .iter()
                 .map(|c| {
-                    Channel::new(c.name.clone(), c.kind).with_tf_keepalive(c.tf_keepalive.clone())
+                    Channel::new(c.name.clone(), c.kind)
+                        .with_tf_keepalive(c.tf_keepalive.clone())
+                        .with_hold_limits(cfg.hold_limits_of(c))
                 })
                 .collect(),
         )

@@ -21,7 +21,8 @@ pub mod stage;
 
 pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig,
+    check_topic_name, ChannelConfig, ChannelsConfig, HoldLimits, HoldLimitsOverride,
+    OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};
