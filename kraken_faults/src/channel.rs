@@ -52,9 +52,7 @@ impl DelayQueue {
     /// how many were dropped.
     pub fn enforce(&mut self, max_messages: usize, max_bytes: u64) -> usize {
         let mut dropped = 0;
-        while self.items.len() > 1
-            && (self.items.len() > max_messages || self.bytes > max_bytes)
-        {
+        while self.items.len() > 1 && (self.items.len() > max_messages || self.bytes > max_bytes) {
             if let Some((_, (_, m))) = self.items.pop_first() {
                 self.bytes = self.bytes.saturating_sub(held_bytes(&m));
                 dropped += 1;

@@ -232,12 +232,7 @@ pub(crate) fn semantic(path: &str, text: &str, field: String, message: String) -
         .into()
 }
 
-fn check_hold_limits(
-    path: &str,
-    text: &str,
-    at: &str,
-    h: &HoldLimits,
-) -> Result<(), FaultError> {
+fn check_hold_limits(path: &str, text: &str, at: &str, h: &HoldLimits) -> Result<(), FaultError> {
     if h.max_held_messages == 0 {
         return Err(semantic(
             path,

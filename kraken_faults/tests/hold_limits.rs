@@ -5,8 +5,8 @@
 mod common;
 use common::*;
 
+use kraken_faults::{channel::held_bytes, SensorMsg};
 use kraken_faults::{Channel, ChannelsConfig, FaultError, HoldLimits, MsgKind, OverflowPolicy};
-use kraken_faults::{SensorMsg, channel::held_bytes};
 use kraken_interfaces::FaultSpec;
 
 fn delay(channel: &str, s: f64) -> FaultSpec {
@@ -59,7 +59,10 @@ fn byte_cap_bounds_held_scans() {
     let mut c = Channel::new("scan", MsgKind::LaserScan).with_hold_limits(limits);
     c.set_fault(&delay("scan", 60.0), ms(0)).unwrap();
     let one = held_bytes(&big_scan(0, 262_144));
-    assert!(one > 1024 * 1024 && one < 1024 * 1024 + 2048, "1 MB scan estimated {one}");
+    assert!(
+        one > 1024 * 1024 && one < 1024 * 1024 + 2048,
+        "1 MB scan estimated {one}"
+    );
     let mut r = rng(2);
     for t in 1..=50 {
         c.push(big_scan(t, 262_144), ms(t), &mut r);
@@ -83,7 +86,11 @@ fn a_single_message_above_the_byte_cap_still_passes() {
     };
     let mut c = Channel::new("scan", MsgKind::LaserScan).with_hold_limits(limits);
     let out = step(&mut c, big_scan(1, 100_000), ms(1), &mut rng(1));
-    assert_eq!(out.len(), 1, "healthy relay of a 400 kB scan is not dropped");
+    assert_eq!(
+        out.len(),
+        1,
+        "healthy relay of a 400 kB scan is not dropped"
+    );
     assert_eq!(c.status(ms(1)).messages_dropped_overflow, 0);
 }
 
@@ -91,7 +98,15 @@ fn a_single_message_above_the_byte_cap_still_passes() {
 fn shipped_defaults_and_per_channel_overrides() {
     let inj = shipped();
     for ch in inj.channels() {
-        assert_eq!(*ch.hold_limits(), HoldLimits::DEFAULT, "{}", ch.name());
+        let want = if ch.name() == "imu" {
+            HoldLimits {
+                max_held_messages: 20_000,
+                ..HoldLimits::DEFAULT
+            }
+        } else {
+            HoldLimits::DEFAULT
+        };
+        assert_eq!(*ch.hold_limits(), want, "{}", ch.name());
     }
     assert_eq!(HoldLimits::DEFAULT.max_held_messages, 10_000);
     assert_eq!(HoldLimits::DEFAULT.max_held_bytes, 67_108_864);
@@ -106,18 +121,42 @@ fn shipped_defaults_and_per_channel_overrides() {
             overflow: OverflowPolicy::DropOldest
         }
     );
-    assert_eq!(cfg.hold_limits_of(&cfg.channels[1]).max_held_bytes, 67_108_864);
+    assert_eq!(
+        cfg.hold_limits_of(&cfg.channels[1]).max_held_bytes,
+        67_108_864
+    );
 
     let cases = [
-        (yaml.replace("max_held_messages: 500", "max_held_messages: 0"), 1, "hold_limits.max_held_messages"),
-        (yaml.replace("max_held_bytes: 1000000", "max_held_bytes: 10"), 8, "channels[0].hold_limits.max_held_bytes"),
-        (yaml.replace("{max_held_bytes: 1000000}", "{max_held_bytes: 1000000, overflow: drop_newest}"), 8, "channels[0].hold_limits.overflow"),
-        (yaml.replace("max_held_messages: 500", "max_held_msgs: 500"), 1, "hold_limits"),
+        (
+            yaml.replace("max_held_messages: 500", "max_held_messages: 0"),
+            1,
+            "hold_limits.max_held_messages",
+        ),
+        (
+            yaml.replace("max_held_bytes: 1000000", "max_held_bytes: 10"),
+            8,
+            "channels[0].hold_limits.max_held_bytes",
+        ),
+        (
+            yaml.replace(
+                "{max_held_bytes: 1000000}",
+                "{max_held_bytes: 1000000, overflow: drop_newest}",
+            ),
+            8,
+            "channels[0].hold_limits.overflow",
+        ),
+        (
+            yaml.replace("max_held_messages: 500", "max_held_msgs: 500"),
+            1,
+            "hold_limits",
+        ),
     ];
     for (text, line, field) in cases {
         let e = ChannelsConfig::parse(&text, "ch.yaml").unwrap_err();
         match &e {
-            FaultError::Config { line: l, field: f, .. } => {
+            FaultError::Config {
+                line: l, field: f, ..
+            } => {
                 assert_eq!(*l, line, "{e}");
                 assert!(f.starts_with(field), "{e}");
             }
