@@ -1,103 +1,14 @@
 //! Channels: a fault stage plus the queue that releases its output on time.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kraken_interfaces::ros::{Header, Time, Transform, TransformStamped, Vector3};
 use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
-use rand::RngExt;
 
+pub use crate::activation::Activation;
 use crate::config::{ChannelsConfig, HoldLimits, OverflowPolicy, TfKeepaliveConfig};
-use crate::stage::MAX_TIME_S;
+pub use crate::queue::{held_bytes, DelayQueue};
 use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
-
-type QueueKey = (Duration, u64);
-type QueueItem = (Duration, SensorMsg);
-
-/// Estimated bytes one held message costs: [`SensorMsg::estimated_bytes`]
-/// plus its key and receive time in the map (the B-tree's node overhead,
-/// about 1/11 of a node per entry, is not counted).
-pub fn held_bytes(msg: &SensorMsg) -> u64 {
-    (msg.estimated_bytes() + std::mem::size_of::<QueueKey>() + std::mem::size_of::<Duration>())
-        as u64
-}
-
-/// Messages held until their release time, released in (time, arrival) order.
-///
-/// Memory: a B-tree of owned messages; released or dropped messages free
-/// their buffers and emptied nodes at once, so memory follows what is held
-/// (no high-water allocation is kept). [`DelayQueue::bytes`] tracks the
-/// estimate [`held_bytes`] of what is held.
-#[derive(Default)]
-pub struct DelayQueue {
-    items: BTreeMap<QueueKey, QueueItem>,
-    seq: u64,
-    bytes: u64,
-}
-
-impl DelayQueue {
-    /// Holds `msg`, received at `received`, until `release`.
-    pub fn push(&mut self, release: Duration, received: Duration, msg: SensorMsg) {
-        self.bytes += held_bytes(&msg);
-        self.items.insert((release, self.seq), (received, msg));
-        self.seq += 1;
-    }
-    /// Estimated bytes held ([`held_bytes`] summed).
-    pub fn bytes(&self) -> u64 {
-        self.bytes
-    }
-    /// Drops held messages, the one due first each time, until at most
-    /// `max_messages` messages and `max_bytes` bytes are held (the newest
-    /// message always stays, even if alone it exceeds `max_bytes`). Returns
-    /// how many were dropped.
-    pub fn enforce(&mut self, max_messages: usize, max_bytes: u64) -> usize {
-        let mut dropped = 0;
-        while self.items.len() > 1 && (self.items.len() > max_messages || self.bytes > max_bytes) {
-            if let Some((_, (_, m))) = self.items.pop_first() {
-                self.bytes = self.bytes.saturating_sub(held_bytes(&m));
-                dropped += 1;
-            }
-        }
-        dropped
-    }
-    /// Removes and returns every message due at or before `now`, oldest
-    /// release first, each with the time it was received.
-    pub fn pop_due(&mut self, now: Duration) -> Vec<(Duration, SensorMsg)> {
-        let mut out = Vec::new();
-        while let Some(entry) = self.items.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
-            let item = entry.remove();
-            self.bytes = self.bytes.saturating_sub(held_bytes(&item.1));
-            out.push(item);
-        }
-        out
-    }
-    /// Removes every message due strictly after `t` (what a fault is still
-    /// holding at `t`) and returns how many there were. Messages due at or
-    /// before `t` stay, to be released by the next [`DelayQueue::pop_due`].
-    pub fn drop_after(&mut self, t: Duration) -> usize {
-        // Keys are (release, seq); everything from (t, u64::MAX) on is later.
-        let later = self.items.split_off(&(t, u64::MAX));
-        for (_, m) in later.values() {
-            self.bytes = self.bytes.saturating_sub(held_bytes(m));
-        }
-        later.len()
-    }
-    /// Release time of the earliest held message, if any.
-    pub fn next_release(&self) -> Option<Duration> {
-        self.items.first_key_value().map(|(k, _)| k.0)
-    }
-    /// Number of messages held.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-    /// True when nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
 
 /// What a channel delivered, measured at the apply site.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -140,107 +51,6 @@ impl ChannelStats {
     /// Mean delivered out_x / in_x, or `None` when no sample qualified.
     pub fn mean_ratio_x(&self) -> Option<f64> {
         (self.ratio_x_n > 0).then(|| self.ratio_x_sum / self.ratio_x_n as f64)
-    }
-}
-
-/// When a fault acts (seed 004, "Usterki trwałe, przejściowe i
-/// intermittent"), measured from the time it was set.
-///
-/// * permanent: `duration_s = 0`, active until cleared;
-/// * transient: `duration_s > 0`, active on [set, set + duration_s]
-///   (end inclusive), then the channel reverts to healthy and records the
-///   expiry as its `cleared` time;
-/// * intermittent: `period_s > 0`, active while
-///   `((t - set) + phase) mod period_s < duty_cycle * period_s`, where
-///   `phase` is 0, or with `random_phase` a seeded uniform draw in
-///   [0, period_s) made once (at `set_fault_seeded`, or at the first message
-///   after a plain `set_fault`). Intermittent and transient combine: the
-///   pattern repeats until `duration_s` elapses.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Activation {
-    pub set_at: Duration,
-    pub duration: Option<Duration>,
-    pub period_s: f64,
-    pub duty_cycle: f64,
-    pub random_phase: bool,
-    /// Phase offset in seconds; `None` until drawn when `random_phase`.
-    pub phase_s: Option<f64>,
-}
-
-impl Activation {
-    /// Validates the activation fields of `spec`, set at `now`.
-    ///
-    /// # Errors
-    /// [`FaultError::InvalidParameter`] for a `duration_s`/`period_s` that is
-    /// not finite or outside [0, [`MAX_TIME_S`]] s, or a `duty_cycle` outside
-    /// (0, 1] when `period_s > 0`.
-    pub fn from_spec(spec: &FaultSpec, now: Duration) -> Result<Self, FaultError> {
-        let mode = kraken_interfaces::mode_name(spec.mode).unwrap_or("unknown");
-        let bad = |field: &'static str, value: f64, reason: &str| FaultError::InvalidParameter {
-            mode,
-            field,
-            value,
-            reason: reason.into(),
-        };
-        let in_range = |v: f64| v.is_finite() && (0.0..=MAX_TIME_S).contains(&v);
-        if !in_range(spec.duration_s) {
-            return Err(bad(
-                "duration_s",
-                spec.duration_s,
-                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = until cleared)"),
-            ));
-        }
-        if !in_range(spec.period_s) {
-            return Err(bad(
-                "period_s",
-                spec.period_s,
-                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = not intermittent)"),
-            ));
-        }
-        if spec.period_s > 0.0 && !(spec.duty_cycle > 0.0 && spec.duty_cycle <= 1.0) {
-            return Err(bad(
-                "duty_cycle",
-                spec.duty_cycle,
-                "must be in (0, 1] when period_s > 0",
-            ));
-        }
-        Ok(Self {
-            set_at: now,
-            duration: (spec.duration_s > 0.0).then(|| Duration::from_secs_f64(spec.duration_s)),
-            period_s: spec.period_s,
-            duty_cycle: spec.duty_cycle,
-            random_phase: spec.random_phase && spec.period_s > 0.0,
-            phase_s: if spec.random_phase && spec.period_s > 0.0 {
-                None
-            } else {
-                Some(0.0)
-            },
-        })
-    }
-    /// Draws the random phase if it is still undrawn.
-    pub fn draw_phase(&mut self, rng: &mut FaultRng) {
-        if self.phase_s.is_none() {
-            self.phase_s = Some(rng.random_range(0.0..self.period_s));
-        }
-    }
-    /// When a transient fault expires, if it does.
-    pub fn expires_at(&self) -> Option<Duration> {
-        self.duration.map(|d| self.set_at.saturating_add(d))
-    }
-    /// True when the transient window has passed at `now`.
-    pub fn expired(&self, now: Duration) -> bool {
-        self.expires_at().is_some_and(|e| now > e)
-    }
-    /// True when the fault acts at `now` (an undrawn phase counts as 0).
-    pub fn is_active(&self, now: Duration) -> bool {
-        if now < self.set_at || self.expired(now) {
-            return false;
-        }
-        if self.period_s <= 0.0 {
-            return true;
-        }
-        let t = (now - self.set_at).as_secs_f64() + self.phase_s.unwrap_or(0.0);
-        t.rem_euclid(self.period_s) < self.duty_cycle * self.period_s
     }
 }
 

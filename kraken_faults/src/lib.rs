@@ -11,11 +11,13 @@
 //! `use_sim_time`). Randomness comes from one seeded [`FaultRng`] passed down
 //! by the host, never from a global generator.
 
+pub mod activation;
 pub mod channel;
 pub mod config;
 pub mod error;
 pub mod msg;
 pub mod params;
+pub mod queue;
 pub mod scenario;
 pub mod stage;
 
