@@ -8,6 +8,7 @@
 # Memory modes (kraken_faults/README.md, "Soak benchmark"):
 #   BENCH_MODE=soak  scripts/bench_injector.sh 600   10 kHz Imu, 1 s delay, RSS every 10 s
 #   BENCH_MODE=flood scripts/bench_injector.sh       60 s delay, 20,000 Imu + 200 1 MB scans
+#   BENCH_MODE=flood BENCH_ARGS="--delay-s 0" ...    the same flood relayed healthy (DDS share)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -24,7 +25,8 @@ INJ=$!
 trap 'kill $INJ 2>/dev/null || true' EXIT
 sleep 1
 if [[ -n "${BENCH_MODE:-}" ]]; then
-  RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --mode "$BENCH_MODE"
+  # shellcheck disable=SC2086
+  RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --mode "$BENCH_MODE" ${BENCH_ARGS:-}
   echo "injector WARN/ERROR lines: $(grep -cE 'WARN|ERROR' "$TARGET_DIR/bench/fault_injector${BENCH_MODE:+_$BENCH_MODE}.log" || true)"
 else
 RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --json "$TARGET_DIR/bench/fault_injector.json"

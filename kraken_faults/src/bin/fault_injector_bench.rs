@@ -235,6 +235,9 @@ struct LoadArgs {
     mode: String,
     rate_hz: f64,
     scans: u64,
+    /// Flood: the delay fault set on imu and scan (0 = no fault, healthy
+    /// relay: the DDS buffers' share of the RSS without any held message).
+    delay_s: f64,
 }
 
 /// Soak and flood modes: memory of the injector under held messages.
@@ -329,8 +332,11 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
         );
     } else {
         for ch in ["imu", "scan"] {
+            if la.delay_s <= 0.0 {
+                break;
+            }
             let r = call(FaultSpec {
-                delay_s: 60.0,
+                delay_s: la.delay_s,
                 ..FaultSpec::new(ch, FaultSpec::DELAY)
             })?;
             anyhow::ensure!(r.success, "set_fault {ch}: {}", r.message);
@@ -349,7 +355,10 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
             });
             (stop, h)
         };
-        println!("flood: RSS at start {rss_start} KiB; delay 60 s on imu and scan");
+        println!(
+            "flood: RSS at start {rss_start} KiB; delay {} s on imu and scan",
+            la.delay_s
+        );
         let tf = Instant::now();
         for i in 0..20_000 {
             imu_in.publish(imu(41, i)).ok();
@@ -393,6 +402,7 @@ fn main() -> Result<()> {
         mode: "latency".into(),
         rate_hz: 10_000.0,
         scans: 200,
+        delay_s: 60.0,
     };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
@@ -405,6 +415,7 @@ fn main() -> Result<()> {
             "--mode" => la.mode = it.next().context("--mode latency|soak|flood")?.clone(),
             "--rate-hz" => la.rate_hz = it.next().context("--rate-hz HZ")?.parse()?,
             "--scans" => la.scans = it.next().context("--scans N")?.parse()?,
+            "--delay-s" => la.delay_s = it.next().context("--delay-s S")?.parse()?,
             other => bail!("unknown argument {other}"),
         }
     }
