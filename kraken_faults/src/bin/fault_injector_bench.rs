@@ -256,6 +256,41 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
         counts.clone(),
         |m: &LaserScan| &m.header,
     );
+    // The injector's own counters (in, out, held, dropped by the caps).
+    let status: Arc<Mutex<Option<kraken_interfaces::FaultStatus>>> = Arc::default();
+    {
+        let sub = node.subscription::<kraken_interfaces::FaultStatus>(
+            "/fault_injector/status",
+            qos::subscribe(10),
+        )?;
+        let st = status.clone();
+        std::thread::spawn(move || {
+            futures::executor::block_on(async {
+                let s = sub.async_stream();
+                futures::pin_mut!(s);
+                while let Some(r) = s.next().await {
+                    if let Ok((m, _)) = r {
+                        *st.lock().expect("poisoned") = Some(m);
+                    }
+                }
+            })
+        });
+    }
+    let report_status = |when: &str| {
+        if let Some(st) = status.lock().expect("poisoned").as_ref() {
+            for c in st
+                .channels
+                .iter()
+                .filter(|c| c.channel == "imu" || c.channel == "scan")
+            {
+                println!(
+                    "{when}: injector status {}: in {}, out {}, held {} ({} bytes), dropped by the caps {}",
+                    c.channel, c.messages_in, c.messages_out, c.messages_held, c.bytes_held,
+                    c.messages_dropped_overflow
+                );
+            }
+        }
+    };
     let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
     let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
     let _spinner = node.spawn_spinner()?;
@@ -308,7 +343,9 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
                 );
             }
         });
+        report_status("soak, end of sending");
         std::thread::sleep(Duration::from_secs(3));
+        report_status("soak, 3 s later");
         let got = count(&counts, 40);
         let rss_end = rss_kib(pid)?;
         samples.push((stamp(Instant::now()), rss_end));
@@ -371,6 +408,8 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
         let scan_s = ts.elapsed().as_secs_f64();
         println!("flood: 20000 Imu published in {imu_s:.2} s ({:.0} Hz); {} scans of 1 MB in {scan_s:.1} s", 20_000.0 / imu_s, la.scans);
         let rss_full = rss_kib(pid)?;
+        std::thread::sleep(Duration::from_secs(5));
+        report_status("flood, 5 s after");
         println!("flood: VmRSS right after the flood {rss_full} KiB");
         // Held for 60 s, then released.
         std::thread::sleep(Duration::from_secs(70));
