@@ -5,6 +5,10 @@
 # Release build; all DDS traffic inside a private network namespace.
 # Usage: scripts/bench_injector.sh [SECONDS_PER_PHASE]   (default 10)
 # Writes target/bench/fault_injector.json and prints a markdown table.
+# Memory modes (kraken_faults/README.md, "Soak benchmark"):
+#   BENCH_MODE=soak  scripts/bench_injector.sh 600   10 kHz Imu, 1 s delay, RSS every 10 s
+#   BENCH_MODE=flood scripts/bench_injector.sh       60 s delay, 20,000 Imu + 200 1 MB scans
+#   BENCH_MODE=flood BENCH_ARGS="--delay-s 0" ...    the same flood relayed healthy (DDS share)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -16,9 +20,15 @@ if [[ "${2:-}" != "--inside" ]]; then
 fi
 ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
 export ROS_DOMAIN_ID=77 ROS_DISTRO=jazzy
-KRAKEN_FAULTS_ENABLE=1 RUST_LOG=warn "$TARGET_DIR/release/fault_injector" >"$TARGET_DIR/bench/fault_injector.log" 2>&1 &
+KRAKEN_FAULTS_ENABLE=1 RUST_LOG=warn "$TARGET_DIR/release/fault_injector" >"$TARGET_DIR/bench/fault_injector${BENCH_MODE:+_$BENCH_MODE}.log" 2>&1 &
 INJ=$!
 trap 'kill $INJ 2>/dev/null || true' EXIT
 sleep 1
+if [[ -n "${BENCH_MODE:-}" ]]; then
+  # shellcheck disable=SC2086
+  RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --mode "$BENCH_MODE" ${BENCH_ARGS:-}
+  echo "injector WARN/ERROR lines: $(grep -cE 'WARN|ERROR' "$TARGET_DIR/bench/fault_injector${BENCH_MODE:+_$BENCH_MODE}.log" || true)"
+else
 RUST_LOG=error "$TARGET_DIR/release/fault_injector_bench" --injector-pid "$INJ" --seconds "$SECS" --json "$TARGET_DIR/bench/fault_injector.json"
+fi
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"

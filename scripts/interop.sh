@@ -181,5 +181,23 @@ else
 fi
 # ==== end of block 7
 
+# ==== 8. hostile requests through the real service path (rclpy on Fast DDS; block owned by the injector engineer)
+# The garbage call -1e308..1e308 on imu and gnss is refused and imu keeps
+# relaying finite values; a 70 kB / 200 kB channel string is refused and the
+# same client's next call is answered (tests/interop/rclpy_hostile.py).
+export ROS_DOMAIN_ID=$((BASE + 8))
+start_injector hostile --ros-args -p seed:=8
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_hostile.py"; then
+  if kill -0 "$INJ" 2>/dev/null; then
+    pass "hostile requests: garbage span refused, 70 kB channel refused, same client answered, node alive"
+  else
+    fail "hostile requests: the injector exited (log: $LOGDIR/hostile.log)"; tail -20 "$LOGDIR/hostile.log"
+  fi
+else
+  fail "hostile requests peer (injector log: $LOGDIR/hostile.log)"; tail -20 "$LOGDIR/hostile.log"
+fi
+stop_injector
+# ==== end of block 8
+
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

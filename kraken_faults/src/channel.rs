@@ -1,62 +1,14 @@
 //! Channels: a fault stage plus the queue that releases its output on time.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use kraken_interfaces::ros::{Header, Time, Transform, TransformStamped, Vector3};
 use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
-use rand::RngExt;
 
-use crate::config::{ChannelsConfig, TfKeepaliveConfig};
-use crate::stage::MAX_TIME_S;
+pub use crate::activation::Activation;
+use crate::config::{ChannelsConfig, HoldLimits, OverflowPolicy, TfKeepaliveConfig};
+pub use crate::queue::{held_bytes, DelayQueue};
 use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
-
-/// Messages held until their release time, released in (time, arrival) order.
-#[derive(Default)]
-pub struct DelayQueue {
-    items: BTreeMap<(Duration, u64), (Duration, SensorMsg)>,
-    seq: u64,
-}
-
-impl DelayQueue {
-    /// Holds `msg`, received at `received`, until `release`.
-    pub fn push(&mut self, release: Duration, received: Duration, msg: SensorMsg) {
-        self.items.insert((release, self.seq), (received, msg));
-        self.seq += 1;
-    }
-    /// Removes and returns every message due at or before `now`, oldest
-    /// release first, each with the time it was received.
-    pub fn pop_due(&mut self, now: Duration) -> Vec<(Duration, SensorMsg)> {
-        let mut out = Vec::new();
-        while let Some(entry) = self.items.first_entry() {
-            if entry.key().0 > now {
-                break;
-            }
-            out.push(entry.remove());
-        }
-        out
-    }
-    /// Removes every message due strictly after `t` (what a fault is still
-    /// holding at `t`) and returns how many there were. Messages due at or
-    /// before `t` stay, to be released by the next [`DelayQueue::pop_due`].
-    pub fn drop_after(&mut self, t: Duration) -> usize {
-        // Keys are (release, seq); everything from (t, u64::MAX) on is later.
-        let later = self.items.split_off(&(t, u64::MAX));
-        later.len()
-    }
-    /// Release time of the earliest held message, if any.
-    pub fn next_release(&self) -> Option<Duration> {
-        self.items.first_key_value().map(|(k, _)| k.0)
-    }
-    /// Number of messages held.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-    /// True when nothing is held.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-}
 
 /// What a channel delivered, measured at the apply site.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -80,6 +32,15 @@ pub struct ChannelStats {
     /// was cleared, replaced or expired: dropped, never released. Each was
     /// already counted in `messages_faulted` when it entered the fault.
     pub messages_dropped_on_clear: u64,
+    /// Panics contained inside this channel's fault stage (belt and braces:
+    /// every parameter is validated at set time). Each cleared the fault and
+    /// passed the message on unchanged.
+    pub stage_panics: u32,
+    /// The last contained panic's message.
+    pub stage_error: Option<String>,
+    /// Held messages dropped because the hold queue reached its cap
+    /// ([`HoldLimits`]), oldest first.
+    pub messages_dropped_overflow: u64,
 }
 
 impl ChannelStats {
@@ -90,107 +51,6 @@ impl ChannelStats {
     /// Mean delivered out_x / in_x, or `None` when no sample qualified.
     pub fn mean_ratio_x(&self) -> Option<f64> {
         (self.ratio_x_n > 0).then(|| self.ratio_x_sum / self.ratio_x_n as f64)
-    }
-}
-
-/// When a fault acts (seed 004, "Usterki trwałe, przejściowe i
-/// intermittent"), measured from the time it was set.
-///
-/// * permanent: `duration_s = 0`, active until cleared;
-/// * transient: `duration_s > 0`, active on [set, set + duration_s]
-///   (end inclusive), then the channel reverts to healthy and records the
-///   expiry as its `cleared` time;
-/// * intermittent: `period_s > 0`, active while
-///   `((t - set) + phase) mod period_s < duty_cycle * period_s`, where
-///   `phase` is 0, or with `random_phase` a seeded uniform draw in
-///   [0, period_s) made once (at `set_fault_seeded`, or at the first message
-///   after a plain `set_fault`). Intermittent and transient combine: the
-///   pattern repeats until `duration_s` elapses.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Activation {
-    pub set_at: Duration,
-    pub duration: Option<Duration>,
-    pub period_s: f64,
-    pub duty_cycle: f64,
-    pub random_phase: bool,
-    /// Phase offset in seconds; `None` until drawn when `random_phase`.
-    pub phase_s: Option<f64>,
-}
-
-impl Activation {
-    /// Validates the activation fields of `spec`, set at `now`.
-    ///
-    /// # Errors
-    /// [`FaultError::InvalidParameter`] for a `duration_s`/`period_s` that is
-    /// not finite or outside [0, [`MAX_TIME_S`]] s, or a `duty_cycle` outside
-    /// (0, 1] when `period_s > 0`.
-    pub fn from_spec(spec: &FaultSpec, now: Duration) -> Result<Self, FaultError> {
-        let mode = kraken_interfaces::mode_name(spec.mode).unwrap_or("unknown");
-        let bad = |field: &'static str, value: f64, reason: &str| FaultError::InvalidParameter {
-            mode,
-            field,
-            value,
-            reason: reason.into(),
-        };
-        let in_range = |v: f64| v.is_finite() && (0.0..=MAX_TIME_S).contains(&v);
-        if !in_range(spec.duration_s) {
-            return Err(bad(
-                "duration_s",
-                spec.duration_s,
-                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = until cleared)"),
-            ));
-        }
-        if !in_range(spec.period_s) {
-            return Err(bad(
-                "period_s",
-                spec.period_s,
-                &format!("must be finite and in [0, {MAX_TIME_S}] s (0 = not intermittent)"),
-            ));
-        }
-        if spec.period_s > 0.0 && !(spec.duty_cycle > 0.0 && spec.duty_cycle <= 1.0) {
-            return Err(bad(
-                "duty_cycle",
-                spec.duty_cycle,
-                "must be in (0, 1] when period_s > 0",
-            ));
-        }
-        Ok(Self {
-            set_at: now,
-            duration: (spec.duration_s > 0.0).then(|| Duration::from_secs_f64(spec.duration_s)),
-            period_s: spec.period_s,
-            duty_cycle: spec.duty_cycle,
-            random_phase: spec.random_phase && spec.period_s > 0.0,
-            phase_s: if spec.random_phase && spec.period_s > 0.0 {
-                None
-            } else {
-                Some(0.0)
-            },
-        })
-    }
-    /// Draws the random phase if it is still undrawn.
-    pub fn draw_phase(&mut self, rng: &mut FaultRng) {
-        if self.phase_s.is_none() {
-            self.phase_s = Some(rng.random_range(0.0..self.period_s));
-        }
-    }
-    /// When a transient fault expires, if it does.
-    pub fn expires_at(&self) -> Option<Duration> {
-        self.duration.map(|d| self.set_at.saturating_add(d))
-    }
-    /// True when the transient window has passed at `now`.
-    pub fn expired(&self, now: Duration) -> bool {
-        self.expires_at().is_some_and(|e| now > e)
-    }
-    /// True when the fault acts at `now` (an undrawn phase counts as 0).
-    pub fn is_active(&self, now: Duration) -> bool {
-        if now < self.set_at || self.expired(now) {
-            return false;
-        }
-        if self.period_s <= 0.0 {
-            return true;
-        }
-        let t = (now - self.set_at).as_secs_f64() + self.phase_s.unwrap_or(0.0);
-        t.rem_euclid(self.period_s) < self.duty_cycle * self.period_s
     }
 }
 
@@ -226,6 +86,9 @@ pub struct Channel {
     tf_keepalive: Option<TfKeepaliveConfig>,
     /// Latest clock time the channel has been given (push, poll, set, clear).
     seen: Duration,
+    limits: HoldLimits,
+    /// The queue is dropping messages (a burst); WARN once per burst.
+    overflowing: bool,
 }
 
 fn to_time(d: Duration) -> Time {
@@ -252,7 +115,22 @@ impl Channel {
             last_input: None,
             tf_keepalive: None,
             seen: Duration::ZERO,
+            limits: HoldLimits::DEFAULT,
+            overflowing: false,
         }
+    }
+    /// Sets the hold queue's caps (default [`HoldLimits::DEFAULT`]).
+    pub fn with_hold_limits(mut self, limits: HoldLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+    /// The hold queue's caps.
+    pub fn hold_limits(&self) -> &HoldLimits {
+        &self.limits
+    }
+    /// Estimated bytes the hold queue holds now.
+    pub fn held_bytes(&self) -> u64 {
+        self.queue.bytes()
     }
     /// Enables the odom→base_link keep-alive during dropout (odometry only;
     /// the config loader checks that).
@@ -404,7 +282,32 @@ impl Channel {
             self.clear_at(now);
             return Ok(());
         }
-        let mut stage = build_stage(spec, &self.name, self.kind)?;
+        let stage = build_stage(spec, &self.name, self.kind)?;
+        self.install(spec, stage, now, rng)
+    }
+
+    /// Sets a caller-built `stage` (a custom fault model) under `spec`'s
+    /// activation fields and record, as [`Channel::set_fault`] does for the
+    /// built-in modes. The stage runs under the same panic containment.
+    ///
+    /// # Errors
+    /// Those of [`Activation::from_spec`]; on error the channel is unchanged.
+    pub fn set_stage(
+        &mut self,
+        spec: &FaultSpec,
+        stage: Box<dyn FaultStage>,
+        now: Duration,
+    ) -> Result<(), FaultError> {
+        self.install(spec, stage, now, None)
+    }
+
+    fn install(
+        &mut self,
+        spec: &FaultSpec,
+        mut stage: Box<dyn FaultStage>,
+        now: Duration,
+        rng: Option<&mut FaultRng>,
+    ) -> Result<(), FaultError> {
         let mut activation = Activation::from_spec(spec, now)?;
         self.seen = self.seen.max(now);
         if let Some(rng) = rng {
@@ -472,7 +375,7 @@ impl Channel {
             None => false,
         };
         if !active {
-            self.queue.push(now, now, msg);
+            self.hold(now, now, msg);
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
@@ -481,7 +384,34 @@ impl Channel {
             _ => None,
         };
         let input = msg.clone();
-        let outputs = fault.stage.apply(msg, now, rng);
+        // Contain a panic inside the stage: this channel's fault is cleared
+        // and the message passes on; the other channels are not touched.
+        let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            fault.stage.apply(msg, now, rng)
+        }));
+        let outputs = match applied {
+            Ok(o) => o,
+            Err(payload) => {
+                let what = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".into());
+                let mode = self.record.as_ref().map_or("?", |r| {
+                    kraken_interfaces::mode_name(r.spec.mode).unwrap_or("?")
+                });
+                tracing::error!(
+                    "channel {}: fault stage '{mode}' panicked ({what}); fault cleared, \
+                     message passed on unchanged",
+                    self.name
+                );
+                self.stats.stage_panics = self.stats.stage_panics.saturating_add(1);
+                self.stats.stage_error = Some(format!("{mode}: {what}"));
+                self.end_fault(now, now);
+                self.hold(now, now, input);
+                return;
+            }
+        };
         if let Some(r) = self.record.as_mut() {
             r.first_applied.get_or_insert(now);
         }
@@ -499,7 +429,38 @@ impl Channel {
             }
             // Delays are bounded by MAX_HOLD_S; saturate rather than panic
             // should a host clock ever sit near Duration::MAX.
-            self.queue.push(now.saturating_add(delay), now, out);
+            self.hold(now.saturating_add(delay), now, out);
+        }
+    }
+
+    /// Queues `msg` until `release` and applies the hold caps: on overflow
+    /// the message due first is dropped ([`OverflowPolicy::DropOldest`]),
+    /// counted, and a WARN logged once per burst (a burst ends at the first
+    /// push that does not overflow).
+    fn hold(&mut self, release: Duration, received: Duration, msg: SensorMsg) {
+        self.queue.push(release, received, msg);
+        let OverflowPolicy::DropOldest = self.limits.overflow;
+        let n = self.queue.enforce(
+            self.limits.max_held_messages as usize,
+            self.limits.max_held_bytes,
+        );
+        if n == 0 {
+            self.overflowing = false;
+            return;
+        }
+        self.stats.messages_dropped_overflow += n as u64;
+        if !self.overflowing {
+            self.overflowing = true;
+            tracing::warn!(
+                "channel {}: hold queue full ({} messages, {} bytes held; caps {} messages, {} \
+                 bytes): dropping the oldest held messages (counted in messages_dropped_overflow; \
+                 logged once per burst)",
+                self.name,
+                self.queue.len(),
+                self.queue.bytes(),
+                self.limits.max_held_messages,
+                self.limits.max_held_bytes
+            );
         }
     }
 
@@ -569,6 +530,11 @@ impl Channel {
             messages_in: self.stats.messages_in,
             messages_out: self.stats.messages_out,
             messages_faulted: self.stats.messages_faulted,
+            messages_dropped_overflow: self.stats.messages_dropped_overflow,
+            messages_held: self.queue.len().min(u32::MAX as usize) as u32,
+            bytes_held: self.queue.bytes(),
+            stage_panics: self.stats.stage_panics,
+            stage_error: self.stats.stage_error.clone().unwrap_or_default(),
         }
     }
 }
@@ -597,13 +563,15 @@ impl Injector {
         }
     }
     /// One healthy channel per entry of `cfg`, in file order, with its
-    /// `tf_keepalive` setting.
+    /// `tf_keepalive` setting and hold-queue caps.
     pub fn from_config(cfg: &ChannelsConfig) -> Self {
         Self::new(
             cfg.channels
                 .iter()
                 .map(|c| {
-                    Channel::new(c.name.clone(), c.kind).with_tf_keepalive(c.tf_keepalive.clone())
+                    Channel::new(c.name.clone(), c.kind)
+                        .with_tf_keepalive(c.tf_keepalive.clone())
+                        .with_hold_limits(cfg.hold_limits_of(c))
                 })
                 .collect(),
         )
@@ -625,8 +593,26 @@ impl Injector {
     pub fn channel(&self, name: &str) -> Option<&Channel> {
         self.channels.iter().find(|c| c.name == name)
     }
-    /// The channel named `name`, or [`FaultError::UnknownChannel`].
+    /// Length in bytes of the longest declared channel name: a request naming
+    /// a longer channel is refused without a lookup
+    /// ([`FaultError::ChannelNameTooLong`]).
+    pub fn max_channel_name_len(&self) -> usize {
+        self.channels
+            .iter()
+            .map(|c| c.name.len())
+            .max()
+            .unwrap_or(0)
+    }
+    /// The channel named `name`, or [`FaultError::ChannelNameTooLong`] /
+    /// [`FaultError::UnknownChannel`].
     pub fn channel_mut(&mut self, name: &str) -> Result<&mut Channel, FaultError> {
+        let max = self.max_channel_name_len();
+        if name.len() > max {
+            return Err(FaultError::ChannelNameTooLong {
+                len: name.len(),
+                max,
+            });
+        }
         self.channels
             .iter_mut()
             .find(|c| c.name == name)

@@ -29,8 +29,75 @@ use crate::{FaultError, MsgKind};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChannelsConfig {
+    /// Caps of every channel's hold queue unless the channel overrides them.
+    #[serde(default)]
+    pub hold_limits: HoldLimits,
     /// Channels in declaration order; names are unique.
     pub channels: Vec<ChannelConfig>,
+}
+
+/// What a full hold queue does with one more message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverflowPolicy {
+    /// Drop the held message due first (for a delay: the oldest received),
+    /// count it in `messages_dropped_overflow`, log WARN once per burst.
+    #[default]
+    DropOldest,
+}
+
+/// Caps of a channel's hold queue (the messages a delay, jitter or reorder
+/// fault holds, and those due now but not yet released).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldLimits {
+    /// Most messages held at once, >= 1 (default 10,000).
+    #[serde(default = "default_max_held_messages")]
+    pub max_held_messages: u32,
+    /// Most bytes held at once ([`crate::SensorMsg::estimated_bytes`] per
+    /// message plus the queue entry), >= 65,536 (default 64 MiB).
+    #[serde(default = "default_max_held_bytes")]
+    pub max_held_bytes: u64,
+    /// What happens on overflow.
+    #[serde(default)]
+    pub overflow: OverflowPolicy,
+}
+
+fn default_max_held_messages() -> u32 {
+    HoldLimits::DEFAULT.max_held_messages
+}
+
+fn default_max_held_bytes() -> u64 {
+    HoldLimits::DEFAULT.max_held_bytes
+}
+
+impl HoldLimits {
+    /// 10,000 messages, 64 MiB, drop the oldest.
+    pub const DEFAULT: HoldLimits = HoldLimits {
+        max_held_messages: 10_000,
+        max_held_bytes: 64 * 1024 * 1024,
+        overflow: OverflowPolicy::DropOldest,
+    };
+    /// Smallest accepted `max_held_bytes`.
+    pub const MIN_BYTES: u64 = 65_536;
+}
+
+impl Default for HoldLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// A channel's override of some of the file's [`HoldLimits`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HoldLimitsOverride {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_held_messages: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_held_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<OverflowPolicy>,
 }
 
 /// One subscription/publication pair.
@@ -52,6 +119,24 @@ pub struct ChannelConfig {
     /// transform during a dropout (seed 001).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tf_keepalive: Option<TfKeepaliveConfig>,
+    /// This channel's hold-queue caps, overriding the file's `hold_limits`
+    /// field by field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_limits: Option<HoldLimitsOverride>,
+}
+
+impl ChannelsConfig {
+    /// The hold-queue caps of channel `c`: the file's, overridden by the
+    /// channel's own.
+    pub fn hold_limits_of(&self, c: &ChannelConfig) -> HoldLimits {
+        let d = self.hold_limits;
+        let o = c.hold_limits.unwrap_or_default();
+        HoldLimits {
+            max_held_messages: o.max_held_messages.unwrap_or(d.max_held_messages),
+            max_held_bytes: o.max_held_bytes.unwrap_or(d.max_held_bytes),
+            overflow: o.overflow.unwrap_or(d.overflow),
+        }
+    }
 }
 
 /// DDS reliability.
@@ -147,6 +232,30 @@ pub(crate) fn semantic(path: &str, text: &str, field: String, message: String) -
         .into()
 }
 
+fn check_hold_limits(path: &str, text: &str, at: &str, h: &HoldLimits) -> Result<(), FaultError> {
+    if h.max_held_messages == 0 {
+        return Err(semantic(
+            path,
+            text,
+            format!("{at}.max_held_messages"),
+            "must be >= 1".into(),
+        ));
+    }
+    if h.max_held_bytes < HoldLimits::MIN_BYTES {
+        return Err(semantic(
+            path,
+            text,
+            format!("{at}.max_held_bytes"),
+            format!(
+                "must be >= {} bytes, got {}",
+                HoldLimits::MIN_BYTES,
+                h.max_held_bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl ChannelsConfig {
     /// Parses channels.yaml `text` read from `path`.
     ///
@@ -154,11 +263,14 @@ impl ChannelsConfig {
     /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
     /// unknown keys, unknown message types, duplicate keys, a duplicate
     /// channel name (line of the second occurrence), an empty name, a topic
+    /// longer than `FaultSpec::MAX_CHANNEL_NAME_LEN` bytes, a topic
     /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
     /// the topic), input_topic == output_topic, an output_topic equal to
     /// another channel's input or output topic (exact string comparison; line
     /// of the later channel's topic), depth 0, `tf_keepalive` on a
-    /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz.
+    /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz,
+    /// `max_held_messages` 0 or `max_held_bytes` below
+    /// [`HoldLimits::MIN_BYTES`] (file-wide or per channel).
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
         if cfg.channels.is_empty() {
@@ -169,8 +281,12 @@ impl ChannelsConfig {
                 "declares no channel: the injector would relay nothing".into(),
             ));
         }
+        check_hold_limits(path, text, "hold_limits", &cfg.hold_limits)?;
         for (i, c) in cfg.channels.iter().enumerate() {
             let at = |f: &str| format!("channels[{i}].{f}");
+            if c.hold_limits.is_some() {
+                check_hold_limits(path, text, &at("hold_limits"), &cfg.hold_limits_of(c))?;
+            }
             if let Some(first) = cfg.channels[..i].iter().position(|o| o.name == c.name) {
                 return Err(semantic(
                     path,
@@ -184,6 +300,18 @@ impl ChannelsConfig {
             }
             if c.name.is_empty() {
                 return Err(semantic(path, text, at("name"), "must not be empty".into()));
+            }
+            let limit = kraken_interfaces::FaultSpec::MAX_CHANNEL_NAME_LEN;
+            if c.name.len() > limit {
+                return Err(semantic(
+                    path,
+                    text,
+                    at("name"),
+                    format!(
+                        "is {} bytes long; a channel name is at most {limit} bytes (FaultSpec.channel)",
+                        c.name.len()
+                    ),
+                ));
             }
             if c.input_topic.is_empty() || c.output_topic.is_empty() {
                 return Err(semantic(

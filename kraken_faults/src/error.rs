@@ -6,6 +6,14 @@ pub enum FaultError {
     /// The request names a channel that channels.yaml does not declare.
     #[error("unknown channel '{0}'")]
     UnknownChannel(String),
+    /// A request's channel name is longer than every declared channel name
+    /// (the name itself is not echoed: it may be megabytes long).
+    #[error(
+        "channel name of {len} bytes is longer than any declared channel (longest: {max} bytes; \
+         FaultSpec.channel is at most {limit} bytes)",
+        limit = kraken_interfaces::FaultSpec::MAX_CHANNEL_NAME_LEN
+    )]
+    ChannelNameTooLong { len: usize, max: usize },
     /// The mode constant is not one of FaultSpec's.
     #[error("unknown fault mode {0}")]
     UnknownMode(u8),
@@ -18,7 +26,7 @@ pub enum FaultError {
         reason: String,
     },
     /// A parameter is out of its valid range.
-    #[error("invalid parameter {field} = {value} for mode '{mode}': {reason}")]
+    #[error("invalid parameter {field} = {} for mode '{mode}': {reason}", Num(*value))]
     InvalidParameter {
         mode: &'static str,
         field: &'static str,
@@ -67,6 +75,21 @@ impl From<kraken_interfaces::ConfigError> for FaultError {
             column: e.column,
             field: e.field,
             message: e.message,
+        }
+    }
+}
+
+/// A parameter value for a message: plain notation for ordinary magnitudes,
+/// scientific beyond them (1e308 is "1e308", not 309 digits).
+struct Num(f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-4..1e15).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
         }
     }
 }

@@ -11,16 +11,20 @@
 //! `use_sim_time`). Randomness comes from one seeded [`FaultRng`] passed down
 //! by the host, never from a global generator.
 
+pub mod activation;
 pub mod channel;
 pub mod config;
 pub mod error;
 pub mod msg;
+pub mod params;
+pub mod queue;
 pub mod scenario;
 pub mod stage;
 
 pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig,
+    check_topic_name, ChannelConfig, ChannelsConfig, HoldLimits, HoldLimitsOverride,
+    OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};

@@ -71,3 +71,23 @@ impl SensorMsg {
         }
     }
 }
+
+impl SensorMsg {
+    /// Estimated memory of the message while a channel holds it, bytes: the
+    /// enum's fixed size (`size_of::<SensorMsg>()`, 752 on x86-64) plus the
+    /// heap buffers it owns by capacity (frame ids; Odometry's
+    /// child_frame_id; LaserScan `ranges` and `intensities` × 4 bytes). The
+    /// allocator's per-allocation overhead is not counted. Used for the hold
+    /// queue's `max_held_bytes` cap.
+    pub fn estimated_bytes(&self) -> usize {
+        let fixed = std::mem::size_of::<SensorMsg>() + self.header().frame_id.capacity();
+        fixed
+            + match self {
+                SensorMsg::Odometry(o) => o.child_frame_id.capacity(),
+                SensorMsg::LaserScan(l) => {
+                    (l.ranges.capacity() + l.intensities.capacity()) * std::mem::size_of::<f32>()
+                }
+                SensorMsg::NavSatFix(_) | SensorMsg::Imu(_) => 0,
+            }
+    }
+}

@@ -206,6 +206,38 @@ impl ScenarioStep {
     }
 }
 
+/// The first parameter of a set_fault step that the injector would refuse
+/// on every channel type (the scenario does not know the channel's type):
+/// the same checks as `set_fault` ([`crate::build_stage`],
+/// [`crate::Activation::from_spec`]), as `(field, message)`.
+fn step_parameter_error(s: &ScenarioStep) -> Option<(&'static str, String)> {
+    let spec = s.to_fault_spec().ok()?;
+    let param = |e: FaultError| match e {
+        FaultError::InvalidParameter { field, .. } => Some((field, e.to_string())),
+        _ => None,
+    };
+    if let Err(e) = crate::Activation::from_spec(&spec, std::time::Duration::ZERO) {
+        return param(e);
+    }
+    let mut first = None;
+    for kind in [
+        crate::MsgKind::NavSatFix,
+        crate::MsgKind::Imu,
+        crate::MsgKind::Odometry,
+        crate::MsgKind::LaserScan,
+    ] {
+        match crate::build_stage(&spec, "scenario", kind) {
+            Ok(_) => return None,
+            Err(e) => {
+                if first.is_none() {
+                    first = param(e);
+                }
+            }
+        }
+    }
+    first
+}
+
 impl ScenarioFile {
     /// Parses a scenario `text` read from `path`.
     ///
@@ -213,7 +245,9 @@ impl ScenarioFile {
     /// [`FaultError::Config`] naming file, line and field for YAML errors,
     /// unknown keys, unknown actions or mode names, and for: a set_fault step
     /// without channel or mode, a channel/mode on another action, `at_s`
-    /// negative or decreasing, a duplicate label.
+    /// negative or decreasing, a duplicate label, and a set_fault parameter
+    /// the injector would refuse on every channel type (e.g. a garbage span
+    /// that overflows; line of that parameter).
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
         for (i, s) in f.steps.iter().enumerate() {
@@ -246,6 +280,9 @@ impl ScenarioFile {
                     }
                     if s.mode.is_none() {
                         return Err(e("mode", "set_fault needs a mode".into()));
+                    }
+                    if let Some((field, message)) = step_parameter_error(s) {
+                        return Err(e(field, message));
                     }
                 }
                 _ => {

@@ -11,10 +11,15 @@ use std::time::Duration;
 
 use geographiclib_rs::{DirectGeodesic, Geodesic};
 use kraken_interfaces::ros::{NavSatFix, NavSatStatus, Time};
-use kraken_interfaces::{mode_name, FaultSpec};
+use kraken_interfaces::FaultSpec;
 use rand::RngExt;
 use rand_distr::{Distribution, Normal};
 
+use crate::params::{
+    bounded_non_negative, bounded_positive, finite, invalid, magnitude, probability, sat, sat32,
+    Target, MAX_TIMESTAMP_OFFSET_S,
+};
+pub use crate::params::{bounded_secs, build_stage, MAX_HOLD_S, MAX_TIME_S};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
 /// A fault between a sensor and its consumer.
@@ -50,19 +55,29 @@ pub const GNSS_BIAS_AZIMUTH_DEG: f64 = 45.0;
 
 /// Moves a fix `distance_m` metres along the WGS 84 geodesic starting at
 /// azimuth `azimuth_deg` (clockwise from north), with geographiclib's direct
-/// problem (Karney 2013, "Algorithms for geodesics").
+/// problem (Karney 2013, "Algorithms for geodesics"). A fix that is not a
+/// position (latitude outside [-90, 90], non-finite longitude) or a
+/// non-finite distance leaves the fix unchanged: the move never turns a
+/// finite coordinate into NaN.
 pub fn gnss_move(fix: &mut NavSatFix, azimuth_deg: f64, distance_m: f64) {
-    if distance_m == 0.0 {
+    if distance_m == 0.0
+        || !distance_m.is_finite()
+        || !azimuth_deg.is_finite()
+        || !(-90.0..=90.0).contains(&fix.latitude)
+        || !fix.longitude.is_finite()
+    {
         return;
     }
     let (lat, lon) = Geodesic::wgs84().direct(fix.latitude, fix.longitude, azimuth_deg, distance_m);
-    fix.latitude = lat;
-    fix.longitude = lon;
+    if lat.is_finite() && lon.is_finite() {
+        fix.latitude = lat;
+        fix.longitude = lon;
+    }
 }
 
 fn scale_cov(cov: &mut [f64], s: f64) {
     for c in cov.iter_mut() {
-        *c *= s;
+        *c = sat(*c, *c * s);
     }
 }
 
@@ -146,6 +161,29 @@ pub struct Degrade {
     pub covariance_scale: f64,
 }
 
+impl Degrade {
+    /// `noise_stddev` in [0, [`crate::params::MAX_MAGNITUDE`]], `covariance_scale` in
+    /// (0, [`crate::params::MAX_MAGNITUDE`]] (not read on LaserScan).
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        let sd = bounded_non_negative(m, "noise_stddev", spec.noise_stddev)?;
+        let cs = if t.kind == MsgKind::LaserScan {
+            0.0
+        } else {
+            bounded_positive(m, "covariance_scale", spec.covariance_scale)?
+        };
+        let noise =
+            Normal::new(0.0, sd).map_err(|e| invalid(m, "noise_stddev", sd, &e.to_string()))?;
+        Ok(Self {
+            noise,
+            covariance_scale: cs,
+        })
+    }
+}
+
 impl FaultStage for Degrade {
     fn apply(
         &mut self,
@@ -161,7 +199,7 @@ impl FaultStage for Degrade {
                 let no: f64 = n.sample(rng);
                 let up: f64 = n.sample(rng);
                 gnss_move(f, e.atan2(no).to_degrees(), e.hypot(no));
-                f.altitude += up;
+                f.altitude = sat(f.altitude, f.altitude + up);
                 scale_cov(&mut f.position_covariance, s);
                 if f.status.status == NavSatStatus::STATUS_GBAS_FIX {
                     f.status.status = NavSatStatus::STATUS_FIX;
@@ -169,9 +207,9 @@ impl FaultStage for Degrade {
             }
             SensorMsg::Imu(m) => {
                 let w = &mut m.angular_velocity;
-                w.x += n.sample(rng);
-                w.y += n.sample(rng);
-                w.z += n.sample(rng);
+                for v in [&mut w.x, &mut w.y, &mut w.z] {
+                    *v = sat(*v, *v + n.sample(rng));
+                }
                 scale_imu_cov(&mut m.angular_velocity_covariance, s);
             }
             SensorMsg::Odometry(o) => {
@@ -184,13 +222,13 @@ impl FaultStage for Degrade {
                     &mut t.angular.y,
                     &mut t.angular.z,
                 ] {
-                    *v += n.sample(rng);
+                    *v = sat(*v, *v + n.sample(rng));
                 }
                 scale_cov(&mut o.twist.covariance, s);
             }
             SensorMsg::LaserScan(l) => {
                 for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
-                    *r += n.sample(rng) as f32;
+                    *r = sat32(*r, f64::from(*r) + n.sample(rng));
                 }
             }
         }
@@ -204,14 +242,21 @@ impl FaultStage for Degrade {
 /// ([`GNSS_BIAS_AZIMUTH_DEG`]); Imu: `angular_velocity.z` + b (rad/s, yaw
 /// rate); Odometry: `twist.twist.linear.x` + b (m/s); LaserScan: every
 /// finite range + b (m). Covariances and status unchanged.
+/// Sums saturate ([`sat`]): a finite value stays finite.
 pub fn add_bias(msg: &mut SensorMsg, b: f64) {
     match msg {
         SensorMsg::NavSatFix(f) => gnss_move(f, GNSS_BIAS_AZIMUTH_DEG, b),
-        SensorMsg::Imu(m) => m.angular_velocity.z += b,
-        SensorMsg::Odometry(o) => o.twist.twist.linear.x += b,
+        SensorMsg::Imu(m) => {
+            let z = &mut m.angular_velocity.z;
+            *z = sat(*z, *z + b);
+        }
+        SensorMsg::Odometry(o) => {
+            let x = &mut o.twist.twist.linear.x;
+            *x = sat(*x, *x + b);
+        }
         SensorMsg::LaserScan(l) => {
             for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
-                *r += b as f32;
+                *r = sat32(*r, f64::from(*r) + b);
             }
         }
     }
@@ -227,6 +272,19 @@ pub struct BiasRamp {
     pub set_at: Option<Duration>,
 }
 
+impl BiasRamp {
+    /// `bias_rate` in [-[`crate::params::MAX_MAGNITUDE`], [`crate::params::MAX_MAGNITUDE`]] units/s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            bias_rate: magnitude(spec.mode, "bias_rate", spec.bias_rate)?,
+            set_at: None,
+        })
+    }
+}
+
 impl FaultStage for BiasRamp {
     fn apply(
         &mut self,
@@ -234,6 +292,7 @@ impl FaultStage for BiasRamp {
         now: Duration,
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
+        // |rate| <= 1e9 and elapsed <= Duration::MAX (1.8e19 s): finite.
         let b = self.bias_rate * elapsed(&mut self.set_at, now);
         add_bias(&mut msg, b);
         now_only(msg)
@@ -251,6 +310,22 @@ pub struct Bias {
     pub bias: f64,
     pub step_at: Duration,
     pub set_at: Option<Duration>,
+}
+
+impl Bias {
+    /// `bias` in [-[`crate::params::MAX_MAGNITUDE`], [`crate::params::MAX_MAGNITUDE`]] units, `step_at_s`
+    /// in [0, [`MAX_TIME_S`]] s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        Ok(Self {
+            bias: magnitude(m, "bias", spec.bias)?,
+            step_at: bounded_secs(m, "step_at_s", spec.step_at_s, MAX_TIME_S)?,
+            set_at: None,
+        })
+    }
 }
 
 impl FaultStage for Bias {
@@ -278,6 +353,25 @@ pub struct Slip {
     pub slip_ratio: f64,
 }
 
+impl Slip {
+    /// Odometry only; `slip_ratio` in [-[`crate::params::MAX_MAGNITUDE`], [`crate::params::MAX_MAGNITUDE`]].
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] off odometry, else
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        if t.kind != MsgKind::Odometry {
+            return Err(t.unsupported(
+                spec.mode,
+                "slip scales odometry velocities; this channel carries no odometry",
+            ));
+        }
+        Ok(Self {
+            slip_ratio: magnitude(spec.mode, "slip_ratio", spec.slip_ratio)?,
+        })
+    }
+}
+
 impl FaultStage for Slip {
     fn apply(
         &mut self,
@@ -288,12 +382,16 @@ impl FaultStage for Slip {
         if let SensorMsg::Odometry(o) = &mut msg {
             let t = &mut o.twist.twist;
             let k = self.slip_ratio;
-            t.linear.x *= k;
-            t.linear.y *= k;
-            t.linear.z *= k;
-            t.angular.x *= k;
-            t.angular.y *= k;
-            t.angular.z *= k;
+            for v in [
+                &mut t.linear.x,
+                &mut t.linear.y,
+                &mut t.linear.z,
+                &mut t.angular.x,
+                &mut t.angular.y,
+                &mut t.angular.z,
+            ] {
+                *v = sat(*v, *v * k);
+            }
         }
         now_only(msg)
     }
@@ -334,6 +432,18 @@ pub struct Delay {
     pub delay: Duration,
 }
 
+impl Delay {
+    /// `delay_s` in [0, [`MAX_HOLD_S`]] s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            delay: bounded_secs(spec.mode, "delay_s", spec.delay_s, MAX_HOLD_S)?,
+        })
+    }
+}
+
 impl FaultStage for Delay {
     fn apply(
         &mut self,
@@ -363,6 +473,28 @@ pub struct Scale {
     pub factor: f64,
 }
 
+impl Scale {
+    /// `scale_factor` in [-[`crate::params::MAX_MAGNITUDE`], [`crate::params::MAX_MAGNITUDE`]] (>= 0 on
+    /// LaserScan); NavSatFix unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on NavSatFix and for a negative factor on
+    /// LaserScan, else [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        let f = magnitude(spec.mode, "scale_factor", spec.scale_factor)?;
+        match t.kind {
+            MsgKind::NavSatFix => Err(t.unsupported(
+                spec.mode,
+                "a geographic fix has no origin to scale about; use bias or bias_ramp",
+            )),
+            MsgKind::LaserScan if f < 0.0 => {
+                Err(t.unsupported(spec.mode, "a negative factor would give negative ranges"))
+            }
+            _ => Ok(Self { factor: f }),
+        }
+    }
+}
+
 impl FaultStage for Scale {
     fn apply(
         &mut self,
@@ -374,19 +506,19 @@ impl FaultStage for Scale {
         match &mut msg {
             SensorMsg::Odometry(o) => {
                 let p = &mut o.pose.pose.position;
-                p.x *= k;
-                p.y *= k;
-                p.z *= k;
+                for v in [&mut p.x, &mut p.y, &mut p.z] {
+                    *v = sat(*v, *v * k);
+                }
             }
             SensorMsg::Imu(m) => {
                 let w = &mut m.angular_velocity;
-                w.x *= k;
-                w.y *= k;
-                w.z *= k;
+                for v in [&mut w.x, &mut w.y, &mut w.z] {
+                    *v = sat(*v, *v * k);
+                }
             }
             SensorMsg::LaserScan(l) => {
                 for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
-                    *r *= k as f32;
+                    *r = sat32(*r, f64::from(*r) * k);
                 }
             }
             SensorMsg::NavSatFix(_) => {}
@@ -416,6 +548,44 @@ pub struct Garbage {
 }
 
 impl Garbage {
+    /// `garbage_min` < `garbage_max`, both finite, with a finite span
+    /// `garbage_max - garbage_min` (the uniform draw needs it: -1e308..1e308
+    /// overflows); on LaserScan both within the f32 range.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        let lo = finite(m, "garbage_min", spec.garbage_min)?;
+        let hi = finite(m, "garbage_max", spec.garbage_max)?;
+        if lo >= hi {
+            return Err(invalid(m, "garbage_max", hi, "must be > garbage_min"));
+        }
+        if !(hi - lo).is_finite() {
+            return Err(invalid(
+                m,
+                "garbage_max",
+                hi,
+                &format!(
+                    "garbage_max - garbage_min must be finite (at most {:e}); got {lo:e}..{hi:e}",
+                    f64::MAX
+                ),
+            ));
+        }
+        if t.kind == MsgKind::LaserScan && (lo < f32::MIN as f64 || hi > f32::MAX as f64) {
+            return Err(invalid(
+                m,
+                "garbage_max",
+                hi,
+                "bounds must fit an f32 range",
+            ));
+        }
+        Ok(Self {
+            min: lo,
+            max: hi,
+            allow_non_finite: spec.allow_non_finite,
+        })
+    }
     fn draw(&self, rng: &mut FaultRng) -> f64 {
         if self.allow_non_finite && rng.random_bool(GARBAGE_NON_FINITE_P) {
             return [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.random_range(0..3usize)];
@@ -486,6 +656,25 @@ pub struct Saturation {
     pub limit: f64,
 }
 
+impl Saturation {
+    /// `saturation_limit` in [0, [`crate::params::MAX_MAGNITUDE`]]; NavSatFix unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on NavSatFix, else
+    /// [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        if t.kind == MsgKind::NavSatFix {
+            return Err(t.unsupported(
+                spec.mode,
+                "latitude/longitude have no full-scale range to clip at",
+            ));
+        }
+        Ok(Self {
+            limit: bounded_non_negative(spec.mode, "saturation_limit", spec.saturation_limit)?,
+        })
+    }
+}
+
 impl FaultStage for Saturation {
     fn apply(
         &mut self,
@@ -554,6 +743,48 @@ pub struct PacketLoss {
 }
 
 impl PacketLoss {
+    /// `loss_probability` (and Gilbert-Elliott `recovery_probability`, > 0)
+    /// in [0, 1]; burst: `burst_length` >= 1; `loss_model` a LOSS_* constant.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        let p = probability(m, "loss_probability", spec.loss_probability)?;
+        let model = match spec.loss_model {
+            FaultSpec::LOSS_BERNOULLI => LossModel::Bernoulli { p },
+            FaultSpec::LOSS_BURST => {
+                if spec.burst_length == 0 {
+                    return Err(invalid(m, "burst_length", 0.0, "must be >= 1"));
+                }
+                LossModel::Burst {
+                    p,
+                    burst_length: spec.burst_length,
+                }
+            }
+            FaultSpec::LOSS_GILBERT_ELLIOTT => {
+                let r = probability(m, "recovery_probability", spec.recovery_probability)?;
+                if r == 0.0 {
+                    return Err(invalid(
+                        m,
+                        "recovery_probability",
+                        r,
+                        "must be > 0 (0 never recovers: use dropout)",
+                    ));
+                }
+                LossModel::GilbertElliott { p, r }
+            }
+            other => {
+                return Err(invalid(
+                    m,
+                    "loss_model",
+                    other as f64,
+                    "must be a LOSS_* constant (0, 1, 2)",
+                ))
+            }
+        };
+        Ok(Self::new(model))
+    }
     /// A stage in the good state with no burst running.
     pub fn new(model: LossModel) -> Self {
         Self {
@@ -610,6 +841,18 @@ impl FaultStage for PacketLoss {
 #[derive(Debug, Clone)]
 pub struct Jitter {
     pub max: Duration,
+}
+
+impl Jitter {
+    /// `jitter_s` in [0, [`MAX_HOLD_S`]] s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            max: bounded_secs(spec.mode, "jitter_s", spec.jitter_s, MAX_HOLD_S)?,
+        })
+    }
 }
 
 impl FaultStage for Jitter {
@@ -684,6 +927,29 @@ pub struct TimestampJump {
     pub offset_ns: i64,
 }
 
+impl TimestampJump {
+    /// |`timestamp_offset_s`| <= [`MAX_TIMESTAMP_OFFSET_S`]; the shifted
+    /// stamp saturates at 0 and at the largest `builtin_interfaces/Time`.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        let o = finite(m, "timestamp_offset_s", spec.timestamp_offset_s)?;
+        if o.abs() > MAX_TIMESTAMP_OFFSET_S {
+            return Err(invalid(
+                m,
+                "timestamp_offset_s",
+                o,
+                &format!("must be within +/- {MAX_TIMESTAMP_OFFSET_S:e} s"),
+            ));
+        }
+        Ok(Self {
+            offset_ns: (o * 1e9).round() as i64,
+        })
+    }
+}
+
 impl FaultStage for TimestampJump {
     fn apply(
         &mut self,
@@ -709,6 +975,29 @@ impl FaultStage for TimestampJump {
 #[derive(Debug, Clone)]
 pub struct CorruptStatus {
     pub covariance_scale: f64,
+}
+
+impl CorruptStatus {
+    /// `covariance_scale` in (0, [`crate::params::MAX_MAGNITUDE`]]; LaserScan unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on LaserScan, else
+    /// [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        if t.kind == MsgKind::LaserScan {
+            return Err(t.unsupported(
+                spec.mode,
+                "LaserScan has no status or covariance field to corrupt",
+            ));
+        }
+        Ok(Self {
+            covariance_scale: bounded_positive(
+                spec.mode,
+                "covariance_scale",
+                spec.covariance_scale,
+            )?,
+        })
+    }
 }
 
 impl FaultStage for CorruptStatus {
@@ -737,272 +1026,4 @@ impl FaultStage for CorruptStatus {
         }
         now_only(msg)
     }
-}
-
-fn mode_str(mode: u8) -> &'static str {
-    mode_name(mode).unwrap_or("unknown")
-}
-
-fn invalid(mode: u8, field: &'static str, value: f64, reason: &str) -> FaultError {
-    FaultError::InvalidParameter {
-        mode: mode_str(mode),
-        field,
-        value,
-        reason: reason.into(),
-    }
-}
-
-fn non_negative(mode: u8, field: &'static str, value: f64) -> Result<f64, FaultError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(invalid(mode, field, value, "must be finite and >= 0"))
-    }
-}
-
-fn positive(mode: u8, field: &'static str, value: f64) -> Result<f64, FaultError> {
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        Err(invalid(mode, field, value, "must be finite and > 0"))
-    }
-}
-
-fn finite(mode: u8, field: &'static str, value: f64) -> Result<f64, FaultError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(invalid(mode, field, value, "must be finite"))
-    }
-}
-
-fn probability(mode: u8, field: &'static str, value: f64) -> Result<f64, FaultError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(invalid(
-            mode,
-            field,
-            value,
-            "must be a probability in [0, 1]",
-        ))
-    }
-}
-
-/// Largest `delay_s` and `jitter_s` a request may ask for, seconds. A longer
-/// hold is a dropout (use `dropout`), and the cap bounds the memory the
-/// channel's queue can hold: at most `MAX_HOLD_S` × the sensor rate messages.
-pub const MAX_HOLD_S: f64 = 60.0;
-
-/// Largest `duration_s`, `period_s` and `step_at_s` a request may ask for,
-/// seconds (1e6 s ≈ 11.6 days, far beyond any test run). Bounding them keeps
-/// every `set time + parameter` representable as a [`Duration`].
-pub const MAX_TIME_S: f64 = 1e6;
-
-/// `value` in seconds as a [`Duration`], checked to be finite and in
-/// [0, `max_s`].
-///
-/// # Errors
-/// [`FaultError::InvalidParameter`] naming `field` and the maximum.
-pub fn bounded_secs(
-    mode: u8,
-    field: &'static str,
-    value: f64,
-    max_s: f64,
-) -> Result<Duration, FaultError> {
-    if value.is_finite() && (0.0..=max_s).contains(&value) {
-        Ok(Duration::from_secs_f64(value))
-    } else {
-        Err(invalid(
-            mode,
-            field,
-            value,
-            &format!("must be finite and in [0, {max_s}] s"),
-        ))
-    }
-}
-
-/// Builds the stage for `spec` on a channel named `channel` carrying `kind`.
-/// Activation parameters (`duration_s`, `period_s`, `duty_cycle`,
-/// `random_phase`) are the channel's business ([`crate::Activation`]).
-///
-/// # Errors
-/// [`FaultError::UnknownMode`] for a mode constant FaultSpec does not define,
-/// [`FaultError::Unsupported`] for a mode that makes no sense for `kind`
-/// (slip off odometry; scale, saturation on NavSatFix; corrupt_status on
-/// LaserScan), [`FaultError::InvalidParameter`] for an out-of-range parameter
-/// (time parameters: `delay_s`, `jitter_s` in [0, [`MAX_HOLD_S`]],
-/// `step_at_s` in [0, [`MAX_TIME_S`]]).
-pub fn build_stage(
-    spec: &FaultSpec,
-    channel: &str,
-    kind: MsgKind,
-) -> Result<Box<dyn FaultStage>, FaultError> {
-    let unsupported = |reason: &str| FaultError::Unsupported {
-        channel: channel.to_string(),
-        kind: kind.ros_type(),
-        mode: mode_str(spec.mode),
-        reason: reason.to_string(),
-    };
-    let m = spec.mode;
-    let stage: Box<dyn FaultStage> = match m {
-        FaultSpec::HEALTHY => Box::new(Passthrough),
-        FaultSpec::DROPOUT => Box::new(Dropout),
-        FaultSpec::DEGRADE => {
-            let sd = non_negative(m, "noise_stddev", spec.noise_stddev)?;
-            let cs = if kind == MsgKind::LaserScan {
-                0.0
-            } else {
-                positive(m, "covariance_scale", spec.covariance_scale)?
-            };
-            let noise =
-                Normal::new(0.0, sd).map_err(|e| invalid(m, "noise_stddev", sd, &e.to_string()))?;
-            Box::new(Degrade {
-                noise,
-                covariance_scale: cs,
-            })
-        }
-        FaultSpec::BIAS_RAMP => Box::new(BiasRamp {
-            bias_rate: finite(m, "bias_rate", spec.bias_rate)?,
-            set_at: None,
-        }),
-        FaultSpec::SLIP => {
-            if kind != MsgKind::Odometry {
-                return Err(unsupported(
-                    "slip scales odometry velocities; this channel carries no odometry",
-                ));
-            }
-            Box::new(Slip {
-                slip_ratio: finite(m, "slip_ratio", spec.slip_ratio)?,
-            })
-        }
-        FaultSpec::STUCK => Box::new(Stuck {
-            freeze_stamp: spec.freeze_stamp,
-            frozen: None,
-        }),
-        FaultSpec::BIAS => Box::new(Bias {
-            bias: finite(m, "bias", spec.bias)?,
-            step_at: bounded_secs(m, "step_at_s", spec.step_at_s, MAX_TIME_S)?,
-            set_at: None,
-        }),
-        FaultSpec::SCALE => {
-            let f = finite(m, "scale_factor", spec.scale_factor)?;
-            match kind {
-                MsgKind::NavSatFix => {
-                    return Err(unsupported(
-                        "a geographic fix has no origin to scale about; use bias or bias_ramp",
-                    ))
-                }
-                MsgKind::LaserScan if f < 0.0 => {
-                    return Err(unsupported("a negative factor would give negative ranges"));
-                }
-                _ => Box::new(Scale { factor: f }),
-            }
-        }
-        FaultSpec::GARBAGE => {
-            let lo = finite(m, "garbage_min", spec.garbage_min)?;
-            let hi = finite(m, "garbage_max", spec.garbage_max)?;
-            if lo >= hi {
-                return Err(invalid(m, "garbage_max", hi, "must be > garbage_min"));
-            }
-            if kind == MsgKind::LaserScan && (lo < f32::MIN as f64 || hi > f32::MAX as f64) {
-                return Err(invalid(
-                    m,
-                    "garbage_max",
-                    hi,
-                    "bounds must fit an f32 range",
-                ));
-            }
-            Box::new(Garbage {
-                min: lo,
-                max: hi,
-                allow_non_finite: spec.allow_non_finite,
-            })
-        }
-        FaultSpec::SATURATION => {
-            if kind == MsgKind::NavSatFix {
-                return Err(unsupported(
-                    "latitude/longitude have no full-scale range to clip at",
-                ));
-            }
-            Box::new(Saturation {
-                limit: non_negative(m, "saturation_limit", spec.saturation_limit)?,
-            })
-        }
-        FaultSpec::PACKET_LOSS => {
-            let p = probability(m, "loss_probability", spec.loss_probability)?;
-            let model = match spec.loss_model {
-                FaultSpec::LOSS_BERNOULLI => LossModel::Bernoulli { p },
-                FaultSpec::LOSS_BURST => {
-                    if spec.burst_length == 0 {
-                        return Err(invalid(m, "burst_length", 0.0, "must be >= 1"));
-                    }
-                    LossModel::Burst {
-                        p,
-                        burst_length: spec.burst_length,
-                    }
-                }
-                FaultSpec::LOSS_GILBERT_ELLIOTT => {
-                    let r = probability(m, "recovery_probability", spec.recovery_probability)?;
-                    if r == 0.0 {
-                        return Err(invalid(
-                            m,
-                            "recovery_probability",
-                            r,
-                            "must be > 0 (0 never recovers: use dropout)",
-                        ));
-                    }
-                    LossModel::GilbertElliott { p, r }
-                }
-                other => {
-                    return Err(invalid(
-                        m,
-                        "loss_model",
-                        other as f64,
-                        "must be a LOSS_* constant (0, 1, 2)",
-                    ))
-                }
-            };
-            Box::new(PacketLoss::new(model))
-        }
-        FaultSpec::DELAY => Box::new(Delay {
-            delay: bounded_secs(m, "delay_s", spec.delay_s, MAX_HOLD_S)?,
-        }),
-        FaultSpec::JITTER => Box::new(Jitter {
-            max: bounded_secs(m, "jitter_s", spec.jitter_s, MAX_HOLD_S)?,
-        }),
-        FaultSpec::DUPLICATE => Box::new(Duplicate {
-            probability: probability(m, "probability", spec.probability)?,
-        }),
-        FaultSpec::REORDER => Box::new(Reorder {
-            probability: probability(m, "probability", spec.probability)?,
-            held: None,
-        }),
-        FaultSpec::TIMESTAMP_JUMP => {
-            let o = finite(m, "timestamp_offset_s", spec.timestamp_offset_s)?;
-            if o.abs() > 1e9 {
-                return Err(invalid(
-                    m,
-                    "timestamp_offset_s",
-                    o,
-                    "must be within +/- 1e9 s",
-                ));
-            }
-            Box::new(TimestampJump {
-                offset_ns: (o * 1e9).round() as i64,
-            })
-        }
-        FaultSpec::CORRUPT_STATUS => {
-            if kind == MsgKind::LaserScan {
-                return Err(unsupported(
-                    "LaserScan has no status or covariance field to corrupt",
-                ));
-            }
-            Box::new(CorruptStatus {
-                covariance_scale: positive(m, "covariance_scale", spec.covariance_scale)?,
-            })
-        }
-        other => return Err(FaultError::UnknownMode(other)),
-    };
-    Ok(stage)
 }

@@ -58,6 +58,12 @@ impl FaultSpec {
     pub const TIMESTAMP_JUMP: u8 = 15;
     pub const CORRUPT_STATUS: u8 = 16;
 
+    /// Longest `channel` any request may name, bytes (`FaultSpec.msg`):
+    /// channels.yaml refuses longer channel names, and the injector refuses a
+    /// request whose channel is longer than its longest declared name without
+    /// echoing it.
+    pub const MAX_CHANNEL_NAME_LEN: usize = 64;
+
     pub const LOSS_BERNOULLI: u8 = 0;
     pub const LOSS_BURST: u8 = 1;
     pub const LOSS_GILBERT_ELLIOTT: u8 = 2;
@@ -198,6 +204,11 @@ pub struct ChannelFaultStatus {
     pub messages_in: u64,
     pub messages_out: u64,
     pub messages_faulted: u64,
+    pub messages_dropped_overflow: u64,
+    pub messages_held: u32,
+    pub bytes_held: u64,
+    pub stage_panics: u32,
+    pub stage_error: String,
 }
 
 /// `kraken_interfaces/msg/FaultStatus`.

@@ -16,7 +16,8 @@ pub struct Time {
 impl Time {
     /// Builds a stamp from integer nanoseconds (negative values are clamped to 0).
     pub fn from_nanos(ns: i64) -> Self {
-        let ns = ns.max(0);
+        // Saturate at 0 and at the largest stamp (i32::MAX s + 999_999_999 ns).
+        let ns = ns.clamp(0, i32::MAX as i64 * 1_000_000_000 + 999_999_999);
         Self {
             sec: (ns / 1_000_000_000) as i32,
             nanosec: (ns % 1_000_000_000) as u32,

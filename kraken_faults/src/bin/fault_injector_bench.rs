@@ -14,6 +14,16 @@
 //! on imu (1 kHz) and scan (10 Hz).
 //!
 //! Usage: `fault_injector_bench --injector-pid PID [--seconds S] [--json FILE]`.
+//!
+//! `--mode soak` (memory soak, `scripts/bench_injector.sh soak`): Imu at
+//! `--rate-hz` (10 kHz) for `--seconds` through a 1 s delay fault on imu;
+//! prints VmRSS of the injector every 10 s, the messages sent and received
+//! through the injector (loss) and the RSS spread after the first minute.
+//!
+//! `--mode flood` (`scripts/bench_injector.sh flood`): a 60 s delay on imu
+//! and scan, then 20,000 Imu at the generator's top rate and `--scans`
+//! LaserScans of 1 MB (262,144 beams); VmRSS every second while the queue
+//! fills, holds and drains (60 s after the flood), against the caps.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -177,11 +187,262 @@ fn row(name: &str, sent: u64, inj: &Samples, direct: &Samples, phase: u32) -> Ro
     }
 }
 
+/// Messages received per phase (frame_id "phase:seq").
+type Counts = Arc<Vec<std::sync::atomic::AtomicU64>>;
+
+fn spawn_counter<M, F>(sub: Subscription<M>, counts: Counts, header_of: F)
+where
+    M: serde::de::DeserializeOwned + Send + 'static,
+    F: Fn(&M) -> &Header + Send + 'static,
+{
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = sub.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                if let Ok((m, _)) = r {
+                    if let Some((p, _)) = parse_id(header_of(&m)) {
+                        if let Some(c) = counts.get(p as usize) {
+                            c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                }
+            }
+        })
+    });
+}
+
+fn count(c: &Counts, phase: u32) -> u64 {
+    c[phase as usize].load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A scan of `beams` beams (4 bytes each in ranges; no intensities).
+fn big_scan(phase: u32, seq: u64, beams: usize) -> LaserScan {
+    LaserScan {
+        header: header(phase, seq),
+        angle_min: -3.0,
+        angle_max: 3.0,
+        angle_increment: 6.0 / beams as f32,
+        scan_time: 0.1,
+        range_min: 0.05,
+        range_max: 30.0,
+        ranges: vec![5.0; beams],
+        ..LaserScan::default()
+    }
+}
+
+struct LoadArgs {
+    mode: String,
+    rate_hz: f64,
+    scans: u64,
+    /// Flood: the delay fault set on imu and scan (0 = no fault, healthy
+    /// relay: the DDS buffers' share of the RSS without any held message).
+    delay_s: f64,
+}
+
+/// Soak and flood modes: memory of the injector under held messages.
+fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) -> Result<()> {
+    let gen_qos = qos::publish().history(History::KeepLast { depth: 20_000 });
+    let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+    let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+    let counts: Counts = Arc::new((0..64).map(|_| Default::default()).collect());
+    spawn_counter(
+        node.subscription::<Imu>("/imu/data", qos::subscribe(20_000))?,
+        counts.clone(),
+        |m: &Imu| &m.header,
+    );
+    spawn_counter(
+        node.subscription::<LaserScan>("/scan", qos::subscribe(1000))?,
+        counts.clone(),
+        |m: &LaserScan| &m.header,
+    );
+    // The injector's own counters (in, out, held, dropped by the caps).
+    let status: Arc<Mutex<Option<kraken_interfaces::FaultStatus>>> = Arc::default();
+    {
+        let sub = node.subscription::<kraken_interfaces::FaultStatus>(
+            "/fault_injector/status",
+            qos::subscribe(10),
+        )?;
+        let st = status.clone();
+        std::thread::spawn(move || {
+            futures::executor::block_on(async {
+                let s = sub.async_stream();
+                futures::pin_mut!(s);
+                while let Some(r) = s.next().await {
+                    if let Ok((m, _)) = r {
+                        *st.lock().expect("poisoned") = Some(m);
+                    }
+                }
+            })
+        });
+    }
+    let report_status = |when: &str| {
+        if let Some(st) = status.lock().expect("poisoned").as_ref() {
+            for c in st
+                .channels
+                .iter()
+                .filter(|c| c.channel == "imu" || c.channel == "scan")
+            {
+                println!(
+                    "{when}: injector status {}: in {}, out {}, held {} ({} bytes), dropped by the caps {}",
+                    c.channel, c.messages_in, c.messages_out, c.messages_held, c.bytes_held,
+                    c.messages_dropped_overflow
+                );
+            }
+        }
+    };
+    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
+    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
+    let _spinner = node.spawn_spinner()?;
+    let t0 = Instant::now();
+    let mut warm = 0;
+    while count(&counts, 0) == 0 || warm < 100 {
+        imu_in.publish(imu(0, warm)).ok();
+        warm += 1;
+        std::thread::sleep(Duration::from_millis(20));
+        if t0.elapsed() > Duration::from_secs(30) {
+            bail!("no messages through the injector after 30 s");
+        }
+    }
+    while !(node.service_ready(&set) && node.service_ready(&clear)) {
+        if t0.elapsed() > Duration::from_secs(60) {
+            bail!("services of the injector not matched");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let call = |spec: FaultSpec| {
+        futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
+            .map(|Msg(r)| r)
+            .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
+    };
+    let rss_start = rss_kib(pid)?;
+    let started = Instant::now();
+    let stamp = |t: Instant| t.duration_since(started).as_secs_f64();
+    if la.mode == "soak" {
+        let r = call(FaultSpec {
+            delay_s: 1.0,
+            ..FaultSpec::new("imu", FaultSpec::DELAY)
+        })?;
+        anyhow::ensure!(r.success, "set_fault: {}", r.message);
+        let n = (la.rate_hz * seconds) as u64;
+        let every = (la.rate_hz * 10.0) as u64;
+        let mut samples = vec![(0.0, rss_start)];
+        println!(
+            "soak: Imu {} Hz for {seconds} s through delay 1 s; RSS at start {rss_start} KiB",
+            la.rate_hz
+        );
+        paced(la.rate_hz, n, |i| {
+            imu_in.publish(imu(40, i)).ok();
+            if i > 0 && i % every == 0 {
+                let r = rss_kib(pid).unwrap_or(0);
+                samples.push((stamp(Instant::now()), r));
+                println!(
+                    "  t = {:6.1} s  sent {i:>8}  received {:>8}  VmRSS {r} KiB",
+                    stamp(Instant::now()),
+                    count(&counts, 40)
+                );
+            }
+        });
+        report_status("soak, end of sending");
+        std::thread::sleep(Duration::from_secs(3));
+        report_status("soak, 3 s later");
+        let got = count(&counts, 40);
+        let rss_end = rss_kib(pid)?;
+        samples.push((stamp(Instant::now()), rss_end));
+        let after: Vec<u64> = samples
+            .iter()
+            .filter(|(t, _)| *t >= 60.0)
+            .map(|(_, r)| *r)
+            .collect();
+        let (lo, hi) = (
+            after.iter().min().copied().unwrap_or(0),
+            after.iter().max().copied().unwrap_or(0),
+        );
+        println!(
+            "soak: sent {n}, received through the injector {got}, lost {}",
+            n as i64 - got as i64
+        );
+        println!(
+            "soak: VmRSS after the first minute: min {lo} KiB, max {hi} KiB, spread {:.1} % of min ({} samples)",
+            (hi - lo) as f64 / lo.max(1) as f64 * 100.0,
+            after.len()
+        );
+    } else {
+        for ch in ["imu", "scan"] {
+            if la.delay_s <= 0.0 {
+                break;
+            }
+            let r = call(FaultSpec {
+                delay_s: la.delay_s,
+                ..FaultSpec::new(ch, FaultSpec::DELAY)
+            })?;
+            anyhow::ensure!(r.success, "set_fault {ch}: {}", r.message);
+        }
+        let sampler = {
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let s2 = stop.clone();
+            let h = std::thread::spawn(move || {
+                let mut v = Vec::new();
+                let t = Instant::now();
+                while !s2.load(std::sync::atomic::Ordering::Relaxed) {
+                    v.push((t.elapsed().as_secs_f64(), rss_kib(pid).unwrap_or(0)));
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                v
+            });
+            (stop, h)
+        };
+        println!(
+            "flood: RSS at start {rss_start} KiB; delay {} s on imu and scan",
+            la.delay_s
+        );
+        let tf = Instant::now();
+        for i in 0..20_000 {
+            imu_in.publish(imu(41, i)).ok();
+        }
+        let imu_s = tf.elapsed().as_secs_f64();
+        let ts = Instant::now();
+        for i in 0..la.scans {
+            scan_in.publish(big_scan(42, i, 262_144)).ok();
+        }
+        let scan_s = ts.elapsed().as_secs_f64();
+        println!("flood: 20000 Imu published in {imu_s:.2} s ({:.0} Hz); {} scans of 1 MB in {scan_s:.1} s", 20_000.0 / imu_s, la.scans);
+        let rss_full = rss_kib(pid)?;
+        std::thread::sleep(Duration::from_secs(5));
+        report_status("flood, 5 s after");
+        println!("flood: VmRSS right after the flood {rss_full} KiB");
+        // Held for 60 s, then released.
+        std::thread::sleep(Duration::from_secs(70));
+        let rss_drained = rss_kib(pid)?;
+        sampler.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        let v = sampler.1.join().map_err(|_| anyhow::anyhow!("sampler"))?;
+        let peak = v.iter().map(|(_, r)| *r).max().unwrap_or(0);
+        for (t, r) in v.iter().step_by(5) {
+            println!("  t = {t:5.1} s  VmRSS {r} KiB");
+        }
+        println!(
+            "flood: released through the injector: {} Imu, {} scans",
+            count(&counts, 41),
+            count(&counts, 42)
+        );
+        println!("flood: VmRSS start {rss_start} KiB, peak {peak} KiB (+{} KiB), after drain {rss_drained} KiB", peak - rss_start);
+    }
+    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
+        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+    std::process::exit(0)
+}
+
 fn main() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), "fault_injector_bench")?;
     let mut pid = None;
     let mut seconds = 10.0_f64;
     let mut json = None;
+    let mut la = LoadArgs {
+        mode: "latency".into(),
+        rate_hz: 10_000.0,
+        scans: 200,
+        delay_s: 60.0,
+    };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -190,12 +451,21 @@ fn main() -> Result<()> {
             }
             "--seconds" => seconds = it.next().context("--seconds S")?.parse()?,
             "--json" => json = Some(it.next().context("--json FILE")?.clone()),
+            "--mode" => la.mode = it.next().context("--mode latency|soak|flood")?.clone(),
+            "--rate-hz" => la.rate_hz = it.next().context("--rate-hz HZ")?.parse()?,
+            "--scans" => la.scans = it.next().context("--scans N")?.parse()?,
+            "--delay-s" => la.delay_s = it.next().context("--delay-s S")?.parse()?,
             other => bail!("unknown argument {other}"),
         }
     }
     let pid = pid.context("--injector-pid is required")?;
     let env = RosEnv::from_env()?;
     let mut node = RosNode::new(env, args)?;
+    match la.mode.as_str() {
+        "latency" => {}
+        "soak" | "flood" => return run_memory_mode(&mut node, pid, seconds, &la),
+        other => bail!("unknown --mode {other} (latency, soak, flood)"),
+    }
     let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
     let rx_qos = qos::subscribe(2000);
     let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;

@@ -213,3 +213,73 @@ pub fn bits(m: &SensorMsg) -> Vec<u64> {
     }
     v
 }
+
+/// Every floating-point value of a message, in field order (f32 widened).
+pub fn floats(m: &SensorMsg) -> Vec<f64> {
+    fn v3(v: &Vector3) -> [f64; 3] {
+        [v.x, v.y, v.z]
+    }
+    fn q(v: &Quaternion) -> [f64; 4] {
+        [v.x, v.y, v.z, v.w]
+    }
+    let mut out = Vec::new();
+    match m {
+        SensorMsg::NavSatFix(f) => {
+            out.extend([f.latitude, f.longitude, f.altitude]);
+            out.extend(f.position_covariance);
+        }
+        SensorMsg::Imu(i) => {
+            out.extend(q(&i.orientation));
+            out.extend(i.orientation_covariance);
+            out.extend(v3(&i.angular_velocity));
+            out.extend(i.angular_velocity_covariance);
+            out.extend(v3(&i.linear_acceleration));
+            out.extend(i.linear_acceleration_covariance);
+        }
+        SensorMsg::Odometry(o) => {
+            let p = &o.pose.pose.position;
+            out.extend([p.x, p.y, p.z]);
+            out.extend(q(&o.pose.pose.orientation));
+            out.extend(o.pose.covariance);
+            out.extend(v3(&o.twist.twist.linear));
+            out.extend(v3(&o.twist.twist.angular));
+            out.extend(o.twist.covariance);
+        }
+        SensorMsg::LaserScan(l) => {
+            out.extend(
+                [
+                    l.angle_min,
+                    l.angle_max,
+                    l.angle_increment,
+                    l.time_increment,
+                    l.scan_time,
+                    l.range_min,
+                    l.range_max,
+                ]
+                .map(f64::from),
+            );
+            out.extend(l.ranges.iter().map(|&r| f64::from(r)));
+            out.extend(l.intensities.iter().map(|&r| f64::from(r)));
+        }
+    }
+    out
+}
+
+/// Fails when `output` holds a non-finite value at a position where `input`
+/// was finite (a fault may pass a sensor's NaN on, never make one), or more
+/// non-finite values than the input overall (outputs of another shape, e.g.
+/// a frozen sample, are judged by count).
+pub fn assert_no_new_non_finite(input: &SensorMsg, output: &SensorMsg, what: &str) {
+    let (a, b) = (floats(input), floats(output));
+    if a.len() == b.len() {
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                y.is_finite() || !x.is_finite(),
+                "{what}: value #{i} became {y} (input {x})"
+            );
+        }
+    } else {
+        let bad = |v: &[f64]| v.iter().filter(|x| !x.is_finite()).count();
+        assert!(bad(&b) <= bad(&a), "{what}: new non-finite values");
+    }
+}
