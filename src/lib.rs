@@ -7,5 +7,6 @@
 //! and JUnit output.
 
 pub mod campaign;
+pub mod controller;
 pub mod graph;
 pub mod navigator;

@@ -17,6 +17,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use breakbench_oracle::SelfReport;
+use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
@@ -291,6 +292,35 @@ impl Navigator {
             linear_m_s: linear,
             angular_rad_s: angular,
         }
+    }
+}
+
+/// What the navigator reads, in the order it takes a step's messages:
+/// odometry first (so a scan is planned against the pose of the same step),
+/// then the scan.
+pub const NAVIGATOR_INPUTS: [(&str, MsgKind); 2] =
+    [("odom", MsgKind::Odometry), ("scan", MsgKind::LaserScan)];
+
+impl crate::controller::Controller for Navigator {
+    fn inputs(&self) -> &[(&'static str, MsgKind)] {
+        &NAVIGATOR_INPUTS
+    }
+    fn on_message(&mut self, _channel: &str, msg: &SensorMsg) {
+        match msg {
+            SensorMsg::Odometry(o) => self.on_odom(o),
+            SensorMsg::LaserScan(s) => self.on_scan(s),
+            // Not among its inputs: the run never wires them.
+            SensorMsg::NavSatFix(_) | SensorMsg::Imu(_) => {}
+        }
+    }
+    fn tick(&mut self, now: Duration) -> CmdVel {
+        Navigator::tick(self, now)
+    }
+    fn self_report(&self) -> Option<(SelfReport, Duration)> {
+        self.report
+    }
+    fn odom_pose(&self) -> Option<[f64; 3]> {
+        self.pose
     }
 }
 

@@ -9,7 +9,7 @@ use rand::RngExt;
 
 use crate::config::{ChannelsConfig, TfKeepaliveConfig};
 use crate::stage::MAX_TIME_S;
-use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
+use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, Probe, SensorMsg};
 
 /// Messages held until their release time, released in (time, arrival) order.
 #[derive(Default)]
@@ -69,10 +69,6 @@ pub struct ChannelStats {
     pub latency_sum_s: f64,
     /// Largest release latency, seconds.
     pub latency_max_s: f64,
-    /// Odometry only: sum of out_x / in_x over faulted outputs whose input
-    /// had |x| >= 1e-3 m, and how many there were.
-    pub ratio_x_sum: f64,
-    pub ratio_x_n: u64,
     /// Messages an active fault changed, withheld, delayed or added (an input
     /// whose output is not exactly one identical message released at once).
     pub messages_faulted: u64,
@@ -86,10 +82,6 @@ impl ChannelStats {
     /// Mean delivered latency in seconds, or `None` before the first release.
     pub fn mean_latency_s(&self) -> Option<f64> {
         (self.messages_out > 0).then(|| self.latency_sum_s / self.messages_out as f64)
-    }
-    /// Mean delivered out_x / in_x, or `None` when no sample qualified.
-    pub fn mean_ratio_x(&self) -> Option<f64> {
-        (self.ratio_x_n > 0).then(|| self.ratio_x_sum / self.ratio_x_n as f64)
     }
 }
 
@@ -224,6 +216,8 @@ pub struct Channel {
     stats: ChannelStats,
     last_input: Option<SensorMsg>,
     tf_keepalive: Option<TfKeepaliveConfig>,
+    /// Measurers of the delivered stream (see [`crate::probe`]).
+    probes: Vec<Box<dyn Probe>>,
     /// Latest clock time the channel has been given (push, poll, set, clear).
     seen: Duration,
 }
@@ -251,8 +245,22 @@ impl Channel {
             stats: ChannelStats::default(),
             last_input: None,
             tf_keepalive: None,
+            probes: Vec::new(),
             seen: Duration::ZERO,
         }
+    }
+    /// Adds a probe of the delivered stream (see [`crate::probe`]).
+    pub fn with_probe(mut self, probe: Box<dyn Probe>) -> Self {
+        self.probes.push(probe);
+        self
+    }
+    /// Adds a probe to an existing channel.
+    pub fn add_probe(&mut self, probe: Box<dyn Probe>) {
+        self.probes.push(probe);
+    }
+    /// The probes, in the order added.
+    pub fn probes(&self) -> &[Box<dyn Probe>] {
+        &self.probes
     }
     /// Enables the odom→base_link keep-alive during dropout (odometry only;
     /// the config loader checks that).
@@ -476,10 +484,6 @@ impl Channel {
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
-        let in_x = match &msg {
-            SensorMsg::Odometry(o) => Some(o.pose.pose.position.x),
-            _ => None,
-        };
         let input = msg.clone();
         let outputs = fault.stage.apply(msg, now, rng);
         if let Some(r) = self.record.as_mut() {
@@ -491,11 +495,8 @@ impl Channel {
             self.stats.messages_faulted += 1;
         }
         for (delay, out) in outputs {
-            if let (Some(ix), SensorMsg::Odometry(o)) = (in_x, &out) {
-                if ix.abs() >= 1e-3 {
-                    self.stats.ratio_x_sum += o.pose.pose.position.x / ix;
-                    self.stats.ratio_x_n += 1;
-                }
+            for p in &mut self.probes {
+                p.on_apply(&input, &out);
             }
             // Delays are bounded by MAX_HOLD_S; saturate rather than panic
             // should a host clock ever sit near Duration::MAX.
@@ -514,6 +515,9 @@ impl Channel {
             self.stats.messages_out += 1;
             self.stats.latency_sum_s += lat;
             self.stats.latency_max_s = self.stats.latency_max_s.max(lat);
+            for p in &mut self.probes {
+                p.on_release(lat);
+            }
             out.push(msg);
         }
         out

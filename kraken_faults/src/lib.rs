@@ -15,7 +15,9 @@ pub mod channel;
 pub mod config;
 pub mod error;
 pub mod msg;
+pub mod probe;
 pub mod scenario;
+pub mod schedule;
 pub mod stage;
 
 pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
@@ -24,7 +26,9 @@ pub use config::{
 };
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};
+pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
+pub use schedule::{FaultSchedule, ScheduledFault};
 pub use stage::{build_stage, FaultStage};
 
 /// The one random generator type the fault code draws from (seeded by the host).

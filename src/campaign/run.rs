@@ -7,14 +7,17 @@ use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
 use breakbench_sim_bridge::Plant;
-use kraken_faults::{Channel, FaultRng, Injector, SensorMsg};
+use kraken_faults::{
+    Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe, SensorMsg,
+};
 use kraken_interfaces::FaultSpec;
 use rand::SeedableRng;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
-use super::scenario::{fault_spec, Scenario, HARNESS_CHANNELS};
+use super::scenario::{fault_spec, Axis, Scenario};
 use super::CampaignError;
-use crate::navigator::{CmdVel, Navigator};
+use crate::controller::{Controller, OpenLoop};
+use crate::navigator::Navigator;
 
 /// ChaCha stream of the fault stages' generator (the plant uses its own streams).
 const FAULT_RNG_STREAM: u64 = 0xFA17;
@@ -34,6 +37,28 @@ pub struct RunSpec {
 pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
+}
+
+/// The probe of what a fault of `mode` delivered, by the quantity it acts
+/// on: the release latency of a delay, the position scale of a scale fault;
+/// `None` (recorded as `none`) for the other modes.
+fn delivered_probe(mode: u8) -> Option<Box<dyn Probe>> {
+    match mode {
+        FaultSpec::DELAY => Some(Box::new(LatencyProbe::default())),
+        FaultSpec::SCALE => Some(Box::new(RatioXProbe::default())),
+        _ => None,
+    }
+}
+
+/// The plant's sensor messages of one step as `(channel, message)` pairs,
+/// in the order the plant produces them.
+fn sensor_messages(
+    scan: Option<kraken_interfaces::ros::LaserScan>,
+    odom: Option<kraken_interfaces::ros::Odometry>,
+) -> impl Iterator<Item = (&'static str, SensorMsg)> {
+    scan.map(|s| ("scan", SensorMsg::LaserScan(s)))
+        .into_iter()
+        .chain(odom.map(|o| ("odom", SensorMsg::Odometry(o))))
 }
 
 /// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
@@ -65,82 +90,85 @@ pub fn execute(
     let mut plant = Plant::new(world, &scenario.plant, spec.seed)?;
     let mut frng = FaultRng::seed_from_u64(spec.seed);
     frng.set_stream(FAULT_RNG_STREAM);
+
+    let mut controller: Box<dyn Controller> = match &scenario.file.canary {
+        Some(c) if spec.kind == RunKind::Canary => {
+            Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
+        }
+        _ => Box::new(Navigator::new(
+            scenario.navigator.clone(),
+            goal_in_odom(world),
+        )),
+    };
+    // One channel per controller input, in its delivery order.
     let mut injector = Injector::new(
-        HARNESS_CHANNELS
+        controller
+            .inputs()
             .iter()
             .map(|(n, k)| Channel::new(*n, *k))
             .collect(),
     );
 
-    let mut faults: Vec<(String, f64, FaultSpec)> = Vec::new();
+    // Grid cells: every axis' fault set at t = 0 and never cleared, with the
+    // probe of what it delivered on its channel.
+    let mut axes: Vec<(&Axis, f64, FaultSpec)> = Vec::new();
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
             let v = spec.cell[&axis.name];
             let fs = fault_spec(axis, v)
                 .map_err(|m| CampaignError::Mismatch(format!("axis {}: {m}", axis.name)))?;
-            injector
-                .set_fault(&fs, Duration::ZERO)
-                .map_err(|e| CampaignError::Fault {
-                    path: scenario.path.display().to_string(),
-                    field: format!("axes.{}", axis.name),
-                    error: Box::new(e),
-                })?;
-            faults.push((axis.name.clone(), v, fs));
+            if let Some(probe) = delivered_probe(fs.mode) {
+                injector.channel_mut(&fs.channel)?.add_probe(probe);
+            }
+            axes.push((axis, v, fs));
         }
     }
+    let mut schedule = FaultSchedule::at_start(axes.iter().map(|(_, _, fs)| fs.clone()));
+    let apply_schedule = |schedule: &mut FaultSchedule,
+                          injector: &mut Injector,
+                          now: Duration|
+     -> Result<(), CampaignError> {
+        schedule
+            .apply_due(injector, now)
+            .map_err(|e| CampaignError::Fault {
+                path: scenario.path.display().to_string(),
+                field: "axes".into(),
+                error: Box::new(e),
+            })
+    };
+    apply_schedule(&mut schedule, &mut injector, Duration::ZERO)?;
 
-    let canary = scenario
-        .file
-        .canary
-        .clone()
-        .filter(|_| spec.kind == RunKind::Canary);
-    let mut nav = Navigator::new(scenario.navigator.clone(), goal_in_odom(world));
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
     let period = scenario.navigator.control_period();
     let mut next_control = Duration::ZERO;
     let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
-    let mut nav_pose: Option<[f64; 3]> = None;
 
     while plant.now() < end {
         let out = plant.step();
         let now = plant.now();
-        if let Some(s) = out.scan {
-            injector
-                .channel_mut("scan")?
-                .push(SensorMsg::LaserScan(s), now, &mut frng);
+        if schedule.next_due().is_some_and(|t| t <= now) {
+            apply_schedule(&mut schedule, &mut injector, now)?;
         }
-        if let Some(o) = out.odom {
-            injector
-                .channel_mut("odom")?
-                .push(SensorMsg::Odometry(o), now, &mut frng);
-        }
-        for m in injector.channel_mut("odom")?.poll(now) {
-            if let SensorMsg::Odometry(o) = m {
-                nav.on_odom(&o);
-                nav_pose = nav.pose();
+        for (name, msg) in sensor_messages(out.scan, out.odom) {
+            if let Ok(ch) = injector.channel_mut(name) {
+                ch.push(msg, now, &mut frng);
             }
         }
-        for m in injector.channel_mut("scan")?.poll(now) {
-            if let SensorMsg::LaserScan(s) = m {
-                nav.on_scan(&s);
+        for ch in injector.channels_mut() {
+            for m in ch.poll(now) {
+                controller.on_message(ch.name(), &m);
             }
         }
         if now >= next_control {
             next_control += period;
-            let cmd = match &canary {
-                Some(c) if now.as_secs_f64() < c.duration_s => CmdVel {
-                    linear_m_s: c.linear_m_s,
-                    angular_rad_s: 0.0,
-                },
-                Some(_) => CmdVel::default(),
-                None => nav.tick(now),
-            };
+            let cmd = controller.tick(now);
             plant.set_cmd_vel(cmd.linear_m_s, cmd.angular_rad_s);
         }
         if let Some(t) = out.truth {
             let s = PoseSample::from_odometry(&t);
-            let (ox, oy) = nav_pose
+            let (ox, oy) = controller
+                .odom_pose()
                 .map(|p| (p[0], p[1]))
                 .unwrap_or((f64::NAN, f64::NAN));
             let _ = writeln!(
@@ -152,8 +180,7 @@ pub fn execute(
         }
     }
 
-    let (self_report, self_report_at_s) = match nav.self_report() {
-        _ if canary.is_some() => (SelfReport::None, None),
+    let (self_report, self_report_at_s) = match controller.self_report() {
         Some((r, t)) => (r, Some(t.as_secs_f64())),
         None => (SelfReport::None, None),
     };
@@ -173,24 +200,17 @@ pub fn execute(
         .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))
         .unwrap_or(f64::NAN);
 
-    let fault_records = faults
+    let fault_records = axes
         .into_iter()
-        .map(|(axis_name, v, fs)| {
+        .map(|(axis, v, fs)| {
             let ch = injector.channel(&fs.channel).expect("validated channel");
             let st = ch.stats();
-            let (metric, delivered) = match fs.mode {
-                FaultSpec::DELAY => ("mean_latency_s", st.mean_latency_s()),
-                FaultSpec::SCALE => ("mean_ratio_x", st.mean_ratio_x()),
-                _ => ("none", None),
-            };
-            let axis = scenario
-                .file
-                .axes
-                .iter()
-                .find(|a| a.name == axis_name)
-                .expect("axis");
+            let (metric, delivered) = ch
+                .probes()
+                .first()
+                .map_or(("none", None), |p| (p.name(), p.value()));
             FaultRecord {
-                axis: axis_name,
+                axis: axis.name.clone(),
                 channel: fs.channel.clone(),
                 mode: axis.mode.clone(),
                 parameter: axis.parameter.clone(),
