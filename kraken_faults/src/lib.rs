@@ -20,7 +20,10 @@ pub mod scenario;
 pub mod schedule;
 pub mod stage;
 
-pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
+pub use channel::{
+    channel_rng, channel_stream, Activation, Channel, ChannelStats, DelayQueue, FaultRecord,
+    Injector,
+};
 pub use config::{
     check_topic_name, ChannelConfig, ChannelsConfig, QosConfig, Reliability, TfKeepaliveConfig,
 };

@@ -8,19 +8,16 @@ use std::time::{Duration, Instant};
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
 use breakbench_sim_bridge::Plant;
 use kraken_faults::{
-    Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe, SensorMsg,
+    channel_rng, Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe,
+    SensorMsg,
 };
 use kraken_interfaces::FaultSpec;
-use rand::SeedableRng;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
 use super::scenario::{fault_spec, Axis, Scenario};
 use super::CampaignError;
 use crate::controller::{Controller, OpenLoop};
 use crate::navigator::Navigator;
-
-/// ChaCha stream of the fault stages' generator (the plant uses its own streams).
-const FAULT_RNG_STREAM: u64 = 0xFA17;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,8 +85,6 @@ pub fn execute(
     let wall = Instant::now();
     let world = &scenario.world;
     let mut plant = Plant::new(world, &scenario.plant, spec.seed)?;
-    let mut frng = FaultRng::seed_from_u64(spec.seed);
-    frng.set_stream(FAULT_RNG_STREAM);
 
     let mut controller: Box<dyn Controller> = match &scenario.file.canary {
         Some(c) if spec.kind == RunKind::Canary => {
@@ -108,6 +103,13 @@ pub fn execute(
             .map(|(n, k)| Channel::new(*n, *k))
             .collect(),
     );
+
+    // One fault stream per channel, from the run seed and the channel name.
+    let mut rngs: Vec<FaultRng> = injector
+        .channels()
+        .iter()
+        .map(|c| channel_rng(spec.seed, c.name()))
+        .collect();
 
     // Grid cells: every axis' fault set at t = 0 and never cleared, with the
     // probe of what it delivered on its channel.
@@ -151,8 +153,9 @@ pub fn execute(
             apply_schedule(&mut schedule, &mut injector, now)?;
         }
         for (name, msg) in sensor_messages(out.scan, out.odom) {
-            if let Ok(ch) = injector.channel_mut(name) {
-                ch.push(msg, now, &mut frng);
+            let wired = injector.channels().iter().position(|c| c.name() == name);
+            if let Some(i) = wired {
+                injector.channels_mut()[i].push(msg, now, &mut rngs[i]);
             }
         }
         for ch in injector.channels_mut() {
