@@ -120,7 +120,14 @@ pub struct Navigator {
     candidates: Vec<(f64, f64, f64)>,
     /// (cos, sin) of each beam angle of the last scan geometry, and that geometry.
     beams: Vec<(f64, f64)>,
+    /// Each beam's angle wrapped to (-pi, pi], same geometry.
+    beam_angles: Vec<f64>,
     beam_geometry: (f32, f32, usize),
+    /// Per-candidate free distance of the current scan (reused buffer).
+    free: Vec<f64>,
+    /// Candidate spacing (rad) and the candidate index range `-n..=n`.
+    step_rad: f64,
+    half_count: i32,
 }
 
 fn wrap(a: f64) -> f64 {
@@ -155,7 +162,11 @@ impl Navigator {
             last_progress: Duration::ZERO,
             candidates,
             beams: Vec::new(),
+            beam_angles: Vec::new(),
             beam_geometry: (0.0, 0.0, 0),
+            free: Vec::new(),
+            step_rad: step,
+            half_count: n,
         }
     }
 
@@ -168,6 +179,9 @@ impl Navigator {
                     let a = g.0 as f64 + i as f64 * g.1 as f64;
                     (a.cos(), a.sin())
                 })
+                .collect();
+            self.beam_angles = (0..g.2)
+                .map(|i| wrap(g.0 as f64 + i as f64 * g.1 as f64))
                 .collect();
             self.beam_geometry = g;
         }
@@ -203,9 +217,14 @@ impl Navigator {
         // half_width sideways and half_width ahead of its centre); farther
         // beams are skipped.
         let reach = need + 2.0 * half_width;
-        let mut free = vec![f64::INFINITY; self.candidates.len()];
+        let mut free = std::mem::take(&mut self.free);
+        free.clear();
+        free.resize(self.candidates.len(), f64::INFINITY);
         self.beam_table(scan);
-        for (&r, &(bc, bs)) in scan.ranges.iter().zip(&self.beams) {
+        let (step, n) = (self.step_rad, self.half_count);
+        debug_assert!(step > 0.0 && n >= 0);
+        for ((&r, &(bc, bs)), &theta) in scan.ranges.iter().zip(&self.beams).zip(&self.beam_angles)
+        {
             let r = r as f64;
             if !r.is_finite()
                 || r < scan.range_min as f64
@@ -215,7 +234,26 @@ impl Navigator {
                 continue;
             }
             let (px, py) = (r * bc, r * bs);
-            for (k, &(_, c, s)) in self.candidates.iter().enumerate() {
+            // Only candidates a within asin(q) (q = half_width / r) of the
+            // beam angle can have the point ahead (along > 0) and inside the
+            // corridor (lateral = r |sin(theta - a)| < half_width). The window
+            // is widened to q / sqrt(1 - q^2) = tan(asin q) >= asin q (no
+            // libm call) plus two candidate steps each side (truncation
+            // instead of floor/ceil, and rounding), so it holds every
+            // candidate the full test accepts: the result is the same to the bit.
+            let q = half_width / r;
+            let (k0, k1) = if q < 0.9 {
+                let w = q / (1.0 - q * q).sqrt();
+                let lo = (((theta - w) / step) as i32 - 2).max(-n);
+                let hi = (((theta + w) / step) as i32 + 2).min(n);
+                if lo > hi {
+                    continue;
+                }
+                ((lo + n) as usize, (hi + n) as usize)
+            } else {
+                (0, self.candidates.len() - 1)
+            };
+            for (k, &(_, c, s)) in self.candidates.iter().enumerate().take(k1 + 1).skip(k0) {
                 let along = px * c + py * s;
                 if along <= 0.0 {
                     continue;
@@ -245,6 +283,7 @@ impl Navigator {
             .min_by(|((a, _, _), fa), ((b, _, _), fb)| cost(*a, **fa).total_cmp(&cost(*b, **fb)))
             .map(|((a, _, _), f)| (*a, *f));
         self.plan = best.map(|(a, f)| (wrap(yaw + a), f));
+        self.free = free;
     }
 
     /// One control step at `now`: returns the command to send.

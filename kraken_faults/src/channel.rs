@@ -315,9 +315,10 @@ impl Channel {
             .as_ref()
             .is_some_and(|f| f.activation.is_active(now))
     }
-    /// Odometry channels: the last message received from the sensor (before
-    /// any fault), for the TF keep-alive during a dropout. Other channel types
-    /// do not keep a copy (no per-message clone on the hot path): `None`.
+    /// Odometry channels with a `tf_keepalive`: the last message received
+    /// from the sensor (before any fault), for the TF keep-alive during a
+    /// dropout. Other channels do not keep a copy (no per-message clone on
+    /// the hot path): `None`.
     pub fn last_input(&self) -> Option<&SensorMsg> {
         self.last_input.as_ref()
     }
@@ -466,10 +467,44 @@ impl Channel {
 
     /// Feeds one sensor message received at `now` through the fault.
     pub fn push(&mut self, msg: SensorMsg, now: Duration, rng: &mut FaultRng) {
+        self.ingest(msg, now, rng, None);
+    }
+
+    /// [`Channel::push`] of `msg` (if any) then [`Channel::poll`] at `now`,
+    /// handing each released message to `deliver` in release order, without
+    /// queueing what is due at once: the messages already due are released
+    /// first, then the input's zero-delay outputs (or the input itself on a
+    /// healthy channel) are passed straight through by reference. Statistics,
+    /// probes and order are those of `push` + `poll`.
+    pub fn relay(
+        &mut self,
+        msg: Option<SensorMsg>,
+        now: Duration,
+        rng: &mut FaultRng,
+        mut deliver: impl FnMut(&SensorMsg),
+    ) {
+        for m in self.poll(now) {
+            deliver(&m);
+        }
+        if let Some(msg) = msg {
+            self.ingest(msg, now, rng, Some(&mut deliver));
+        }
+    }
+
+    /// The message path of [`Channel::push`]; with `direct`, outputs due at
+    /// `now` are released to it instead of queued (only valid when nothing
+    /// due at or before `now` is still queued).
+    fn ingest(
+        &mut self,
+        msg: SensorMsg,
+        now: Duration,
+        rng: &mut FaultRng,
+        mut direct: Option<&mut dyn FnMut(&SensorMsg)>,
+    ) {
         self.stats.messages_in += 1;
         self.seen = self.seen.max(now);
         self.expire(now);
-        if self.kind == MsgKind::Odometry {
+        if self.kind == MsgKind::Odometry && self.tf_keepalive.is_some() {
             self.last_input = Some(msg.clone());
         }
         let active = match self.fault.as_mut() {
@@ -480,7 +515,13 @@ impl Channel {
             None => false,
         };
         if !active {
-            self.queue.push(now, now, msg);
+            match direct {
+                Some(deliver) => {
+                    self.count_release(0.0);
+                    deliver(&msg);
+                }
+                None => self.queue.push(now, now, msg),
+            }
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
@@ -498,9 +539,25 @@ impl Channel {
             for p in &mut self.probes {
                 p.on_apply(&input, &out);
             }
-            // Delays are bounded by MAX_HOLD_S; saturate rather than panic
-            // should a host clock ever sit near Duration::MAX.
-            self.queue.push(now.saturating_add(delay), now, out);
+            match direct.as_mut() {
+                Some(deliver) if delay.is_zero() => {
+                    self.count_release(0.0);
+                    deliver(&out);
+                }
+                // Delays are bounded by MAX_HOLD_S; saturate rather than panic
+                // should a host clock ever sit near Duration::MAX.
+                _ => self.queue.push(now.saturating_add(delay), now, out),
+            }
+        }
+    }
+
+    /// Counts one released message, `lat` seconds after it was received.
+    fn count_release(&mut self, lat: f64) {
+        self.stats.messages_out += 1;
+        self.stats.latency_sum_s += lat;
+        self.stats.latency_max_s = self.stats.latency_max_s.max(lat);
+        for p in &mut self.probes {
+            p.on_release(lat);
         }
     }
 
@@ -511,13 +568,7 @@ impl Channel {
         let due = self.queue.pop_due(now);
         let mut out = Vec::with_capacity(due.len());
         for (received, msg) in due {
-            let lat = now.saturating_sub(received).as_secs_f64();
-            self.stats.messages_out += 1;
-            self.stats.latency_sum_s += lat;
-            self.stats.latency_max_s = self.stats.latency_max_s.max(lat);
-            for p in &mut self.probes {
-                p.on_release(lat);
-            }
+            self.count_release(now.saturating_sub(received).as_secs_f64());
             out.push(msg);
         }
         out

@@ -2,7 +2,6 @@
 //! the oracle fed the ground-truth stream only.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
@@ -47,15 +46,64 @@ fn delivered_probe(mode: u8) -> Option<Box<dyn Probe>> {
     }
 }
 
-/// The plant's sensor messages of one step as `(channel, message)` pairs,
-/// in the order the plant produces them.
+/// The plant's sensor messages of one step as `(channel, message)` pairs.
 fn sensor_messages(
     scan: Option<kraken_interfaces::ros::LaserScan>,
     odom: Option<kraken_interfaces::ros::Odometry>,
-) -> impl Iterator<Item = (&'static str, SensorMsg)> {
-    scan.map(|s| ("scan", SensorMsg::LaserScan(s)))
-        .into_iter()
-        .chain(odom.map(|o| ("odom", SensorMsg::Odometry(o))))
+) -> [(&'static str, Option<SensorMsg>); 2] {
+    [
+        ("scan", scan.map(SensorMsg::LaserScan)),
+        ("odom", odom.map(SensorMsg::Odometry)),
+    ]
+}
+
+/// Appends `x` with `decimals` (<= 9) digits after the point: the same text
+/// as `format!("{x:.decimals$}")` (correctly rounded decimal of the binary
+/// value, `-` on every negative value including `-0`), by integer arithmetic
+/// when `|x| * 10^decimals < 2^33` and the scaled value is not within 1e-3
+/// of a rounding tie (where the product's rounding error, below 2e-6 in that
+/// range, cannot flip the result); otherwise by `format!`.
+fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
+    use std::io::Write as _;
+    debug_assert!(decimals <= 9);
+    let scaled = x.abs() * 10u64.pow(decimals) as f64;
+    if !(scaled < (1u64 << 33) as f64) {
+        let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+        return;
+    }
+    let whole = scaled as u64; // truncation = floor for scaled >= 0
+    let frac = scaled - whole as f64;
+    if (frac - 0.5).abs() < 1e-3 {
+        let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+        return;
+    }
+    let mut n = whole + u64::from(frac > 0.5);
+    // Digits from the right: `decimals` fraction digits, the point, then at
+    // least one integer digit.
+    let mut buf = [0u8; 32];
+    let mut i = buf.len();
+    for _ in 0..decimals {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    if decimals > 0 {
+        i -= 1;
+        buf[i] = b'.';
+    }
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if x.is_sign_negative() {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
@@ -96,13 +144,8 @@ pub fn execute(
         )),
     };
     // One channel per controller input, in its delivery order.
-    let mut injector = Injector::new(
-        controller
-            .inputs()
-            .iter()
-            .map(|(n, k)| Channel::new(*n, *k))
-            .collect(),
-    );
+    let inputs: Vec<(&'static str, kraken_faults::MsgKind)> = controller.inputs().to_vec();
+    let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect());
 
     // One fault stream per channel, from the run seed and the channel name.
     let mut rngs: Vec<FaultRng> = injector
@@ -144,7 +187,8 @@ pub fn execute(
     let end = Duration::from_secs_f64(world.mission_timeout_s);
     let period = scenario.navigator.control_period();
     let mut next_control = Duration::ZERO;
-    let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
+    // Built as bytes (ASCII only) and checked as UTF-8 once at the end.
+    let mut trace = b"t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n".to_vec();
 
     while plant.now() < end {
         let out = plant.step();
@@ -152,16 +196,16 @@ pub fn execute(
         if schedule.next_due().is_some_and(|t| t <= now) {
             apply_schedule(&mut schedule, &mut injector, now)?;
         }
-        for (name, msg) in sensor_messages(out.scan, out.odom) {
-            let wired = injector.channels().iter().position(|c| c.name() == name);
-            if let Some(i) = wired {
-                injector.channels_mut()[i].push(msg, now, &mut rngs[i]);
-            }
-        }
-        for ch in injector.channels_mut() {
-            for m in ch.poll(now) {
-                controller.on_message(ch.name(), &m);
-            }
+        // Each channel in the controller's order: this step's message in,
+        // what is due out (a healthy channel passes it straight through).
+        let mut produced = sensor_messages(out.scan, out.odom);
+        for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
+            let name = inputs[i].0;
+            let msg = produced
+                .iter_mut()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, m)| m.take());
+            ch.relay(msg, now, &mut rngs[i], |m| controller.on_message(name, m));
         }
         if now >= next_control {
             next_control += period;
@@ -174,11 +218,12 @@ pub fn execute(
                 .odom_pose()
                 .map(|p| (p[0], p[1]))
                 .unwrap_or((f64::NAN, f64::NAN));
-            let _ = writeln!(
-                trace,
-                "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}",
-                s.t_s, s.x_m, s.y_m, s.yaw_rad, ox, oy
-            );
+            push_fixed(&mut trace, s.t_s, 3);
+            for v in [s.x_m, s.y_m, s.yaw_rad, ox, oy] {
+                trace.push(b',');
+                push_fixed(&mut trace, v, 5);
+            }
+            trace.push(b'\n');
             poses.push(s);
         }
     }
@@ -264,6 +309,62 @@ pub fn execute(
     };
     Ok(RunOutput {
         manifest,
-        trace_csv: trace,
+        trace_csv: String::from_utf8(trace).expect("the trace is ASCII"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_fixed;
+    use rand::{Rng, SeedableRng};
+
+    fn check(x: f64, d: u32) {
+        let mut s = Vec::new();
+        push_fixed(&mut s, x, d);
+        let s = String::from_utf8(s).unwrap();
+        assert_eq!(
+            s,
+            format!("{x:.p$}", p = d as usize),
+            "x = {x:e}, {d} decimals"
+        );
+    }
+
+    #[test]
+    fn fixed_point_text_is_that_of_format() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.5,
+            0.0005,
+            0.00015,
+            1e-9,
+            -1e-9,
+            123.456785,
+            599.995,
+            1e9,
+            -3e12,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+        ] {
+            check(x, 3);
+            check(x, 5);
+        }
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..200_000 {
+            let x: f64 = r.random_range(-700.0..700.0);
+            check(x, 3);
+            check(x, 5);
+            // Values on and next to a 5th/3rd-decimal tie.
+            let t = (x * 1e5).round() / 1e5 + 0.5e-5;
+            check(t, 5);
+            check(f64::from_bits(t.to_bits() + 1), 5);
+            let t = (x * 1e3).round() / 1e3 + 0.5e-3;
+            check(t, 3);
+        }
+    }
 }
