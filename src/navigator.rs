@@ -400,6 +400,64 @@ mod tests {
         }
     }
 
+    /// The per-candidate free distances by the full beam x candidate test
+    /// (no angular window), for comparison with `on_scan`.
+    fn free_full(n: &Navigator, scan: &LaserScan) -> Vec<f64> {
+        let [x, y, _] = n.pose.unwrap();
+        let dist = (n.goal[0] - x).hypot(n.goal[1] - y);
+        let need = n.cfg.lookahead_m.min(dist);
+        let hw = n.cfg.footprint_radius_m + n.cfg.lateral_margin_m;
+        let mut free = vec![f64::INFINITY; n.candidates.len()];
+        for (i, &r) in scan.ranges.iter().enumerate() {
+            let r = r as f64;
+            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 {
+                continue;
+            }
+            if r >= need + 2.0 * hw {
+                continue;
+            }
+            let a = scan.angle_min as f64 + i as f64 * scan.angle_increment as f64;
+            let (px, py) = (r * a.cos(), r * a.sin());
+            for (k, &(_, c, s)) in n.candidates.iter().enumerate() {
+                let along = px * c + py * s;
+                let lateral = (py * c - px * s).abs();
+                if along > 0.0 && lateral < hw {
+                    free[k] = free[k].min(along - (hw * hw - lateral * lateral).sqrt());
+                }
+            }
+        }
+        free
+    }
+
+    #[test]
+    fn windowed_scan_matches_the_full_test_bit_for_bit() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..4000 {
+            let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+            n.on_odom(&odom(rng.random_range(0.0..9.0), 0.0, 0.3));
+            // Dense random returns, and single returns (where every pair the
+            // full test accepts sets a candidate's free distance on its own).
+            let mut s = scan(|_| None);
+            if rng.random_range(0.0..1.0) < 0.5 {
+                for r in &mut s.ranges {
+                    let v: f64 = rng.random_range(0.0..2.5);
+                    *r = if v > 0.05 { v as f32 } else { f32::INFINITY };
+                }
+            } else {
+                let i = rng.random_range(0..s.ranges.len());
+                s.ranges[i] = rng.random_range(0.13f32..2.5);
+            }
+            n.on_scan(&s);
+            let want = free_full(&n, &s);
+            let got = n.free.clone();
+            assert_eq!(
+                got.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
+            );
+        }
+    }
+
     #[test]
     fn open_space_drives_straight_at_full_speed() {
         let mut n = Navigator::new(cfg(), [10.0, 0.0]);

@@ -316,7 +316,7 @@ pub fn execute(
 #[cfg(test)]
 mod tests {
     use super::push_fixed;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
 
     fn check(x: f64, d: u32) {
         let mut s = Vec::new();
