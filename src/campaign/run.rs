@@ -67,7 +67,7 @@ fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
     use std::io::Write as _;
     debug_assert!(decimals <= 9);
     let scaled = x.abs() * 10u64.pow(decimals) as f64;
-    if !(scaled < (1u64 << 33) as f64) {
+    if scaled.is_nan() || scaled >= (1u64 << 33) as f64 {
         let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
         return;
     }
