@@ -8,5 +8,6 @@
 //! ([`supervisor`]).
 
 pub mod campaign;
+pub mod controller;
 pub mod navigator;
 pub mod supervisor;

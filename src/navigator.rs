@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use breakbench_oracle::range::{check_ranges, Range};
 use breakbench_oracle::SelfReport;
+use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
@@ -130,7 +131,14 @@ pub struct Navigator {
     candidates: Vec<(f64, f64, f64)>,
     /// (cos, sin) of each beam angle of the last scan geometry, and that geometry.
     beams: Vec<(f64, f64)>,
+    /// Each beam's angle wrapped to (-pi, pi], same geometry.
+    beam_angles: Vec<f64>,
     beam_geometry: (f32, f32, usize),
+    /// Per-candidate free distance of the current scan (reused buffer).
+    free: Vec<f64>,
+    /// Candidate spacing (rad) and the candidate index range `-n..=n`.
+    step_rad: f64,
+    half_count: i32,
 }
 
 fn wrap(a: f64) -> f64 {
@@ -165,7 +173,11 @@ impl Navigator {
             last_progress: Duration::ZERO,
             candidates,
             beams: Vec::new(),
+            beam_angles: Vec::new(),
             beam_geometry: (0.0, 0.0, 0),
+            free: Vec::new(),
+            step_rad: step,
+            half_count: n,
         }
     }
 
@@ -178,6 +190,9 @@ impl Navigator {
                     let a = g.0 as f64 + i as f64 * g.1 as f64;
                     (a.cos(), a.sin())
                 })
+                .collect();
+            self.beam_angles = (0..g.2)
+                .map(|i| wrap(g.0 as f64 + i as f64 * g.1 as f64))
                 .collect();
             self.beam_geometry = g;
         }
@@ -213,9 +228,14 @@ impl Navigator {
         // half_width sideways and half_width ahead of its centre); farther
         // beams are skipped.
         let reach = need + 2.0 * half_width;
-        let mut free = vec![f64::INFINITY; self.candidates.len()];
+        let mut free = std::mem::take(&mut self.free);
+        free.clear();
+        free.resize(self.candidates.len(), f64::INFINITY);
         self.beam_table(scan);
-        for (&r, &(bc, bs)) in scan.ranges.iter().zip(&self.beams) {
+        let (step, n) = (self.step_rad, self.half_count);
+        debug_assert!(step > 0.0 && n >= 0);
+        for ((&r, &(bc, bs)), &theta) in scan.ranges.iter().zip(&self.beams).zip(&self.beam_angles)
+        {
             let r = r as f64;
             if !r.is_finite()
                 || r < scan.range_min as f64
@@ -225,7 +245,26 @@ impl Navigator {
                 continue;
             }
             let (px, py) = (r * bc, r * bs);
-            for (k, &(_, c, s)) in self.candidates.iter().enumerate() {
+            // Only candidates a within asin(q) (q = half_width / r) of the
+            // beam angle can have the point ahead (along > 0) and inside the
+            // corridor (lateral = r |sin(theta - a)| < half_width). The window
+            // is widened to q / sqrt(1 - q^2) = tan(asin q) >= asin q (no
+            // libm call) plus two candidate steps each side (truncation
+            // instead of floor/ceil, and rounding), so it holds every
+            // candidate the full test accepts: the result is the same to the bit.
+            let q = half_width / r;
+            let (k0, k1) = if q < 0.9 {
+                let w = q / (1.0 - q * q).sqrt();
+                let lo = (((theta - w) / step) as i32 - 2).max(-n);
+                let hi = (((theta + w) / step) as i32 + 2).min(n);
+                if lo > hi {
+                    continue;
+                }
+                ((lo + n) as usize, (hi + n) as usize)
+            } else {
+                (0, self.candidates.len() - 1)
+            };
+            for (k, &(_, c, s)) in self.candidates.iter().enumerate().take(k1 + 1).skip(k0) {
                 let along = px * c + py * s;
                 if along <= 0.0 {
                     continue;
@@ -255,6 +294,7 @@ impl Navigator {
             .min_by(|((a, _, _), fa), ((b, _, _), fb)| cost(*a, **fa).total_cmp(&cost(*b, **fb)))
             .map(|((a, _, _), f)| (*a, *f));
         self.plan = best.map(|(a, f)| (wrap(yaw + a), f));
+        self.free = free;
     }
 
     /// One control step at `now`: returns the command to send.
@@ -305,6 +345,35 @@ impl Navigator {
     }
 }
 
+/// What the navigator reads, in the order it takes a step's messages:
+/// odometry first (so a scan is planned against the pose of the same step),
+/// then the scan.
+pub const NAVIGATOR_INPUTS: [(&str, MsgKind); 2] =
+    [("odom", MsgKind::Odometry), ("scan", MsgKind::LaserScan)];
+
+impl crate::controller::Controller for Navigator {
+    fn inputs(&self) -> &[(&'static str, MsgKind)] {
+        &NAVIGATOR_INPUTS
+    }
+    fn on_message(&mut self, _channel: &str, msg: &SensorMsg) {
+        match msg {
+            SensorMsg::Odometry(o) => self.on_odom(o),
+            SensorMsg::LaserScan(s) => self.on_scan(s),
+            // Not among its inputs: the run never wires them.
+            SensorMsg::NavSatFix(_) | SensorMsg::Imu(_) => {}
+        }
+    }
+    fn tick(&mut self, now: Duration) -> CmdVel {
+        Navigator::tick(self, now)
+    }
+    fn self_report(&self) -> Option<(SelfReport, Duration)> {
+        self.report
+    }
+    fn odom_pose(&self) -> Option<[f64; 3]> {
+        self.pose
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +408,64 @@ mod tests {
                 .map(|i| f(-std::f64::consts::PI + i as f64 * inc).unwrap_or(f32::INFINITY))
                 .collect(),
             ..LaserScan::default()
+        }
+    }
+
+    /// The per-candidate free distances by the full beam x candidate test
+    /// (no angular window), for comparison with `on_scan`.
+    fn free_full(n: &Navigator, scan: &LaserScan) -> Vec<f64> {
+        let [x, y, _] = n.pose.unwrap();
+        let dist = (n.goal[0] - x).hypot(n.goal[1] - y);
+        let need = n.cfg.lookahead_m.min(dist);
+        let hw = n.cfg.footprint_radius_m + n.cfg.lateral_margin_m;
+        let mut free = vec![f64::INFINITY; n.candidates.len()];
+        for (i, &r) in scan.ranges.iter().enumerate() {
+            let r = r as f64;
+            if !r.is_finite() || r < scan.range_min as f64 || r > scan.range_max as f64 {
+                continue;
+            }
+            if r >= need + 2.0 * hw {
+                continue;
+            }
+            let a = scan.angle_min as f64 + i as f64 * scan.angle_increment as f64;
+            let (px, py) = (r * a.cos(), r * a.sin());
+            for (k, &(_, c, s)) in n.candidates.iter().enumerate() {
+                let along = px * c + py * s;
+                let lateral = (py * c - px * s).abs();
+                if along > 0.0 && lateral < hw {
+                    free[k] = free[k].min(along - (hw * hw - lateral * lateral).sqrt());
+                }
+            }
+        }
+        free
+    }
+
+    #[test]
+    fn windowed_scan_matches_the_full_test_bit_for_bit() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..4000 {
+            let mut n = Navigator::new(cfg(), [10.0, 0.0]);
+            n.on_odom(&odom(rng.random_range(0.0..9.0), 0.0, 0.3));
+            // Dense random returns, and single returns (where every pair the
+            // full test accepts sets a candidate's free distance on its own).
+            let mut s = scan(|_| None);
+            if rng.random_range(0.0..1.0) < 0.5 {
+                for r in &mut s.ranges {
+                    let v: f64 = rng.random_range(0.0..2.5);
+                    *r = if v > 0.05 { v as f32 } else { f32::INFINITY };
+                }
+            } else {
+                let i = rng.random_range(0..s.ranges.len());
+                s.ranges[i] = rng.random_range(0.13f32..2.5);
+            }
+            n.on_scan(&s);
+            let want = free_full(&n, &s);
+            let got = n.free.clone();
+            assert_eq!(
+                got.iter().map(|f| f.to_bits()).collect::<Vec<_>>(),
+                want.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
+            );
         }
     }
 

@@ -8,7 +8,7 @@ use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
 pub use crate::activation::Activation;
 use crate::config::{ChannelsConfig, HoldLimits, OverflowPolicy, TfKeepaliveConfig};
 pub use crate::queue::{held_bytes, DelayQueue};
-use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, SensorMsg};
+use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, Probe, SensorMsg};
 
 /// What a channel delivered, measured at the apply site.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -21,10 +21,6 @@ pub struct ChannelStats {
     pub latency_sum_s: f64,
     /// Largest release latency, seconds.
     pub latency_max_s: f64,
-    /// Odometry only: sum of out_x / in_x over faulted outputs whose input
-    /// had |x| >= 1e-3 m, and how many there were.
-    pub ratio_x_sum: f64,
-    pub ratio_x_n: u64,
     /// Messages an active fault changed, withheld, delayed or added (an input
     /// whose output is not exactly one identical message released at once).
     pub messages_faulted: u64,
@@ -47,10 +43,6 @@ impl ChannelStats {
     /// Mean delivered latency in seconds, or `None` before the first release.
     pub fn mean_latency_s(&self) -> Option<f64> {
         (self.messages_out > 0).then(|| self.latency_sum_s / self.messages_out as f64)
-    }
-    /// Mean delivered out_x / in_x, or `None` when no sample qualified.
-    pub fn mean_ratio_x(&self) -> Option<f64> {
-        (self.ratio_x_n > 0).then(|| self.ratio_x_sum / self.ratio_x_n as f64)
     }
 }
 
@@ -84,6 +76,8 @@ pub struct Channel {
     stats: ChannelStats,
     last_input: Option<SensorMsg>,
     tf_keepalive: Option<TfKeepaliveConfig>,
+    /// Measurers of the delivered stream (see [`crate::probe`]).
+    probes: Vec<Box<dyn Probe>>,
     /// Latest clock time the channel has been given (push, poll, set, clear).
     seen: Duration,
     limits: HoldLimits,
@@ -114,6 +108,7 @@ impl Channel {
             stats: ChannelStats::default(),
             last_input: None,
             tf_keepalive: None,
+            probes: Vec::new(),
             seen: Duration::ZERO,
             limits: HoldLimits::DEFAULT,
             overflowing: false,
@@ -131,6 +126,19 @@ impl Channel {
     /// Estimated bytes the hold queue holds now.
     pub fn held_bytes(&self) -> u64 {
         self.queue.bytes()
+    }
+    /// Adds a probe of the delivered stream (see [`crate::probe`]).
+    pub fn with_probe(mut self, probe: Box<dyn Probe>) -> Self {
+        self.probes.push(probe);
+        self
+    }
+    /// Adds a probe to an existing channel.
+    pub fn add_probe(&mut self, probe: Box<dyn Probe>) {
+        self.probes.push(probe);
+    }
+    /// The probes, in the order added.
+    pub fn probes(&self) -> &[Box<dyn Probe>] {
+        &self.probes
     }
     /// Enables the odom→base_link keep-alive during dropout (odometry only;
     /// the config loader checks that).
@@ -185,9 +193,10 @@ impl Channel {
             .as_ref()
             .is_some_and(|f| f.activation.is_active(now))
     }
-    /// Odometry channels: the last message received from the sensor (before
-    /// any fault), for the TF keep-alive during a dropout. Other channel types
-    /// do not keep a copy (no per-message clone on the hot path): `None`.
+    /// Odometry channels with a `tf_keepalive`: the last message received
+    /// from the sensor (before any fault), for the TF keep-alive during a
+    /// dropout. Other channels do not keep a copy (no per-message clone on
+    /// the hot path): `None`.
     pub fn last_input(&self) -> Option<&SensorMsg> {
         self.last_input.as_ref()
     }
@@ -361,10 +370,44 @@ impl Channel {
 
     /// Feeds one sensor message received at `now` through the fault.
     pub fn push(&mut self, msg: SensorMsg, now: Duration, rng: &mut FaultRng) {
+        self.ingest(msg, now, rng, None);
+    }
+
+    /// [`Channel::push`] of `msg` (if any) then [`Channel::poll`] at `now`,
+    /// handing each released message to `deliver` in release order, without
+    /// queueing what is due at once: the messages already due are released
+    /// first, then the input's zero-delay outputs (or the input itself on a
+    /// healthy channel) are passed straight through by reference. Statistics,
+    /// probes and order are those of `push` + `poll`.
+    pub fn relay(
+        &mut self,
+        msg: Option<SensorMsg>,
+        now: Duration,
+        rng: &mut FaultRng,
+        mut deliver: impl FnMut(&SensorMsg),
+    ) {
+        for m in self.poll(now) {
+            deliver(&m);
+        }
+        if let Some(msg) = msg {
+            self.ingest(msg, now, rng, Some(&mut deliver));
+        }
+    }
+
+    /// The message path of [`Channel::push`]; with `direct`, outputs due at
+    /// `now` are released to it instead of queued (only valid when nothing
+    /// due at or before `now` is still queued).
+    fn ingest(
+        &mut self,
+        msg: SensorMsg,
+        now: Duration,
+        rng: &mut FaultRng,
+        mut direct: Option<&mut dyn FnMut(&SensorMsg)>,
+    ) {
         self.stats.messages_in += 1;
         self.seen = self.seen.max(now);
         self.expire(now);
-        if self.kind == MsgKind::Odometry {
+        if self.kind == MsgKind::Odometry && self.tf_keepalive.is_some() {
             self.last_input = Some(msg.clone());
         }
         let active = match self.fault.as_mut() {
@@ -375,14 +418,16 @@ impl Channel {
             None => false,
         };
         if !active {
-            self.hold(now, now, msg);
+            match direct {
+                Some(deliver) => {
+                    self.count_release(0.0);
+                    deliver(&msg);
+                }
+                None => self.hold(now, now, msg),
+            }
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
-        let in_x = match &msg {
-            SensorMsg::Odometry(o) => Some(o.pose.pose.position.x),
-            _ => None,
-        };
         let input = msg.clone();
         // Contain a panic inside the stage: this channel's fault is cleared
         // and the message passes on; the other channels are not touched.
@@ -421,15 +466,28 @@ impl Channel {
             self.stats.messages_faulted += 1;
         }
         for (delay, out) in outputs {
-            if let (Some(ix), SensorMsg::Odometry(o)) = (in_x, &out) {
-                if ix.abs() >= 1e-3 {
-                    self.stats.ratio_x_sum += o.pose.pose.position.x / ix;
-                    self.stats.ratio_x_n += 1;
-                }
+            for p in &mut self.probes {
+                p.on_apply(&input, &out);
             }
-            // Delays are bounded by MAX_HOLD_S; saturate rather than panic
-            // should a host clock ever sit near Duration::MAX.
-            self.hold(now.saturating_add(delay), now, out);
+            match direct.as_mut() {
+                Some(deliver) if delay.is_zero() => {
+                    self.count_release(0.0);
+                    deliver(&out);
+                }
+                // Delays are bounded by MAX_HOLD_S; saturate rather than panic
+                // should a host clock ever sit near Duration::MAX.
+                _ => self.hold(now.saturating_add(delay), now, out),
+            }
+        }
+    }
+
+    /// Counts one released message, `lat` seconds after it was received.
+    fn count_release(&mut self, lat: f64) {
+        self.stats.messages_out += 1;
+        self.stats.latency_sum_s += lat;
+        self.stats.latency_max_s = self.stats.latency_max_s.max(lat);
+        for p in &mut self.probes {
+            p.on_release(lat);
         }
     }
 
@@ -471,10 +529,7 @@ impl Channel {
         let due = self.queue.pop_due(now);
         let mut out = Vec::with_capacity(due.len());
         for (received, msg) in due {
-            let lat = now.saturating_sub(received).as_secs_f64();
-            self.stats.messages_out += 1;
-            self.stats.latency_sum_s += lat;
-            self.stats.latency_max_s = self.stats.latency_max_s.max(lat);
+            self.count_release(now.saturating_sub(received).as_secs_f64());
             out.push(msg);
         }
         out
@@ -537,6 +592,28 @@ impl Channel {
             stage_error: self.stats.stage_error.clone().unwrap_or_default(),
         }
     }
+}
+
+/// The fault generator of channel `name` in a run seeded `seed`: ChaCha8
+/// seeded with `seed` (`seed_from_u64`), on the stream
+/// [`channel_stream`]`(name)`. Each channel draws from its own stream, so
+/// adding, removing or reordering channels leaves every other channel's
+/// draws unchanged.
+pub fn channel_rng(seed: u64, name: &str) -> FaultRng {
+    use rand::SeedableRng;
+    let mut r = FaultRng::seed_from_u64(seed);
+    r.set_stream(channel_stream(name));
+    r
+}
+
+/// The ChaCha stream id of a channel: the 64-bit FNV-1a hash of its name's
+/// UTF-8 bytes (offset basis 0xcbf29ce484222325, prime 0x100000001b3; Fowler,
+/// Noll, Vo, IETF draft-eastlake-fnv). Stable across platforms, Rust
+/// versions and builds (unlike `std`'s `DefaultHasher`).
+pub fn channel_stream(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// A set of named channels, in declaration order.

@@ -17,18 +17,25 @@ pub mod config;
 pub mod error;
 pub mod msg;
 pub mod params;
+pub mod probe;
 pub mod queue;
 pub mod scenario;
+pub mod schedule;
 pub mod stage;
 
-pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
+pub use channel::{
+    channel_rng, channel_stream, Activation, Channel, ChannelStats, DelayQueue, FaultRecord,
+    Injector,
+};
 pub use config::{
     check_topic_name, ChannelConfig, ChannelsConfig, HoldLimits, HoldLimitsOverride,
     OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
 pub use msg::{MsgKind, SensorMsg};
+pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
+pub use schedule::{FaultSchedule, ScheduledFault};
 pub use stage::{build_stage, FaultStage};
 
 /// The one random generator type the fault code draws from (seeded by the host).

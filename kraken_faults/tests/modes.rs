@@ -292,7 +292,8 @@ fn bias_steps_in_at_step_at_s() {
 fn scale_and_sign_flip() {
     let mut r = rng(1);
     for (f, want) in [(1.2, (2.4, -1.2)), (-1.0, (-2.0, 1.0))] {
-        let mut c = Channel::new("odom", MsgKind::Odometry);
+        let mut c = Channel::new("odom", MsgKind::Odometry)
+            .with_probe(Box::new(kraken_faults::RatioXProbe::default()));
         c.set_fault(
             &FaultSpec {
                 scale_factor: f,
@@ -308,7 +309,7 @@ fn scale_and_sign_flip() {
         };
         assert_eq!((o.pose.pose.position.x, o.pose.pose.position.y), want);
         assert_eq!(o.twist, odom(ms(0)).twist);
-        assert!((c.stats().mean_ratio_x().unwrap() - f).abs() < 1e-15);
+        assert!((c.probes()[0].value().unwrap() - f).abs() < 1e-15);
     }
     let mut c = imu_channel(FaultSpec {
         scale_factor: -1.0,

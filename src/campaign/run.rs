@@ -6,18 +6,18 @@ use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
 use breakbench_sim_bridge::Plant;
-use kraken_faults::{Channel, FaultRng, Injector, SensorMsg};
+use kraken_faults::{
+    channel_rng, Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe,
+    SensorMsg,
+};
 use kraken_interfaces::FaultSpec;
-use rand::SeedableRng;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
-use super::scenario::{fault_spec, Scenario, HARNESS_CHANNELS};
+use super::scenario::{fault_spec, Axis, Scenario};
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
-use crate::navigator::{CmdVel, Navigator};
-
-/// ChaCha stream of the fault stages' generator (the plant uses its own streams).
-const FAULT_RNG_STREAM: u64 = 0xFA17;
+use crate::controller::{Controller, OpenLoop};
+use crate::navigator::Navigator;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,28 @@ pub struct RunSpec {
 pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
+}
+
+/// The probe of what a fault of `mode` delivered, by the quantity it acts
+/// on: the release latency of a delay, the position scale of a scale fault;
+/// `None` (recorded as `none`) for the other modes.
+fn delivered_probe(mode: u8) -> Option<Box<dyn Probe>> {
+    match mode {
+        FaultSpec::DELAY => Some(Box::new(LatencyProbe::default())),
+        FaultSpec::SCALE => Some(Box::new(RatioXProbe::default())),
+        _ => None,
+    }
+}
+
+/// The plant's sensor messages of one step as `(channel, message)` pairs.
+fn sensor_messages(
+    scan: Option<kraken_interfaces::ros::LaserScan>,
+    odom: Option<kraken_interfaces::ros::Odometry>,
+) -> [(&'static str, Option<SensorMsg>); 2] {
+    [
+        ("scan", scan.map(SensorMsg::LaserScan)),
+        ("odom", odom.map(SensorMsg::Odometry)),
+    ]
 }
 
 /// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
@@ -63,16 +85,30 @@ pub fn execute(
     let wall = Instant::now();
     let world = &scenario.world;
     let mut plant = Plant::new(world, &scenario.plant, spec.seed)?;
-    let mut frng = FaultRng::seed_from_u64(spec.seed);
-    frng.set_stream(FAULT_RNG_STREAM);
-    let mut injector = Injector::new(
-        HARNESS_CHANNELS
-            .iter()
-            .map(|(n, k)| Channel::new(*n, *k))
-            .collect(),
-    );
 
-    let mut faults: Vec<(String, f64, FaultSpec)> = Vec::new();
+    let mut controller: Box<dyn Controller> = match &scenario.file.canary {
+        Some(c) if spec.kind == RunKind::Canary => {
+            Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
+        }
+        _ => Box::new(Navigator::new(
+            scenario.navigator.clone(),
+            goal_in_odom(world),
+        )),
+    };
+    // One channel per controller input, in its delivery order.
+    let inputs: Vec<(&'static str, kraken_faults::MsgKind)> = controller.inputs().to_vec();
+    let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect());
+
+    // One fault stream per channel, from the run seed and the channel name.
+    let mut rngs: Vec<FaultRng> = injector
+        .channels()
+        .iter()
+        .map(|c| channel_rng(spec.seed, c.name()))
+        .collect();
+
+    // Grid cells: every axis' fault set at t = 0 and never cleared, with the
+    // probe of what it delivered on its channel.
+    let mut axes: Vec<(&Axis, f64, FaultSpec)> = Vec::new();
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
             let v = spec.cell[&axis.name];
@@ -80,69 +116,59 @@ pub fn execute(
                 axis: axis.name.clone(),
                 message,
             })?;
-            injector
-                .set_fault(&fs, Duration::ZERO)
-                .map_err(|e| CampaignError::Fault {
-                    path: scenario.path.display().to_string(),
-                    field: format!("axes.{}", axis.name),
-                    error: Box::new(e),
-                })?;
-            faults.push((axis.name.clone(), v, fs));
+            if let Some(probe) = delivered_probe(fs.mode) {
+                injector.channel_mut(&fs.channel)?.add_probe(probe);
+            }
+            axes.push((axis, v, fs));
         }
     }
+    let mut schedule = FaultSchedule::at_start(axes.iter().map(|(_, _, fs)| fs.clone()));
+    let apply_schedule = |schedule: &mut FaultSchedule,
+                          injector: &mut Injector,
+                          now: Duration|
+     -> Result<(), CampaignError> {
+        schedule
+            .apply_due(injector, now)
+            .map_err(|e| CampaignError::Fault {
+                path: scenario.path.display().to_string(),
+                field: "axes".into(),
+                error: Box::new(e),
+            })
+    };
+    apply_schedule(&mut schedule, &mut injector, Duration::ZERO)?;
 
-    let canary = scenario
-        .file
-        .canary
-        .clone()
-        .filter(|_| spec.kind == RunKind::Canary);
-    let mut nav = Navigator::new(scenario.navigator.clone(), goal_in_odom(world));
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
     let period = scenario.navigator.control_period();
     let mut next_control = Duration::ZERO;
     let mut trace = TraceWriter::new();
-    let mut nav_pose: Option<[f64; 3]> = None;
 
     while plant.now() < end {
         let out = plant.step();
         let now = plant.now();
-        if let Some(s) = out.scan {
-            injector
-                .channel_mut("scan")?
-                .push(SensorMsg::LaserScan(s), now, &mut frng);
+        if schedule.next_due().is_some_and(|t| t <= now) {
+            apply_schedule(&mut schedule, &mut injector, now)?;
         }
-        if let Some(o) = out.odom {
-            injector
-                .channel_mut("odom")?
-                .push(SensorMsg::Odometry(o), now, &mut frng);
-        }
-        for m in injector.channel_mut("odom")?.poll(now) {
-            if let SensorMsg::Odometry(o) = m {
-                nav.on_odom(&o);
-                nav_pose = nav.pose();
-            }
-        }
-        for m in injector.channel_mut("scan")?.poll(now) {
-            if let SensorMsg::LaserScan(s) = m {
-                nav.on_scan(&s);
-            }
+        // Each channel in the controller's order: this step's message in,
+        // what is due out (a healthy channel passes it straight through).
+        let mut produced = sensor_messages(out.scan, out.odom);
+        for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
+            let name = inputs[i].0;
+            let msg = produced
+                .iter_mut()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, m)| m.take());
+            ch.relay(msg, now, &mut rngs[i], |m| controller.on_message(name, m));
         }
         if now >= next_control {
             next_control += period;
-            let cmd = match &canary {
-                Some(c) if now.as_secs_f64() < c.duration_s => CmdVel {
-                    linear_m_s: c.linear_m_s,
-                    angular_rad_s: 0.0,
-                },
-                Some(_) => CmdVel::default(),
-                None => nav.tick(now),
-            };
+            let cmd = controller.tick(now);
             plant.set_cmd_vel(cmd.linear_m_s, cmd.angular_rad_s);
         }
         if let Some(t) = out.truth {
             let s = PoseSample::from_odometry(&t);
-            let (ox, oy) = nav_pose
+            let (ox, oy) = controller
+                .odom_pose()
                 .map(|p| (p[0], p[1]))
                 .unwrap_or((f64::NAN, f64::NAN));
             trace.push(&TraceRow {
@@ -157,8 +183,7 @@ pub fn execute(
         }
     }
 
-    let (self_report, self_report_at_s) = match nav.self_report() {
-        _ if canary.is_some() => (SelfReport::None, None),
+    let (self_report, self_report_at_s) = match controller.self_report() {
         Some((r, t)) => (r, Some(t.as_secs_f64())),
         None => (SelfReport::None, None),
     };
@@ -178,24 +203,17 @@ pub fn execute(
         .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))
         .unwrap_or(f64::NAN);
 
-    let fault_records = faults
+    let fault_records = axes
         .into_iter()
-        .map(|(axis_name, v, fs)| {
+        .map(|(axis, v, fs)| {
             let ch = injector.channel(&fs.channel).expect("validated channel");
             let st = ch.stats();
-            let (metric, delivered) = match fs.mode {
-                FaultSpec::DELAY => ("mean_latency_s", st.mean_latency_s()),
-                FaultSpec::SCALE => ("mean_ratio_x", st.mean_ratio_x()),
-                _ => ("none", None),
-            };
-            let axis = scenario
-                .file
-                .axes
-                .iter()
-                .find(|a| a.name == axis_name)
-                .expect("axis");
+            let (metric, delivered) = ch
+                .probes()
+                .first()
+                .map_or(("none", None), |p| (p.name(), p.value()));
             FaultRecord {
-                axis: axis_name,
+                axis: axis.name.clone(),
                 channel: fs.channel.clone(),
                 mode: axis.mode.clone(),
                 parameter: axis.parameter.clone(),

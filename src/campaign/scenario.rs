@@ -32,10 +32,9 @@ pub const SCENARIO_RANGES: &[Range] = &[
 use super::CampaignError;
 use crate::navigator::NavigatorConfig;
 
-/// The channels the in-process harness puts fault stages on, between the
-/// plant's sensors and the navigator.
-pub const HARNESS_CHANNELS: [(&str, MsgKind); 2] =
-    [("scan", MsgKind::LaserScan), ("odom", MsgKind::Odometry)];
+/// The channels the in-process harness puts fault stages on: the plant
+/// sensors wired to the navigator's inputs (see [`crate::navigator::NAVIGATOR_INPUTS`]).
+pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &crate::navigator::NAVIGATOR_INPUTS;
 
 /// One fault axis of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -232,8 +231,13 @@ impl ScenarioFile {
                 return err(
                     &format!("axes[{i}].channel"),
                     format!(
-                        "unknown channel '{}' (the in-process harness has scan, odom)",
-                        axis.channel
+                        "unknown channel '{}' (the in-process harness has {})",
+                        axis.channel,
+                        HARNESS_CHANNELS
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 );
             };

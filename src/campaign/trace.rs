@@ -21,8 +21,6 @@
 //! file ([`trace_file`]) and holds its sha256. Requirement: REQ-CAMPAIGN-TRACE
 //! (`docs/requirements.md`).
 
-use std::fmt::Write as _;
-
 /// The header line of a trace file (without the line end).
 pub const TRACE_HEADER: &str = "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m";
 
@@ -42,10 +40,11 @@ pub struct TraceRow {
     pub odom_y_m: f64,
 }
 
-/// Builds a trace file's text row by row.
+/// Builds a trace file's text row by row (as ASCII bytes, checked as UTF-8
+/// once in [`TraceWriter::finish`]).
 #[derive(Debug, Clone)]
 pub struct TraceWriter {
-    csv: String,
+    csv: Vec<u8>,
 }
 
 impl Default for TraceWriter {
@@ -57,25 +56,76 @@ impl Default for TraceWriter {
 impl TraceWriter {
     /// A trace holding only the header line.
     pub fn new() -> Self {
-        let mut csv = String::with_capacity(TRACE_HEADER.len() + 1);
-        csv.push_str(TRACE_HEADER);
-        csv.push('\n');
+        let mut csv = Vec::with_capacity(TRACE_HEADER.len() + 1);
+        csv.extend_from_slice(TRACE_HEADER.as_bytes());
+        csv.push(b'\n');
         Self { csv }
     }
 
-    /// Appends one row (`t_s` with 3 decimals, the other columns with 5).
+    /// Appends one row (`t_s` with 3 decimals, the other columns with 5):
+    /// the text of `format!("{:.3},{:.5},...")`, written by [`push_fixed`].
     pub fn push(&mut self, r: &TraceRow) {
-        let _ = writeln!(
-            self.csv,
-            "{:.3},{:.5},{:.5},{:.5},{:.5},{:.5}",
-            r.t_s, r.true_x_m, r.true_y_m, r.true_yaw_rad, r.odom_x_m, r.odom_y_m
-        );
+        push_fixed(&mut self.csv, r.t_s, 3);
+        for v in [r.true_x_m, r.true_y_m, r.true_yaw_rad, r.odom_x_m, r.odom_y_m] {
+            self.csv.push(b',');
+            push_fixed(&mut self.csv, v, 5);
+        }
+        self.csv.push(b'\n');
     }
 
     /// The file's text.
     pub fn finish(self) -> String {
-        self.csv
+        String::from_utf8(self.csv).expect("the trace is ASCII")
     }
+}
+
+/// Appends `x` with `decimals` (<= 9) digits after the point: the same text
+/// as `format!("{x:.decimals$}")` (correctly rounded decimal of the binary
+/// value, `-` on every negative value including `-0`), by integer arithmetic
+/// when `|x| * 10^decimals < 2^33` and the scaled value is not within 1e-3
+/// of a rounding tie (where the product's rounding error, below 2e-6 in that
+/// range, cannot flip the result); otherwise by `format!`.
+fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
+    use std::io::Write as _;
+    debug_assert!(decimals <= 9);
+    let scaled = x.abs() * 10u64.pow(decimals) as f64;
+    if scaled.is_nan() || scaled >= (1u64 << 33) as f64 {
+        let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+        return;
+    }
+    let whole = scaled as u64; // truncation = floor for scaled >= 0
+    let frac = scaled - whole as f64;
+    if (frac - 0.5).abs() < 1e-3 {
+        let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
+        return;
+    }
+    let mut n = whole + u64::from(frac > 0.5);
+    // Digits from the right: `decimals` fraction digits, the point, then at
+    // least one integer digit.
+    let mut buf = [0u8; 32];
+    let mut i = buf.len();
+    for _ in 0..decimals {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    if decimals > 0 {
+        i -= 1;
+        buf[i] = b'.';
+    }
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if x.is_sign_negative() {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// Parses a trace file's text. Columns are found by their header name, so
@@ -234,5 +284,61 @@ mod tests {
         let e = parse_trace("t_s,true_x_m\n0,1\n").unwrap_err();
         assert_eq!(e, "header has no column 'true_y_m'");
         assert_eq!(parse_trace("").unwrap_err(), "empty file");
+    }
+}
+
+#[cfg(test)]
+mod push_fixed_tests {
+    use super::push_fixed;
+    use rand::{RngExt, SeedableRng};
+
+    fn check(x: f64, d: u32) {
+        let mut s = Vec::new();
+        push_fixed(&mut s, x, d);
+        let s = String::from_utf8(s).unwrap();
+        assert_eq!(
+            s,
+            format!("{x:.p$}", p = d as usize),
+            "x = {x:e}, {d} decimals"
+        );
+    }
+
+    #[test]
+    fn fixed_point_text_is_that_of_format() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.5,
+            0.0005,
+            0.00015,
+            1e-9,
+            -1e-9,
+            123.456785,
+            599.995,
+            1e9,
+            -3e12,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+        ] {
+            check(x, 3);
+            check(x, 5);
+        }
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..200_000 {
+            let x: f64 = r.random_range(-700.0..700.0);
+            check(x, 3);
+            check(x, 5);
+            // Values on and next to a 5th/3rd-decimal tie.
+            let t = (x * 1e5).round() / 1e5 + 0.5e-5;
+            check(t, 5);
+            check(f64::from_bits(t.to_bits() + 1), 5);
+            let t = (x * 1e3).round() / 1e3 + 0.5e-3;
+            check(t, 3);
+        }
     }
 }

@@ -1,0 +1,100 @@
+//! The controller seat of the in-process run: whatever sits between the
+//! (faulted) sensor channels and the plant's velocity command.
+//!
+//! The run loop only sees [`Controller`]: it delivers each released message
+//! with its channel name, asks for a command every control period, and reads
+//! the self-report at the end. The navigator under test
+//! ([`crate::navigator::Navigator`]) and the positive canary ([`OpenLoop`])
+//! are two implementations; another stack plugs in the same way.
+
+use std::time::Duration;
+
+use breakbench_oracle::SelfReport;
+use kraken_faults::{MsgKind, SensorMsg};
+
+use crate::navigator::CmdVel;
+
+/// A controller driven by the run loop.
+pub trait Controller {
+    /// The channels it consumes, `(name, message type)`, in the order the
+    /// run delivers their released messages at each step.
+    fn inputs(&self) -> &[(&'static str, MsgKind)];
+    /// Takes one message released on `channel`.
+    fn on_message(&mut self, channel: &str, msg: &SensorMsg);
+    /// One control step at sim time `now`: the command to send.
+    fn tick(&mut self, now: Duration) -> CmdVel;
+    /// Its self-report and when it made it (`None`: it never reported).
+    fn self_report(&self) -> Option<(SelfReport, Duration)>;
+    /// Its latest odometry pose `[x m, y m, yaw rad]` in `odom`, for the trace.
+    fn odom_pose(&self) -> Option<[f64; 3]>;
+}
+
+/// The positive canary: drives straight at `linear_m_s` for `duration_s`
+/// of sim time, then stops, whatever its sensors say (open loop). It keeps
+/// the latest odometry pose for the trace only, and never self-reports (the
+/// harness must catch its violation on its own).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenLoop {
+    linear_m_s: f64,
+    duration_s: f64,
+    pose: Option<[f64; 3]>,
+}
+
+/// What [`OpenLoop`] reads: its odometry (trace only).
+const OPEN_LOOP_INPUTS: [(&str, MsgKind); 1] = [("odom", MsgKind::Odometry)];
+
+impl OpenLoop {
+    /// Straight ahead at `linear_m_s` (m/s) for `duration_s` (s).
+    pub fn new(linear_m_s: f64, duration_s: f64) -> Self {
+        Self {
+            linear_m_s,
+            duration_s,
+            pose: None,
+        }
+    }
+}
+
+impl Controller for OpenLoop {
+    fn inputs(&self) -> &[(&'static str, MsgKind)] {
+        &OPEN_LOOP_INPUTS
+    }
+    fn on_message(&mut self, _channel: &str, msg: &SensorMsg) {
+        if let SensorMsg::Odometry(o) = msg {
+            let p = &o.pose.pose;
+            self.pose = Some([p.position.x, p.position.y, p.orientation.yaw()]);
+        }
+    }
+    fn tick(&mut self, now: Duration) -> CmdVel {
+        if now.as_secs_f64() < self.duration_s {
+            CmdVel {
+                linear_m_s: self.linear_m_s,
+                angular_rad_s: 0.0,
+            }
+        } else {
+            CmdVel::default()
+        }
+    }
+    fn self_report(&self) -> Option<(SelfReport, Duration)> {
+        None
+    }
+    fn odom_pose(&self) -> Option<[f64; 3]> {
+        self.pose
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_loop_drives_for_its_duration_then_stops() {
+        let mut c = OpenLoop::new(0.3, 2.0);
+        assert_eq!(c.tick(Duration::from_millis(1999)).linear_m_s, 0.3);
+        assert_eq!(c.tick(Duration::from_secs(2)), CmdVel::default());
+        assert_eq!(c.self_report(), None);
+        let mut o = kraken_interfaces::ros::Odometry::default();
+        o.pose.pose.position.x = 1.5;
+        c.on_message("odom", &SensorMsg::Odometry(o));
+        assert_eq!(c.odom_pose(), Some([1.5, 0.0, 0.0]));
+    }
+}
