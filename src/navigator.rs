@@ -16,11 +16,11 @@
 use std::path::Path;
 use std::time::Duration;
 
-use breakbench_oracle::range::{check_ranges, Range};
-use breakbench_oracle::SelfReport;
+use breakbench_world::range::{check_ranges, Range};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
+use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
 /// The declared range of every numeric field of a navigator file (see the

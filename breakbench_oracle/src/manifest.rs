@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::{SelfReport, Verdict};
+use crate::Verdict;
+use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
 /// Manifest schema identifier; bump on incompatible change.

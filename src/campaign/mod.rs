@@ -16,6 +16,7 @@ pub mod report;
 pub mod run;
 pub mod runner;
 pub mod scenario;
+pub mod stats;
 pub mod summary;
 pub mod trace;
 

@@ -4,10 +4,12 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
+use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::Plant;
+use breakbench_world::World;
 use kraken_faults::{Channel, FaultRng, Injector, SensorMsg};
 use kraken_interfaces::FaultSpec;
+use kraken_interfaces::SelfReport;
 use rand::SeedableRng;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};

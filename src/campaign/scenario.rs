@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use breakbench_oracle::range::{check_ranges, Range};
-use breakbench_oracle::World;
 use breakbench_sim_bridge::PlantConfig;
+use breakbench_world::range::{check_ranges, Range};
+use breakbench_world::World;
 use kraken_faults::{build_stage, MsgKind};
 use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};

@@ -29,14 +29,13 @@ use anyhow::{bail, ensure, Context, Result};
 use breakbench_oracle::manifest::{
     FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
-use breakbench_oracle::{
-    isolation_check, Monitor, PoseSample, RunEvidence, SelfReport, VerdictLine, World,
-};
+use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, VerdictLine};
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
+use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Odometry, StringMsg, Time};
-use kraken_interfaces::{mode_name, FaultSpec, FaultStatus};
+use kraken_interfaces::{mode_name, FaultSpec, FaultStatus, SelfReport};
 
 const NODE_NAME: &str = "oracle";
 
