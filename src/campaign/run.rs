@@ -16,7 +16,7 @@ use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, Run
 use super::scenario::{fault_spec, Scenario, HARNESS_CHANNELS};
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
-use crate::navigator::{CmdVel, Navigator};
+use breakbench_navigator::{CmdVel, Navigator};
 
 /// ChaCha stream of the fault stages' generator (the plant uses its own streams).
 const FAULT_RNG_STREAM: u64 = 0xFA17;

@@ -30,7 +30,7 @@ pub const SCENARIO_RANGES: &[Range] = &[
 ];
 
 use super::CampaignError;
-use crate::navigator::NavigatorConfig;
+use breakbench_navigator::NavigatorConfig;
 
 /// The channels the in-process harness puts fault stages on, between the
 /// plant's sensors and the navigator.

@@ -313,7 +313,7 @@ mod tests {
     fn cfg() -> NavigatorConfig {
         NavigatorConfig::load(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         )))
         .unwrap()
     }
@@ -418,7 +418,7 @@ mod tests {
         let p = d.path().join("nav.yaml");
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         ))
         .unwrap();
         std::fs::write(
@@ -439,7 +439,7 @@ mod tests {
     fn values_outside_their_declared_range_name_line_and_field() {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         ))
         .unwrap();
         NavigatorConfig::parse(&text, "nav.yaml").unwrap();
