@@ -60,7 +60,10 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
 
 /// Every package `root` depends on, directly or transitively.
 fn closure(g: &BTreeMap<String, BTreeSet<String>>, root: &str) -> BTreeSet<String> {
-    assert!(g.contains_key(root), "{root} is not in cargo metadata's graph");
+    assert!(
+        g.contains_key(root),
+        "{root} is not in cargo metadata's graph"
+    );
     let mut seen = BTreeSet::new();
     let mut todo = vec![root.to_string()];
     while let Some(p) = todo.pop() {

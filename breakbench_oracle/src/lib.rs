@@ -15,7 +15,6 @@
 
 pub mod error;
 pub mod isolation;
-pub mod manifest;
 pub mod pose;
 pub mod verdict;
 pub mod verdict_line;

@@ -10,7 +10,6 @@ use kraken_faults::{build_stage, MsgKind};
 use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The declared range of every numeric field of a scenario file (see the
 /// field docs). Axis offsets and values are in the unit of the FaultSpec
@@ -129,7 +128,8 @@ pub struct Scenario {
     pub world: World,
     pub plant: PlantConfig,
     pub navigator: NavigatorConfig,
-    /// sha256 over the scenario file and every file it refers to (hex).
+    /// The scenario hash ([`breakbench_records::scenario_hash`]) of the
+    /// scenario file, then the world, robot and navigator files it names.
     pub hash: String,
 }
 
@@ -363,13 +363,7 @@ impl Scenario {
             .located(&text)
             .into());
         }
-        let mut h = Sha256::new();
-        for f in [path, &world_path, &robot_path, &nav_path] {
-            let bytes = std::fs::read(f).map_err(|e| CampaignError::io(f, e))?;
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
-        }
-        let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
             path: path.to_path_buf(),
