@@ -27,8 +27,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use breakbench::campaign::manifest::{Manifest, RunKind};
+use breakbench::campaign::plan::plan;
 use breakbench::campaign::run::execute;
-use breakbench::campaign::runner::{plan, provenance};
+use breakbench::campaign::runner::provenance;
 use breakbench::campaign::Scenario;
 
 fn root() -> PathBuf {

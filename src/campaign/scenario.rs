@@ -293,7 +293,7 @@ impl ScenarioFile {
                     return err(&field, format!("duplicate value {v}"));
                 }
                 seen.push(*v);
-                let text = super::runner::fmt_value(*v);
+                let text = super::plan::fmt_value(*v);
                 if text.len() > MAX_VALUE_CHARS {
                     return err(
                         &field,
