@@ -4,21 +4,7 @@
 
 use std::path::Path;
 
-use breakbench_records::RecordsError;
-
 use super::CampaignError;
-
-impl From<RecordsError> for CampaignError {
-    fn from(e: RecordsError) -> Self {
-        match e {
-            RecordsError::Io { path, source } => CampaignError::io(path, source),
-            RecordsError::Json { path, source } => CampaignError::Json {
-                path: path.display().to_string(),
-                source,
-            },
-        }
-    }
-}
 
 /// Writes `bytes` to `path` atomically (temporary file + fsync + rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CampaignError> {
