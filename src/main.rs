@@ -201,7 +201,7 @@ fn real_main() -> Result<ExitCode> {
                 .check(&Estimate::of(&s))
                 .with_context(|| format!("bench {}", scenario.display()))?;
             let prov = breakbench::campaign::runner::provenance();
-            let plan = breakbench::campaign::runner::plan(&s);
+            let plan = breakbench::campaign::plan::plan(&s);
             let mut rtfs = Vec::new();
             let (mut sim, mut wall) = (0.0, 0.0);
             for spec in plan.iter().cycle().take(runs) {

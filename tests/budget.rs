@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use breakbench::campaign::runner::{plan, run_campaign, CampaignOptions};
+use breakbench::campaign::plan::plan;
+use breakbench::campaign::runner::{run_campaign, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
 
 fn root() -> &'static Path {

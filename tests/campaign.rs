@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use breakbench::campaign::manifest::RunKind;
-use breakbench::campaign::runner::{
-    analyze, load_campaign, plan, run_campaign, CampaignOptions, CampaignResult,
-};
+use breakbench::campaign::plan::plan;
+use breakbench::campaign::runner::{analyze, run_campaign, CampaignOptions, CampaignResult};
+use breakbench::campaign::store::load_campaign;
 use breakbench::campaign::{Scenario, Summary};
 
 fn small() -> Scenario {

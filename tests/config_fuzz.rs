@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use breakbench::campaign::{Budget, Estimate, Scenario};
-use breakbench::navigator::Navigator;
+use breakbench_navigator::Navigator;
 use breakbench_sim_bridge::Plant;
 use proptest::prelude::*;
 

@@ -27,8 +27,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use breakbench::campaign::manifest::{Manifest, RunKind};
+use breakbench::campaign::plan::plan;
 use breakbench::campaign::run::execute;
-use breakbench::campaign::runner::{plan, provenance};
+use breakbench::campaign::runner::provenance;
 use breakbench::campaign::Scenario;
 
 fn root() -> PathBuf {
@@ -220,7 +221,7 @@ fn e2e_nominal_cell_over_dds_matches_in_process() {
     );
     let g = graph_manifest(dir.path(), "graph_nominal");
     assert!(!g.verdict.safety_violation() && !g.verdict.mission_failure());
-    assert_eq!(g.self_report, breakbench_oracle::SelfReport::Success);
+    assert_eq!(g.self_report, kraken_interfaces::SelfReport::Success);
     assert_eq!(g.kind, RunKind::Nominal);
     assert!(g.faults.is_empty());
     compare(&g, &campaign);
@@ -247,7 +248,7 @@ fn e2e_odom_bias_0_2_over_dds_matches_in_process() {
     assert!(!g.verdict.safety_violation());
     assert_eq!(
         g.self_report,
-        breakbench_oracle::SelfReport::Success,
+        kraken_interfaces::SelfReport::Success,
         "the navigator believes it arrived"
     );
     // The fault as the injector reported it on /fault_injector/status.

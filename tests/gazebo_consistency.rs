@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 
-use breakbench_oracle::World;
 use breakbench_sim_bridge::PlantConfig;
+use breakbench_world::World;
 use serde::Deserialize;
 
 const EPS: f64 = 1e-9;

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench::campaign::manifest::IsolationRecord;
-use breakbench::campaign::runner::{
-    analyze, harness_failures, load_campaign, plan, run_campaign, CampaignOptions,
-};
+use breakbench::campaign::plan::plan;
+use breakbench::campaign::runner::{analyze, harness_failures, run_campaign, CampaignOptions};
+use breakbench::campaign::store::load_campaign;
 use breakbench::campaign::Scenario;
 
 /// The small study with `edit` applied, absolute config paths, written to `dir/name`.

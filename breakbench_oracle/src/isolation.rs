@@ -11,25 +11,13 @@
 //! same entry with the self-report as recorded, forced to success and forced
 //! to failure, and passes only if the three verdicts are identical.
 
+use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
 use crate::error::OracleError;
 use crate::pose::PoseSample;
 use crate::verdict::{judge, Verdict};
-use crate::world::World;
-
-/// What the navigator said about its own run. Stored beside the verdict and
-/// compared with it (confusion matrices); never an input to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SelfReport {
-    /// The navigator reported reaching the goal.
-    Success,
-    /// The navigator reported giving up or failing.
-    Failure,
-    /// The navigator reported nothing (crashed, timed out, never asked).
-    None,
-}
+use breakbench_world::World;
 
 /// Everything recorded about one run that the oracle may be shown: the
 /// ground-truth pose stream and the robot's self-report.
@@ -214,17 +202,6 @@ start: {x_m: 1.0, y_m: 0.0, yaw_rad: 0.0}
             isolation_check(&world(), &[], SelfReport::Success),
             Err(OracleError::EmptyStream)
         );
-    }
-
-    #[test]
-    fn self_report_serializes_lowercase() {
-        let s =
-            serde_json::to_string(&[SelfReport::Success, SelfReport::Failure, SelfReport::None])
-                .unwrap();
-        assert_eq!(s, r#"["success","failure","none"]"#);
-        let back: SelfReport = serde_json::from_str(r#""failure""#).unwrap();
-        assert_eq!(back, SelfReport::Failure);
-        assert!(serde_json::from_str::<SelfReport>(r#""Success""#).is_err());
     }
 
     #[test]

@@ -38,9 +38,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OracleError;
-use crate::geometry::{BoxShape, RegionShape};
 use crate::pose::PoseSample;
-use crate::world::{GoalRegion, World};
+use breakbench_world::geometry::{BoxShape, RegionShape};
+use breakbench_world::world::{GoalRegion, World};
 
 /// `value` of `obstacle_clearance` when the world has no obstacle (the
 /// largest finite `f64`, so that the verdict stays valid JSON).

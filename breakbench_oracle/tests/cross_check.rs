@@ -9,7 +9,8 @@
 
 use std::path::PathBuf;
 
-use breakbench_oracle::{judge, PoseSample, World};
+use breakbench_oracle::{judge, PoseSample};
+use breakbench_world::World;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

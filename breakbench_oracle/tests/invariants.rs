@@ -8,7 +8,8 @@
 use std::path::PathBuf;
 
 use breakbench_oracle::verdict::{GOAL_NEVER_ENTERED, NO_OBSTACLE_CLEARANCE_M};
-use breakbench_oracle::{judge, Monitor, OracleError, PoseSample, Verdict, World};
+use breakbench_oracle::{judge, Monitor, OracleError, PoseSample, Verdict};
+use breakbench_world::World;
 
 /// Region [0, 12] x [-1, 1]; box [6, 6.5] x [-1, 0]; footprint radius 0.25;
 /// clearance threshold 0.125; goal disc centre (11, 0) radius 0.25; timeout 60 s.

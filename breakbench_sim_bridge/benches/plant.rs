@@ -10,8 +10,8 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use breakbench_oracle::World;
 use breakbench_sim_bridge::{Plant, PlantConfig};
+use breakbench_world::World;
 use criterion::{criterion_group, Criterion};
 
 fn inputs() -> (World, PlantConfig) {

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use breakbench_oracle::range::{check_ranges, Range};
+use breakbench_world::range::{check_ranges, Range};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};

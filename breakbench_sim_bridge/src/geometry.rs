@@ -9,7 +9,7 @@
 //! linear scan beats a BVH. The ray caster is cross-checked against
 //! parry2d's `Segment::cast_local_ray` in the tests.
 
-use breakbench_oracle::World;
+use breakbench_world::World;
 
 /// A segment `a + u * e`, `u` in `[0, 1]`, with the index of its owner in
 /// [`WorldGeometry::labels`].

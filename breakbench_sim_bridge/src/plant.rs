@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use breakbench_oracle::world::Pose2;
-use breakbench_oracle::World;
+use breakbench_world::world::Pose2;
+use breakbench_world::World;
 use kraken_interfaces::ros::{
     Header, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time, Twist,
     TwistWithCovariance, Vector3,

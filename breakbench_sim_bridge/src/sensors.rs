@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use breakbench_oracle::world::Pose2;
+use breakbench_world::world::Pose2;
 use geographiclib_rs::{DirectGeodesic, Geodesic};
 use kraken_interfaces::ros::{Header, Imu, NavSatFix, NavSatStatus, Quaternion, Time, Vector3};
 use rand::Rng;

@@ -5,9 +5,9 @@ use std::f64::consts::{FRAC_PI_2, PI};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use breakbench_oracle::world::Pose2;
-use breakbench_oracle::World;
 use breakbench_sim_bridge::{Lidar, Plant, PlantConfig, PlantOutputs, SimError};
+use breakbench_world::world::Pose2;
+use breakbench_world::World;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -8,12 +8,15 @@
 //! * [`kraken`]: the types generated from this package's own `msg/` and `srv/`
 //!   files, which are the source of truth (a test parses them and checks these
 //!   types field by field).
+//! * [`self_report`]: [`SelfReport`], the controller's own account of its run.
 //!
 //! Units follow REP-103 (SI: metres, seconds, radians) and frames REP-105.
 
 pub mod config;
 pub mod kraken;
 pub mod ros;
+pub mod self_report;
 
 pub use config::ConfigError;
 pub use kraken::*;
+pub use self_report::SelfReport;

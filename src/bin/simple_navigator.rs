@@ -1,5 +1,5 @@
 //! `simple_navigator`: the campaign's controller under test
-//! ([`breakbench::navigator::Navigator`], unchanged) as a ROS 2 node.
+//! ([`breakbench_navigator::Navigator`], unchanged) as a ROS 2 node.
 //!
 //! Subscribes `/odom` (nav_msgs/Odometry) and `/scan` (sensor_msgs/LaserScan),
 //! publishes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
@@ -37,15 +37,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use breakbench::campaign::run::goal_in_odom;
-use breakbench::navigator::{Navigator, NavigatorConfig};
-use breakbench_oracle::{SelfReport, World};
+use breakbench_navigator::{Navigator, NavigatorConfig};
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::ros2_client::Publisher;
 use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, SimClock};
+use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{
     Clock, Header, LaserScan, Odometry, StringMsg, Twist, TwistStamped, Vector3,
 };
+use kraken_interfaces::SelfReport;
 
 const NODE_NAME: &str = "simple_navigator";
 

@@ -1,5 +1,6 @@
 //! The error type of the campaign engine.
 
+use breakbench_records::RecordsError;
 use kraken_interfaces::ConfigError;
 
 /// Errors of the campaign engine.
@@ -94,5 +95,19 @@ impl From<kraken_faults::FaultError> for CampaignError {
 impl From<breakbench_sim_bridge::SimError> for CampaignError {
     fn from(e: breakbench_sim_bridge::SimError) -> Self {
         Self::Sim(Box::new(e))
+    }
+}
+
+/// A records error (write, hash) as the campaign's: I/O and JSON errors keep
+/// their path and cause.
+impl From<RecordsError> for CampaignError {
+    fn from(e: RecordsError) -> Self {
+        match e {
+            RecordsError::Io { path, source } => CampaignError::io(path, source),
+            RecordsError::Json { path, source } => CampaignError::Json {
+                path: path.display().to_string(),
+                source,
+            },
+        }
     }
 }

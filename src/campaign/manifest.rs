@@ -1,4 +1,13 @@
-//! The per-run manifest. The type lives in `breakbench_oracle::manifest`, so
-//! that the in-process campaign and the live `oracle` node write the same format.
+//! The per-run manifest. The record types live in `breakbench_records`, so
+//! that the in-process campaign and the live `oracle` node write the same
+//! format through the same writer; here the manifest holds the oracle's
+//! [`Verdict`].
 
-pub use breakbench_oracle::manifest::*;
+use breakbench_oracle::Verdict;
+
+pub use breakbench_records::manifest::{
+    ContactRecord, FaultRecord, IsolationRecord, Provenance, RunKind, MANIFEST_SCHEMA,
+};
+
+/// One run's manifest, with the oracle's verdict.
+pub type Manifest = breakbench_records::Manifest<Verdict>;

@@ -12,10 +12,13 @@ pub mod consumers;
 pub mod error;
 pub mod manifest;
 pub mod outputs;
+pub mod plan;
 pub mod report;
 pub mod run;
 pub mod runner;
 pub mod scenario;
+pub mod stats;
+pub mod store;
 pub mod summary;
 pub mod trace;
 

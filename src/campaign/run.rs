@@ -4,20 +4,22 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use breakbench_oracle::{isolation_check, PoseSample, RunEvidence, SelfReport, World};
+use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::Plant;
+use breakbench_world::World;
 use kraken_faults::{
     channel_rng, Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe,
     SensorMsg,
 };
 use kraken_interfaces::FaultSpec;
+use kraken_interfaces::SelfReport;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
 use super::scenario::{fault_spec, Axis, Scenario};
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
-use crate::controller::{Controller, OpenLoop};
-use crate::navigator::Navigator;
+use breakbench_navigator::controller::{Controller, OpenLoop};
+use breakbench_navigator::Navigator;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,4 +1,5 @@
-//! Runs a whole campaign: plan, resume, execute in parallel, write results.
+//! Runs a whole campaign: the plan ([`super::plan`]), resume from the store
+//! ([`super::store`]), execute in parallel, write results.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -6,27 +7,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use breakbench_records::sha256_hex;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::atomic::{write_atomic, write_json_atomic};
-use super::manifest::{Manifest, Provenance, RunKind, MANIFEST_SCHEMA};
-use super::run::{execute, RunSpec};
+use super::manifest::{Manifest, Provenance, RunKind};
+use super::plan::plan;
+use super::run::execute;
 use super::scenario::{Scenario, ScenarioFile};
+use super::store::{
+    load_campaign, lock_dir, manifest_path, read_campaign_file, read_manifest,
+    remove_stale_temporaries, reuse_problem, CampaignFile,
+};
 use super::summary::Summary;
 use super::CampaignError;
-
-/// `<out>/campaign.json`: the scenario a campaign directory belongs to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CampaignFile {
-    pub schema: String,
-    pub scenario_path: String,
-    pub scenario_hash: String,
-    pub scenario: ScenarioFile,
-    /// Every planned run id, in plan order.
-    pub runs: Vec<String>,
-}
 
 /// `<out>/timing.json`: wall-clock figures, kept out of summary.json.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,259 +144,6 @@ pub fn provenance() -> Provenance {
         git_dirty: env!("BREAKBENCH_GIT_DIRTY") == "true",
         crate_versions,
     }
-}
-
-/// Derives a run seed from the master seed and a label (first 8 bytes of
-/// sha256(master ‖ label), little-endian).
-pub fn derive_seed(master: u64, label: &str) -> u64 {
-    let mut h = Sha256::new();
-    h.update(master.to_le_bytes());
-    h.update(label.as_bytes());
-    let d = h.finalize();
-    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
-}
-
-pub(crate) fn fmt_value(v: f64) -> String {
-    format!("{v}")
-}
-
-/// The run id of nominal run `i` of `runs`: `nominal_` and the index padded
-/// to at least 3 digits and to the width of `runs - 1`, so that the ids sort
-/// in index order (the spread-convergence criterion reads the nominal runs in
-/// run-id order: its "first n - window" are the lowest indices).
-pub fn nominal_run_id(i: usize, runs: usize) -> String {
-    let width = runs.saturating_sub(1).to_string().len().max(3);
-    format!("nominal_{i:0width$}")
-}
-
-/// Every run of the scenario, in plan order: the grid (repeat r of every cell
-/// shares seed `derive_seed(seed, "repeat-r")`, so cells are compared on common
-/// random numbers), the nominal set, then the canary.
-pub fn plan(s: &Scenario) -> Vec<RunSpec> {
-    plan_file(&s.file)
-}
-
-/// [`plan`] from the scenario file alone (as campaign.json stores it): the
-/// plan depends on nothing else.
-pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
-    let mut runs = Vec::new();
-    for cell in s.cells() {
-        let key: Vec<String> = s
-            .axes
-            .iter()
-            .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
-            .collect();
-        for r in 0..s.repeats {
-            runs.push(RunSpec {
-                run_id: format!("grid_{}_r{r}", key.join("_")),
-                kind: RunKind::Grid,
-                seed: derive_seed(s.seed, &format!("repeat-{r}")),
-                cell: cell.clone(),
-            });
-        }
-    }
-    let zero: BTreeMap<String, f64> = s.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
-    for i in 0..s.nominal.runs {
-        runs.push(RunSpec {
-            run_id: nominal_run_id(i, s.nominal.runs),
-            kind: RunKind::Nominal,
-            seed: derive_seed(s.seed, &format!("nominal-{i}")),
-            cell: zero.clone(),
-        });
-    }
-    if s.canary.is_some() {
-        runs.push(RunSpec {
-            run_id: "canary_000".into(),
-            kind: RunKind::Canary,
-            seed: derive_seed(s.seed, "canary-0"),
-            cell: BTreeMap::new(),
-        });
-    }
-    runs
-}
-
-fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
-    out.join("manifests").join(format!("{run_id}.json"))
-}
-
-/// Reads a manifest; `Ok(None)` if the file does not exist.
-pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
-    match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| CampaignError::Json {
-                path: path.display().to_string(),
-                source: e,
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CampaignError::io(path, e)),
-    }
-}
-
-/// Why the manifest `m` filed under the planned run `r` does not belong to
-/// it, or `None` if it does: it must hold this run (id, kind, seed, cell) of
-/// this scenario (hash). The one ownership check of resume
-/// ([`run_campaign`] reruns such a run) and of `analyze` ([`load_campaign`]
-/// refuses the directory).
-pub fn ownership_problem(m: &Manifest, r: &RunSpec, scenario_hash: &str) -> Option<String> {
-    if m.run_id != r.run_id {
-        return Some(format!("holds run '{}', not '{}'", m.run_id, r.run_id));
-    }
-    if m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
-        return Some(format!(
-            "holds another run than planned ({:?}, seed {}, cell {:?}; planned {:?}, seed {}, cell {:?})",
-            m.kind, m.seed, m.cell, r.kind, r.seed, r.cell
-        ));
-    }
-    if m.scenario_hash != scenario_hash {
-        return Some(format!(
-            "made for another scenario (hash {}, this campaign: {})",
-            m.scenario_hash.chars().take(12).collect::<String>(),
-            scenario_hash.chars().take(12).collect::<String>()
-        ));
-    }
-    None
-}
-
-/// Why the manifest `m` found for the planned run `r` cannot be reused, or
-/// `None` if the run is complete: it must be this run (id, kind, seed, cell),
-/// of this scenario (hash), schema and build (provenance), with its trace as
-/// the manifest hashed it.
-fn reuse_problem(
-    out: &Path,
-    m: &Manifest,
-    r: &RunSpec,
-    scenario_hash: &str,
-    prov: &Provenance,
-) -> Option<String> {
-    if let Some(p) = ownership_problem(m, r, scenario_hash) {
-        return Some(p);
-    }
-    if m.schema != MANIFEST_SCHEMA {
-        return Some(format!(
-            "manifest schema {} (this build: {MANIFEST_SCHEMA})",
-            m.schema
-        ));
-    }
-    if m.provenance != *prov {
-        return Some(format!(
-            "manifest made by another build (this one: {} {})",
-            prov.git_commit,
-            if prov.git_dirty { "dirty" } else { "clean" }
-        ));
-    }
-    check_trace(out, m)
-        .err()
-        .map(|e| format!("trace does not match its manifest ({e})"))
-}
-
-/// Checks that the run's trace file exists and has the sha256 its manifest
-/// recorded (`trace_sha256`; runs without a trace have an empty one).
-fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
-    if m.trace_file.is_empty() && m.trace_sha256.is_empty() {
-        return Ok(());
-    }
-    let path = out.join(&m.trace_file);
-    match std::fs::read(&path) {
-        Ok(bytes) if sha256_hex(&bytes) == m.trace_sha256 => Ok(()),
-        Ok(_) => Err(format!("{} has another sha256", path.display())),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
-}
-
-/// Loads the campaign directory's campaign.json and all its planned manifests
-/// (missing ones are skipped).
-///
-/// The plan is recomputed from the scenario campaign.json stores, and every
-/// manifest must pass [`ownership_problem`] against it (the check resume
-/// applies).
-///
-/// # Errors
-/// [`CampaignError::ForeignManifest`] naming the first manifest that holds
-/// another run or another scenario's run, or a campaign.json whose run list
-/// is not its scenario's plan; I/O and JSON errors with their path.
-pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
-    let cf = read_campaign_file(out)?;
-    let planned = plan_file(&cf.scenario);
-    if planned.len() != cf.runs.len() || planned.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id)
-    {
-        return Err(CampaignError::ForeignManifest {
-            path: out.join("campaign.json").display().to_string(),
-            problem: format!(
-                "its run list ({} runs) is not the plan of the scenario it stores ({} runs)",
-                cf.runs.len(),
-                planned.len()
-            ),
-        });
-    }
-    let mut ms = Vec::new();
-    for r in &planned {
-        let path = manifest_path(out, &r.run_id);
-        if let Some(m) = read_manifest(&path)? {
-            if let Some(problem) = ownership_problem(&m, r, &cf.scenario_hash) {
-                return Err(CampaignError::ForeignManifest {
-                    path: path.display().to_string(),
-                    problem,
-                });
-            }
-            ms.push(m);
-        }
-    }
-    Ok((cf, ms))
-}
-
-/// Reads `<out>/campaign.json`.
-pub fn read_campaign_file(out: &Path) -> Result<CampaignFile, CampaignError> {
-    let cpath = out.join("campaign.json");
-    let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
-    let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
-        path: cpath.display().to_string(),
-        source: e,
-    })?;
-    Ok(cf)
-}
-
-/// Takes an exclusive lock on `<out>/.lock` for the campaign's lifetime, so
-/// two campaigns cannot write the same directory at once. The lock is
-/// released by the OS when the process ends, even on SIGKILL.
-fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
-    let p = out.join(".lock");
-    let f = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&p)
-        .map_err(|e| CampaignError::io(&p, e))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(CampaignError::Locked {
-            dir: out.display().to_string(),
-            lock: p.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(CampaignError::io(&p, e)),
-    }
-}
-
-/// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
-fn remove_stale_temporaries(out: &Path) {
-    for sub in ["", "manifests", "traces"] {
-        let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let n = e.file_name().to_string_lossy().into_owned();
-            if n.starts_with('.') && n.contains(".tmp.") {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// Runs (or resumes) the campaign of `scenario` into `opts.out`.
@@ -586,21 +328,4 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
         &cf.scenario_hash,
         &manifests,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::nominal_run_id;
-
-    #[test]
-    fn nominal_run_ids_sort_in_index_order() {
-        assert_eq!(nominal_run_id(7, 25), "nominal_007");
-        assert_eq!(nominal_run_id(999, 1000), "nominal_999");
-        assert_eq!(nominal_run_id(999, 1001), "nominal_0999");
-        assert_eq!(nominal_run_id(1000, 1001), "nominal_1000");
-        let ids: Vec<String> = (0..1001).map(|i| nominal_run_id(i, 1001)).collect();
-        let mut sorted = ids.clone();
-        sorted.sort();
-        assert_eq!(ids, sorted);
-    }
 }

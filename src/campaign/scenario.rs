@@ -3,14 +3,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use breakbench_oracle::range::{check_ranges, Range};
-use breakbench_oracle::World;
 use breakbench_sim_bridge::PlantConfig;
+use breakbench_world::range::{check_ranges, Range};
+use breakbench_world::World;
 use kraken_faults::{build_stage, MsgKind};
 use kraken_interfaces::config::load_yaml_checked;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The declared range of every numeric field of a scenario file (see the
 /// field docs). Axis offsets and values are in the unit of the FaultSpec
@@ -30,7 +29,7 @@ pub const SCENARIO_RANGES: &[Range] = &[
 ];
 
 use super::CampaignError;
-use crate::navigator::NavigatorConfig;
+use breakbench_navigator::NavigatorConfig;
 
 /// The channels the in-process harness puts fault stages on: the plant
 /// sensors wired to the navigator's inputs (see [`crate::navigator::NAVIGATOR_INPUTS`]).
@@ -128,7 +127,8 @@ pub struct Scenario {
     pub world: World,
     pub plant: PlantConfig,
     pub navigator: NavigatorConfig,
-    /// sha256 over the scenario file and every file it refers to (hex).
+    /// The scenario hash ([`breakbench_records::scenario_hash`]) of the
+    /// scenario file, then the world, robot and navigator files it names.
     pub hash: String,
 }
 
@@ -297,7 +297,7 @@ impl ScenarioFile {
                     return err(&field, format!("duplicate value {v}"));
                 }
                 seen.push(*v);
-                let text = super::runner::fmt_value(*v);
+                let text = super::plan::fmt_value(*v);
                 if text.len() > MAX_VALUE_CHARS {
                     return err(
                         &field,
@@ -367,13 +367,7 @@ impl Scenario {
             .located(&text)
             .into());
         }
-        let mut h = Sha256::new();
-        for f in [path, &world_path, &robot_path, &nav_path] {
-            let bytes = std::fs::read(f).map_err(|e| CampaignError::io(f, e))?;
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
-        }
-        let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
             path: path.to_path_buf(),

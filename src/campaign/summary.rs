@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use breakbench_oracle::stats::{wilson, Confusion};
+use crate::campaign::stats::{wilson, Confusion};
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Manifest, RunKind};

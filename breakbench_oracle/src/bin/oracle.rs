@@ -20,23 +20,23 @@
 //! Parameters: see the crate README ("Node").
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use breakbench_oracle::manifest::{
-    FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
-};
-use breakbench_oracle::{
-    isolation_check, Monitor, PoseSample, RunEvidence, SelfReport, VerdictLine, World,
+use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, VerdictLine};
+use breakbench_records::trace::{trace_file, TraceRow, TraceWriter};
+use breakbench_records::{
+    scenario_hash, sha256_hex, write_atomic, write_json_atomic, FaultRecord, IsolationRecord,
+    Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
+use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Odometry, StringMsg, Time};
-use kraken_interfaces::{mode_name, FaultSpec, FaultStatus};
+use kraken_interfaces::{mode_name, FaultSpec, FaultStatus, SelfReport};
 
 const NODE_NAME: &str = "oracle";
 
@@ -126,15 +126,6 @@ fn check_frames(o: &Odometry, world_frame: &str, child_frame: &str) -> Result<()
     Ok(())
 }
 
-/// Lowercase hex SHA-256 of `bytes` (the campaign's `trace_sha256` format).
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// The `--params-file` arguments of the command line, in order.
 fn params_files(args: impl IntoIterator<Item = String>) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -149,39 +140,15 @@ fn params_files(args: impl IntoIterator<Item = String>) -> Vec<PathBuf> {
     out
 }
 
-/// The graph run's scenario hash: lowercase hex SHA-256 over the bytes of
-/// the world file, then of every `--params-file` in command-line order (the
-/// files that define what the oracle judged and how the graph ran). `-p`
-/// overrides on the command line are not included.
-fn scenario_hash(world_file: &Path, params: &[PathBuf]) -> Result<String> {
-    use sha2::Digest;
-    let mut h = sha2::Sha256::new();
-    for f in std::iter::once(world_file).chain(params.iter().map(PathBuf::as_path)) {
-        h.update(
-            std::fs::read(f)
-                .with_context(|| format!("reading {} for scenario_hash", f.display()))?,
-        );
-    }
-    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Writes `bytes` to `path` atomically (temporary file in the same
-/// directory, fsync, rename).
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let dir = path.parent().context("path has no parent")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
-        std::process::id()
-    ));
-    let mut f =
-        std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
-    Ok(())
+/// The graph run's scenario hash ([`scenario_hash`], the campaign's
+/// definition) over the world file, then every `--params-file` in
+/// command-line order (the files that define what the oracle judged and how
+/// the graph ran). `-p` overrides on the command line are not included.
+fn graph_scenario_hash(world_file: &Path, params: &[PathBuf]) -> Result<String> {
+    let files: Vec<&Path> = std::iter::once(world_file)
+        .chain(params.iter().map(PathBuf::as_path))
+        .collect();
+    scenario_hash(&files).context("computing scenario_hash")
 }
 
 /// The manifest's fault records from the injector's last status: one per
@@ -306,7 +273,7 @@ fn run() -> Result<()> {
     let scenario_name = args.param_string("scenario_name", "corridor_graph")?;
     // Empty: computed from the files that define the run (see scenario_hash()).
     let scenario_hash = match args.param_string("scenario_hash", "")? {
-        h if h.is_empty() => scenario_hash(&world_file, &params_files(std::env::args()))?,
+        h if h.is_empty() => graph_scenario_hash(&world_file, &params_files(std::env::args()))?,
         h => h,
     };
     // int64 parameter carrying the u64 seed's bits (see sim_bridge).
@@ -523,16 +490,20 @@ fn finish(
         .map(|r| (r.axis.clone(), r.axis_value))
         .collect();
     let last = poses.last().copied().context("no sample")?;
-    let mut trace = String::from("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n");
+    let mut trace = TraceWriter::new();
     for s in poses {
         // The oracle never reads the robot's odometry: those columns are NaN.
-        let _ = writeln!(
-            trace,
-            "{:.3},{:.5},{:.5},{:.5},NaN,NaN",
-            s.t_s, s.x_m, s.y_m, s.yaw_rad
-        );
+        trace.push(&TraceRow {
+            t_s: s.t_s,
+            true_x_m: s.x_m,
+            true_y_m: s.y_m,
+            true_yaw_rad: s.yaw_rad,
+            odom_x_m: f64::NAN,
+            odom_y_m: f64::NAN,
+        });
     }
-    let trace_file = format!("traces/{}.csv", f.run_id);
+    let trace = trace.finish();
+    let trace_file = trace_file(f.run_id);
     let mut crate_versions = BTreeMap::new();
     crate_versions.insert(
         "breakbench_oracle".to_string(),
@@ -573,9 +544,7 @@ fn finish(
         .manifest_dir
         .join("manifests")
         .join(format!("{}.json", f.run_id));
-    let mut bytes = serde_json::to_vec_pretty(&manifest)?;
-    bytes.push(b'\n');
-    write_atomic(&mpath, &bytes)?;
+    write_json_atomic(&mpath, &manifest)?;
     tracing::info!(
         samples = poses.len(),
         max_gap_s = f.max_gap_s,
@@ -628,10 +597,14 @@ mod tests {
         let (w, p) = (d.join("w.yaml"), d.join("p.yaml"));
         std::fs::write(&w, "ab").unwrap();
         std::fs::write(&p, "c").unwrap();
-        // sha256("abc") (FIPS 180-2, appendix B.1).
-        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
-        assert_eq!(scenario_hash(&w, std::slice::from_ref(&p)).unwrap(), abc);
-        assert_eq!(sha256_hex(b"abc"), abc);
+        // The campaign's definition over [w, p]; Python: hashlib.sha256(
+        // (2).to_bytes(8, 'little') + b'ab' + (1).to_bytes(8, 'little') + b'c').hexdigest()
+        let wp = "43ee655579de01ca739b3f95c1c2d3f46d353b2c0df818064ea594506cdb2617";
+        assert_eq!(
+            graph_scenario_hash(&w, std::slice::from_ref(&p)).unwrap(),
+            wp
+        );
+        assert_eq!(scenario_hash(&[&w, &p]).unwrap(), wp);
         let args = [
             "--ros-args",
             "--params-file",
@@ -645,7 +618,7 @@ mod tests {
             params_files(args.iter().map(|s| s.to_string())),
             vec![PathBuf::from("a.yaml"), PathBuf::from("b.yaml")]
         );
-        let e = scenario_hash(&d.join("missing.yaml"), &[]).unwrap_err();
+        let e = graph_scenario_hash(&d.join("missing.yaml"), &[]).unwrap_err();
         assert!(format!("{e:#}").contains("missing.yaml"), "{e:#}");
         std::fs::remove_dir_all(&d).unwrap();
     }

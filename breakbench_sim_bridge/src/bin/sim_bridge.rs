@@ -37,8 +37,6 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use breakbench_oracle::world::Pose2;
-use breakbench_oracle::World;
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::{Publisher, Subscription};
 use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode};
@@ -46,6 +44,8 @@ use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
 use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
+use breakbench_world::world::Pose2;
+use breakbench_world::World;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
     TransformStamped, Twist, TwistStamped, Vector3,

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use breakbench_oracle::{PredicateResult, SelfReport, Verdict};
+use breakbench_oracle::{PredicateResult, Verdict};
+use kraken_interfaces::SelfReport;
 
 use crate::campaign::manifest::{
     FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use breakbench_oracle::world::{Point2, Pose2};
-use breakbench_oracle::World;
+use breakbench_world::world::{Point2, Pose2};
+use breakbench_world::World;
 use plotters::prelude::*;
 
 use super::format::{note, predicates_text, serde_name};

@@ -1,6 +1,6 @@
-//! Point-to-shape queries for the invariants, on parry2d.
+//! Point-to-shape queries for the world checks and the oracle's invariants, on parry2d.
 //!
-//! The oracle uses `parry2d-f64` 0.31 (the same source as the workspace's
+//! The world crate uses `parry2d-f64` 0.31 (the same source as the workspace's
 //! `parry2d`, built with `f64` scalars): the f32 build rounds a 6 m coordinate
 //! to ~4e-7 m, enough to report a touching footprint (clearance exactly 0 in
 //! the plant) as +3e-9 m. Every shape is also stored in a local frame centred
@@ -17,13 +17,13 @@ use crate::world::{BoxObstacle, Point2};
 
 /// An axis-aligned box obstacle in its own frame (origin at its centre).
 #[derive(Clone)]
-pub(crate) struct BoxShape {
+pub struct BoxShape {
     center: [f64; 2],
     cuboid: Cuboid,
 }
 
 impl BoxShape {
-    pub(crate) fn new(b: &BoxObstacle) -> Self {
+    pub fn new(b: &BoxObstacle) -> Self {
         let center = [
             0.5 * (b.min_m[0] + b.max_m[0]),
             0.5 * (b.min_m[1] + b.max_m[1]),
@@ -42,7 +42,7 @@ impl BoxShape {
     /// box: positive outside (Euclidean distance to the nearest box point),
     /// zero on the boundary, negative inside (minus the depth to the nearest
     /// face). parry2d-f64: `Cuboid::distance_to_local_point(p, solid = false)`.
-    pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
+    pub fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
         let p = Vector::new(x - self.center[0], y - self.center[1]);
         self.cuboid.distance_to_local_point(p, false)
     }
@@ -52,14 +52,14 @@ impl BoxShape {
 /// the closed boundary as a parry2d-f64 `Polyline` for distances, and the vertex
 /// list for the winding-number containment test.
 #[derive(Clone)]
-pub(crate) struct RegionShape {
+pub struct RegionShape {
     origin: [f64; 2],
     vertices: Vec<Vector>,
     boundary: Polyline,
 }
 
 impl RegionShape {
-    pub(crate) fn new(poly: &[Point2]) -> Self {
+    pub fn new(poly: &[Point2]) -> Self {
         let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
         for p in poly {
             for k in 0..2 {
@@ -98,7 +98,7 @@ impl RegionShape {
     /// over the closed boundary. Sign: parry2d-f64 `utils::point_in_poly2d`
     /// (winding number). Its answer for a point exactly on the boundary does
     /// not matter: the magnitude is then 0 and the sign of 0 changes nothing.
-    pub(crate) fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
+    pub fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
         let p = Vector::new(x - self.origin[0], y - self.origin[1]);
         let d = self.boundary.distance_to_local_point(p, false).abs();
         if point_in_poly2d(p, &self.vertices) {
@@ -111,7 +111,7 @@ impl RegionShape {
 
 /// Distance from the point `p` to the segment `a`–`b`, metres (parry2d-f64
 /// `Segment::distance_to_local_point`, computed relative to `a`).
-pub(crate) fn segment_distance_m(a: Point2, b: Point2, p: Point2) -> f64 {
+pub fn segment_distance_m(a: Point2, b: Point2, p: Point2) -> f64 {
     let seg = Segment::new(Vector::new(0.0, 0.0), Vector::new(b[0] - a[0], b[1] - a[1]));
     seg.distance_to_local_point(Vector::new(p[0] - a[0], p[1] - a[1]), true)
 }
@@ -120,7 +120,7 @@ pub(crate) fn segment_distance_m(a: Point2, b: Point2, p: Point2) -> f64 {
 /// touch, and no two adjacent edges overlap. Uses parry2d
 /// `utils::segments_intersection2d` (epsilon 0: exact touching counts).
 /// Returns the first offending pair of edge indices, if any.
-pub(crate) fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
+pub fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
     use parry2d_f64::utils::{segments_intersection2d, SegmentsIntersection};
     let n = poly.len();
     let v = |i: usize| Vector::new(poly[i % n][0], poly[i % n][1]);

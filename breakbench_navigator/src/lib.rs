@@ -16,12 +16,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use breakbench_oracle::range::{check_ranges, Range};
-use breakbench_oracle::SelfReport;
+use breakbench_world::range::{check_ranges, Range};
 use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
+use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
 /// The declared range of every numeric field of a navigator file (see the
@@ -382,7 +382,7 @@ mod tests {
     fn cfg() -> NavigatorConfig {
         NavigatorConfig::load(Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         )))
         .unwrap()
     }
@@ -545,7 +545,7 @@ mod tests {
         let p = d.path().join("nav.yaml");
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         ))
         .unwrap();
         std::fs::write(
@@ -566,7 +566,7 @@ mod tests {
     fn values_outside_their_declared_range_name_line_and_field() {
         let text = std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/config/navigator.yaml"
+            "/../config/navigator.yaml"
         ))
         .unwrap();
         NavigatorConfig::parse(&text, "nav.yaml").unwrap();

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use crate::isolation::SelfReport;
+use kraken_interfaces::SelfReport;
 
 /// Two-sided standard-normal critical value for `confidence`:
 /// `z = Φ⁻¹(1 - α/2)`, `α = 1 - confidence`, from statrs

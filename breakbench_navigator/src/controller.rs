@@ -4,15 +4,15 @@
 //! The run loop only sees [`Controller`]: it delivers each released message
 //! with its channel name, asks for a command every control period, and reads
 //! the self-report at the end. The navigator under test
-//! ([`crate::navigator::Navigator`]) and the positive canary ([`OpenLoop`])
+//! ([`crate::Navigator`]) and the positive canary ([`OpenLoop`])
 //! are two implementations; another stack plugs in the same way.
 
 use std::time::Duration;
 
-use breakbench_oracle::SelfReport;
+use kraken_interfaces::SelfReport;
 use kraken_faults::{MsgKind, SensorMsg};
 
-use crate::navigator::CmdVel;
+use crate::CmdVel;
 
 /// A controller driven by the run loop.
 pub trait Controller {

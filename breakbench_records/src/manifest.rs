@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{SelfReport, Verdict};
+use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
 /// Manifest schema identifier; bump on incompatible change.
@@ -77,7 +77,7 @@ pub struct IsolationRecord {
 
 /// One run's manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
+pub struct Manifest<V> {
     pub schema: String,
     pub run_id: String,
     pub kind: RunKind,
@@ -96,7 +96,7 @@ pub struct Manifest {
     /// Sim time of the self-report, seconds.
     pub self_report_at_s: Option<f64>,
     /// Each invariant's result with the sim time it was decided.
-    pub verdict: Verdict,
+    pub verdict: V,
     /// Rigid-contact events of the plant (for the record; the oracle does not read them).
     pub contacts: Vec<ContactRecord>,
     /// Distance of the true pose from the goal centre at the end, metres.
@@ -109,7 +109,7 @@ pub struct Manifest {
     pub wall_time_s: f64,
 }
 
-impl Manifest {
+impl<V> Manifest<V> {
     /// True when the run counts in the corpus (not harness-only).
     pub fn in_corpus(&self) -> bool {
         !self.harness_only

@@ -1,0 +1,36 @@
+//! The error type of breakbench_records.
+
+use std::path::PathBuf;
+
+/// Errors of writing or hashing records.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordsError {
+    /// A file could not be read, written, synced or renamed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file (or directory) the operation was on.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A record could not be serialised as JSON.
+    #[error("{}: {source}", path.display())]
+    Json {
+        /// The file it was meant for.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl RecordsError {
+    pub(crate) fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

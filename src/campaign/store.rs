@@ -1,0 +1,202 @@
+//! The campaign directory as a store: `campaign.json` (which scenario the
+//! directory belongs to), the manifests and their traces, the lock, and the
+//! checks resume and `analyze` apply before they trust a stored manifest.
+
+use std::path::{Path, PathBuf};
+
+use breakbench_records::sha256_hex;
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{Manifest, Provenance, MANIFEST_SCHEMA};
+use super::plan::plan_file;
+use super::run::RunSpec;
+use super::scenario::ScenarioFile;
+use super::CampaignError;
+
+/// `<out>/campaign.json`: the scenario a campaign directory belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CampaignFile {
+    pub schema: String,
+    pub scenario_path: String,
+    pub scenario_hash: String,
+    pub scenario: ScenarioFile,
+    /// Every planned run id, in plan order.
+    pub runs: Vec<String>,
+}
+
+pub(crate) fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
+    out.join("manifests").join(format!("{run_id}.json"))
+}
+
+/// Reads a manifest; `Ok(None)` if the file does not exist.
+pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
+    match std::fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| CampaignError::Json {
+                path: path.display().to_string(),
+                source: e,
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CampaignError::io(path, e)),
+    }
+}
+
+/// Why the manifest `m` filed under the planned run `r` does not belong to
+/// it, or `None` if it does: it must hold this run (id, kind, seed, cell) of
+/// this scenario (hash). The one ownership check of resume
+/// ([`run_campaign`] reruns such a run) and of `analyze` ([`load_campaign`]
+/// refuses the directory).
+pub fn ownership_problem(m: &Manifest, r: &RunSpec, scenario_hash: &str) -> Option<String> {
+    if m.run_id != r.run_id {
+        return Some(format!("holds run '{}', not '{}'", m.run_id, r.run_id));
+    }
+    if m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
+        return Some(format!(
+            "holds another run than planned ({:?}, seed {}, cell {:?}; planned {:?}, seed {}, cell {:?})",
+            m.kind, m.seed, m.cell, r.kind, r.seed, r.cell
+        ));
+    }
+    if m.scenario_hash != scenario_hash {
+        return Some(format!(
+            "made for another scenario (hash {}, this campaign: {})",
+            m.scenario_hash.chars().take(12).collect::<String>(),
+            scenario_hash.chars().take(12).collect::<String>()
+        ));
+    }
+    None
+}
+
+/// Why the manifest `m` found for the planned run `r` cannot be reused, or
+/// `None` if the run is complete: it must be this run (id, kind, seed, cell),
+/// of this scenario (hash), schema and build (provenance), with its trace as
+/// the manifest hashed it.
+pub(crate) fn reuse_problem(
+    out: &Path,
+    m: &Manifest,
+    r: &RunSpec,
+    scenario_hash: &str,
+    prov: &Provenance,
+) -> Option<String> {
+    if let Some(p) = ownership_problem(m, r, scenario_hash) {
+        return Some(p);
+    }
+    if m.schema != MANIFEST_SCHEMA {
+        return Some(format!(
+            "manifest schema {} (this build: {MANIFEST_SCHEMA})",
+            m.schema
+        ));
+    }
+    if m.provenance != *prov {
+        return Some(format!(
+            "manifest made by another build (this one: {} {})",
+            prov.git_commit,
+            if prov.git_dirty { "dirty" } else { "clean" }
+        ));
+    }
+    check_trace(out, m)
+        .err()
+        .map(|e| format!("trace does not match its manifest ({e})"))
+}
+
+/// Checks that the run's trace file exists and has the sha256 its manifest
+/// recorded (`trace_sha256`; runs without a trace have an empty one).
+fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
+    if m.trace_file.is_empty() && m.trace_sha256.is_empty() {
+        return Ok(());
+    }
+    let path = out.join(&m.trace_file);
+    match std::fs::read(&path) {
+        Ok(bytes) if sha256_hex(&bytes) == m.trace_sha256 => Ok(()),
+        Ok(_) => Err(format!("{} has another sha256", path.display())),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Loads the campaign directory's campaign.json and all its planned manifests
+/// (missing ones are skipped).
+///
+/// The plan is recomputed from the scenario campaign.json stores, and every
+/// manifest must pass [`ownership_problem`] against it (the check resume
+/// applies).
+///
+/// # Errors
+/// [`CampaignError::ForeignManifest`] naming the first manifest that holds
+/// another run or another scenario's run, or a campaign.json whose run list
+/// is not its scenario's plan; I/O and JSON errors with their path.
+pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
+    let cf = read_campaign_file(out)?;
+    let planned = plan_file(&cf.scenario);
+    if planned.len() != cf.runs.len() || planned.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id)
+    {
+        return Err(CampaignError::ForeignManifest {
+            path: out.join("campaign.json").display().to_string(),
+            problem: format!(
+                "its run list ({} runs) is not the plan of the scenario it stores ({} runs)",
+                cf.runs.len(),
+                planned.len()
+            ),
+        });
+    }
+    let mut ms = Vec::new();
+    for r in &planned {
+        let path = manifest_path(out, &r.run_id);
+        if let Some(m) = read_manifest(&path)? {
+            if let Some(problem) = ownership_problem(&m, r, &cf.scenario_hash) {
+                return Err(CampaignError::ForeignManifest {
+                    path: path.display().to_string(),
+                    problem,
+                });
+            }
+            ms.push(m);
+        }
+    }
+    Ok((cf, ms))
+}
+
+/// Reads `<out>/campaign.json`.
+pub fn read_campaign_file(out: &Path) -> Result<CampaignFile, CampaignError> {
+    let cpath = out.join("campaign.json");
+    let bytes = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
+    let cf: CampaignFile = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
+        path: cpath.display().to_string(),
+        source: e,
+    })?;
+    Ok(cf)
+}
+
+/// Takes an exclusive lock on `<out>/.lock` for the campaign's lifetime, so
+/// two campaigns cannot write the same directory at once. The lock is
+/// released by the OS when the process ends, even on SIGKILL.
+pub(crate) fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
+    let p = out.join(".lock");
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&p)
+        .map_err(|e| CampaignError::io(&p, e))?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(CampaignError::Locked {
+            dir: out.display().to_string(),
+            lock: p.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(CampaignError::io(&p, e)),
+    }
+}
+
+/// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
+pub(crate) fn remove_stale_temporaries(out: &Path) {
+    for sub in ["", "manifests", "traces"] {
+        let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with('.') && n.contains(".tmp.") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
