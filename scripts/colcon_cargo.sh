@@ -36,6 +36,13 @@ for a in "$@"; do
   esac
 done
 
+# 3. `cargo test`: without colcon's `--quiet`, so colcon's test log
+#    (log/latest_test/<pkg>/stdout_stderr.log) names every test that ran.
+if [[ "${1:-}" == "test" ]]; then
+  t=()
+  for a in "${args[@]}"; do [[ "$a" == "--quiet" ]] || t+=("$a"); done
+  exec "$REAL" "${t[@]}"
+fi
 if [[ "${1:-}" != "ament-build" ]]; then
   exec "$REAL" "${args[@]}"
 fi
