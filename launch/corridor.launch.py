@@ -24,10 +24,10 @@ Nodes (graph contract, docs/nav2.md):
 Parameters come from `params_file` (default config/params/corridor.yaml of this
 package). File-path parameters (`*_file`) in it are relative to the package share
 directory; this file passes them to the nodes as absolute paths, as `breakbench up`
-does. tests/launch_consistency.rs checks that this file and launch/corridor.graph.yaml
-start the same executables with the same remaps and parameters file (it parses this
-file with Python's ast: `ros2 launch` is not available on the development machines,
-so this file has been compiled and parsed there, never launched).
+does. tests/launch/test_corridor_launch.py (run in CI by scripts/ros2cli_test.sh)
+launches this file with the real launch system and checks that it starts the same
+executables, node names, remaps and parameters file as launch/corridor.graph.yaml,
+that every node exits 0 and the oracle publishes its verdict.
 """
 
 from launch import LaunchDescription

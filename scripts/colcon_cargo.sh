@@ -6,7 +6,7 @@
 # ament_cargo packages):
 #
 # 1. One shared target directory. colcon passes a per-package
-#    `--target-dir <build-base>/<pkg>`, so each of our six ament_cargo
+#    `--target-dir <build-base>/<pkg>`, so each of our eight ament_cargo
 #    packages would rebuild the whole dependency tree (ros2-client, rustdds,
 #    parry2d, ...) in a directory of its own. Every `--target-dir` is replaced
 #    by BREAKBENCH_COLCON_TARGET_DIR (default: $CARGO_TARGET_DIR, else <repo>/target, the developers.
@@ -36,6 +36,13 @@ for a in "$@"; do
   esac
 done
 
+# 3. `cargo test`: without colcon's `--quiet`, so colcon's test log
+#    (log/latest_test/<pkg>/stdout_stderr.log) names every test that ran.
+if [[ "${1:-}" == "test" ]]; then
+  t=()
+  for a in "${args[@]}"; do [[ "$a" == "--quiet" ]] || t+=("$a"); done
+  exec "$REAL" "${t[@]}"
+fi
 if [[ "${1:-}" != "ament-build" ]]; then
   exec "$REAL" "${args[@]}"
 fi

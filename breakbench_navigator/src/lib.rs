@@ -13,6 +13,8 @@
 //! gives up and reports failure when stuck or past its own timeout. It never
 //! sees ground truth.
 
+pub mod controller;
+
 use std::path::Path;
 use std::time::Duration;
 

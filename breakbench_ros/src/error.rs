@@ -24,4 +24,7 @@ pub enum RosError {
     /// DDS entity creation failed (context, node, topic, reader, writer, service).
     #[error("DDS: {0}")]
     Dds(String),
+    /// The SIGINT/SIGTERM handlers could not be installed.
+    #[error("signal handling: {0}")]
+    Signal(String),
 }

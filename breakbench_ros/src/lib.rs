@@ -12,6 +12,8 @@
 //! * [`RosType`]/[`RosService`]: ROS type names of the kraken_interfaces types;
 //!   [`Msg`] lets them through ros2-client services.
 //! * [`RosNode`]: a node built from all of the above.
+//! * [`Shutdown`]: SIGINT/SIGTERM request a clean stop; the node's loops
+//!   watch it and the process exits 0, as rclcpp nodes do under `ros2 launch`.
 //!
 //! Measured pitfalls behind these choices: `shared/notes/ros2-interop.md`.
 
@@ -21,6 +23,7 @@ pub mod env;
 pub mod error;
 pub mod node;
 pub mod qos;
+pub mod shutdown;
 pub mod types;
 
 pub use args::{ParamValue, Remap, RosArgs};
@@ -28,6 +31,7 @@ pub use clock::{to_stamp, NodeClock, SimClock};
 pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
 pub use error::RosError;
 pub use node::{RosClient, RosNode, RosServer};
+pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
 pub use types::{Msg, RosService, RosType, SetFaultSrv, TriggerSrv};
 
 /// Re-export of the ros2-client version these helpers are built on.
@@ -41,14 +45,69 @@ pub const NODE_LOG_FILTER: &str = "info,rustdds=error,ros2_client=warn";
 /// stderr (stdout stays free for a node's own output), filtered by
 /// `RUST_LOG` when set and valid, else by `default_filter` (usually
 /// [`NODE_LOG_FILTER`]). Call once, first thing in `main`.
+///
+/// One known-harmless rustdds error is dropped: see [`ClockTypeClash`].
 pub fn init_logging(default_filter: &str) {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter)),
-        )
-        .with_writer(std::io::stderr)
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(ClockTypeClash)
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
         .init();
+}
+
+/// Drops exactly one rustdds log event: `ERROR Inconsistent topic update
+/// ... type was: "rosgraph_msgs::msg::dds_::Clock_" new type:
+/// "builtin_interfaces::msg::dds_::Time_"` (or the two types the other way
+/// round), once per node.
+///
+/// Cause: ros2-client 0.12's spinner always subscribes `/clock` with the
+/// type `builtin_interfaces/Time` (its own time source; `NodeOptions` has no
+/// switch for it, and its time is never used here, see [`SimClock`]). A node
+/// that also has the correct `rosgraph_msgs/Clock` endpoint on `/clock` (every
+/// node under `use_sim_time`, and the plant that publishes the clock) then
+/// holds two local topics of one name with two types, and rustdds reports its
+/// own participant as inconsistent. Nothing is lost: ros2-client's reader
+/// matches no writer, ours matches every real `/clock` publisher (tested
+/// against rclpy). Any other inconsistent topic is still logged.
+struct ClockTypeClash;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClockTypeClash {
+    fn event_enabled(
+        &self,
+        event: &tracing::Event<'_>,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        if *event.metadata().level() != tracing::Level::ERROR {
+            return true;
+        }
+        let mut m = MessageText(String::new());
+        event.record(&mut m);
+        !is_clock_type_clash(&m.0)
+    }
+}
+
+/// The `message` field of an event, formatted.
+struct MessageText(String);
+
+impl tracing::field::Visit for MessageText {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0 = format!("{value:?}");
+        }
+    }
+}
+
+/// True for rustdds' inconsistent-topic error between `rosgraph_msgs/Clock`
+/// and `builtin_interfaces/Time` (see [`ClockTypeClash`]).
+fn is_clock_type_clash(message: &str) -> bool {
+    message.starts_with("Inconsistent topic update from")
+        && message.contains("\"rosgraph_msgs::msg::dds_::Clock_\"")
+        && message.contains("\"builtin_interfaces::msg::dds_::Time_\"")
+        && message.matches("type").count() == 2
 }
 
 /// If the command line asks for help (`-h` or `--help` before any
@@ -72,5 +131,21 @@ pub fn exit_on_help(node: &str, about: &str, readme: &str) {
              (with defaults and units): {readme}"
         );
         std::process::exit(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_the_clock_time_clash_is_dropped() {
+        let clash = r#"Inconsistent topic update from GUID {0112d4ff6c80164a596b6553 EntityId::PARTICIPANT}: type was: "rosgraph_msgs::msg::dds_::Clock_" new type: "builtin_interfaces::msg::dds_::Time_""#;
+        assert!(super::is_clock_type_clash(clash));
+        let reversed = r#"Inconsistent topic update from GUID {01 EntityId::PARTICIPANT}: type was: "builtin_interfaces::msg::dds_::Time_" new type: "rosgraph_msgs::msg::dds_::Clock_""#;
+        assert!(super::is_clock_type_clash(reversed));
+        let other = r#"Inconsistent topic update from GUID {01 EntityId::PARTICIPANT}: type was: "sensor_msgs::msg::dds_::Imu_" new type: "builtin_interfaces::msg::dds_::Time_""#;
+        assert!(!super::is_clock_type_clash(other));
+        assert!(!super::is_clock_type_clash(
+            "Cannot report participant status: Full"
+        ));
     }
 }

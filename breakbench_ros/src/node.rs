@@ -1,7 +1,7 @@
 //! A ros2-client node set up from the environment and the command line.
 
 use ros2_client::{
-    Client, Name, Node, NodeName, NodeOptions, Publisher, QosProfile, Server, Subscription,
+    Client, Context, Name, Node, NodeName, NodeOptions, Publisher, QosProfile, Server, Subscription,
 };
 
 use crate::{qos, Msg, NodeClock, RosArgs, RosEnv, RosError, RosService, RosType, SimClock};
@@ -17,14 +17,35 @@ pub type RosClient<S> = Client<Msg<<S as RosService>::Request>, Msg<<S as RosSer
 /// Every topic or service name given to its methods is expanded (namespace,
 /// `~/`) and remapped by the `--ros-args` rules before use.
 pub struct RosNode {
-    /// The ros2-client node (for anything not wrapped here).
-    pub node: Node,
+    /// The ros2-client node (for anything not wrapped here). Dropped by
+    /// `RosNode`'s `Drop`, before the other fields.
+    pub node: std::mem::ManuallyDrop<Node>,
     /// `ROS_DOMAIN_ID` / `RMW_IMPLEMENTATION`.
     pub env: RosEnv,
     /// Parsed `--ros-args`.
     pub args: RosArgs,
     /// Wall time, or sim time when the `use_sim_time` parameter is true.
     pub clock: NodeClock,
+    /// Disconnected once the spinner thread has dropped its spinner.
+    spinner_exit: Option<std::sync::mpsc::Receiver<()>>,
+    /// The node's context, dropped last. `Node` drops its own context
+    /// handle before its rosout and parameter-event writers, and the spinner
+    /// holds the parameter services; were the participant to stop before
+    /// they go, rustdds would log `ERROR Cannot remove Reader/Writer ...
+    /// Disconnected` for each of them at every clean shutdown.
+    _context: Context,
+}
+
+impl Drop for RosNode {
+    /// Drops the node (which tells its spinner to stop), waits up to 2 s
+    /// for the spinner thread to let go of its entities, then the context.
+    fn drop(&mut self) {
+        // SAFETY: `self.node` is dropped exactly once, here, and never used after.
+        unsafe { std::mem::ManuallyDrop::drop(&mut self.node) };
+        if let Some(rx) = self.spinner_exit.take() {
+            let _ = rx.recv_timeout(std::time::Duration::from_secs(2));
+        }
+    }
 }
 
 fn dds<E: std::fmt::Debug>(what: &str) -> impl FnOnce(E) -> RosError + '_ {
@@ -54,10 +75,12 @@ impl RosNode {
             NodeClock::Wall
         };
         Ok(Self {
-            node,
+            node: std::mem::ManuallyDrop::new(node),
             env,
             args,
             clock,
+            spinner_exit: None,
+            _context: ctx,
         })
     }
 
@@ -190,12 +213,15 @@ impl RosNode {
     /// services only while the spinner runs.
     pub fn spawn_spinner(&mut self) -> Result<std::thread::JoinHandle<()>, RosError> {
         let spinner = self.node.spinner().map_err(dds("spinner"))?;
+        let (exited, exit) = std::sync::mpsc::channel::<()>();
+        self.spinner_exit = Some(exit);
         std::thread::Builder::new()
             .name("ros-spinner".into())
             .spawn(move || {
                 if let Err(e) = futures::executor::block_on(spinner.spin()) {
                     tracing::error!("spinner stopped: {e:?}");
                 }
+                drop(exited);
             })
             .map_err(|e| RosError::Dds(format!("spinner thread: {e}")))
     }

@@ -40,7 +40,7 @@ use breakbench::campaign::run::goal_in_odom;
 use breakbench_navigator::{Navigator, NavigatorConfig};
 use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::ros2_client::Publisher;
-use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, SimClock};
+use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{
@@ -111,6 +111,7 @@ fn run() -> Result<()> {
     if !rest.is_empty() {
         bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
     }
+    let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
     let nav_file = PathBuf::from(args.param_string("navigator_file", "config/navigator.yaml")?);
     let cfg = NavigatorConfig::load(&nav_file)
@@ -207,7 +208,7 @@ fn run() -> Result<()> {
                 .boxed_local(),
         );
     }
-    let mut events = select_all(streams);
+    let mut events = shutdown.until(select_all(streams));
 
     let mut nav = Navigator::new(cfg, goal);
     // Sim time runs from 0; on wall time the navigator's clock starts now.
@@ -247,6 +248,9 @@ fn run() -> Result<()> {
                 let timer = smol::Timer::at(deadline);
                 match futures::future::select(next, Box::pin(timer)).await {
                     futures::future::Either::Left((Some(ev), _)) => Some(ev),
+                    futures::future::Either::Left((None, _)) if shutdown.is_requested() => {
+                        return Ok(())
+                    }
                     futures::future::Either::Left((None, _)) => bail!("input streams ended"),
                     futures::future::Either::Right(_) => None,
                 }

@@ -32,8 +32,8 @@ use super::CampaignError;
 use breakbench_navigator::NavigatorConfig;
 
 /// The channels the in-process harness puts fault stages on: the plant
-/// sensors wired to the navigator's inputs (see [`crate::navigator::NAVIGATOR_INPUTS`]).
-pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &crate::navigator::NAVIGATOR_INPUTS;
+/// sensors wired to the navigator's inputs (see [`breakbench_navigator::NAVIGATOR_INPUTS`]).
+pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &breakbench_navigator::NAVIGATOR_INPUTS;
 
 /// One fault axis of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

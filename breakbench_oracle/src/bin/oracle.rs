@@ -32,7 +32,7 @@ use breakbench_records::{
     Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
 use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::{qos, RosArgs, RosEnv, RosNode};
+use breakbench_ros::{qos, RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Odometry, StringMsg, Time};
@@ -251,6 +251,7 @@ fn run() -> Result<()> {
     if !rest.is_empty() {
         bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
     }
+    let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
     let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
     let world = World::load(&world_file)
@@ -323,7 +324,7 @@ fn run() -> Result<()> {
             .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
             .boxed_local(),
     ];
-    let mut events = select_all(streams);
+    let mut events = shutdown.until(select_all(streams));
     let mut monitor = Monitor::new(&world);
     let mut poses: Vec<PoseSample> = Vec::new();
     let mut self_report = SelfReport::None;
@@ -446,6 +447,13 @@ fn run() -> Result<()> {
                     }
                 }
             }
+        }
+        if shutdown.is_requested() {
+            tracing::info!(
+                samples = poses.len(),
+                "stopped before the mission timeout: no verdict, no manifest"
+            );
+            return Ok(());
         }
         bail!("input streams ended")
     })

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode};
+use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
@@ -183,8 +183,8 @@ impl CmdSub {
             CmdSub::Stamped(s) => s.take().ok().flatten().map(|(t, _)| t.twist),
         }
     }
-    /// Waits up to `timeout` for the next command.
-    fn take_blocking(&self, timeout: Duration) -> Option<Twist> {
+    /// Waits up to `timeout` for the next command (`None` also at shutdown).
+    fn take_blocking(&self, timeout: Duration, shutdown: &Shutdown) -> Option<Twist> {
         if let Some(t) = self.try_take() {
             return Some(t);
         }
@@ -196,7 +196,9 @@ impl CmdSub {
                 }
             };
             futures::pin_mut!(next);
-            match futures::future::select(next, Box::pin(smol::Timer::after(timeout))).await {
+            let stop =
+                futures::future::select(Box::pin(smol::Timer::after(timeout)), shutdown.wait());
+            match futures::future::select(next, stop).await {
                 futures::future::Either::Left((t, _)) => t,
                 futures::future::Either::Right(_) => None,
             }
@@ -286,6 +288,7 @@ fn run() -> Result<()> {
     if !rest.is_empty() {
         bail!("unexpected arguments {rest:?} (node arguments go after --ros-args)");
     }
+    let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
     let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
     let robot_file = PathBuf::from(args.param_string("robot_file", "config/robot.yaml")?);
@@ -387,6 +390,10 @@ fn run() -> Result<()> {
         if missing.is_empty() {
             break;
         }
+        if shutdown.is_requested() {
+            tracing::info!("stopped while waiting for peers on {missing:?}");
+            return Ok(());
+        }
         if t0.elapsed() > p.start_timeout {
             bail!(
                 "no peer on {missing:?} after start_timeout_s = {:.1} s (is the rest of the graph running on ROS_DOMAIN_ID {}?)",
@@ -414,7 +421,7 @@ fn run() -> Result<()> {
         },
     );
     loop {
-        if p.stop_at.is_some_and(|s| plant.now() >= s) {
+        if shutdown.is_requested() || p.stop_at.is_some_and(|s| plant.now() >= s) {
             break;
         }
         if !lockstep {
@@ -463,7 +470,10 @@ fn run() -> Result<()> {
         if lockstep {
             if now >= next_control {
                 next_control += period;
-                let Some(t) = cmd.take_blocking(p.lockstep_timeout) else {
+                let Some(t) = cmd.take_blocking(p.lockstep_timeout, &shutdown) else {
+                    if shutdown.is_requested() {
+                        break;
+                    }
                     bail!(
                         "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running?)",
                         p.lockstep_timeout.as_secs_f64(),

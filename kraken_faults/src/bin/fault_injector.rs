@@ -26,7 +26,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
-use breakbench_ros::{qos, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use breakbench_ros::{
+    qos, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown, TriggerSrv,
+};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{ChannelsConfig, FaultRng, Injector, MsgKind, Reliability, SensorMsg};
 use kraken_interfaces::ros::{
@@ -170,6 +172,7 @@ fn run() -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_GUARD));
     }
 
+    let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
     let channels_file = match args.params.get("channels_file") {
         Some(_) => PathBuf::from(args.param_string("channels_file", "")?),
@@ -297,7 +300,7 @@ fn run() -> Result<ExitCode> {
                 .boxed_local(),
         );
     }
-    let mut events = select_all(streams);
+    let mut events = shutdown.until(select_all(streams));
 
     let names: Vec<String> = cfg.channels.iter().map(|c| c.name.clone()).collect();
     let keepalive_period: Vec<Option<Duration>> = cfg
@@ -348,7 +351,9 @@ fn run() -> Result<ExitCode> {
                 match futures::future::select(next, Box::pin(timer)).await {
                     futures::future::Either::Left((Some(ev), _)) => Some(ev),
                     futures::future::Either::Left((None, _)) => {
-                        tracing::error!("all input streams ended");
+                        if !shutdown.is_requested() {
+                            tracing::error!("all input streams ended");
+                        }
                         return;
                     }
                     futures::future::Either::Right(_) => None,

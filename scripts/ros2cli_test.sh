@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The real ROS 2 command line (Jazzy ros2cli + launch from ../shared/tools/ros2cli,
+# installed by scripts/setup_peers.sh) against the colcon install space, with
+# the commands exactly as README.md writes them:
+#
+#   ros2 launch breakbench corridor.launch.py        (runs to the oracle's verdict)
+#   while it runs:
+#     ros2 node list --no-daemon                     (the four nodes)
+#     ros2 param get --no-daemon /fault_injector use_sim_time
+#     ros2 topic echo --once --no-daemon /fault_injector/status
+#     ros2 service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}"
+#     ros2 topic echo --once --no-daemon /fault_injector/status   (gnss now in DROPOUT)
+#     ros2 service call /fault_injector/clear_faults std_srvs/srv/Trigger
+#
+# Then: ros2 launch exits 0, every node is reported "process has finished
+# cleanly" (exit 0 on launch's SIGINT), no line of the run says ERROR or WARN,
+# and the oracle's manifest holds a verdict. Everything runs inside a
+# loopback-only network namespace (scripts/netns.sh) on its own ROS_DOMAIN_ID.
+#
+# Needs: scripts/setup_peers.sh (.venv-ros with the ros2 CLI) and a colcon
+# install (scripts/colcon_test.sh --build-only, or the full script).
+# Before that, the launch test tests/launch/test_corridor_launch.py (the
+# healthy run through launch.LaunchService: exit codes, no ERROR/WARN, the
+# oracle's verdict on /oracle/status).
+# Env: ROS_VENV (default <repo>/.venv-ros), COLCON_WS (default <repo>/target/colcon), ROS2CLI_DOMAIN_BASE (default 61;
+# the launch test uses it, the CLI run the next one).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="${ROS_VENV:-$ROOT/.venv-ros}"
+WS="${COLCON_WS:-$ROOT/target/colcon}"
+die() { echo "ros2cli_test: FAIL: $*" >&2; exit 1; }
+[[ -x "$VENV/bin/ros2" ]] || die "$VENV/bin/ros2 missing: run scripts/setup_peers.sh (needs ../shared/tools/ros2cli)"
+[[ -f "$WS/install/setup.bash" ]] || die "$WS/install/setup.bash missing: run scripts/colcon_test.sh --build-only first"
+if [[ "${1:-}" != "--inside" ]]; then
+  exec "$ROOT/scripts/netns.sh" "$0" --inside
+fi
+ip -o link | grep -v ': lo:' | grep -q . && die "network namespace has interfaces besides lo"
+
+# What a ROS 2 machine has after `source /opt/ros/jazzy/setup.bash`: the venv is
+# the underlay (rclpy, message packages, ros2cli, launch); then the colcon overlay.
+export ROS_DISTRO=jazzy ROS_VERSION=2 RMW_IMPLEMENTATION=rmw_fastrtps_cpp
+export PATH="$VENV/bin:$PATH" AMENT_PREFIX_PATH="$VENV"
+export LD_LIBRARY_PATH="$VENV/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+set +u
+# shellcheck disable=SC1091
+source "$WS/install/setup.bash"
+set -u
+DOMAIN_BASE="${ROS2CLI_DOMAIN_BASE:-61}"
+
+# ---- 1. launch test: the healthy run, judged by its own checks ----
+echo "==== ros2cli_test: launch test of corridor.launch.py (tests/launch/test_corridor_launch.py, ROS_DOMAIN_ID=$DOMAIN_BASE)"
+lt=0
+(cd "$(mktemp -d /tmp/launch_test.XXXXXX)" && ROS_DOMAIN_ID="$DOMAIN_BASE" \
+  timeout 300 "$VENV/bin/python3" "$ROOT/tests/launch/test_corridor_launch.py") || lt=$?
+echo "ros2cli_test: launch test exit code $lt"
+
+# ---- 2. ros2 launch + the README's ros2 commands while it runs ----
+export ROS_DOMAIN_ID=$((DOMAIN_BASE + 1))
+echo "==== ros2cli_test: ros2 launch + ros2 node/param/topic/service (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
+RUN="$(mktemp -d /tmp/ros2cli_test.XXXXXX)"
+cd "$RUN"
+FAILS=0
+PASSES=0
+pass() { echo "PASS $*"; PASSES=$((PASSES + 1)); }
+fail() { echo "FAIL $*"; FAILS=$((FAILS + 1)); }
+LAUNCH_PID=""
+cleanup() { [[ -n "$LAUNCH_PID" ]] && kill -INT "$LAUNCH_PID" 2>/dev/null; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+t0=$(date +%s)
+echo "ros2cli_test: ros2 launch breakbench corridor.launch.py (ROS_DOMAIN_ID=$ROS_DOMAIN_ID, in $RUN)"
+ros2 launch breakbench corridor.launch.py >launch.log 2>&1 &
+LAUNCH_PID=$!
+for _ in $(seq 300); do
+  grep -q "graph matched after" launch.log && break
+  kill -0 "$LAUNCH_PID" 2>/dev/null || break
+  sleep 0.1
+done
+grep -q "graph matched after" launch.log || { cat launch.log; die "the graph did not start within 30 s"; }
+pass "ros2 launch: sim_bridge matched its peers and steps ($(( $(date +%s) - t0 )) s)"
+
+# Every command gets 30 s: a hang is a failure, not a stuck CI.
+r2() { timeout 30 ros2 "$@"; }
+
+out="$(r2 node list --no-daemon 2>&1)" || true
+echo "$out"
+want="/fault_injector /oracle /sim_bridge /simple_navigator"
+got="$(echo "$out" | grep '^/' | sort | tr '\n' ' ' | sed 's/ $//')"
+[[ "$got" == "$want" ]] && pass "ros2 node list: $got" || fail "ros2 node list: got '$got', want '$want'"
+
+out="$(r2 param get --no-daemon /fault_injector use_sim_time 2>&1)" || true
+echo "$out"
+[[ "$out" == "Boolean value is: True" ]] && pass "ros2 param get /fault_injector use_sim_time: True" \
+  || fail "ros2 param get: '$out'"
+
+# The status as YAML documents; prints "<channel> <mode> <active>" per channel.
+channels() { "$VENV/bin/python3" -c '
+import sys, yaml
+doc = next(d for d in yaml.safe_load_all(sys.stdin.read()) if d)
+for c in doc["channels"]:
+    print(c["channel"], c["fault"]["mode"], c["active"])
+'; }
+out="$(r2 topic echo --once --no-daemon /fault_injector/status 2>&1)" || true
+st="$(echo "$out" | channels 2>&1)" || st="unparsable: $out"
+echo "$st"
+[[ "$(echo "$st" | awk '{print $1}' | sort | tr '\n' ' ')" == "gnss imu odom scan wheel " ]] \
+  && echo "$st" | awk '$2 != 0 || $3 != "False" {bad=1} END {exit bad}' \
+  && pass "ros2 topic echo --once /fault_injector/status: 5 channels, no fault" \
+  || fail "ros2 topic echo /fault_injector/status: $st"
+
+out="$(r2 service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}" 2>&1)" || true
+echo "$out"
+echo "$out" | grep -q "success=True" && pass "ros2 service call /fault_injector/set_fault (gnss, mode 1): success=True" \
+  || fail "ros2 service call set_fault: $out"
+
+out="$(r2 topic echo --once --no-daemon /fault_injector/status 2>&1)" || true
+st="$(echo "$out" | channels 2>&1)" || st="unparsable: $out"
+echo "$st"
+echo "$st" | grep -qx "gnss 1 True" && pass "status after set_fault: gnss in DROPOUT (mode 1), active" \
+  || fail "status after set_fault: $st"
+
+out="$(r2 service call /fault_injector/clear_faults std_srvs/srv/Trigger 2>&1)" || true
+echo "$out"
+echo "$out" | grep -q "success=True" && pass "ros2 service call /fault_injector/clear_faults: success=True" \
+  || fail "ros2 service call clear_faults: $out"
+
+# The run ends at the oracle's verdict (60 s of sim time at real time).
+set +e
+timeout 180 tail --pid="$LAUNCH_PID" -f /dev/null
+wait "$LAUNCH_PID"
+rc=$?
+set -e
+LAUNCH_PID=""
+echo "ros2cli_test: ros2 launch exited $rc after $(( $(date +%s) - t0 )) s; its output:"
+sed 's/\x1b\[[0-9;]*m//g' launch.log >launch.txt
+cat launch.txt
+[[ $rc -eq 0 ]] && pass "ros2 launch exit code 0" || fail "ros2 launch exit code $rc"
+for n in fault_injector sim_bridge simple_navigator oracle; do
+  grep -Eq "^\[INFO\] \[$n-[0-9]+\]: process has finished cleanly" launch.txt \
+    && pass "$n: process has finished cleanly" || fail "$n did not finish cleanly"
+done
+bad="$(grep -E 'ERROR|WARN' launch.txt || true)"
+[[ -z "$bad" ]] && pass "no ERROR or WARN line in the run" || { fail "ERROR/WARN lines in the run:"; echo "$bad"; }
+m="runs/graph/manifests/graph-0.json"
+if [[ -f "$m" ]] && "$VENV/bin/python3" - "$m" <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+v = m["verdict"]
+print("manifest", sys.argv[1], {k: v[k]["holds"] for k in sorted(v)}, "faults", [f["channel"] for f in m.get("faults", [])])
+assert set(v) == {"operating_region_containment", "obstacle_clearance", "mission_completion_true_pose"}, v
+assert all(isinstance(p["holds"], bool) for p in v.values()), v
+# The fault set with `ros2 service call` reached the injector and the oracle's record.
+assert [(f["channel"], f["mode"]) for f in m["faults"]] == [("gnss", "dropout")], m["faults"]
+EOF
+then pass "oracle manifest: a verdict on the three predicates; the gnss dropout set from the CLI recorded"; else fail "oracle manifest $m"; fi
+
+[[ $lt -eq 0 ]] && pass "launch test (tests/launch/test_corridor_launch.py)" || fail "launch test exit code $lt"
+echo "ros2cli_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"
+[[ $FAILS -eq 0 ]]

@@ -1,0 +1,197 @@
+//! Every node binary stops cleanly on SIGINT and SIGTERM (as rclcpp nodes do
+//! under `ros2 launch`, which sends SIGINT): it logs the signal, leaves its
+//! loop and exits with code 0, printing no ERROR or WARN line on the way.
+//!
+//! Each node is started alone (its loop waits for peers or input), on a
+//! `ROS_DOMAIN_ID` of its own, and signalled once it logged that it is
+//! ready. The DDS traffic stays in a loopback-only network namespace: the
+//! test re-runs itself under `scripts/netns.sh` (`BREAKBENCH_NETNS_CHILD=1`
+//! marks the inner run). It builds the node binaries it needs (`cargo build
+//! --offline --bins` of the four packages, same profile and target directory).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Directory of the binaries of this test's profile (`target/<profile>`).
+fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf()
+}
+
+fn build_nodes() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let release = bin_dir().file_name().is_some_and(|n| n == "release");
+    let mut c = Command::new(cargo);
+    c.current_dir(root()).args([
+        "build",
+        "--offline",
+        "--bins",
+        "-p",
+        "breakbench",
+        "-p",
+        "breakbench_sim_bridge",
+        "-p",
+        "breakbench_oracle",
+        "-p",
+        "kraken_faults",
+    ]);
+    if release {
+        c.arg("--release");
+    }
+    assert!(
+        c.status().expect("cargo build").success(),
+        "cargo build of the nodes failed"
+    );
+}
+
+/// Re-runs this test binary inside a loopback-only namespace; true in the
+/// outer run (the inner one did the work).
+fn in_netns(test: &str) -> bool {
+    if std::env::var_os("BREAKBENCH_NETNS_CHILD").is_some() {
+        return false;
+    }
+    let out = Command::new(root().join("scripts/netns.sh"))
+        .arg(std::env::current_exe().expect("test exe"))
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env("BREAKBENCH_NETNS_CHILD", "1")
+        .output()
+        .expect("scripts/netns.sh");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "inner run failed:\n{text}");
+    assert!(text.contains("1 passed"), "inner run ran no test:\n{text}");
+    true
+}
+
+/// Starts `exe` with `args`, waits for `ready` in its log, sends `signal`,
+/// and returns (exit code, log). Panics if it is not ready within 20 s or
+/// still runs 10 s after the signal.
+fn run_and_signal(
+    exe: &str,
+    args: &[&str],
+    ready: &str,
+    signal: i32,
+    domain: u16,
+) -> (Option<i32>, String) {
+    let log = tempfile::NamedTempFile::new().expect("log file");
+    let mut child = Command::new(bin_dir().join(exe))
+        .args(args)
+        .current_dir(root())
+        .env("ROS_DOMAIN_ID", domain.to_string())
+        .env("ROS_DISTRO", "jazzy")
+        .env("KRAKEN_FAULTS_ENABLE", "1")
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(log.reopen().expect("log"))
+        .spawn()
+        .unwrap_or_else(|e| panic!("{exe}: {e}"));
+    let read = || {
+        let mut s = String::new();
+        std::fs::File::open(log.path())
+            .and_then(|mut f| f.read_to_string(&mut s))
+            .expect("read log");
+        s
+    };
+    let t0 = Instant::now();
+    while !read().contains(ready) {
+        if t0.elapsed() > Duration::from_secs(20) || child.try_wait().expect("wait").is_some() {
+            let _ = child.kill();
+            panic!("{exe} did not log {ready:?} within 20 s:\n{}", read());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Let it settle into its loop.
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if t1.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!(
+                "{exe} still running 10 s after signal {signal}:\n{}",
+                read()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    (status.code(), read())
+}
+
+#[test]
+fn nodes_exit_0_on_sigint_and_sigterm() {
+    if in_netns("nodes_exit_0_on_sigint_and_sigterm") {
+        return;
+    }
+    build_nodes();
+    let manifests = tempfile::tempdir().expect("tempdir");
+    let manifest_dir = format!("manifest_dir:={}", manifests.path().display());
+    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+        (
+            "fault_injector",
+            vec!["--ros-args", "-p", "use_sim_time:=true"],
+            "ready:",
+        ),
+        ("sim_bridge", vec![], "ready"),
+        (
+            "oracle",
+            vec![
+                "--ros-args",
+                "-p",
+                "use_sim_time:=true",
+                "-p",
+                &manifest_dir,
+            ],
+            "ready",
+        ),
+        (
+            "simple_navigator",
+            vec!["--ros-args", "-p", "use_sim_time:=true"],
+            "ready",
+        ),
+    ];
+    let mut domain = 118;
+    for (exe, args, ready) in &cases {
+        for (signal, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
+            domain += 1;
+            let (code, log) = run_and_signal(exe, args, ready, signal, domain);
+            println!("{exe} {name}: exit code {code:?}");
+            assert_eq!(code, Some(0), "{exe}: exit code after {name}; log:\n{log}");
+            assert!(
+                log.contains(&format!("{name}: shutting down")),
+                "{exe}: the signal was not handled; log:\n{log}"
+            );
+            let bad: Vec<&str> = log
+                .lines()
+                .filter(|l| l.contains("ERROR") || l.contains("WARN"))
+                .collect();
+            assert!(
+                bad.is_empty(),
+                "{exe} after {name}: ERROR/WARN lines:\n{}",
+                bad.join("\n")
+            );
+        }
+    }
+    assert!(
+        std::fs::read_dir(manifests.path())
+            .expect("dir")
+            .next()
+            .is_none(),
+        "an oracle stopped before the mission timeout writes no manifest"
+    );
+}
