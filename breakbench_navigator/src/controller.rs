@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use kraken_interfaces::SelfReport;
 use kraken_faults::{MsgKind, SensorMsg};
+use kraken_interfaces::SelfReport;
 
 use crate::CmdVel;
 

@@ -66,7 +66,13 @@ impl TraceWriter {
     /// the text of `format!("{:.3},{:.5},...")`, written by [`push_fixed`].
     pub fn push(&mut self, r: &TraceRow) {
         push_fixed(&mut self.csv, r.t_s, 3);
-        for v in [r.true_x_m, r.true_y_m, r.true_yaw_rad, r.odom_x_m, r.odom_y_m] {
+        for v in [
+            r.true_x_m,
+            r.true_y_m,
+            r.true_yaw_rad,
+            r.odom_x_m,
+            r.odom_y_m,
+        ] {
             self.csv.push(b',');
             push_fixed(&mut self.csv, v, 5);
         }
