@@ -15,11 +15,11 @@ pub mod activation;
 pub mod channel;
 pub mod config;
 pub mod error;
+pub mod faults;
 pub mod msg;
 pub mod params;
 pub mod queue;
 pub mod scenario;
-pub mod stage;
 
 pub use channel::{Activation, Channel, ChannelStats, DelayQueue, FaultRecord, Injector};
 pub use config::{
@@ -27,9 +27,9 @@ pub use config::{
     OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
+pub use faults::{build_stage, FaultStage};
 pub use msg::{MsgKind, SensorMsg};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
-pub use stage::{build_stage, FaultStage};
 
 /// The one random generator type the fault code draws from (seeded by the host).
 pub type FaultRng = rand_chacha::ChaCha8Rng;
