@@ -97,6 +97,9 @@ fn elapsed(set_at: &mut Option<Duration>, now: Duration) -> f64 {
     now.saturating_sub(t0).as_secs_f64()
 }
 
+/// A mode's constructor: the stage for a spec on a target channel.
+pub type BuildFn = fn(&FaultSpec, Target<'_>) -> Result<Box<dyn FaultStage>, FaultError>;
+
 /// One mode's entry in the registry: its constant and its constructor (which
 /// checks the parameters, see each mode's `from_spec`).
 #[derive(Clone, Copy)]
@@ -104,7 +107,7 @@ pub struct Registration {
     /// The `FaultSpec` mode constant.
     pub mode: u8,
     /// Builds the stage for a spec of this mode on a target channel.
-    pub build: fn(&FaultSpec, Target<'_>) -> Result<Box<dyn FaultStage>, FaultError>,
+    pub build: BuildFn,
 }
 
 // `pub mod <file>;` for every file of this folder and `REGISTRY`, the list of
