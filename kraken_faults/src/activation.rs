@@ -5,7 +5,7 @@ use std::time::Duration;
 use kraken_interfaces::FaultSpec;
 use rand::RngExt;
 
-use crate::stage::MAX_TIME_S;
+use crate::params::MAX_TIME_S;
 use crate::{FaultError, FaultRng};
 
 /// When a fault acts (seed 004, "Usterki trwałe, przejściowe i

@@ -49,6 +49,14 @@ pub enum FaultError {
     /// A scenario step that cannot become a FaultSpec.
     #[error("scenario step '{label}': {message}")]
     Scenario { label: String, message: String },
+    /// A scenario step's parameter that FaultSpec does not have, or of the
+    /// wrong type.
+    #[error("scenario step '{label}': {source}")]
+    Param {
+        label: String,
+        #[source]
+        source: kraken_interfaces::ParamError,
+    },
     /// A configuration file could not be read or parsed.
     #[error("{path}:{line}:{column}: {field}: {message}")]
     Config {

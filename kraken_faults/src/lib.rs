@@ -15,13 +15,13 @@ pub mod activation;
 pub mod channel;
 pub mod config;
 pub mod error;
+pub mod faults;
 pub mod msg;
 pub mod params;
 pub mod probe;
 pub mod queue;
 pub mod scenario;
 pub mod schedule;
-pub mod stage;
 
 pub use channel::{
     channel_rng, channel_stream, Activation, Channel, ChannelStats, DelayQueue, FaultRecord,
@@ -32,11 +32,11 @@ pub use config::{
     OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
+pub use faults::{build_stage, FaultStage};
 pub use msg::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
 pub use schedule::{FaultSchedule, ScheduledFault};
-pub use stage::{build_stage, FaultStage};
 
 /// The one random generator type the fault code draws from (seeded by the host).
 pub type FaultRng = rand_chacha::ChaCha8Rng;

@@ -1,16 +1,15 @@
 //! Parameter checks shared by the fault modes, the saturating arithmetic
-//! that keeps a finite input finite, and [`build_stage`].
+//! that keeps a finite input finite.
 //!
 //! Every mode validates its own parameters in its constructor
-//! (`from_spec`, next to the mode in [`crate::stage`]) against what the stage
+//! (`from_spec`, in the mode's file under [`crate::faults`]) against what the stage
 //! does with them; this module holds the bounds and the helpers they share.
 
 use std::time::Duration;
 
-use kraken_interfaces::{mode_name, FaultSpec};
+use kraken_interfaces::mode_name;
 
-use crate::stage::*;
-use crate::{FaultError, FaultStage, MsgKind};
+use crate::{FaultError, MsgKind};
 
 /// Largest `delay_s` and `jitter_s` a request may ask for, seconds. A longer
 /// hold is a dropout (use `dropout`); the channel's hold queue is capped in
@@ -190,52 +189,4 @@ pub fn sat32(old: f32, new: f64) -> f32 {
     } else {
         r.clamp(-f32::MAX, f32::MAX)
     }
-}
-
-/// Builds the stage for `spec` on a channel named `channel` carrying `kind`.
-/// Activation parameters (`duration_s`, `period_s`, `duty_cycle`,
-/// `random_phase`) are the channel's business ([`crate::Activation`]).
-///
-/// # Errors
-/// [`FaultError::UnknownMode`] for a mode constant FaultSpec does not define,
-/// [`FaultError::Unsupported`] for a mode that makes no sense for `kind`
-/// (slip off odometry; scale, saturation on NavSatFix; corrupt_status on
-/// LaserScan), [`FaultError::InvalidParameter`] for an out-of-range parameter
-/// (each mode's `from_spec` says which; the bounds are this module's
-/// constants and `FaultSpec.msg`).
-pub fn build_stage(
-    spec: &FaultSpec,
-    channel: &str,
-    kind: MsgKind,
-) -> Result<Box<dyn FaultStage>, FaultError> {
-    let t = Target { channel, kind };
-    let stage: Box<dyn FaultStage> = match spec.mode {
-        FaultSpec::HEALTHY => Box::new(Passthrough),
-        FaultSpec::DROPOUT => Box::new(Dropout),
-        FaultSpec::DEGRADE => Box::new(Degrade::from_spec(spec, t)?),
-        FaultSpec::BIAS_RAMP => Box::new(BiasRamp::from_spec(spec, t)?),
-        FaultSpec::SLIP => Box::new(Slip::from_spec(spec, t)?),
-        FaultSpec::STUCK => Box::new(Stuck {
-            freeze_stamp: spec.freeze_stamp,
-            frozen: None,
-        }),
-        FaultSpec::BIAS => Box::new(Bias::from_spec(spec, t)?),
-        FaultSpec::SCALE => Box::new(Scale::from_spec(spec, t)?),
-        FaultSpec::GARBAGE => Box::new(Garbage::from_spec(spec, t)?),
-        FaultSpec::SATURATION => Box::new(Saturation::from_spec(spec, t)?),
-        FaultSpec::PACKET_LOSS => Box::new(PacketLoss::from_spec(spec, t)?),
-        FaultSpec::DELAY => Box::new(Delay::from_spec(spec, t)?),
-        FaultSpec::JITTER => Box::new(Jitter::from_spec(spec, t)?),
-        FaultSpec::DUPLICATE => Box::new(Duplicate {
-            probability: probability(spec.mode, "probability", spec.probability)?,
-        }),
-        FaultSpec::REORDER => Box::new(Reorder {
-            probability: probability(spec.mode, "probability", spec.probability)?,
-            held: None,
-        }),
-        FaultSpec::TIMESTAMP_JUMP => Box::new(TimestampJump::from_spec(spec, t)?),
-        FaultSpec::CORRUPT_STATUS => Box::new(CorruptStatus::from_spec(spec, t)?),
-        other => return Err(FaultError::UnknownMode(other)),
-    };
-    Ok(stage)
 }

@@ -16,12 +16,13 @@
 //! `MODE_NAMES`. Unknown keys and unknown mode names are errors naming file,
 //! line and field.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use kraken_interfaces::{mode_from_name, FaultSpec, MODE_NAMES};
+use kraken_interfaces::{mode_from_name, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::stage::MAX_TIME_S;
+use crate::params::MAX_TIME_S;
 use crate::FaultError;
 
 /// A scenario file.
@@ -76,8 +77,8 @@ fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> 
 }
 
 /// One step. Parameters not given are 0 / false, as in a default FaultSpec.
+/// Keys other than the step's own are FaultSpec parameters ([`Self::params`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ScenarioStep {
     /// Human label, unique within the file.
     pub label: String,
@@ -95,54 +96,12 @@ pub struct ScenarioStep {
     pub mode: Option<String>,
     /// Seconds after the scenario starts (injector clock) at which the step runs.
     pub at_s: f64,
-    #[serde(default)]
-    pub duration_s: f64,
-    #[serde(default)]
-    pub period_s: f64,
-    #[serde(default)]
-    pub duty_cycle: f64,
-    #[serde(default)]
-    pub random_phase: bool,
-    #[serde(default)]
-    pub noise_stddev: f64,
-    #[serde(default)]
-    pub covariance_scale: f64,
-    #[serde(default)]
-    pub bias_rate: f64,
-    #[serde(default)]
-    pub bias: f64,
-    #[serde(default)]
-    pub step_at_s: f64,
-    #[serde(default)]
-    pub slip_ratio: f64,
-    #[serde(default)]
-    pub scale_factor: f64,
-    #[serde(default)]
-    pub freeze_stamp: bool,
-    #[serde(default)]
-    pub garbage_min: f64,
-    #[serde(default)]
-    pub garbage_max: f64,
-    #[serde(default)]
-    pub allow_non_finite: bool,
-    #[serde(default)]
-    pub saturation_limit: f64,
-    #[serde(default)]
-    pub loss_model: u8,
-    #[serde(default)]
-    pub loss_probability: f64,
-    #[serde(default)]
-    pub recovery_probability: f64,
-    #[serde(default)]
-    pub burst_length: u32,
-    #[serde(default)]
-    pub delay_s: f64,
-    #[serde(default)]
-    pub jitter_s: f64,
-    #[serde(default)]
-    pub probability: f64,
-    #[serde(default)]
-    pub timestamp_offset_s: f64,
+    /// Every other key: a FaultSpec parameter by name (`bias_rate`,
+    /// `duration_s`, …) in its own unit, set with [`FaultSpec::set_param`]
+    /// (so an unknown name or a wrong type is refused at load, naming the
+    /// key's line).
+    #[serde(flatten)]
+    pub params: BTreeMap<String, ParamValue>,
 }
 
 impl ScenarioStep {
@@ -156,7 +115,8 @@ impl ScenarioStep {
     /// # Errors
     /// [`FaultError::UnknownModeName`] for a mode name not in `MODE_NAMES`;
     /// [`FaultError::Scenario`] when the step is not `set_fault` or lacks
-    /// `channel` or `mode`.
+    /// `channel` or `mode`; [`FaultError::Param`] for a parameter FaultSpec
+    /// does not have or a value of the wrong type.
     pub fn to_fault_spec(&self) -> Result<FaultSpec, FaultError> {
         let err = |m: &str| FaultError::Scenario {
             label: self.label.clone(),
@@ -175,34 +135,15 @@ impl ScenarioStep {
             .ok_or_else(|| err("set_fault needs `mode`"))?;
         let mode =
             mode_from_name(name).ok_or_else(|| FaultError::UnknownModeName(name.to_string()))?;
-        Ok(FaultSpec {
-            channel,
-            mode,
-            duration_s: self.duration_s,
-            period_s: self.period_s,
-            duty_cycle: self.duty_cycle,
-            random_phase: self.random_phase,
-            noise_stddev: self.noise_stddev,
-            covariance_scale: self.covariance_scale,
-            bias_rate: self.bias_rate,
-            bias: self.bias,
-            step_at_s: self.step_at_s,
-            slip_ratio: self.slip_ratio,
-            scale_factor: self.scale_factor,
-            freeze_stamp: self.freeze_stamp,
-            garbage_min: self.garbage_min,
-            garbage_max: self.garbage_max,
-            allow_non_finite: self.allow_non_finite,
-            saturation_limit: self.saturation_limit,
-            loss_model: self.loss_model,
-            loss_probability: self.loss_probability,
-            recovery_probability: self.recovery_probability,
-            burst_length: self.burst_length,
-            delay_s: self.delay_s,
-            jitter_s: self.jitter_s,
-            probability: self.probability,
-            timestamp_offset_s: self.timestamp_offset_s,
-        })
+        let mut spec = FaultSpec::new(channel, mode);
+        for (name, value) in &self.params {
+            spec.set_param(name, value.clone())
+                .map_err(|e| FaultError::Param {
+                    label: self.label.clone(),
+                    source: e,
+                })?;
+        }
+        Ok(spec)
     }
 }
 
@@ -272,6 +213,15 @@ impl ScenarioFile {
                         f.steps[i - 1].at_s
                     ),
                 ));
+            }
+            // Every step's parameters are FaultSpec fields of the right type
+            // (a wait step's are not used, as before: only names and types
+            // are checked).
+            let mut probe = FaultSpec::default();
+            for (name, value) in &s.params {
+                if let Err(pe) = probe.set_param(name, value.clone()) {
+                    return Err(e(name, pe.to_string()));
+                }
             }
             match s.action() {
                 ScenarioAction::SetFault => {

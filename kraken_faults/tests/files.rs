@@ -213,7 +213,10 @@ steps:
 #[test]
 fn bad_scenarios_error_with_line_and_field() {
     assert_eq!(
-        ScenarioFile::parse(SCEN, "c.yaml").unwrap().steps[0].bias,
+        ScenarioFile::parse(SCEN, "c.yaml").unwrap().steps[0]
+            .to_fault_spec()
+            .unwrap()
+            .bias,
         0.1
     );
 

@@ -130,9 +130,10 @@ fn unsupported_mode_is_not_applied_and_state_is_unchanged() {
     assert_eq!(inj.poll("gnss", ms(300)).unwrap().len(), 1);
     let before = inj.status(ms(300));
     // Unknown mode constant and invalid parameters are rejected the same way.
+    let unknown = kraken_interfaces::MODES.len() as u8; // first unused constant
     assert!(matches!(
-        inj.set_fault(&FaultSpec::new("imu", 17), ms(0)),
-        Err(FaultError::UnknownMode(17))
+        inj.set_fault(&FaultSpec::new("imu", unknown), ms(0)),
+        Err(FaultError::UnknownMode(m)) if m == unknown
     ));
     let e = inj.set_fault(
         &FaultSpec {

@@ -2,7 +2,7 @@
 //! the value set in it, and every name it returns is a float/uint field of
 //! `msg/FaultSpec.msg`.
 
-use kraken_interfaces::FaultSpec;
+use kraken_interfaces::{FaultSpec, MODES};
 
 fn spec(mode: u8, f: impl FnOnce(&mut FaultSpec)) -> FaultSpec {
     let mut s = FaultSpec::new("gnss", mode);
@@ -88,7 +88,7 @@ fn each_mode_reports_its_severity_field_and_value() {
             spec(FaultSpec::CORRUPT_STATUS, |s| s.covariance_scale = 0.01),
             Some(("covariance_scale", 0.01)),
         ),
-        (spec(17, |s| s.delay_s = 1.0), None),
+        (spec(MODES.len() as u8, |s| s.delay_s = 1.0), None),
     ];
     for (s, want) in cases {
         assert_eq!(s.main_parameter(), want, "mode {}", s.mode);
@@ -108,7 +108,7 @@ fn every_main_parameter_is_a_numeric_field_of_the_msg_file() {
         })
         .collect();
     assert!(numeric.contains(&"delay_s"), "{numeric:?}");
-    for mode in 0..=16u8 {
+    for mode in 0..MODES.len() as u8 {
         let mut s = FaultSpec::new("scan", mode);
         for m in [FaultSpec::LOSS_BURST, FaultSpec::LOSS_BERNOULLI] {
             s.loss_model = m;
@@ -158,7 +158,7 @@ fn mode_parameters_match_the_field_comments_of_the_msg_file() {
         .map(|(n, _)| n.as_str())
         .collect();
     assert_eq!(timing, FaultSpec::TIMING_PARAMETERS);
-    for mode in 0..=16u8 {
+    for mode in 0..MODES.len() as u8 {
         let want: Vec<&str> = fields
             .iter()
             .filter(|(_, m)| m.contains(&mode))
@@ -172,5 +172,5 @@ fn mode_parameters_match_the_field_comments_of_the_msg_file() {
     assert!(FaultSpec::mode_reads(FaultSpec::DELAY, "delay_s"));
     assert!(!FaultSpec::mode_reads(FaultSpec::DELAY, "jitter_s"));
     assert!(!FaultSpec::mode_reads(FaultSpec::SCALE, "bias"));
-    assert!(FaultSpec::mode_parameters(17).is_empty());
+    assert!(FaultSpec::mode_parameters(MODES.len() as u8).is_empty());
 }

@@ -473,31 +473,20 @@ fn fault_spec_constants_match_rust_and_mode_names() {
         &std::fs::read_to_string(pkg().join("msg/FaultSpec.msg")).unwrap(),
         "FaultSpec.msg",
     );
-    let rust: &[(&str, u8)] = &[
-        ("HEALTHY", FaultSpec::HEALTHY),
-        ("DROPOUT", FaultSpec::DROPOUT),
-        ("DEGRADE", FaultSpec::DEGRADE),
-        ("BIAS_RAMP", FaultSpec::BIAS_RAMP),
-        ("SLIP", FaultSpec::SLIP),
-        ("STUCK", FaultSpec::STUCK),
-        ("BIAS", FaultSpec::BIAS),
-        ("SCALE", FaultSpec::SCALE),
-        ("GARBAGE", FaultSpec::GARBAGE),
-        ("SATURATION", FaultSpec::SATURATION),
-        ("PACKET_LOSS", FaultSpec::PACKET_LOSS),
-        ("DELAY", FaultSpec::DELAY),
-        ("JITTER", FaultSpec::JITTER),
-        ("DUPLICATE", FaultSpec::DUPLICATE),
-        ("REORDER", FaultSpec::REORDER),
-        ("TIMESTAMP_JUMP", FaultSpec::TIMESTAMP_JUMP),
-        ("CORRUPT_STATUS", FaultSpec::CORRUPT_STATUS),
-        ("LOSS_BERNOULLI", FaultSpec::LOSS_BERNOULLI),
-        ("LOSS_BURST", FaultSpec::LOSS_BURST),
-        ("LOSS_GILBERT_ELLIOTT", FaultSpec::LOSS_GILBERT_ELLIOTT),
-    ];
+    // The mode table (kraken_interfaces::MODES) in constant order, then the
+    // loss models.
+    let rust: Vec<(&str, u8)> = kraken_interfaces::MODES
+        .iter()
+        .map(|m| (m.constant, m.mode))
+        .chain([
+            ("LOSS_BERNOULLI", FaultSpec::LOSS_BERNOULLI),
+            ("LOSS_BURST", FaultSpec::LOSS_BURST),
+            ("LOSS_GILBERT_ELLIOTT", FaultSpec::LOSS_GILBERT_ELLIOTT),
+        ])
+        .collect();
     let file: Vec<(String, String, String)> = constants(&items);
     assert_eq!(file.len(), rust.len(), "constant count: {file:?}");
-    for ((name, ty, value), (rname, rvalue)) in file.iter().zip(rust) {
+    for ((name, ty, value), (rname, rvalue)) in file.iter().zip(&rust) {
         assert_eq!((name.as_str(), ty.as_str()), (*rname, "uint8"));
         assert_eq!(value.parse::<u8>().unwrap(), *rvalue, "{name}");
     }

@@ -8,7 +8,7 @@ use breakbench_world::range::{check_ranges, Range};
 use breakbench_world::World;
 use kraken_faults::{build_stage, MsgKind};
 use kraken_interfaces::config::load_yaml_checked;
-use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, MODE_NAMES};
+use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 
 /// The declared range of every numeric field of a scenario file (see the
@@ -133,31 +133,18 @@ pub struct Scenario {
 }
 
 /// Builds the FaultSpec for `axis` at `value`: the named parameter set to
-/// `offset + value`, every other parameter 0.
+/// `offset + value` ([`FaultSpec::set_param`]), every other parameter 0.
 ///
 /// # Errors
-/// A message if the mode or parameter name is not one of FaultSpec's.
+/// A message if the mode is unknown, or the parameter is not a float64 field
+/// of FaultSpec.
 pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
     let mode =
         mode_from_name(&axis.mode).ok_or_else(|| format!("unknown fault mode '{}'", axis.mode))?;
-    let mut json = serde_json::to_value(FaultSpec::new(axis.channel.clone(), mode))
-        .expect("FaultSpec serialises");
-    let obj = json.as_object_mut().expect("FaultSpec is a struct");
-    match obj.get(&axis.parameter) {
-        Some(v) if v.is_f64() => {}
-        Some(_) => {
-            return Err(format!(
-                "FaultSpec parameter '{}' is not a float64",
-                axis.parameter
-            ))
-        }
-        None => return Err(format!("FaultSpec has no parameter '{}'", axis.parameter)),
-    }
-    obj.insert(
-        axis.parameter.clone(),
-        serde_json::json!(axis.offset + value),
-    );
-    serde_json::from_value(json).map_err(|e| e.to_string())
+    let mut spec = FaultSpec::new(axis.channel.clone(), mode);
+    spec.set_param(&axis.parameter, ParamValue::Float(axis.offset + value))
+        .map_err(|e| e.to_string())?;
+    Ok(spec)
 }
 
 /// Cell keys of summary.json that are not axis names (an axis may not use them).

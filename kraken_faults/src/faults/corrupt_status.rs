@@ -1,0 +1,81 @@
+//! `corrupt_status`: data unchanged, status and covariance lie.
+
+use std::time::Duration;
+
+use kraken_interfaces::ros::NavSatStatus;
+use kraken_interfaces::FaultSpec;
+
+use super::*;
+use crate::params::{bounded_positive, Target};
+use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
+
+/// `corrupt_status` (seed 004, "Corrupted status"): data unchanged, the
+/// quality fields lie.
+///
+/// * NavSatFix: `status.status = STATUS_GBAS_FIX`, `position_covariance` ×
+///   `covariance_scale` (choose < 1 for an overstated accuracy),
+///   `position_covariance_type` unchanged.
+/// * Imu: all three covariance matrices × scale (unless marked absent with -1).
+/// * Odometry: `pose.covariance` and `twist.covariance` × scale.
+/// * LaserScan: unsupported (it has no status or quality field).
+#[derive(Debug, Clone)]
+pub struct CorruptStatus {
+    pub covariance_scale: f64,
+}
+
+impl CorruptStatus {
+    /// `covariance_scale` in (0, [`crate::params::MAX_MAGNITUDE`]]; LaserScan unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on LaserScan, else
+    /// [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        if t.kind == MsgKind::LaserScan {
+            return Err(t.unsupported(
+                spec.mode,
+                "LaserScan has no status or covariance field to corrupt",
+            ));
+        }
+        Ok(Self {
+            covariance_scale: bounded_positive(
+                spec.mode,
+                "covariance_scale",
+                spec.covariance_scale,
+            )?,
+        })
+    }
+}
+
+impl FaultStage for CorruptStatus {
+    fn apply(
+        &mut self,
+        mut msg: SensorMsg,
+        _now: Duration,
+        _rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        let s = self.covariance_scale;
+        match &mut msg {
+            SensorMsg::NavSatFix(f) => {
+                f.status.status = NavSatStatus::STATUS_GBAS_FIX;
+                scale_cov(&mut f.position_covariance, s);
+            }
+            SensorMsg::Imu(m) => {
+                scale_imu_cov(&mut m.orientation_covariance, s);
+                scale_imu_cov(&mut m.angular_velocity_covariance, s);
+                scale_imu_cov(&mut m.linear_acceleration_covariance, s);
+            }
+            SensorMsg::Odometry(o) => {
+                scale_cov(&mut o.pose.covariance, s);
+                scale_cov(&mut o.twist.covariance, s);
+            }
+            SensorMsg::LaserScan(_) => {}
+        }
+        now_only(msg)
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[Registration {
+    mode: FaultSpec::CORRUPT_STATUS,
+    build: |spec, t| Ok(Box::new(CorruptStatus::from_spec(spec, t)?)),
+}];

@@ -1,0 +1,130 @@
+//! `garbage`: values replaced by seeded uniform draws.
+
+use std::time::Duration;
+
+use kraken_interfaces::FaultSpec;
+use rand::RngExt;
+
+use super::*;
+use crate::params::{finite, invalid, Target};
+use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
+
+/// Probability that a garbage value is non-finite when `allow_non_finite`.
+pub const GARBAGE_NON_FINITE_P: f64 = 0.1;
+
+/// `garbage` (seed 004, "Garbage"): values replaced by seeded uniform draws
+/// in [`garbage_min`, `garbage_max`]. With `allow_non_finite`, each value is
+/// instead NaN, +inf or −inf (equally likely) with probability
+/// [`GARBAGE_NON_FINITE_P`]. Status, covariances, stamps unchanged.
+///
+/// * NavSatFix: `latitude`, `longitude` (degrees) and `altitude` (m).
+/// * Imu: `angular_velocity.{x,y,z}` and `linear_acceleration.{x,y,z}`.
+/// * Odometry: `pose.pose.position.{x,y,z}`, `twist.twist.linear.{x,y,z}`,
+///   `twist.twist.angular.{x,y,z}`.
+/// * LaserScan: every range (f32).
+#[derive(Debug, Clone)]
+pub struct Garbage {
+    pub min: f64,
+    pub max: f64,
+    pub allow_non_finite: bool,
+}
+
+impl Garbage {
+    /// `garbage_min` < `garbage_max`, both finite, with a finite span
+    /// `garbage_max - garbage_min` (the uniform draw needs it: -1e308..1e308
+    /// overflows); on LaserScan both within the f32 range.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        let m = spec.mode;
+        let lo = finite(m, "garbage_min", spec.garbage_min)?;
+        let hi = finite(m, "garbage_max", spec.garbage_max)?;
+        if lo >= hi {
+            return Err(invalid(m, "garbage_max", hi, "must be > garbage_min"));
+        }
+        if !(hi - lo).is_finite() {
+            return Err(invalid(
+                m,
+                "garbage_max",
+                hi,
+                &format!(
+                    "garbage_max - garbage_min must be finite (at most {:e}); got {lo:e}..{hi:e}",
+                    f64::MAX
+                ),
+            ));
+        }
+        if t.kind == MsgKind::LaserScan && (lo < f32::MIN as f64 || hi > f32::MAX as f64) {
+            return Err(invalid(
+                m,
+                "garbage_max",
+                hi,
+                "bounds must fit an f32 range",
+            ));
+        }
+        Ok(Self {
+            min: lo,
+            max: hi,
+            allow_non_finite: spec.allow_non_finite,
+        })
+    }
+    fn draw(&self, rng: &mut FaultRng) -> f64 {
+        if self.allow_non_finite && rng.random_bool(GARBAGE_NON_FINITE_P) {
+            return [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.random_range(0..3usize)];
+        }
+        rng.random_range(self.min..=self.max)
+    }
+}
+
+impl FaultStage for Garbage {
+    fn apply(
+        &mut self,
+        mut msg: SensorMsg,
+        _now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        match &mut msg {
+            SensorMsg::NavSatFix(f) => {
+                for v in [&mut f.latitude, &mut f.longitude, &mut f.altitude] {
+                    *v = self.draw(rng);
+                }
+            }
+            SensorMsg::Imu(m) => {
+                let (w, a) = (&mut m.angular_velocity, &mut m.linear_acceleration);
+                for v in [&mut w.x, &mut w.y, &mut w.z, &mut a.x, &mut a.y, &mut a.z] {
+                    *v = self.draw(rng);
+                }
+            }
+            SensorMsg::Odometry(o) => {
+                let p = &mut o.pose.pose.position;
+                let t = &mut o.twist.twist;
+                for v in [
+                    &mut p.x,
+                    &mut p.y,
+                    &mut p.z,
+                    &mut t.linear.x,
+                    &mut t.linear.y,
+                    &mut t.linear.z,
+                    &mut t.angular.x,
+                    &mut t.angular.y,
+                    &mut t.angular.z,
+                ] {
+                    *v = self.draw(rng);
+                }
+            }
+            SensorMsg::LaserScan(l) => {
+                for r in l.ranges.iter_mut() {
+                    // Bounds are checked against f32 in build_stage.
+                    *r = self.draw(rng) as f32;
+                }
+            }
+        }
+        now_only(msg)
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[Registration {
+    mode: FaultSpec::GARBAGE,
+    build: |spec, t| Ok(Box::new(Garbage::from_spec(spec, t)?)),
+}];

@@ -1,0 +1,89 @@
+//! `saturation`: values clipped to a full scale.
+
+use std::time::Duration;
+
+use kraken_interfaces::FaultSpec;
+
+use super::*;
+use crate::params::{bounded_non_negative, Target};
+use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
+
+/// `saturation` (seed 004, "Saturation/clipping"): values clipped to
+/// [−`saturation_limit`, `saturation_limit`], no overrange flag.
+///
+/// * Imu: `angular_velocity.{x,y,z}` (gyro full scale, rad/s).
+/// * Odometry: `twist.twist.linear.{x,y,z}` (m/s) and `angular.{x,y,z}` (rad/s).
+/// * LaserScan: finite ranges above the limit become the limit (m); `inf`
+///   (no return) stays `inf`.
+/// * NavSatFix: unsupported (latitude/longitude have no full scale).
+///
+/// NaN passes unchanged (`f64::clamp` keeps NaN).
+#[derive(Debug, Clone)]
+pub struct Saturation {
+    pub limit: f64,
+}
+
+impl Saturation {
+    /// `saturation_limit` in [0, [`crate::params::MAX_MAGNITUDE`]]; NavSatFix unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on NavSatFix, else
+    /// [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        if t.kind == MsgKind::NavSatFix {
+            return Err(t.unsupported(
+                spec.mode,
+                "latitude/longitude have no full-scale range to clip at",
+            ));
+        }
+        Ok(Self {
+            limit: bounded_non_negative(spec.mode, "saturation_limit", spec.saturation_limit)?,
+        })
+    }
+}
+
+impl FaultStage for Saturation {
+    fn apply(
+        &mut self,
+        mut msg: SensorMsg,
+        _now: Duration,
+        _rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        let l = self.limit;
+        match &mut msg {
+            SensorMsg::Imu(m) => {
+                let w = &mut m.angular_velocity;
+                for v in [&mut w.x, &mut w.y, &mut w.z] {
+                    *v = v.clamp(-l, l);
+                }
+            }
+            SensorMsg::Odometry(o) => {
+                let t = &mut o.twist.twist;
+                for v in [
+                    &mut t.linear.x,
+                    &mut t.linear.y,
+                    &mut t.linear.z,
+                    &mut t.angular.x,
+                    &mut t.angular.y,
+                    &mut t.angular.z,
+                ] {
+                    *v = v.clamp(-l, l);
+                }
+            }
+            SensorMsg::LaserScan(s) => {
+                let lf = l as f32;
+                for r in s.ranges.iter_mut().filter(|r| r.is_finite()) {
+                    *r = r.min(lf);
+                }
+            }
+            SensorMsg::NavSatFix(_) => {}
+        }
+        now_only(msg)
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[Registration {
+    mode: FaultSpec::SATURATION,
+    build: |spec, t| Ok(Box::new(Saturation::from_spec(spec, t)?)),
+}];

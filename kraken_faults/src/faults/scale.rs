@@ -1,0 +1,87 @@
+//! `scale`: the measured value times a factor (sign flips included).
+
+use std::time::Duration;
+
+use kraken_interfaces::FaultSpec;
+
+use super::*;
+use crate::params::{magnitude, sat, sat32, Target};
+use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
+
+/// `scale` (seed 004, "Scale i sign"): the measured value × `factor`; a
+/// negative factor also flips the sign.
+///
+/// * Odometry: `pose.pose.position.{x,y,z}` scaled about the odom frame's
+///   origin (the start pose), as a wheel-radius calibration error would;
+///   twist, orientation, stamps and covariances unchanged. Factor −1 mirrors
+///   the position through the origin.
+/// * Imu: `angular_velocity.{x,y,z}` × factor (−1: a gyro mounted upside
+///   down / reversed axis); covariances unchanged.
+/// * LaserScan: every finite range × factor (factor must be ≥ 0: a negative
+///   range has no meaning).
+/// * NavSatFix: unsupported (a geographic position has no origin to scale
+///   about).
+#[derive(Debug, Clone)]
+pub struct Scale {
+    pub factor: f64,
+}
+
+impl Scale {
+    /// `scale_factor` in [-[`crate::params::MAX_MAGNITUDE`], [`crate::params::MAX_MAGNITUDE`]] (>= 0 on
+    /// LaserScan); NavSatFix unsupported.
+    ///
+    /// # Errors
+    /// [`FaultError::Unsupported`] on NavSatFix and for a negative factor on
+    /// LaserScan, else [`FaultError::InvalidParameter`].
+    pub fn from_spec(spec: &FaultSpec, t: Target) -> Result<Self, FaultError> {
+        let f = magnitude(spec.mode, "scale_factor", spec.scale_factor)?;
+        match t.kind {
+            MsgKind::NavSatFix => Err(t.unsupported(
+                spec.mode,
+                "a geographic fix has no origin to scale about; use bias or bias_ramp",
+            )),
+            MsgKind::LaserScan if f < 0.0 => {
+                Err(t.unsupported(spec.mode, "a negative factor would give negative ranges"))
+            }
+            _ => Ok(Self { factor: f }),
+        }
+    }
+}
+
+impl FaultStage for Scale {
+    fn apply(
+        &mut self,
+        mut msg: SensorMsg,
+        _now: Duration,
+        _rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        let k = self.factor;
+        match &mut msg {
+            SensorMsg::Odometry(o) => {
+                let p = &mut o.pose.pose.position;
+                for v in [&mut p.x, &mut p.y, &mut p.z] {
+                    *v = sat(*v, *v * k);
+                }
+            }
+            SensorMsg::Imu(m) => {
+                let w = &mut m.angular_velocity;
+                for v in [&mut w.x, &mut w.y, &mut w.z] {
+                    *v = sat(*v, *v * k);
+                }
+            }
+            SensorMsg::LaserScan(l) => {
+                for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
+                    *r = sat32(*r, f64::from(*r) * k);
+                }
+            }
+            SensorMsg::NavSatFix(_) => {}
+        }
+        now_only(msg)
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[Registration {
+    mode: FaultSpec::SCALE,
+    build: |spec, t| Ok(Box::new(Scale::from_spec(spec, t)?)),
+}];

@@ -1,0 +1,52 @@
+//! `stuck`: the first faulted sample repeated.
+
+use std::time::Duration;
+
+use kraken_interfaces::FaultSpec;
+
+use super::*;
+use crate::params::Target;
+use crate::{FaultRng, SensorMsg};
+
+/// `stuck` (seed 004, "Stuck"): every message is replaced by the first
+/// message the fault saw (all data fields frozen). The header stamp is the
+/// incoming one (fresh: the harder case to detect) unless `freeze_stamp`,
+/// then it stays the frozen sample's.
+#[derive(Debug, Clone)]
+pub struct Stuck {
+    pub freeze_stamp: bool,
+    pub frozen: Option<SensorMsg>,
+}
+
+impl Stuck {
+    /// Reads `freeze_stamp`; no parameter to refuse.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Self {
+        Self {
+            freeze_stamp: spec.freeze_stamp,
+            frozen: None,
+        }
+    }
+}
+
+impl FaultStage for Stuck {
+    fn apply(
+        &mut self,
+        msg: SensorMsg,
+        _now: Duration,
+        _rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        let stamp = msg.header().stamp;
+        let frozen = self.frozen.get_or_insert(msg);
+        let mut out = frozen.clone();
+        if !self.freeze_stamp {
+            out.header_mut().stamp = stamp;
+        }
+        now_only(out)
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[Registration {
+    mode: FaultSpec::STUCK,
+    build: |spec, t| Ok(Box::new(Stuck::from_spec(spec, t))),
+}];

@@ -1,0 +1,170 @@
+//! The timing family: `delay`, `jitter`, `duplicate` and `reorder` change when (and how often) a message is delivered, never its content.
+
+use std::time::Duration;
+
+use kraken_interfaces::FaultSpec;
+use rand::RngExt;
+
+use super::*;
+use crate::params::{bounded_secs, probability, Target, MAX_HOLD_S};
+use crate::{FaultError, FaultRng, SensorMsg};
+
+/// `delay`: every message held `delay` through the channel's queue of past
+/// messages (the message itself is not recomputed or restamped), as seed 004
+/// ("Usterki czasu") requires.
+#[derive(Debug, Clone)]
+pub struct Delay {
+    pub delay: Duration,
+}
+
+impl Delay {
+    /// `delay_s` in [0, [`MAX_HOLD_S`]] s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            delay: bounded_secs(spec.mode, "delay_s", spec.delay_s, MAX_HOLD_S)?,
+        })
+    }
+}
+
+impl FaultStage for Delay {
+    fn apply(
+        &mut self,
+        msg: SensorMsg,
+        _now: Duration,
+        _rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        vec![(self.delay, msg)]
+    }
+}
+
+/// `jitter` (seed 004, "Usterki czasu"): each message held a seeded uniform
+/// time in [0, `jitter_s`] through the channel's queue; content and stamp
+/// unchanged. Messages whose delays cross are delivered out of order, as on a
+/// jittery link. All channel types.
+#[derive(Debug, Clone)]
+pub struct Jitter {
+    pub max: Duration,
+}
+
+impl Jitter {
+    /// `jitter_s` in [0, [`MAX_HOLD_S`]] s.
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming the field and its bound.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            max: bounded_secs(spec.mode, "jitter_s", spec.jitter_s, MAX_HOLD_S)?,
+        })
+    }
+}
+
+impl FaultStage for Jitter {
+    fn apply(
+        &mut self,
+        msg: SensorMsg,
+        _now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        let d = rng.random_range(0.0..=self.max.as_secs_f64());
+        vec![(Duration::from_secs_f64(d), msg)]
+    }
+}
+
+/// `duplicate`: with probability `probability` the message is delivered
+/// twice, back to back, identical (same stamp). All channel types.
+#[derive(Debug, Clone)]
+pub struct Duplicate {
+    pub probability: f64,
+}
+
+impl Duplicate {
+    /// `probability` in [0, 1].
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming `probability`.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            probability: probability(spec.mode, "probability", spec.probability)?,
+        })
+    }
+}
+
+impl FaultStage for Duplicate {
+    fn apply(
+        &mut self,
+        msg: SensorMsg,
+        _now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        if rng.random_bool(self.probability) {
+            vec![(Duration::ZERO, msg.clone()), (Duration::ZERO, msg)]
+        } else {
+            now_only(msg)
+        }
+    }
+}
+
+/// `reorder`: with probability `probability` a message is held back and
+/// delivered right after the next message (a swapped pair); content and
+/// stamps unchanged. A held message waits for the next arrival. All channel
+/// types.
+#[derive(Debug, Clone)]
+pub struct Reorder {
+    pub probability: f64,
+    pub held: Option<SensorMsg>,
+}
+
+impl Reorder {
+    /// `probability` in [0, 1].
+    ///
+    /// # Errors
+    /// [`FaultError::InvalidParameter`] naming `probability`.
+    pub fn from_spec(spec: &FaultSpec, _t: Target) -> Result<Self, FaultError> {
+        Ok(Self {
+            probability: probability(spec.mode, "probability", spec.probability)?,
+            held: None,
+        })
+    }
+}
+
+impl FaultStage for Reorder {
+    fn apply(
+        &mut self,
+        msg: SensorMsg,
+        _now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<(Duration, SensorMsg)> {
+        if let Some(h) = self.held.take() {
+            return vec![(Duration::ZERO, msg), (Duration::ZERO, h)];
+        }
+        if rng.random_bool(self.probability) {
+            self.held = Some(msg);
+            Vec::new()
+        } else {
+            now_only(msg)
+        }
+    }
+}
+
+/// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
+pub(super) const MODES: &[Registration] = &[
+    Registration {
+        mode: FaultSpec::DELAY,
+        build: |spec, t| Ok(Box::new(Delay::from_spec(spec, t)?)),
+    },
+    Registration {
+        mode: FaultSpec::JITTER,
+        build: |spec, t| Ok(Box::new(Jitter::from_spec(spec, t)?)),
+    },
+    Registration {
+        mode: FaultSpec::DUPLICATE,
+        build: |spec, t| Ok(Box::new(Duplicate::from_spec(spec, t)?)),
+    },
+    Registration {
+        mode: FaultSpec::REORDER,
+        build: |spec, t| Ok(Box::new(Reorder::from_spec(spec, t)?)),
+    },
+];
