@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of the ROS graph over DDS (issue 4): `breakbench up
+# End-to-end tests of the ROS graph over DDS (REQ-GRAPH-UP, REQ-GRAPH-MATCHES-IN-PROCESS): `breakbench up
 # launch/corridor.graph.yaml` in lock-step on the corridor study's nominal
 # cell and odom bias 0.2 cell (fault set through /fault_injector/set_fault),
 # compared with the in-process campaign, plus the `breakbench up` unit tests.

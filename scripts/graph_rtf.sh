@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real-time-factor sweep of the corridor ROS graph (issue 4, "Speed"): runs
+# Real-time-factor sweep of the corridor ROS graph (REQ-GRAPH-MATCHES-IN-PROCESS, speed): runs
 # `breakbench up launch/corridor.graph.yaml` on the corridor study's first
 # nominal run (nominal_000) and odom bias 0.2 cell (repeat 0), with the same
 # plant seed as in-process, at

@@ -146,7 +146,7 @@ else
 fi
 stop_injector
 
-# ==== 6. sim_bridge vs a real rclpy peer (graph nodes, issue 4; block owned by the graph-nodes engineer)
+# ==== 6. sim_bridge vs a real rclpy peer (graph nodes, REQ-GRAPH-UP)
 # The bridge alone at real time; the peer decodes /oracle/odom, /scan, /clock,
 # /gnss/fix, /imu/data with the generated ROS 2 types and drives it with /cmd_vel.
 export ROS_DOMAIN_ID=$((BASE + 6))

@@ -1,4 +1,4 @@
-//! End to end over DDS (issue 4): the corridor graph of
+//! End to end over DDS (REQ-GRAPH-UP, REQ-GRAPH-MATCHES-IN-PROCESS): the corridor graph of
 //! `launch/corridor.graph.yaml` run by `breakbench up`, compared with the
 //! in-process campaign on the same cells and seeds.
 //!

@@ -469,7 +469,7 @@ struct BridgeEntry {
     direction: String,
 }
 
-/// The graph contract (`/tmp/graph_contract.md`, issue 4): every topic the
+/// The graph contract (REQ-GRAPH-UP): every topic the
 /// embedded sim_bridge publishes (GZ_TO_ROS here) or subscribes (ROS_TO_GZ),
 /// with its ROS type.
 fn contract(cmd_vel_type: &str) -> BTreeMap<&'static str, (String, &'static str)> {

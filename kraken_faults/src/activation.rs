@@ -8,8 +8,8 @@ use rand::RngExt;
 use crate::params::MAX_TIME_S;
 use crate::{FaultError, FaultRng};
 
-/// When a fault acts (seed 004, "Usterki trwałe, przejściowe i
-/// intermittent"), measured from the time it was set.
+/// When a fault acts (REQ-FAULT-ACTIVATION: permanent, transient,
+/// intermittent), measured from the time it was set.
 ///
 /// * permanent: `duration_s = 0`, active until cleared;
 /// * transient: `duration_s > 0`, active on [set, set + duration_s]

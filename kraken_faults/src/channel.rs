@@ -208,7 +208,7 @@ impl Channel {
     /// the last received odometry as an odom→base_link transform
     /// (`header.frame_id` → `child_frame_id`, translation = pose position,
     /// rotation = pose orientation) stamped `now`, for the host to broadcast
-    /// on `/tf` at `tf_rate_hz` (seed 001: the TF chain must stay alive).
+    /// on `/tf` at `tf_rate_hz` (REQ-FAULT-DROPOUT-WHEEL: the TF chain must stay alive).
     /// `None` otherwise.
     pub fn keepalive_transform(&self, now: Duration) -> Option<TransformStamped> {
         self.tf_keepalive.as_ref()?;

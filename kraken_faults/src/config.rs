@@ -116,7 +116,7 @@ pub struct ChannelConfig {
     /// QoS of both ends.
     pub qos: QosConfig,
     /// Odometry channels only: keep broadcasting the last odom→base_link
-    /// transform during a dropout (seed 001).
+    /// transform during a dropout (REQ-FAULT-DROPOUT-WHEEL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tf_keepalive: Option<TfKeepaliveConfig>,
     /// This channel's hold-queue caps, overriding the file's `hold_limits`

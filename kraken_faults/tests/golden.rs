@@ -1,4 +1,4 @@
-//! Golden tests: exact delivered values for each mode (issue 3, "Checks that
+//! Golden tests: exact delivered values for each mode (REQ-FAULT-* in docs/requirements.md, "Checks that
 //! must hold"). Numbers are derived by hand in the comments.
 
 mod common;

@@ -1,5 +1,4 @@
-//! Negative tests of the injection mechanism (seed 004, "Testy negatywne
-//! mechanizmu injection").
+//! Negative tests of the injection mechanism (REQ-FAULT-NEGATIVE-TESTS).
 
 mod common;
 use common::*;

@@ -490,7 +490,7 @@ fn fault_spec_constants_match_rust_and_mode_names() {
         assert_eq!((name.as_str(), ty.as_str()), (*rname, "uint8"));
         assert_eq!(value.parse::<u8>().unwrap(), *rvalue, "{name}");
     }
-    // Issue 3 fixes the first five.
+    // The first five are fixed by the FaultSpec.msg contract.
     assert_eq!(
         (
             FaultSpec::HEALTHY,

@@ -34,7 +34,7 @@ pub fn add_bias(msg: &mut SensorMsg, b: f64) {
     }
 }
 
-/// `bias_ramp` (seed 001): an offset of `bias_rate` × (now − set time),
+/// `bias_ramp` (REQ-FAULT-BIAS-RAMP): an offset of `bias_rate` × (now − set time),
 /// applied with [`add_bias`]. GNSS walks off on a 45° bearing, the IMU gets a
 /// growing yaw-rate bias; the reported covariance stays as it was (the sensor
 /// lies confidently).
@@ -74,7 +74,7 @@ impl FaultStage for BiasRamp {
     }
 }
 
-/// `bias` (seed 004, "Bias/offset"): constant offset `bias` (native units,
+/// `bias` (REQ-FAULT-BIAS): constant offset `bias` (native units,
 /// applied with [`add_bias`]) from `step_at_s` after the fault is set; before
 /// the step the message passes unchanged.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use super::*;
 use crate::params::{bounded_positive, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
-/// `corrupt_status` (seed 004, "Corrupted status"): data unchanged, the
+/// `corrupt_status` (REQ-FAULT-CORRUPT-STATUS): data unchanged, the
 /// quality fields lie.
 ///
 /// * NavSatFix: `status.status = STATUS_GBAS_FIX`, `position_covariance` ×

@@ -10,7 +10,7 @@ use super::*;
 use crate::params::{bounded_non_negative, bounded_positive, invalid, sat, sat32, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
-/// `degrade` (seed 001): white Gaussian noise N(0, `noise_stddev`²) in the
+/// `degrade` (REQ-FAULT-DEGRADE): white Gaussian noise N(0, `noise_stddev`²) in the
 /// channel's native unit, drawn independently per component, and the reported
 /// covariance of the noised quantity × `covariance_scale`.
 ///

@@ -8,7 +8,7 @@ use kraken_interfaces::FaultSpec;
 use super::*;
 use crate::{FaultRng, SensorMsg};
 
-/// `dropout` (seed 001).
+/// `dropout` (REQ-FAULT-DROPOUT-GNSS, REQ-FAULT-DROPOUT-IMU, REQ-FAULT-DROPOUT-WHEEL).
 ///
 /// * NavSatFix: still published; `status.status = STATUS_NO_FIX`,
 ///   `position_covariance = 0`, `position_covariance_type =

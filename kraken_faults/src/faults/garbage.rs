@@ -12,7 +12,7 @@ use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 /// Probability that a garbage value is non-finite when `allow_non_finite`.
 pub const GARBAGE_NON_FINITE_P: f64 = 0.1;
 
-/// `garbage` (seed 004, "Garbage"): values replaced by seeded uniform draws
+/// `garbage` (REQ-FAULT-GARBAGE): values replaced by seeded uniform draws
 /// in [`garbage_min`, `garbage_max`]. With `allow_non_finite`, each value is
 /// instead NaN, +inf or −inf (equally likely) with probability
 /// [`GARBAGE_NON_FINITE_P`]. Status, covariances, stamps unchanged.

@@ -10,9 +10,9 @@
 //! declares every `*.rs` file of this folder as a module and collects their
 //! `MODES` lists into the registry [`build_stage`] looks modes up in; a test
 //! holds the registry against `kraken_interfaces::MODES` (each mode exactly
-//! once). How to add a mode: `kraken_faults/CREATING_FAULTS.md`. Modes follow `shared/seeds/001` (dropout,
-//! degrade, bias_ramp, slip, healthy) and the data and timing fault classes of
-//! `shared/seeds/004` ("Typy usterek danych", "Usterki czasu").
+//! once). How to add a mode: `kraken_faults/CREATING_FAULTS.md`. Modes implement
+//! the REQ-FAULT-* requirements of `docs/requirements.md` (dropout, degrade,
+//! bias_ramp, slip, healthy, and the data and timing fault classes).
 
 use std::time::Duration;
 
@@ -52,7 +52,7 @@ fn now_only(msg: SensorMsg) -> Vec<(Duration, SensorMsg)> {
 }
 
 /// Direction of the GNSS bias walk (bias, bias_ramp): a fixed geodesic
-/// azimuth of 45° (north-east), as `shared/seeds/001` specifies.
+/// azimuth of 45° (north-east), as REQ-FAULT-BIAS-RAMP specifies.
 pub const GNSS_BIAS_AZIMUTH_DEG: f64 = 45.0;
 
 /// Moves a fix `distance_m` metres along the WGS 84 geodesic starting at

@@ -25,7 +25,7 @@ pub enum LossModel {
     GilbertElliott { p: f64, r: f64 },
 }
 
-/// `packet_loss` (seed 004, "Dropout" patterns): whole messages withheld per
+/// `packet_loss` (REQ-FAULT-PACKET-LOSS): whole messages withheld per
 /// [`LossModel`]; delivered messages pass unchanged. All channel types.
 #[derive(Debug, Clone)]
 pub struct PacketLoss {

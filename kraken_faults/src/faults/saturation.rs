@@ -8,7 +8,7 @@ use super::*;
 use crate::params::{bounded_non_negative, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
-/// `saturation` (seed 004, "Saturation/clipping"): values clipped to
+/// `saturation` (REQ-FAULT-SATURATION): values clipped to
 /// [−`saturation_limit`, `saturation_limit`], no overrange flag.
 ///
 /// * Imu: `angular_velocity.{x,y,z}` (gyro full scale, rad/s).

@@ -8,7 +8,7 @@ use super::*;
 use crate::params::{magnitude, sat, sat32, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
-/// `scale` (seed 004, "Scale i sign"): the measured value × `factor`; a
+/// `scale` (REQ-FAULT-SCALE): the measured value × `factor`; a
 /// negative factor also flips the sign.
 ///
 /// * Odometry: `pose.pose.position.{x,y,z}` scaled about the odom frame's

@@ -8,7 +8,7 @@ use super::*;
 use crate::params::{magnitude, sat, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
-/// `slip` (seed 001, odometry only): `twist.twist.linear.{x,y,z}` and
+/// `slip` (REQ-FAULT-SLIP, odometry only): `twist.twist.linear.{x,y,z}` and
 /// `twist.twist.angular.{x,y,z}` × `slip_ratio`. Pose, covariances and stamp
 /// unchanged.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use super::*;
 use crate::params::Target;
 use crate::{FaultRng, SensorMsg};
 
-/// `stuck` (seed 004, "Stuck"): every message is replaced by the first
+/// `stuck` (REQ-FAULT-STUCK): every message is replaced by the first
 /// message the fault saw (all data fields frozen). The header stamp is the
 /// incoming one (fresh: the harder case to detect) unless `freeze_stamp`,
 /// then it stays the frozen sample's.

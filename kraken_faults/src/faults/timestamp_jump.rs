@@ -9,7 +9,7 @@ use super::*;
 use crate::params::{finite, invalid, Target, MAX_TIMESTAMP_OFFSET_S};
 use crate::{FaultError, FaultRng, SensorMsg};
 
-/// `timestamp_jump` (seed 004, "timestamp jump w przód/tył"):
+/// `timestamp_jump` (REQ-FAULT-TIMING):
 /// `header.stamp` + `timestamp_offset_s` (negative: backwards, clamped at
 /// 0); data and arrival time unchanged ("arrival dobry, timestamp zły"). All
 /// channel types.

@@ -10,7 +10,7 @@ use crate::params::{bounded_secs, probability, Target, MAX_HOLD_S};
 use crate::{FaultError, FaultRng, SensorMsg};
 
 /// `delay`: every message held `delay` through the channel's queue of past
-/// messages (the message itself is not recomputed or restamped), as seed 004
+/// messages (the message itself is not recomputed or restamped), as REQ-FAULT-DELAY
 /// ("Usterki czasu") requires.
 #[derive(Debug, Clone)]
 pub struct Delay {
@@ -40,7 +40,7 @@ impl FaultStage for Delay {
     }
 }
 
-/// `jitter` (seed 004, "Usterki czasu"): each message held a seeded uniform
+/// `jitter` (REQ-FAULT-TIMING): each message held a seeded uniform
 /// time in [0, `jitter_s`] through the channel's queue; content and stamp
 /// unchanged. Messages whose delays cross are delivered out of order, as on a
 /// jittery link. All channel types.
