@@ -6,7 +6,7 @@
 # ament_cargo packages):
 #
 # 1. One shared target directory. colcon passes a per-package
-#    `--target-dir <build-base>/<pkg>`, so each of our eight ament_cargo
+#    `--target-dir <build-base>/<pkg>`, so each of our nine ament_cargo
 #    packages would rebuild the whole dependency tree (ros2-client, rustdds,
 #    parry2d, ...) in a directory of its own. Every `--target-dir` is replaced
 #    by BREAKBENCH_COLCON_TARGET_DIR (default: $CARGO_TARGET_DIR, else <repo>/target, the developers.

@@ -14,7 +14,9 @@
 #  3. The corridor study on the embedded plant (the colcon-built binary), then:
 #     - `breakbench analyze --check`: summary.json recomputed from the manifests is byte-identical;
 #     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices;
-#     - determinism: the same study with another --jobs gives a byte-identical summary.json.
+#     - determinism and scale-out: the same study as 4 shards (`campaign --shard K/4`, separate
+#       processes, --jobs 1 each, 2 at a time; shard 3 takes its index from JOB_COMPLETION_INDEX
+#       as in a Kubernetes Indexed Job), `breakbench merge`d: summary.json byte-identical.
 #  4. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
 #  5. The real ROS 2 command line from the colcon install (scripts/ros2cli_test.sh):
 #     the launch test of corridor.launch.py, `ros2 launch breakbench corridor.launch.py`
@@ -39,15 +41,43 @@ step "Rust tests colcon does not run: kraken_interfaces (ament_cmake to colcon);
 scripts/netns.sh cargo test -p kraken_interfaces --offline
 cargo build --workspace --benches --offline
 
-step "corridor study, reference checks and determinism"
+step "corridor study, reference checks; determinism: 4 shards merged"
 OUT="$ROOT/target/test-campaign"
-rm -rf "$OUT" "$OUT-jobs1"
+rm -rf "$OUT" "$OUT-jobs1" "$OUT"-shard? "$OUT-merged"
 "$BB" campaign scenarios/corridor_study.yaml --out "$OUT" --jobs 2 --quiet
 "$BB" analyze "$OUT" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT"
-"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-jobs1" --jobs 1 --quiet
-cmp "$OUT/summary.json" "$OUT-jobs1/summary.json"
-echo "summary.json byte-identical with --jobs 2 and --jobs 1"
+# The same study as 4 shard processes, 2 at a time (one per core), --jobs 1 each.
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard0" --shard 0/4 --jobs 1 --quiet & s0=$!
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard1" --shard 1/4 --jobs 1 --quiet & s1=$!
+wait "$s0"; wait "$s1"
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard2" --shard 2/4 --jobs 1 --quiet & s2=$!
+JOB_COMPLETION_INDEX=3 "$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard3" --shard auto/4 --jobs 1 --quiet & s3=$!
+wait "$s2"; wait "$s3"
+"$BB" merge "$OUT"-shard0 "$OUT"-shard1 "$OUT"-shard2 "$OUT"-shard3 --out "$OUT-merged"
+"$BB" analyze "$OUT-merged" --check
+cmp "$OUT/summary.json" "$OUT-merged/summary.json"
+echo "summary.json byte-identical: one process with --jobs 2, and 4 shard processes with --jobs 1 merged"
+
+step "shipped resilience tests: campaigns, analyze, statsmodels reference"
+# The negative variant must fail its 'at' expectation (a test of the test):
+# its campaign exits 0 (a failing robot is a result, not a harness error), so
+# the expected verdict classes are checked from summary.json.
+for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative; do
+  rm -rf "$OUT-$t"
+  "$BB" campaign "scenarios/tests/$t.yaml" --out "$OUT-$t" --jobs 2 --quiet
+  "$BB" analyze "$OUT-$t" --check
+  .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-$t"
+done
+python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "odom_lost_safe_stop_negative": "fail"}
+for t, cls in want.items():
+    vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
+    assert vc[cls] == sum(vc.values()) > 0, (t, vc)
+    print(f"{t}: every fault run {cls} {vc}")
+PY
 
 if [[ -x scripts/interop.sh ]]; then
   step "interop with real ROS 2 peers"

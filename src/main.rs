@@ -4,7 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use breakbench::campaign::runner::{analyze, run_campaign, CampaignOptions};
+use breakbench::campaign::executor::{Executor, InProcess};
+use breakbench::campaign::graph::{GraphExecutor, GraphOptions};
+use breakbench::campaign::merge::merge;
+use breakbench::campaign::plan::Shard;
+use breakbench::campaign::runner::{analyze, run_campaign_on, run_shard_on, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
 use clap::{Parser, Subcommand};
 
@@ -49,6 +53,53 @@ enum Command {
         /// Resource budget: most bytes written (manifests, traces, report), estimated
         #[arg(long, default_value_t = Budget::default().max_output_bytes)]
         max_output_bytes: u64,
+        /// Execute only slice K (0-based) of N disjoint slices of the plan (the run at
+        /// plan position i is in slice i mod N), into its own --out directory, for
+        /// `breakbench merge`. `auto/N` reads K from JOB_COMPLETION_INDEX (Kubernetes
+        /// Indexed Job) or SLURM_ARRAY_TASK_ID (Slurm array). The budget applies to the slice.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// Execute each run on a ROS 2 graph started from this `breakbench up` launch config
+        /// (e.g. launch/corridor.graph.yaml), lock-step, instead of in-process: same plan,
+        /// manifests, resume and outputs. Default --jobs 1 then.
+        #[arg(long, value_name = "LAUNCH_CONFIG")]
+        graph: Option<PathBuf>,
+        /// Graph runs: ROS_DOMAIN_IDs used are BASE .. BASE + jobs (one per graph running at once)
+        #[arg(long, default_value_t = 100, value_name = "BASE", requires = "graph")]
+        graph_domain_base: u16,
+        /// Graph runs: `node.param=value` override (repeatable), applied after the executor's
+        /// `sim_bridge.real_time_factor=0` (lock-step)
+        #[arg(
+            long = "graph-set",
+            value_name = "NODE.PARAM=VALUE",
+            requires = "graph"
+        )]
+        graph_sets: Vec<String>,
+        /// Graph runs: deadline of each node's ready marker, seconds
+        #[arg(long, default_value_t = 30.0, requires = "graph")]
+        ready_timeout_s: f64,
+        /// Graph runs: deadline of a whole run, start to verdict, seconds
+        #[arg(long, default_value_t = 300.0, requires = "graph")]
+        run_timeout_s: f64,
+        /// Graph runs: real-time factor floor (sim s per wall s); a run below it is invalid
+        #[arg(long, requires = "graph")]
+        min_rtf: Option<f64>,
+    },
+    /// Merge the directories of `campaign --shard K/N` into one campaign directory: checks
+    /// that they come from one scenario hash and build and that every run is in exactly
+    /// one shard, then writes <out> (manifests and traces linked or copied, summary.json
+    /// byte-identical to the unsharded campaign's, report.html, junit.xml, timing.json,
+    /// merge.json) in one rename. Exit code as `campaign`: 0, 1 harness check failed, 2 error.
+    Merge {
+        /// Shard directories (the --out of each `campaign --shard K/N`)
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// New campaign directory (must not exist, or be empty)
+        #[arg(long)]
+        out: PathBuf,
+        /// Scenario file for the report (default: the scenario path the shards recorded)
+        #[arg(long)]
+        scenario: Option<PathBuf>,
     },
     /// Benchmark: the in-process run loop (plant + lidar + fault stages +
     /// navigator + oracle) on one core, no file output. Prints simulated
@@ -105,6 +156,23 @@ fn summary_bytes(s: &breakbench::campaign::Summary) -> Result<Vec<u8>> {
     Ok(b)
 }
 
+/// Prints the failed harness checks of the results in `out`: exit code 1 if
+/// any failed, else 0.
+fn harness_exit(failures: &[String], out: &std::path::Path) -> ExitCode {
+    if failures.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for f in failures {
+        eprintln!("error: harness check failed: {f}");
+    }
+    eprintln!(
+        "error: {} harness check(s) failed: the results in {} are written but cannot be trusted",
+        failures.len(),
+        out.display()
+    );
+    ExitCode::from(1)
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -133,7 +201,17 @@ fn real_main() -> Result<ExitCode> {
             max_sim_steps,
             max_rays,
             max_output_bytes,
+            shard,
+            graph,
+            graph_domain_base,
+            graph_sets,
+            ready_timeout_s,
+            run_timeout_s,
+            min_rtf,
         } => {
+            let shard = shard
+                .map(|spec| Shard::parse(&spec, |v| std::env::var(v).ok()))
+                .transpose()?;
             let s = Scenario::load(&scenario)?;
             let budget = Budget {
                 max_runs,
@@ -148,20 +226,68 @@ fn real_main() -> Result<ExitCode> {
                 );
             }
             let jobs = jobs.map(usize::from).unwrap_or_else(|| {
-                std::thread::available_parallelism()
-                    .map(|n| n.get())
-                    .unwrap_or(1)
+                if graph.is_some() {
+                    1
+                } else {
+                    std::thread::available_parallelism()
+                        .map(|n| n.get())
+                        .unwrap_or(1)
+                }
             });
-            let r = run_campaign(
-                &s,
-                &CampaignOptions {
-                    out: out.clone(),
+            for (flag, v) in [
+                ("--ready-timeout-s", ready_timeout_s),
+                ("--run-timeout-s", run_timeout_s),
+            ] {
+                anyhow::ensure!(
+                    v.is_finite() && v > 0.0 && v <= 1e6,
+                    "{flag} {v:?}: must be > 0 and <= 1e6 s"
+                );
+            }
+            if let Some(r) = min_rtf {
+                anyhow::ensure!(
+                    r.is_finite() && r > 0.0,
+                    "--min-rtf {r:?}: must be a positive real-time factor"
+                );
+            }
+            let executor: Box<dyn Executor> = match &graph {
+                Some(config) => Box::new(GraphExecutor::new(GraphOptions {
+                    config: config.clone(),
+                    share_dir: None,
+                    domain_base: graph_domain_base,
                     jobs,
-                    progress: !quiet,
-                    budget,
-                },
-            )
-            .with_context(|| format!("campaign {}", scenario.display()))?;
+                    sets: graph_sets,
+                    ready_timeout: std::time::Duration::from_secs_f64(ready_timeout_s),
+                    run_timeout: std::time::Duration::from_secs_f64(run_timeout_s),
+                    min_rtf,
+                    work_dir: out.join("graph"),
+                })?),
+                None => Box::new(InProcess),
+            };
+            let opts = CampaignOptions {
+                out: out.clone(),
+                jobs,
+                progress: !quiet,
+                budget,
+            };
+            if let Some(shard) = shard {
+                let r = run_shard_on(&s, &opts, shard, executor.as_ref())
+                    .with_context(|| format!("campaign {} shard {shard}", scenario.display()))?;
+                println!(
+                    "{} shard {shard}: {} runs ({} executed, {} resumed) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs) into {}; merge the shards with breakbench merge",
+                    s.file.name,
+                    r.runs,
+                    r.timing.runs_executed,
+                    r.timing.runs_resumed,
+                    r.timing.wall_time_s,
+                    r.timing.sim_time_s,
+                    r.timing.real_time_factor,
+                    r.timing.jobs,
+                    out.display()
+                );
+                return Ok(harness_exit(&r.harness_failures, &out));
+            }
+            let r = run_campaign_on(&s, &opts, executor.as_ref())
+                .with_context(|| format!("campaign {}", scenario.display()))?;
             let sm = &r.summary;
             println!(
                 "{}: {} manifests ({} grid of {}, {} nominal, {} canary) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs)",
@@ -176,23 +302,47 @@ fn real_main() -> Result<ExitCode> {
                 r.timing.real_time_factor,
                 r.timing.jobs
             );
+            // A check that does not apply to this scenario reads "n/a", not "false".
+            let check = |applies: bool, ok: bool| {
+                if applies {
+                    ok.to_string()
+                } else {
+                    "n/a".into()
+                }
+            };
             println!(
                 "canary violation detected: {}; verdict isolation passed: {} ({} runs); nominal spread converged: {}",
-                sm.canary.violation_detected, sm.isolation.passed, sm.isolation.runs_checked, sm.nominal.spread_converged
+                check(sm.canary.runs > 0, sm.canary.violation_detected),
+                check(sm.isolation.runs_checked > 0, sm.isolation.passed),
+                sm.isolation.runs_checked,
+                check(sm.nominal.n > 0, sm.nominal.spread_converged)
             );
             println!("report: {}", out.join("report.html").display());
-            if !r.harness_failures.is_empty() {
-                for f in &r.harness_failures {
-                    eprintln!("error: harness check failed: {f}");
-                }
-                eprintln!(
-                    "error: {} harness check(s) failed: the results in {} are written but cannot be trusted",
-                    r.harness_failures.len(),
-                    out.display()
-                );
-                return Ok(ExitCode::from(1));
-            }
-            Ok(ExitCode::SUCCESS)
+            Ok(harness_exit(&r.harness_failures, &out))
+        }
+        Command::Merge {
+            shards,
+            out,
+            scenario,
+        } => {
+            let r = merge(&shards, &out, scenario.as_deref())
+                .with_context(|| format!("merge into {}", out.display()))?;
+            let sm = &r.summary;
+            println!(
+                "{}: merged {} shards of {}: {} manifests ({} grid of {}, {} nominal, {} canary), {:.0} s sim, {:.2} s wall summed over the shards",
+                sm.scenario_name,
+                r.merge.shards.len(),
+                r.merge.shards.first().map_or(0, |s| s.shard.count),
+                sm.corpus.manifests,
+                sm.corpus.grid_runs,
+                sm.corpus.grid_expected,
+                sm.corpus.nominal_runs,
+                sm.canary.runs,
+                r.timing.sim_time_s,
+                r.timing.wall_time_s
+            );
+            println!("report: {}", out.join("report.html").display());
+            Ok(harness_exit(&r.harness_failures, &out))
         }
         Command::Bench { scenario, runs } => {
             anyhow::ensure!(runs > 0, "--runs must be at least 1");
@@ -243,6 +393,7 @@ fn real_main() -> Result<ExitCode> {
                 scenario,
                 share_dir,
                 quiet,
+                ready_timeout: breakbench::supervisor::READY_TIMEOUT,
             })?;
             match (&o.verdict, &o.error) {
                 (Some(v), _) => println!(

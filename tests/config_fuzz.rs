@@ -163,12 +163,9 @@ fn check(dir: &Path, texts: &[String; 4]) -> Result<(), String> {
             let e = Estimate::of(&s);
             if Budget::default().check(&e).is_ok() {
                 // A plan within the budget: its parts build (nothing is run).
-                Plant::new(&s.world, &s.plant, 1)
+                Plant::new(&s.world, &s.plant, 1, &["scan", "odom"])
                     .map_err(|e| format!("loaded but plant refuses: {e}"))?;
-                let nav = Navigator::new(
-                    s.navigator.clone(),
-                    breakbench::campaign::run::goal_in_odom(&s.world),
-                );
+                let nav = Navigator::new(s.navigator.clone(), s.world.goal_in_odom());
                 drop(nav);
                 if e.runs == 0 || e.sim_steps == 0 {
                     return Err(format!("empty plan {e:?}"));

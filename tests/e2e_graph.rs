@@ -465,10 +465,9 @@ fn nodes_reject_bad_parameters_with_a_clear_message() {
     let r = format!("robot_file:={}", robot.display());
     let n = format!("navigator_file:={}", nav.display());
     let cases: Vec<(&str, Vec<&str>, &str)> = vec![
-        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "imu_rate_hz:=33.0"],
-         "parameter 'imu_rate_hz' = 33 Hz: the period 30303030 ns must be a whole multiple of the plant step (10000000 ns)"),
+        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "wheel_rate_hz:=33.0"],
+         "parameter 'wheel_rate_hz' = 33 Hz: the period 30303030 ns must be a whole multiple of the plant step (10000000 ns)"),
         ("sim_bridge", vec!["--ros-args", "-p", "world_file:=/nonexistent/world.yaml"], "/nonexistent/world.yaml"),
-        ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "gnss_datum_lat_deg:=95.0"], "datum latitude 95 is not in [-90, 90]"),
         ("sim_bridge", vec!["--ros-args", "-p", &w, "-p", &r, "-p", "seed:=1.5"], "parameter 'seed': expected integer"),
         ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_id:=../x"], "parameter 'run_id'"),
         ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_kind:=canary"], "parameter 'run_kind' = \"canary\""),

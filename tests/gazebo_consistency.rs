@@ -405,16 +405,18 @@ fn check_systems(sdf: &str, r: &PlantConfig) -> Result<(), String> {
     Ok(())
 }
 
-/// IMU and NavSat rates and the NavSat datum equal sim_bridge's parameters
-/// (config/params/corridor.yaml), so both plants publish the same streams.
-fn check_sensor_params(sdf: &str, params: &serde_yaml_ng::Value) -> Result<(), String> {
+/// IMU and NavSat rates equal the robot file's `imu`/`gnss` sections and the
+/// NavSat datum (spherical_coordinates) the world file's `datum`, so both
+/// plants publish the same streams.
+fn check_sensor_params(sdf: &str, robot: &PlantConfig, world: &World) -> Result<(), String> {
     let doc = roxmltree::Document::parse(sdf).map_err(|e| e.to_string())?;
     let wn = world_node(&doc)?;
-    let p = &params["sim_bridge"]["ros__parameters"];
-    let param = |k: &str| {
-        p[k].as_f64()
-            .ok_or_else(|| format!("sim_bridge parameter {k} missing"))
-    };
+    let gnss = robot
+        .gnss
+        .as_ref()
+        .ok_or("robot file has no gnss section")?;
+    let imu = robot.imu.as_ref().ok_or("robot file has no imu section")?;
+    let datum = world.datum.ok_or("world file has no datum")?;
     let m = model(wn, "robot")?;
     let sensor = |t: &str| {
         m.descendants()
@@ -426,32 +428,28 @@ fn check_sensor_params(sdf: &str, params: &serde_yaml_ng::Value) -> Result<(), S
         (
             "imu update_rate",
             num(sensor("imu")?, &["update_rate"])?,
-            param("imu_rate_hz")?,
+            imu.rate_hz,
         ),
         (
             "navsat update_rate",
             num(sensor("navsat")?, &["update_rate"])?,
-            param("gnss_rate_hz")?,
+            gnss.rate_hz,
         ),
         (
             "latitude_deg",
             num(sc, &["latitude_deg"])?,
-            param("gnss_datum_lat_deg")?,
+            datum.latitude_deg,
         ),
         (
             "longitude_deg",
             num(sc, &["longitude_deg"])?,
-            param("gnss_datum_lon_deg")?,
+            datum.longitude_deg,
         ),
-        (
-            "elevation",
-            num(sc, &["elevation"])?,
-            param("gnss_datum_alt_m")?,
-        ),
+        ("elevation", num(sc, &["elevation"])?, datum.altitude_m),
     ];
     for (what, got, want) in pairs {
         if (got - want).abs() > EPS {
-            return Err(format!("{what}: SDF {got}, sim_bridge parameter {want}"));
+            return Err(format!("{what}: SDF {got}, robot/world file {want}"));
         }
     }
     Ok(())
@@ -620,16 +618,15 @@ fn sdf_systems_drive_limits_and_ground_truth() {
 }
 
 #[test]
-fn sdf_imu_navsat_match_sim_bridge_parameters() {
-    let params: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&read("config/params/corridor.yaml")).unwrap();
-    check_sensor_params(&read(SDF), &params).unwrap();
+fn sdf_imu_navsat_match_the_robot_and_world_files() {
+    let (robot, world) = (robot(), world());
+    check_sensor_params(&read(SDF), &robot, &world).unwrap();
     let slow = mutate(
         SDF,
         "<update_rate>100</update_rate>",
         "<update_rate>50</update_rate>",
     );
-    assert!(check_sensor_params(&slow, &params)
+    assert!(check_sensor_params(&slow, &robot, &world)
         .unwrap_err()
         .contains("imu"));
 }

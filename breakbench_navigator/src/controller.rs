@@ -2,14 +2,17 @@
 //! (faulted) sensor channels and the plant's velocity command.
 //!
 //! The run loop only sees [`Controller`]: it delivers each released message
-//! with its channel name, asks for a command every control period, and reads
-//! the self-report at the end. The navigator under test
+//! with its channel name and receive time, asks for a command every control
+//! period, drains what the controller said (its `/rosout` log records and its
+//! `/diagnostics` arrays, the streams the node publishes), and reads the
+//! self-report at the end. The navigator under test
 //! ([`crate::Navigator`]) and the positive canary ([`OpenLoop`])
 //! are two implementations; another stack plugs in the same way.
 
 use std::time::Duration;
 
 use kraken_faults::{MsgKind, SensorMsg};
+use kraken_interfaces::ros::{DiagnosticArray, Log};
 use kraken_interfaces::SelfReport;
 
 use crate::CmdVel;
@@ -19,14 +22,22 @@ pub trait Controller {
     /// The channels it consumes, `(name, message type)`, in the order the
     /// run delivers their released messages at each step.
     fn inputs(&self) -> &[(&'static str, MsgKind)];
-    /// Takes one message released on `channel`.
-    fn on_message(&mut self, channel: &str, msg: &SensorMsg);
+    /// Takes one message released on `channel`, received at sim time `now`.
+    fn on_message(&mut self, channel: &str, msg: &SensorMsg, now: Duration);
     /// One control step at sim time `now`: the command to send.
     fn tick(&mut self, now: Duration) -> CmdVel;
     /// Its self-report and when it made it (`None`: it never reported).
     fn self_report(&self) -> Option<(SelfReport, Duration)>;
     /// Its latest odometry pose `[x m, y m, yaw rad]` in `odom`, for the trace.
     fn odom_pose(&self) -> Option<[f64; 3]>;
+    /// The `rcl_interfaces/msg/Log` records (levels 10..50, logger name,
+    /// message, stamp on the sim clock) it emitted since the last call, oldest
+    /// first: what its node publishes on `/rosout`.
+    fn take_logs(&mut self) -> Vec<Log>;
+    /// The `diagnostic_msgs/msg/DiagnosticArray`s it emitted since the last
+    /// call, oldest first (at its declared rate and at every transition):
+    /// what its node publishes on `/diagnostics`.
+    fn take_diagnostics(&mut self) -> Vec<DiagnosticArray>;
 }
 
 /// The positive canary: drives straight at `linear_m_s` for `duration_s`
@@ -58,7 +69,7 @@ impl Controller for OpenLoop {
     fn inputs(&self) -> &[(&'static str, MsgKind)] {
         &OPEN_LOOP_INPUTS
     }
-    fn on_message(&mut self, _channel: &str, msg: &SensorMsg) {
+    fn on_message(&mut self, _channel: &str, msg: &SensorMsg, _now: Duration) {
         if let SensorMsg::Odometry(o) = msg {
             let p = &o.pose.pose;
             self.pose = Some([p.position.x, p.position.y, p.orientation.yaw()]);
@@ -80,6 +91,14 @@ impl Controller for OpenLoop {
     fn odom_pose(&self) -> Option<[f64; 3]> {
         self.pose
     }
+    /// The canary says nothing.
+    fn take_logs(&mut self) -> Vec<Log> {
+        Vec::new()
+    }
+    /// The canary says nothing.
+    fn take_diagnostics(&mut self) -> Vec<DiagnosticArray> {
+        Vec::new()
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +113,10 @@ mod tests {
         assert_eq!(c.self_report(), None);
         let mut o = kraken_interfaces::ros::Odometry::default();
         o.pose.pose.position.x = 1.5;
-        c.on_message("odom", &SensorMsg::Odometry(o));
+        c.on_message("odom", &SensorMsg::Odometry(o), Duration::from_secs(3));
         assert_eq!(c.odom_pose(), Some([1.5, 0.0, 0.0]));
+        // No odometry for 27 s after that: still nothing said.
+        c.tick(Duration::from_secs(30));
+        assert!(c.take_logs().is_empty() && c.take_diagnostics().is_empty());
     }
 }

@@ -14,6 +14,8 @@
 //! sees ground truth.
 
 pub mod controller;
+pub mod health;
+pub mod stack;
 
 use std::path::Path;
 use std::time::Duration;
@@ -43,6 +45,10 @@ pub const NAVIGATOR_RANGES: &[Range] = &[
     Range::new("slowdown_distance_m", 0.001, 100.0, "m"),
     Range::new("stuck_timeout_s", 0.1, 3600.0, "s"),
     Range::new("mission_timeout_s", 0.1, 3600.0, "s"),
+    Range::new("scan_timeout_s", 0.001, 3600.0, "s"),
+    Range::new("odom_timeout_s", 0.001, 3600.0, "s"),
+    Range::new("stamp_tolerance_s", 0.0, 3600.0, "s"),
+    Range::new("diagnostics_rate_hz", 0.01, 1000.0, "Hz"),
 ];
 
 /// Navigator parameters (`config/navigator.yaml`). Each number has a declared
@@ -81,6 +87,41 @@ pub struct NavigatorConfig {
     pub stuck_timeout_s: f64,
     /// Own mission timeout → failure, seconds, in [0.1, 3600] s.
     pub mission_timeout_s: f64,
+    /// A scan this old (since its receipt) is stale: stop, diagnostics
+    /// ERROR ([`health`]), seconds, in [0.001, 3600] s.
+    pub scan_timeout_s: f64,
+    /// Odometry this old is stale: stop, diagnostics ERROR (the grace
+    /// window of a lost odometry), seconds, in [0.001, 3600] s.
+    pub odom_timeout_s: f64,
+    /// Largest |receive time − header.stamp| of a good stamp (beyond:
+    /// diagnostics WARN), seconds, in [0, 3600] s.
+    pub stamp_tolerance_s: f64,
+    /// Rate of `/diagnostics` between transitions, Hz, in [0.01, 1000] Hz.
+    pub diagnostics_rate_hz: f64,
+    /// The pose it drives from: `wheel_odometry` (default: its odometry in
+    /// `odom`) or `estimator` (the EKF's `odometry/filtered` in `map`, see
+    /// [`stack`]).
+    #[serde(default)]
+    pub pose_source: PoseSource,
+    /// The estimator's GNSS gating with `pose_source: estimator`: `none`,
+    /// `mahalanobis`, `consistency` or `both` (default).
+    #[serde(default = "default_gating")]
+    pub estimator_gating: stack::Gating,
+}
+
+fn default_gating() -> stack::Gating {
+    stack::Gating::Both
+}
+
+/// Where the navigator's pose comes from (`pose_source`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PoseSource {
+    /// Raw wheel odometry (`odom`).
+    #[default]
+    WheelOdometry,
+    /// The estimator stack ([`stack::Stack`]).
+    Estimator,
 }
 
 impl NavigatorConfig {
@@ -131,13 +172,18 @@ pub struct Navigator {
     best_distance: f64,
     last_progress: Duration,
     candidates: Vec<(f64, f64, f64)>,
-    /// (cos, sin) of each beam angle of the last scan geometry, and that geometry.
-    beams: Vec<(f64, f64)>,
-    /// Each beam's angle wrapped to (-pi, pi], same geometry.
-    beam_angles: Vec<f64>,
+    /// The candidates' cos and sin as two flat columns (what the inner scan
+    /// loop reads).
+    cand_cos: Vec<f64>,
+    cand_sin: Vec<f64>,
+    /// (cos, sin, angle wrapped to (-pi, pi]) of each beam of the last scan
+    /// geometry, and that geometry.
+    beams: Vec<(f64, f64, f64)>,
     beam_geometry: (f32, f32, usize),
     /// Per-candidate free distance of the current scan (reused buffer).
     free: Vec<f64>,
+    /// Sensor health: stale inputs stop the robot ([`health`]).
+    health: health::Health,
     /// Candidate spacing (rad) and the candidate index range `-n..=n`.
     step_rad: f64,
     half_count: i32,
@@ -153,6 +199,65 @@ fn wrap(a: f64) -> f64 {
     a
 }
 
+/// The first (lowest-index) candidate of least `cost` among those with
+/// `free >= min_free`, as `(angle, free)`: the same answer as a full
+/// `min_by` over all candidates, visiting only those near `goal_rel`.
+///
+/// Exact because the cost is `|a - goal_rel|` plus a non-negative finite
+/// term, so (rounding being monotone) `cost >= |a - goal_rel|`; the
+/// candidate angles increase with the index, so `|a - goal_rel|` is
+/// non-decreasing away from the goal bearing on either side. Walking right
+/// from a start index, then left from just below it, a side stops at the
+/// first candidate with `|a - goal_rel| > best` (none beyond can reach the
+/// best). Ties keep the lowest index, as `min_by` keeps the first minimum.
+/// Requires finite `goal_rel` and costs (never -0.0, never NaN).
+fn nearest_best(
+    candidates: &[(f64, f64, f64)],
+    free: &[f64],
+    goal_rel: f64,
+    step: f64,
+    n: i32,
+    min_free: f64,
+    cost: impl Fn(f64, f64) -> f64,
+) -> Option<(f64, f64)> {
+    let len = candidates.len();
+    if len == 0 {
+        return None;
+    }
+    let start =
+        (((goal_rel / step).round() as i64) + i64::from(n)).clamp(0, len as i64 - 1) as usize;
+    let mut best: Option<(f64, usize)> = None;
+    let visit = |i: usize, best: &mut Option<(f64, usize)>| -> bool {
+        let (a, _, _) = candidates[i];
+        if best.is_some_and(|(b, _)| (a - goal_rel).abs() > b) {
+            return false;
+        }
+        let f = free[i];
+        if f >= min_free {
+            let c = cost(a, f);
+            let better = match *best {
+                None => true,
+                Some((b, j)) => c < b || (c == b && i < j),
+            };
+            if better {
+                *best = Some((c, i));
+            }
+        }
+        true
+    };
+    for i in start..len {
+        if !visit(i, &mut best) {
+            break;
+        }
+    }
+    for i in (0..start).rev() {
+        if !visit(i, &mut best) {
+            break;
+        }
+    }
+    best.map(|(_, i)| (candidates[i].0, free[i]))
+}
+
 impl Navigator {
     /// A navigator heading for `goal_odom_m` (x, y in its `odom` frame, metres).
     pub fn new(cfg: NavigatorConfig, goal_odom_m: [f64; 2]) -> Self {
@@ -164,8 +269,12 @@ impl Navigator {
                 let a = i as f64 * step;
                 (a, a.cos(), a.sin())
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let cand_cos = candidates.iter().map(|c| c.1).collect();
+        let cand_sin = candidates.iter().map(|c| c.2).collect();
+        let health = health::Health::new(health::HealthConfig::from_navigator(&cfg));
         Self {
+            health,
             cfg,
             goal: goal_odom_m,
             pose: None,
@@ -174,8 +283,9 @@ impl Navigator {
             best_distance: f64::INFINITY,
             last_progress: Duration::ZERO,
             candidates,
+            cand_cos,
+            cand_sin,
             beams: Vec::new(),
-            beam_angles: Vec::new(),
             beam_geometry: (0.0, 0.0, 0),
             free: Vec::new(),
             step_rad: step,
@@ -190,11 +300,8 @@ impl Navigator {
             self.beams = (0..g.2)
                 .map(|i| {
                     let a = g.0 as f64 + i as f64 * g.1 as f64;
-                    (a.cos(), a.sin())
+                    (a.cos(), a.sin(), wrap(a))
                 })
-                .collect();
-            self.beam_angles = (0..g.2)
-                .map(|i| wrap(g.0 as f64 + i as f64 * g.1 as f64))
                 .collect();
             self.beam_geometry = g;
         }
@@ -230,20 +337,17 @@ impl Navigator {
         // half_width sideways and half_width ahead of its centre); farther
         // beams are skipped.
         let reach = need + 2.0 * half_width;
+        let hw2 = half_width * half_width;
         let mut free = std::mem::take(&mut self.free);
         free.clear();
         free.resize(self.candidates.len(), f64::INFINITY);
         self.beam_table(scan);
         let (step, n) = (self.step_rad, self.half_count);
         debug_assert!(step > 0.0 && n >= 0);
-        for ((&r, &(bc, bs)), &theta) in scan.ranges.iter().zip(&self.beams).zip(&self.beam_angles)
-        {
+        let (range_min, range_max) = (scan.range_min as f64, scan.range_max as f64);
+        for (&r, &(bc, bs, theta)) in scan.ranges.iter().zip(&self.beams) {
             let r = r as f64;
-            if !r.is_finite()
-                || r < scan.range_min as f64
-                || r > scan.range_max as f64
-                || r >= reach
-            {
+            if !r.is_finite() || r < range_min || r > range_max || r >= reach {
                 continue;
             }
             let (px, py) = (r * bc, r * bs);
@@ -266,19 +370,22 @@ impl Navigator {
             } else {
                 (0, self.candidates.len() - 1)
             };
-            for (k, &(_, c, s)) in self.candidates.iter().enumerate().take(k1 + 1).skip(k0) {
+            // Branch-free over the window's candidates: the point must be
+            // ahead (along > 0) and inside the corridor (lateral < half_width);
+            // `d` is then the distance the disc can travel before the point
+            // enters its swept corridor (NaN outside, never taken).
+            // Flat columns and a non-short-circuit `&` (the same IEEE
+            // operations per candidate as the full test).
+            let window = self.cand_cos[k0..=k1]
+                .iter()
+                .zip(&self.cand_sin[k0..=k1])
+                .zip(&mut free[k0..=k1]);
+            for ((&c, &s), f) in window {
                 let along = px * c + py * s;
-                if along <= 0.0 {
-                    continue;
-                }
                 let lateral = (py * c - px * s).abs();
-                if lateral < half_width {
-                    // Distance the disc can travel before this point enters its swept corridor.
-                    let d = along - (half_width * half_width - lateral * lateral).sqrt();
-                    if d < free[k] {
-                        free[k] = d;
-                    }
-                }
+                let d = along - (hw2 - lateral * lateral).sqrt();
+                let take = (along > 0.0) & (lateral < half_width) & (d < *f);
+                *f = if take { d } else { *f };
             }
         }
         // Cost: angle away from the goal bearing plus a penalty per metre a
@@ -288,19 +395,43 @@ impl Navigator {
         let cost = |a: f64, f: f64| {
             (a - goal_rel).abs() + self.cfg.shortfall_cost_rad_per_m * (need - f).max(0.0)
         };
-        let best = self
-            .candidates
-            .iter()
-            .zip(&free)
-            .filter(|(_, f)| **f >= min_free)
-            .min_by(|((a, _, _), fa), ((b, _, _), fb)| cost(*a, **fa).total_cmp(&cost(*b, **fb)))
-            .map(|((a, _, _), f)| (*a, *f));
+        let k = self.cfg.shortfall_cost_rad_per_m;
+        let best = if goal_rel.is_finite() && need.is_finite() && k >= 0.0 && k.is_finite() {
+            nearest_best(&self.candidates, &free, goal_rel, step, n, min_free, cost)
+        } else {
+            self.candidates
+                .iter()
+                .zip(&free)
+                .filter(|(_, f)| **f >= min_free)
+                .min_by(|((a, _, _), fa), ((b, _, _), fb)| {
+                    cost(*a, **fa).total_cmp(&cost(*b, **fb))
+                })
+                .map(|((a, _, _), f)| (*a, *f))
+        };
         self.plan = best.map(|(a, f)| (wrap(yaw + a), f));
         self.free = free;
     }
 
-    /// One control step at `now`: returns the command to send.
+    /// Its sensor health (the node records receipts and drains the log and
+    /// diagnostics through it).
+    pub fn health_mut(&mut self) -> &mut health::Health {
+        &mut self.health
+    }
+
+    /// One control step at `now`: returns the command to send, a stop while
+    /// a sensor is stale ([`health::Health::tick`]).
     pub fn tick(&mut self, now: Duration) -> CmdVel {
+        let fresh = self.health.tick(now);
+        let cmd = self.drive(now);
+        if fresh {
+            cmd
+        } else {
+            CmdVel::default()
+        }
+    }
+
+    /// The command from the current pose and plan (health aside).
+    fn drive(&mut self, now: Duration) -> CmdVel {
         if self.report.is_some() {
             return CmdVel::default();
         }
@@ -357,10 +488,21 @@ impl crate::controller::Controller for Navigator {
     fn inputs(&self) -> &[(&'static str, MsgKind)] {
         &NAVIGATOR_INPUTS
     }
-    fn on_message(&mut self, _channel: &str, msg: &SensorMsg) {
+    fn on_message(&mut self, _channel: &str, msg: &SensorMsg, now: Duration) {
+        let at = |h: &kraken_interfaces::ros::Header| {
+            Duration::from_nanos(h.stamp.as_nanos().max(0) as u64)
+        };
         match msg {
-            SensorMsg::Odometry(o) => self.on_odom(o),
-            SensorMsg::LaserScan(s) => self.on_scan(s),
+            SensorMsg::Odometry(o) => {
+                self.health
+                    .on_message(health::Sensor::Odom, now, at(&o.header));
+                self.on_odom(o)
+            }
+            SensorMsg::LaserScan(s) => {
+                self.health
+                    .on_message(health::Sensor::Scan, now, at(&s.header));
+                self.on_scan(s)
+            }
             // Not among its inputs: the run never wires them.
             SensorMsg::NavSatFix(_) | SensorMsg::Imu(_) => {}
         }
@@ -373,6 +515,12 @@ impl crate::controller::Controller for Navigator {
     }
     fn odom_pose(&self) -> Option<[f64; 3]> {
         self.pose
+    }
+    fn take_logs(&mut self) -> Vec<kraken_interfaces::ros::Log> {
+        self.health.take_logs()
+    }
+    fn take_diagnostics(&mut self) -> Vec<kraken_interfaces::ros::DiagnosticArray> {
+        self.health.take_diagnostics()
     }
 }
 
@@ -469,6 +617,48 @@ mod tests {
                 want.iter().map(|f| f.to_bits()).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn nearest_best_is_the_first_minimum_of_the_full_search() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let n = Navigator::new(cfg(), [10.0, 0.0]);
+        let (step, half) = (n.step_rad, n.half_count);
+        let mut checked = 0;
+        for _ in 0..20000 {
+            // Free distances on a coarse grid (many equal costs, so ties),
+            // some below min_free, some infinite; goal bearings beyond the
+            // candidate span too.
+            let free: Vec<f64> = (0..n.candidates.len())
+                .map(|_| match rng.random_range(0..4) {
+                    0 => f64::INFINITY,
+                    _ => f64::from(rng.random_range(0..12)) * 0.25,
+                })
+                .collect();
+            let goal_rel = match rng.random_range(0..3) {
+                0 => f64::from(rng.random_range(-40..=40)) * step,
+                _ => rng.random_range(-3.1..3.1),
+            };
+            let need: f64 = rng.random_range(0.5..3.0);
+            let min_free: f64 = rng.random_range(0.0..1.5);
+            let k = [0.0, 0.001, 0.5, 2.0][rng.random_range(0..4)];
+            let cost = |a: f64, f: f64| (a - goal_rel).abs() + k * (need - f).max(0.0);
+            let want = n
+                .candidates
+                .iter()
+                .zip(&free)
+                .filter(|(_, f)| **f >= min_free)
+                .min_by(|((a, _, _), fa), ((b, _, _), fb)| {
+                    cost(*a, **fa).total_cmp(&cost(*b, **fb))
+                })
+                .map(|((a, _, _), f)| (a.to_bits(), f.to_bits()));
+            let got = nearest_best(&n.candidates, &free, goal_rel, step, half, min_free, cost)
+                .map(|(a, f)| (a.to_bits(), f.to_bits()));
+            assert_eq!(got, want, "goal_rel {goal_rel} need {need} k {k}");
+            checked += usize::from(want.is_some());
+        }
+        assert!(checked > 15000, "{checked}");
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   [`Monitor`] and the batch [`judge`], giving a [`Verdict`].
 //! * [`isolation`]: [`RunEvidence`] (the campaign's entry from a run's
 //!   evidence to its verdict) and the verdict [`isolation_check`].
+//! * [`expect`]: resilience tests: expectations, triggers, verdict classes
+//!   and the timeline.
 //! * [`verdict_line`]: [`VerdictLine`], the line the oracle node prints once
 //!   a run is judged and `breakbench up` reads back.
 //!
@@ -14,6 +16,7 @@
 //! robot's self-report: no function that produces a [`Verdict`] takes either.
 
 pub mod error;
+pub mod expect;
 pub mod isolation;
 pub mod pose;
 pub mod verdict;

@@ -108,6 +108,30 @@ pub struct Monitor {
     clearance_violated_at_s: Option<f64>,
     goal_first_entry_s: Option<f64>,
     passed_timeout: bool,
+    /// The last sample whose region distance was computed, `(x, y, sd)`.
+    region_anchor: Option<[f64; 3]>,
+    /// Per obstacle, the last sample whose distance was computed.
+    obstacle_anchors: Vec<Option<[f64; 3]>>,
+}
+
+/// Rounding allowance of the Lipschitz skip (see [`Monitor::feed`]), metres:
+/// `1e-9 + 1e-12 * (|x| + |y|)`, a million times the `f64` rounding of the
+/// distances and of the bound at the sample's coordinates.
+fn skip_slack_m(x: f64, y: f64) -> f64 {
+    1e-9 + 1e-12 * (x.abs() + y.abs())
+}
+
+/// A lower bound of the signed distance at `(x, y)` from the one computed at
+/// `anchor` (signed distances to a fixed shape are 1-Lipschitz), less the
+/// rounding allowance; `-inf` without an anchor.
+fn distance_lower_bound(anchor: Option<[f64; 3]>, x: f64, y: f64) -> f64 {
+    match anchor {
+        Some([ax, ay, sd]) => {
+            let (dx, dy) = (x - ax, y - ay);
+            sd - (dx * dx + dy * dy).sqrt() - skip_slack_m(x, y)
+        }
+        None => f64::NEG_INFINITY,
+    }
 }
 
 impl Monitor {
@@ -130,6 +154,8 @@ impl Monitor {
             clearance_violated_at_s: None,
             goal_first_entry_s: None,
             passed_timeout: false,
+            region_anchor: None,
+            obstacle_anchors: vec![None; world.obstacles.len()],
         }
     }
 
@@ -162,16 +188,33 @@ impl Monitor {
         self.samples += 1;
         self.last_t_s = s.t_s;
 
+        // A distance is only computed when it can matter: when the Lipschitz
+        // lower bound from the last computed sample (minus the rounding
+        // allowance) does not already put the margin above both the running
+        // minimum and the violation limit, where it could change neither.
+        // Skipping it leaves every recorded value as computing it would.
+
         // operating_region_containment
-        let margin = self.region.signed_distance_m(s.x_m, s.y_m) - self.radius_m;
-        self.region_min_margin_m = self.region_min_margin_m.min(margin);
-        if margin < 0.0 && self.region_violated_at_s.is_none() {
-            self.region_violated_at_s = Some(s.t_s);
+        let lb = distance_lower_bound(self.region_anchor, s.x_m, s.y_m) - self.radius_m;
+        if !(lb > self.region_min_margin_m && lb >= 0.0) {
+            let sd = self.region.signed_distance_m(s.x_m, s.y_m);
+            self.region_anchor = Some([s.x_m, s.y_m, sd]);
+            let margin = sd - self.radius_m;
+            self.region_min_margin_m = self.region_min_margin_m.min(margin);
+            if margin < 0.0 && self.region_violated_at_s.is_none() {
+                self.region_violated_at_s = Some(s.t_s);
+            }
         }
 
         // obstacle_clearance
-        for b in &self.obstacles {
-            let c = b.signed_distance_m(s.x_m, s.y_m) - self.radius_m;
+        for (b, anchor) in self.obstacles.iter().zip(&mut self.obstacle_anchors) {
+            let lb = distance_lower_bound(*anchor, s.x_m, s.y_m) - self.radius_m;
+            if lb > self.clearance_min_m && lb >= self.threshold_m {
+                continue;
+            }
+            let sd = b.signed_distance_m(s.x_m, s.y_m);
+            *anchor = Some([s.x_m, s.y_m, sd]);
+            let c = sd - self.radius_m;
             self.clearance_min_m = self.clearance_min_m.min(c);
             if c < self.threshold_m && self.clearance_violated_at_s.is_none() {
                 self.clearance_violated_at_s = Some(s.t_s);
@@ -245,4 +288,76 @@ pub fn judge(world: &World, poses: &[PoseSample]) -> Result<Verdict, OracleError
         m.feed(p)?;
     }
     m.verdict()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    /// The skip never changes a verdict: random walks through the corridor
+    /// (in and out of the region, into and past the box, with jumps) judged
+    /// by the monitor and by evaluating every distance of every sample.
+    #[test]
+    fn skipped_distances_never_change_the_verdict() {
+        let world = World::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../config/corridor.yaml"
+        )))
+        .unwrap();
+        let region = RegionShape::new(&world.operating_region_m);
+        let boxes: Vec<BoxShape> = world.obstacles.iter().map(BoxShape::new).collect();
+        let r = world.footprint_radius_m;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut skipped_some = false;
+        for walk in 0..300 {
+            let (mut x, mut y) = (rng.random_range(0.3..11.7), rng.random_range(-0.8..0.8));
+            let step = [0.002, 0.008, 0.05][walk % 3];
+            let poses: Vec<PoseSample> = (0..1500)
+                .map(|i| {
+                    x += rng.random_range(-step..step) + 0.3 * step;
+                    y += rng.random_range(-step..step);
+                    if rng.random_range(0.0..1.0) < 0.002 {
+                        y = rng.random_range(-1.2..1.2);
+                    }
+                    PoseSample {
+                        t_s: f64::from(i) * 0.02,
+                        x_m: x,
+                        y_m: y,
+                        yaw_rad: 0.0,
+                    }
+                })
+                .collect();
+            let mut m = Monitor::new(&world);
+            let mut computed = 0;
+            for p in &poses {
+                m.feed(p).unwrap();
+                computed += usize::from(m.region_anchor.is_some_and(|a| a[0] == p.x_m));
+            }
+            skipped_some |= computed < poses.len();
+            let got = m.verdict().unwrap();
+            // Every distance of every sample.
+            let margins: Vec<f64> = poses
+                .iter()
+                .map(|p| region.signed_distance_m(p.x_m, p.y_m) - r)
+                .collect();
+            let clear: Vec<f64> = poses
+                .iter()
+                .map(|p| boxes[0].signed_distance_m(p.x_m, p.y_m) - r)
+                .collect();
+            let min = |v: &[f64]| v.iter().fold(f64::MAX, |a, b| a.min(*b));
+            let first = |v: &[f64], lim: f64| v.iter().position(|c| *c < lim).map(|i| poses[i].t_s);
+            let end = poses.last().unwrap().t_s;
+            let rc = &got.operating_region_containment;
+            assert_eq!(rc.value.to_bits(), min(&margins).to_bits(), "walk {walk}");
+            assert_eq!(rc.decided_at_s, first(&margins, 0.0).unwrap_or(end));
+            assert_eq!(rc.holds, first(&margins, 0.0).is_none());
+            let oc = &got.obstacle_clearance;
+            assert_eq!(oc.value.to_bits(), min(&clear).to_bits(), "walk {walk}");
+            let th = world.clearance_threshold_m;
+            assert_eq!(oc.decided_at_s, first(&clear, th).unwrap_or(end));
+            assert_eq!(oc.holds, first(&clear, th).is_none());
+        }
+        assert!(skipped_some, "the walks exercise the skip");
+    }
 }

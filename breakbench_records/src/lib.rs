@@ -19,6 +19,7 @@ pub mod write;
 
 pub use error::RecordsError;
 pub use manifest::{
-    ContactRecord, FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
+    ContactRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest, Provenance, RunKind,
+    MANIFEST_SCHEMA,
 };
 pub use write::{scenario_hash, sha256_hex, write_atomic, write_json_atomic};

@@ -19,6 +19,10 @@ pub enum RunKind {
     Nominal,
     /// The positive canary: harness-only, excluded from corpus counts.
     Canary,
+    /// A resilience test's fault run (judged by its expectations).
+    Test,
+    /// A resilience test's baseline: same seed and mission, no fault.
+    Baseline,
 }
 
 /// One fault as requested and as delivered, measured at the apply site.
@@ -75,9 +79,12 @@ pub struct IsolationRecord {
     pub passed: bool,
 }
 
-/// One run's manifest.
+/// One run's manifest. `V` is the oracle's verdict (the three invariants),
+/// `J` its judgement: `verdict_class` and, for a resilience test, `test`,
+/// `timeline` and `expectations`, flattened into the top level
+/// (`breakbench_oracle::expect::RunJudgement`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Manifest<V> {
+pub struct Manifest<V, J> {
     pub schema: String,
     pub run_id: String,
     pub kind: RunKind,
@@ -97,6 +104,10 @@ pub struct Manifest<V> {
     pub self_report_at_s: Option<f64>,
     /// Each invariant's result with the sim time it was decided.
     pub verdict: V,
+    /// The verdict class with its reason, and a test's timeline and
+    /// expectation results (top-level keys).
+    #[serde(flatten)]
+    pub judgement: J,
     /// Rigid-contact events of the plant (for the record; the oracle does not read them).
     pub contacts: Vec<ContactRecord>,
     /// Distance of the true pose from the goal centre at the end, metres.
@@ -107,9 +118,47 @@ pub struct Manifest<V> {
     pub trace_sha256: String,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
+    /// How a run executed on a ROS 2 graph went; absent for in-process runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphRecord>,
 }
 
-impl<V> Manifest<V> {
+/// The record of one run executed on a ROS 2 graph (the graph executor of
+/// `breakbench campaign --graph`).
+///
+/// A run whose graph missed a state's deadline, whose faults were not
+/// confirmed applied by the fault injector's status, whose real-time factor
+/// fell below the declared floor, or that left a process behind is
+/// `invalid` (`invalid_reason` is set): it is not judged, its verdict is
+/// not counted, and a resumed campaign runs it again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphRecord {
+    /// The last state of the run's state machine that was entered
+    /// (`start`, `arm`, `observe`, `collect`, `stop`, `reset`, `done`).
+    pub state_reached: String,
+    /// Why the run is invalid; `None` for a valid run.
+    pub invalid_reason: Option<String>,
+    /// The `ROS_DOMAIN_ID` the run's graph ran on.
+    pub domain_id: u16,
+    /// Sim seconds per wall second over the observed run (0 when nothing was observed).
+    pub rtf_achieved: f64,
+    /// The declared real-time factor floor, if any.
+    pub min_rtf: Option<f64>,
+    /// Host CPU busy fraction (all cores, 0..1) over the run, from `/proc/stat`.
+    pub host_cpu_busy: Option<f64>,
+    /// Wall time of the whole run, start to reset, seconds.
+    pub wall_time_s: f64,
+}
+
+impl GraphRecord {
+    /// True when the run is `invalid` (see the type docs).
+    pub fn invalid(&self) -> bool {
+        self.invalid_reason.is_some()
+    }
+}
+
+impl<V, J> Manifest<V, J> {
     /// True when the run counts in the corpus (not harness-only).
     pub fn in_corpus(&self) -> bool {
         !self.harness_only

@@ -94,7 +94,8 @@ impl TraceWriter {
 fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
     use std::io::Write as _;
     debug_assert!(decimals <= 9);
-    let scaled = x.abs() * 10u64.pow(decimals) as f64;
+    const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    let scaled = x.abs() * POW10[decimals as usize];
     if scaled.is_nan() || scaled >= (1u64 << 33) as f64 {
         let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
         return;
@@ -108,9 +109,21 @@ fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
     let mut n = whole + u64::from(frac > 0.5);
     // Digits from the right: `decimals` fraction digits, the point, then at
     // least one integer digit.
+    // Two digits per division where possible ("00".."99").
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
     let mut buf = [0u8; 32];
     let mut i = buf.len();
-    for _ in 0..decimals {
+    for _ in 0..decimals / 2 {
+        let r = (n % 100) as usize;
+        n /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[2 * r..2 * r + 2]);
+    }
+    if decimals % 2 == 1 {
         i -= 1;
         buf[i] = b'0' + (n % 10) as u8;
         n /= 10;

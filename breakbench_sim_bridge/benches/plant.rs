@@ -27,10 +27,10 @@ fn one_sim_second(plant: &mut Plant) -> usize {
     let mut beams = 0;
     for _ in 0..100 {
         let out = plant.step();
-        if let Some(s) = out.scan {
+        if let Some(s) = out.scan() {
             beams += s.ranges.len();
         }
-        black_box(&out.odom);
+        black_box(&out.sensors);
         black_box(&out.truth);
     }
     beams
@@ -41,13 +41,13 @@ fn bench(c: &mut Criterion) {
     // Free driving: 0.1 m/s, 0.5 rad/s is a circle of radius 0.2 m about (1, 0.2),
     // footprint never touches the walls (no contact path).
     c.bench_function("plant+lidar 1 sim-s, free", |b| {
-        let mut p = Plant::new(&world, &cfg, 1).unwrap();
+        let mut p = Plant::new(&world, &cfg, 1, &["scan", "odom"]).unwrap();
         p.set_cmd_vel(0.1, 0.5);
         b.iter(|| black_box(one_sim_second(&mut p)))
     });
     // Pushing against the box: every step takes the contact (bisection) path.
     c.bench_function("plant+lidar 1 sim-s, blocked", |b| {
-        let mut p = Plant::new(&world, &cfg, 1).unwrap();
+        let mut p = Plant::new(&world, &cfg, 1, &["scan", "odom"]).unwrap();
         p.set_cmd_vel(0.5, 0.0);
         while !p.in_contact() {
             p.step();
@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
 fn real_time_factor() {
     let (world, cfg) = inputs();
     for (name, v, w) in [("free", 0.1, 0.5), ("blocked", 0.5, 0.0)] {
-        let mut p = Plant::new(&world, &cfg, 1).unwrap();
+        let mut p = Plant::new(&world, &cfg, 1, &["scan", "odom"]).unwrap();
         p.set_cmd_vel(v, w);
         let sim_s = 600u32;
         let t0 = Instant::now();

@@ -1,5 +1,6 @@
 //! The robot configuration (`config/robot.yaml`): fixed step, drive limits,
-//! lidar, odometry and ground-truth rates.
+//! lidar, odometry, the optional GNSS receiver and IMU, and the ground-truth
+//! rate.
 //!
 //! Every field is required in the file (no silent defaults); the values of
 //! [`PlantConfig::default`] are the ones shipped in `config/robot.yaml`.
@@ -40,6 +41,28 @@ pub const ROBOT_RANGES: &[Range] = &[
     Range::new("odometry.rate_hz", 0.1, 1000.0, "Hz"),
     Range::new("odometry.wheel_speed_noise_ratio", 0.0, 1.0, "1"),
     Range::new("truth_rate_hz", 0.1, 1000.0, "Hz"),
+];
+
+/// The declared range of every numeric field of the gnss section, relative
+/// to the section.
+pub const GNSS_RANGES: &[Range] = &[
+    Range::new("rate_hz", 0.1, 1000.0, "Hz"),
+    Range::new("horizontal_noise_stddev_m", 0.0, 100.0, "m"),
+    Range::new("vertical_noise_stddev_m", 0.0, 100.0, "m"),
+    Range::new("bias_east_m", -1000.0, 1000.0, "m"),
+    Range::new("bias_north_m", -1000.0, 1000.0, "m"),
+    Range::new("bias_up_m", -1000.0, 1000.0, "m"),
+    Range::new("reported_horizontal_variance_m2", 0.0, 1.0e6, "m^2"),
+    Range::new("reported_vertical_variance_m2", 0.0, 1.0e6, "m^2"),
+];
+
+/// The declared range of every numeric field of the imu section, relative
+/// to the section.
+pub const IMU_RANGES: &[Range] = &[
+    Range::new("rate_hz", 0.1, 1000.0, "Hz"),
+    Range::new("gyro_noise_stddev_rad_s", 0.0, 10.0, "rad/s"),
+    Range::new("gyro_bias_rad_s", -10.0, 10.0, "rad/s"),
+    Range::new("accel_noise_stddev_m_s2", 0.0, 100.0, "m/s^2"),
 ];
 
 /// Differential-drive limits and geometry.
@@ -120,6 +143,93 @@ pub struct OdometryConfig {
     pub wheel_speed_noise_ratio: f64,
 }
 
+/// The fix status a GNSS receiver reports (`sensor_msgs/NavSatStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FixStatus {
+    /// `STATUS_NO_FIX` (-1).
+    NoFix,
+    /// `STATUS_FIX` (0), unaugmented.
+    Fix,
+    /// `STATUS_SBAS_FIX` (1), satellite-based augmentation.
+    SbasFix,
+    /// `STATUS_GBAS_FIX` (2), ground-based augmentation (RTK class).
+    GbasFix,
+}
+
+impl FixStatus {
+    /// The `sensor_msgs/NavSatStatus.status` value.
+    pub fn code(self) -> i8 {
+        match self {
+            FixStatus::NoFix => -1,
+            FixStatus::Fix => 0,
+            FixStatus::SbasFix => 1,
+            FixStatus::GbasFix => 2,
+        }
+    }
+}
+
+/// A GNSS receiver at the robot centre (frame `gnss_link`), publishing
+/// `sensor_msgs/NavSatFix` from the true position. The world file must
+/// declare its geodetic `datum`.
+///
+/// The fix of true world point `(x, y, 0)` (east, north, up of the datum)
+/// is the exact WGS84 conversion ([`breakbench_world::geodesy::LocalEnu`])
+/// of `(x + b_e + n_e, y + b_n + n_n, b_u + n_u)`, with the constant biases
+/// `b` and fresh noise `n_e, n_n ~ N(0, horizontal^2)`, `n_u ~ N(0,
+/// vertical^2)` each fix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GnssConfig {
+    /// Fix rate, Hz, in [0.1, 1000] Hz (same whole-nanosecond and
+    /// step-multiple rule as the lidar).
+    pub rate_hz: f64,
+    /// Standard deviation of the east and north noise, metres, in [0, 100] m.
+    pub horizontal_noise_stddev_m: f64,
+    /// Standard deviation of the up noise, metres, in [0, 100] m.
+    pub vertical_noise_stddev_m: f64,
+    /// Constant east offset of every fix, metres, in [-1000, 1000] m.
+    pub bias_east_m: f64,
+    /// Constant north offset of every fix, metres, in [-1000, 1000] m.
+    pub bias_north_m: f64,
+    /// Constant up offset of every fix, metres, in [-1000, 1000] m.
+    pub bias_up_m: f64,
+    /// East and north variance the fix reports (`position_covariance[0]`,
+    /// `[4]`, type `COVARIANCE_TYPE_DIAGONAL_KNOWN`), m^2, in [0, 1e6] m^2.
+    pub reported_horizontal_variance_m2: f64,
+    /// Up variance the fix reports (`position_covariance[8]`), m^2, in
+    /// [0, 1e6] m^2.
+    pub reported_vertical_variance_m2: f64,
+    /// The fix status reported (service GPS).
+    pub status: FixStatus,
+}
+
+/// An IMU at the robot centre (frame `imu_link`, axes of `base_link`),
+/// publishing `sensor_msgs/Imu` (REP-145: angular velocity and linear
+/// acceleration in the IMU frame, gravity included in +z).
+///
+/// Each sample from the true body velocity `(v, w)`: yaw rate `w + b + n`
+/// with the constant bias `b` and `n ~ N(0, gyro^2)`; forward acceleration
+/// the finite difference of `v` over the IMU period, lateral (centripetal)
+/// `v w`, each plus `N(0, accel^2)`; `z` standard gravity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImuConfig {
+    /// Sample rate, Hz, in [0.1, 1000] Hz (whole-nanosecond, step-multiple).
+    pub rate_hz: f64,
+    /// Standard deviation of the yaw-rate noise, rad/s, in [0, 10] rad/s.
+    pub gyro_noise_stddev_rad_s: f64,
+    /// Constant yaw-rate bias, rad/s, in [-10, 10] rad/s.
+    pub gyro_bias_rad_s: f64,
+    /// Standard deviation of the x and y acceleration noise, m/s^2, in
+    /// [0, 100] m/s^2.
+    pub accel_noise_stddev_m_s2: f64,
+    /// Whether the IMU reports an orientation (the true yaw, covariance
+    /// 1e-6 rad^2); without one, `orientation_covariance[0] = -1` (REP-145)
+    /// and the orientation is the identity.
+    pub reports_orientation: bool,
+}
+
 /// The whole robot configuration (`config/robot.yaml`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -133,6 +243,12 @@ pub struct PlantConfig {
     pub lidar: LidarConfig,
     /// Wheel odometry.
     pub odometry: OdometryConfig,
+    /// The GNSS receiver, if the robot has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gnss: Option<GnssConfig>,
+    /// The IMU, if the robot has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imu: Option<ImuConfig>,
     /// Rate of the ground-truth pose stream (`/oracle/odom`), Hz, in [0.1, 1000] Hz.
     pub truth_rate_hz: f64,
 }
@@ -161,6 +277,24 @@ impl Default for PlantConfig {
                 rate_hz: 50.0,
                 wheel_speed_noise_ratio: 0.01,
             },
+            gnss: Some(GnssConfig {
+                rate_hz: 10.0,
+                horizontal_noise_stddev_m: 0.0,
+                vertical_noise_stddev_m: 0.0,
+                bias_east_m: 0.0,
+                bias_north_m: 0.0,
+                bias_up_m: 0.0,
+                reported_horizontal_variance_m2: 1e-4,
+                reported_vertical_variance_m2: 1e-3,
+                status: FixStatus::GbasFix,
+            }),
+            imu: Some(ImuConfig {
+                rate_hz: 100.0,
+                gyro_noise_stddev_rad_s: 0.0,
+                gyro_bias_rad_s: 0.0,
+                accel_noise_stddev_m_s2: 0.0,
+                reports_orientation: true,
+            }),
             truth_rate_hz: 50.0,
         }
     }
@@ -179,6 +313,10 @@ pub struct Timing {
     pub odom_period_ns: u64,
     /// Ground-truth period, ns.
     pub truth_period_ns: u64,
+    /// GNSS period, ns (`None`: no receiver declared).
+    pub gnss_period_ns: Option<u64>,
+    /// IMU period, ns (`None`: no IMU declared).
+    pub imu_period_ns: Option<u64>,
 }
 
 /// Converts `seconds` to whole nanoseconds; `None` if not positive, not
@@ -212,7 +350,8 @@ impl PlantConfig {
     }
 
     /// Checks every value against its declared range ([`ROBOT_RANGES`],
-    /// [`LIDAR_RANGES`]), the lidar's range order, and the timing; `path` is
+    /// [`LIDAR_RANGES`], [`GNSS_RANGES`], [`IMU_RANGES`]), the lidar's range
+    /// order, and the timing; `path` is
     /// only used in the error.
     ///
     /// # Errors
@@ -222,10 +361,29 @@ impl PlantConfig {
             self,
             path,
             "",
-            &[("", ROBOT_RANGES), ("lidar.", LIDAR_RANGES)],
+            &[
+                ("", ROBOT_RANGES),
+                ("lidar.", LIDAR_RANGES),
+                ("gnss.", GNSS_RANGES),
+                ("imu.", IMU_RANGES),
+            ],
         )?;
         self.lidar.validate(path, "lidar.")?;
         self.timing(path)
+    }
+
+    /// The sensor channels this robot declares, in emission order: `scan`
+    /// and `odom` always, then `gnss` and `imu` if their sections exist.
+    pub fn sensor_channels(&self) -> Vec<&'static str> {
+        use crate::plant::{GNSS_CHANNEL, IMU_CHANNEL, ODOM_CHANNEL, SCAN_CHANNEL};
+        let mut c = vec![SCAN_CHANNEL, ODOM_CHANNEL];
+        if self.gnss.is_some() {
+            c.push(GNSS_CHANNEL);
+        }
+        if self.imu.is_some() {
+            c.push(IMU_CHANNEL);
+        }
+        c
     }
 
     /// Derives the integer-nanosecond [`Timing`].
@@ -269,6 +427,16 @@ impl PlantConfig {
             scan_period_ns: period("lidar.rate_hz", self.lidar.rate_hz)?,
             odom_period_ns: period("odometry.rate_hz", self.odometry.rate_hz)?,
             truth_period_ns: period("truth_rate_hz", self.truth_rate_hz)?,
+            gnss_period_ns: self
+                .gnss
+                .as_ref()
+                .map(|g| period("gnss.rate_hz", g.rate_hz))
+                .transpose()?,
+            imu_period_ns: self
+                .imu
+                .as_ref()
+                .map(|i| period("imu.rate_hz", i.rate_hz))
+                .transpose()?,
         })
     }
 }
@@ -286,7 +454,9 @@ mod tests {
                 step_ns: 10_000_000,
                 scan_period_ns: 100_000_000,
                 odom_period_ns: 20_000_000,
-                truth_period_ns: 20_000_000
+                truth_period_ns: 20_000_000,
+                gnss_period_ns: Some(100_000_000),
+                imu_period_ns: Some(10_000_000),
             }
         );
     }

@@ -37,4 +37,21 @@ pub enum SimError {
         /// Footprint radius, metres.
         radius_m: f64,
     },
+    /// A channel was wired to a consumer that the robot does not simulate:
+    /// not one of the plant's sensor channels, or a sensor section the robot
+    /// file does not declare.
+    #[error("channel '{channel}' is wired, but {why}")]
+    UnknownSensor {
+        /// The wired channel name.
+        channel: String,
+        /// What is missing (the robot's declared sensor channels).
+        why: String,
+    },
+    /// The robot declares a GNSS receiver but the world file has no
+    /// geodetic `datum` to convert its positions with.
+    #[error("the robot declares a gnss receiver, but the world '{world}' has no 'datum' (latitude_deg, longitude_deg, altitude_m of its origin)")]
+    NoDatum {
+        /// The world's name.
+        world: String,
+    },
 }

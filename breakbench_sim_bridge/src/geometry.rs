@@ -197,13 +197,16 @@ impl WorldGeometry {
 
 impl WorldGeometry {
     /// Casts a full fan of beams from `(ox, oy)` into `out` (one distance per
-    /// beam, metres, `inf` for no return): beam `i` has the unit direction
+    /// beam, metres, `inf` for no return; `out` must hold `inf` on entry):
+    /// beam `i` has the unit direction
     /// `rot(c, s) * dirs[i]` and the world angle `beam0 + i * inc` with
     /// `inc = 2 pi / dirs.len()`. Same result as [`Self::cast`] per beam, but
     /// each segment is only tested against the beams inside the angle it
     /// subtends from the origin (plus one beam of margin on each side), so a
     /// scan costs about one ray-segment test per beam and visible segment
-    /// instead of one per beam and segment.
+    /// instead of one per beam and segment. The world directions are rotated
+    /// once per scan, and each segment's beams are walked as (at most two)
+    /// contiguous runs with a branch-free test.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_fan(
         &self,
@@ -217,7 +220,11 @@ impl WorldGeometry {
     ) {
         use std::f64::consts::{PI, TAU};
         debug_assert_eq!(dirs.len(), out.len());
-        out.fill(f64::INFINITY);
+        debug_assert!(out.iter().all(|t| *t == f64::INFINITY));
+        let world: Vec<(f64, f64)> = dirs
+            .iter()
+            .map(|&(bc, bs)| (c * bc - s * bs, s * bc + c * bs))
+            .collect();
         let n = dirs.len() as i64;
         for g in &self.segs {
             let (qx, qy) = (g.ax - ox, g.ay - oy);
@@ -235,30 +242,27 @@ impl WorldGeometry {
             };
             let first = ((lo - beam0) / inc).floor() as i64 - 1;
             let last = ((lo + width - beam0) / inc).ceil() as i64 + 1;
-            let count = (last - first + 1).min(n);
-            let mut i = first.rem_euclid(n) as usize;
+            let count = (last - first + 1).min(n) as usize;
+            let i0 = first.rem_euclid(n) as usize;
             let nt0 = qx * g.ey - qy * g.ex;
-            for _ in 0..count {
-                let (bc, bs) = dirs[i];
-                let (dx, dy) = (c * bc - s * bs, s * bc + c * bs);
-                let den = dx * g.ey - dy * g.ex;
-                let nu = qx * dy - qy * dx;
-                let (den, nt, nu) = if den < 0.0 {
-                    (-den, -nt0, -nu)
-                } else {
-                    (den, nt0, nu)
-                };
-                if den > 0.0 && nt >= 0.0 && nu >= 0.0 && nu <= den {
+            let run = |w: &[(f64, f64)], o: &mut [f64]| {
+                for (&(dx, dy), o) in w.iter().zip(o.iter_mut()) {
+                    let den = dx * g.ey - dy * g.ex;
+                    let nu = qx * dy - qy * dx;
+                    let (den, nt, nu) = if den < 0.0 {
+                        (-den, -nt0, -nu)
+                    } else {
+                        (den, nt0, nu)
+                    };
                     let t = nt / den;
-                    if t < out[i] {
-                        out[i] = t;
-                    }
+                    let hit = den > 0.0 && nt >= 0.0 && nu >= 0.0 && nu <= den && t < *o;
+                    *o = if hit { t } else { *o };
                 }
-                i += 1;
-                if i == dirs.len() {
-                    i = 0;
-                }
-            }
+            };
+            let end = (i0 + count).min(dirs.len());
+            run(&world[i0..end], &mut out[i0..end]);
+            let wrapped = i0 + count - end;
+            run(&world[..wrapped], &mut out[..wrapped]);
         }
     }
 }

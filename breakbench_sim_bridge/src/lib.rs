@@ -5,12 +5,14 @@
 //!   [`Timing`].
 //! * [`plant`]: [`Plant`], a differential-drive robot with velocity and
 //!   acceleration limits, a disc footprint and rigid contact (stop, no
-//!   sliding), emitting [`PlantOutputs`] (scan, wheel odometry, ground truth).
+//!   sliding), emitting [`PlantOutputs`]: `(channel, message)` pairs of the
+//!   wired sensors (scan, wheel odometry, GNSS, IMU) and the ground truth.
 //! * [`lidar`]: [`Lidar`], a ray-casting 2-D lidar (`sensor_msgs/LaserScan`,
 //!   REP-117 ranges).
 //! * [`geometry`]: [`WorldGeometry`], the world's walls and boxes in `f64`.
-//! * [`sensors`]: [`GnssModel`] (WGS84 fix via geographiclib) and [`ImuModel`]
-//!   (yaw rate, accelerations) from the true state, for the raw gnss/imu channels.
+//! * [`sensors`]: [`GnssModel`] (exact WGS84 fix of the world's ENU point,
+//!   [`breakbench_world::geodesy`]) and [`ImuModel`] (yaw rate,
+//!   accelerations) from the true state, for the raw gnss/imu channels.
 //!
 //! Transport-free: no ROS dependency, sim time is a `Duration` since the
 //! plant started, every random draw comes from a seeded `ChaCha8Rng`.
@@ -22,11 +24,13 @@ pub mod lidar;
 pub mod plant;
 pub mod sensors;
 
-pub use config::{DriveConfig, LidarConfig, OdometryConfig, PlantConfig, Timing};
+pub use config::{
+    DriveConfig, FixStatus, GnssConfig, ImuConfig, LidarConfig, OdometryConfig, PlantConfig, Timing,
+};
 pub use error::SimError;
 pub use geometry::WorldGeometry;
 pub use lidar::Lidar;
-pub use plant::{ContactEvent, Plant, PlantOutputs};
+pub use plant::{ContactEvent, Plant, PlantOutputs, SENSOR_CHANNELS};
 pub use sensors::{GnssModel, ImuModel};
 
 /// This crate's version (`CARGO_PKG_VERSION`), for run manifests.

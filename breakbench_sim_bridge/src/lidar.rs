@@ -98,9 +98,24 @@ impl Lidar {
             self.dirs.len(),
             "ranges must hold one value per beam"
         );
+        for (r, &t) in ranges.iter_mut().zip(&self.true_ranges(pose)) {
+            *r = self.reading(t + self.noise.sample(rng));
+        }
+    }
+
+    /// The noise-free range of every beam from `pose` (the fan cast).
+    fn true_ranges(&self, pose: &Pose2) -> Vec<f64> {
+        let mut t = Vec::new();
+        self.true_ranges_into(pose, &mut t);
+        t
+    }
+
+    /// As `true_ranges`, into `t` (cleared and resized to `beams`; its
+    /// capacity is reused).
+    fn true_ranges_into(&self, pose: &Pose2, t: &mut Vec<f64>) {
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
-        let (lo, hi) = (self.cfg.range_min_m, self.cfg.range_max_m);
-        let mut t = vec![0.0f64; self.dirs.len()];
+        t.clear();
+        t.resize(self.dirs.len(), f64::INFINITY);
         let beam0 = pose.yaw_rad + self.cfg.angle_min_rad;
         self.geom.cast_fan(
             pose.x_m,
@@ -109,25 +124,44 @@ impl Lidar {
             beam0,
             self.angle_increment,
             &self.dirs,
-            &mut t,
+            t,
         );
-        for (r, &t) in ranges.iter_mut().zip(&t) {
-            let m = t + self.noise.sample(rng);
-            *r = if m > hi || m.is_nan() {
-                f32::INFINITY
-            } else if m < lo {
-                f32::NEG_INFINITY
-            } else {
-                m as f32
-            };
+    }
+
+    /// The reported range of a noisy distance `m` (REP-117).
+    #[inline]
+    fn reading(&self, m: f64) -> f32 {
+        if m > self.cfg.range_max_m || m.is_nan() {
+            f32::INFINITY
+        } else if m < self.cfg.range_min_m {
+            f32::NEG_INFINITY
+        } else {
+            m as f32
         }
     }
 
     /// One `LaserScan` from `pose`, stamped `stamp` (sim time), frame
     /// [`SCAN_FRAME`].
     pub fn scan<R: Rng + ?Sized>(&self, pose: &Pose2, stamp: Duration, rng: &mut R) -> LaserScan {
-        let mut ranges = vec![0.0f32; self.dirs.len()];
-        self.scan_into(pose, rng, &mut ranges);
+        self.scan_with(pose, stamp, rng, &mut Vec::new())
+    }
+
+    /// As [`Lidar::scan`], with `scratch` as the buffer of the noise-free
+    /// ranges (its contents are overwritten; keep it between scans to reuse
+    /// its allocation).
+    pub fn scan_with<R: Rng + ?Sized>(
+        &self,
+        pose: &Pose2,
+        stamp: Duration,
+        rng: &mut R,
+        scratch: &mut Vec<f64>,
+    ) -> LaserScan {
+        // As `scan_into`, collected without zero-filling a buffer first.
+        self.true_ranges_into(pose, scratch);
+        let ranges: Vec<f32> = scratch
+            .iter()
+            .map(|&t| self.reading(t + self.noise.sample(rng)))
+            .collect();
         let n = self.dirs.len();
         LaserScan {
             header: Header {

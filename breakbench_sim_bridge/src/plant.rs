@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use breakbench_world::world::Pose2;
 use breakbench_world::World;
+use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::ros::{
-    Header, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time, Twist,
-    TwistWithCovariance, Vector3,
+    Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time,
+    Twist, TwistWithCovariance, Vector3,
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -17,6 +18,7 @@ use rand_distr::{Distribution, Normal};
 use crate::config::{PlantConfig, Timing};
 use crate::geometry::WorldGeometry;
 use crate::lidar::Lidar;
+use crate::sensors::{GnssModel, ImuModel};
 use crate::SimError;
 
 /// Frame of the wheel odometry pose (REP-105); its origin is the start pose.
@@ -30,6 +32,36 @@ pub const BASE_FRAME: &str = "base_link";
 pub const LIDAR_STREAM: u64 = 1;
 /// ChaCha8 stream of the wheel-speed noise.
 pub const ODOM_STREAM: u64 = 2;
+/// ChaCha8 stream of the GNSS noise.
+pub const GNSS_STREAM: u64 = 3;
+/// ChaCha8 stream of the IMU noise.
+pub const IMU_STREAM: u64 = 4;
+
+/// Channel of the lidar scans (`sensor_msgs/LaserScan`).
+pub const SCAN_CHANNEL: &str = "scan";
+/// Channel of the wheel odometry (`nav_msgs/Odometry`, `odom` -> `base_link`).
+pub const ODOM_CHANNEL: &str = "odom";
+/// Channel of the GNSS fixes (`sensor_msgs/NavSatFix`).
+pub const GNSS_CHANNEL: &str = "gnss";
+/// Channel of the IMU samples (`sensor_msgs/Imu`).
+pub const IMU_CHANNEL: &str = "imu";
+/// Every sensor channel the plant can simulate with its message type, in
+/// the order a step emits their messages.
+pub const SENSOR_CHANNELS: [(&str, MsgKind); 4] = [
+    (SCAN_CHANNEL, MsgKind::LaserScan),
+    (ODOM_CHANNEL, MsgKind::Odometry),
+    (GNSS_CHANNEL, MsgKind::NavSatFix),
+    (IMU_CHANNEL, MsgKind::Imu),
+];
+
+/// The message type the plant emits on `channel` (`None`: not a sensor
+/// channel of the plant).
+pub fn sensor_kind(channel: &str) -> Option<MsgKind> {
+    SENSOR_CHANNELS
+        .iter()
+        .find(|(c, _)| *c == channel)
+        .map(|(_, k)| *k)
+}
 
 /// Bisection iterations on the step fraction at a contact: the contact
 /// fraction is resolved to `2^-32` of a step (about 1e-12 m at 5 mm per step).
@@ -53,13 +85,62 @@ pub struct ContactEvent {
 /// The messages due at the end of one step, stamped with the new sim time.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PlantOutputs {
-    /// Noisy scan from the true pose (every `1 / lidar.rate_hz`).
-    pub scan: Option<kraken_interfaces::ros::LaserScan>,
-    /// Wheel odometry, `odom` -> `base_link` (every `1 / odometry.rate_hz`).
-    pub odom: Option<Odometry>,
+    /// `(channel, message)` of every wired sensor due at this step, in the
+    /// order of [`SENSOR_CHANNELS`] (the message of the channel's type): `scan` every `1 / lidar.rate_hz`,
+    /// `odom` every `1 / odometry.rate_hz`, `gnss` every `1 / gnss.rate_hz`,
+    /// `imu` every `1 / imu.rate_hz`.
+    pub sensors: Vec<(&'static str, SensorMsg)>,
     /// Ground truth, `world` -> `base_link` (every `1 / truth_rate_hz`): what
-    /// `/oracle/odom` publishes.
+    /// `/oracle/odom` publishes. Always computed (it draws no noise).
     pub truth: Option<Odometry>,
+}
+
+impl PlantOutputs {
+    /// The message of `channel` at this step, if one is due.
+    pub fn get(&self, channel: &str) -> Option<&SensorMsg> {
+        self.sensors
+            .iter()
+            .find(|(c, _)| *c == channel)
+            .map(|(_, m)| m)
+    }
+
+    /// Removes and returns the message of `channel`, if one is due.
+    pub fn take(&mut self, channel: &str) -> Option<SensorMsg> {
+        let i = self.sensors.iter().position(|(c, _)| *c == channel)?;
+        Some(self.sensors.remove(i).1)
+    }
+
+    /// The scan due at this step.
+    pub fn scan(&self) -> Option<&LaserScan> {
+        match self.get(SCAN_CHANNEL) {
+            Some(SensorMsg::LaserScan(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The wheel odometry due at this step.
+    pub fn odom(&self) -> Option<&Odometry> {
+        match self.get(ODOM_CHANNEL) {
+            Some(SensorMsg::Odometry(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The GNSS fix due at this step.
+    pub fn gnss(&self) -> Option<&NavSatFix> {
+        match self.get(GNSS_CHANNEL) {
+            Some(SensorMsg::NavSatFix(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The IMU sample due at this step.
+    pub fn imu(&self) -> Option<&Imu> {
+        match self.get(IMU_CHANNEL) {
+            Some(SensorMsg::Imu(m)) => Some(m),
+            _ => None,
+        }
+    }
 }
 
 /// The differential-drive plant.
@@ -82,6 +163,12 @@ pub struct PlantOutputs {
 /// * Odometry: wheel speeds `v -+ w L / 2` each multiplied by
 ///   `1 + N(0, ratio^2)` (fresh draws every step), recombined and integrated
 ///   with the same arc formula from the origin of `odom` (the start pose).
+/// * GNSS and IMU (if the robot file declares them): [`GnssModel`] and
+///   [`ImuModel`] sampled from the true state at their rates.
+///
+/// Only the wired sensors are computed: a sensor nobody consumes casts no
+/// ray, integrates nothing and draws no random number. Each sensor has its
+/// own ChaCha8 stream, so wiring one changes no other sensor's values.
 #[derive(Debug, Clone)]
 pub struct Plant {
     cfg: PlantConfig,
@@ -99,10 +186,16 @@ pub struct Plant {
     wheel_noise: Normal<f64>,
     lidar_rng: ChaCha8Rng,
     odom_rng: ChaCha8Rng,
+    scan_wired: bool,
+    odom_wired: bool,
+    gnss: Option<(GnssModel, ChaCha8Rng)>,
+    imu: Option<(ImuModel, ChaCha8Rng)>,
     blocked_by: Option<u32>,
     contacts: Vec<ContactEvent>,
     /// Lower bound of the true centre's clearance, metres.
     clear_lb: f64,
+    /// The lidar's noise-free range buffer, reused between scans.
+    scan_scratch: Vec<f64>,
 }
 
 /// Wraps an angle to `(-pi, pi]`.
@@ -178,18 +271,48 @@ pub fn odometry_msg(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> O
 }
 
 impl Plant {
-    /// A plant at rest at `world.start`, sim time 0, with its noise streams
-    /// derived from `seed` (`ChaCha8Rng::seed_from_u64(seed)` with stream
-    /// [`LIDAR_STREAM`] for the lidar and [`ODOM_STREAM`] for the wheels, so
-    /// neither sequence depends on how many draws the other made).
+    /// A plant at rest at `world.start`, sim time 0, computing the sensors of
+    /// the `wired` channels (names from [`SENSOR_CHANNELS`]; see
+    /// [`PlantConfig::sensor_channels`] for all the robot declares), with
+    /// its noise streams derived from `seed` (`ChaCha8Rng::seed_from_u64(seed)`
+    /// with stream [`LIDAR_STREAM`] for the lidar, [`ODOM_STREAM`] for the
+    /// wheels, [`GNSS_STREAM`] and [`IMU_STREAM`], so no sequence depends on
+    /// how many draws another made or on which others are wired).
     ///
     /// # Errors
     /// [`SimError::Config`] if `cfg` fails validation,
-    /// [`SimError::StepTooCoarse`] if `max_linear_m_s * step_s >=
-    /// footprint_radius_m`, [`SimError::StartInCollision`] if the start
-    /// footprint overlaps the geometry.
-    pub fn new(world: &World, cfg: &PlantConfig, seed: u64) -> Result<Self, SimError> {
+    /// [`SimError::UnknownSensor`] if a wired channel is not a sensor the
+    /// robot declares, [`SimError::NoDatum`] if `gnss` is wired and the world
+    /// has no datum, [`SimError::StepTooCoarse`] if
+    /// `max_linear_m_s * step_s >= footprint_radius_m`,
+    /// [`SimError::StartInCollision`] if the start footprint overlaps the
+    /// geometry.
+    pub fn new(
+        world: &World,
+        cfg: &PlantConfig,
+        seed: u64,
+        wired: &[&str],
+    ) -> Result<Self, SimError> {
         let timing = cfg.validate("<PlantConfig>")?;
+        let declared = cfg.sensor_channels();
+        if let Some(c) = wired.iter().find(|c| !declared.contains(c)) {
+            let why = if sensor_kind(c).is_some() {
+                format!(
+                    "the robot file declares no '{c}' section (declared sensors: {})",
+                    declared.join(", ")
+                )
+            } else {
+                format!(
+                    "the plant simulates no such sensor (declared sensors: {})",
+                    declared.join(", ")
+                )
+            };
+            return Err(SimError::UnknownSensor {
+                channel: c.to_string(),
+                why,
+            });
+        }
+        let is_wired = |c: &str| wired.contains(&c);
         let radius_m = world.footprint_radius_m;
         let step_m = cfg.drive.max_linear_m_s * cfg.step_s;
         if step_m >= radius_m {
@@ -216,6 +339,19 @@ impl Plant {
         };
         let wheel_noise = Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio)
             .expect("validated: ratio >= 0, finite");
+        let gnss = match (&cfg.gnss, is_wired(GNSS_CHANNEL)) {
+            (Some(g), true) => {
+                let datum = world.datum.ok_or_else(|| SimError::NoDatum {
+                    world: world.name.clone(),
+                })?;
+                Some((GnssModel::new(datum, g), stream(GNSS_STREAM)))
+            }
+            _ => None,
+        };
+        let imu = match (&cfg.imu, is_wired(IMU_CHANNEL)) {
+            (Some(i), true) => Some((ImuModel::new(i), stream(IMU_STREAM))),
+            _ => None,
+        };
         Ok(Self {
             cfg: cfg.clone(),
             timing,
@@ -239,9 +375,14 @@ impl Plant {
             wheel_noise,
             lidar_rng: stream(LIDAR_STREAM),
             odom_rng: stream(ODOM_STREAM),
+            scan_wired: is_wired(SCAN_CHANNEL),
+            odom_wired: is_wired(ODOM_CHANNEL),
+            gnss,
+            imu,
             blocked_by: None,
             contacts: Vec::new(),
             clear_lb: clearance_m,
+            scan_scratch: Vec::new(),
         })
     }
 
@@ -266,7 +407,8 @@ impl Plant {
         self.pose
     }
 
-    /// The odometry pose, `odom` frame (origin at the start pose).
+    /// The odometry pose, `odom` frame (origin at the start pose); stays at
+    /// the origin if `odom` is not wired.
     pub fn odom_pose(&self) -> Pose2 {
         self.odom_pose
     }
@@ -316,14 +458,16 @@ impl Plant {
         let (v, w) = (0.5 * (v0 + v1), 0.5 * (w0 + w1));
 
         // Wheel odometry: the wheels turn whatever the contact does.
-        let half_l = 0.5 * d.wheel_separation_m;
-        let nl = self.wheel_noise.sample(&mut self.odom_rng);
-        let nr = self.wheel_noise.sample(&mut self.odom_rng);
-        let vl = (v - w * half_l) * (1.0 + nl);
-        let vr = (v + w * half_l) * (1.0 + nr);
-        let (vo, wo) = (0.5 * (vl + vr), (vr - vl) / d.wheel_separation_m);
-        self.odom_pose = arc(&self.odom_pose, vo, wo, dt);
-        self.odom_twist = (vo, wo);
+        if self.odom_wired {
+            let half_l = 0.5 * d.wheel_separation_m;
+            let nl = self.wheel_noise.sample(&mut self.odom_rng);
+            let nr = self.wheel_noise.sample(&mut self.odom_rng);
+            let vl = (v - w * half_l) * (1.0 + nl);
+            let vr = (v + w * half_l) * (1.0 + nr);
+            let (vo, wo) = (0.5 * (vl + vr), (vr - vl) / d.wheel_separation_m);
+            self.odom_pose = arc(&self.odom_pose, vo, wo, dt);
+            self.odom_twist = (vo, wo);
+        }
 
         // Ground truth with rigid contact. `clear_lb` is a lower bound of the
         // centre's clearance; every point of this step's arc is within its
@@ -406,17 +550,33 @@ impl Plant {
         self.now_ns += self.timing.step_ns;
         let now = self.now_ns;
         let stamp = Time::from_nanos(now as i64);
-        let t = &self.timing;
+        let t = self.timing;
+        let due = |period: Option<u64>| period.is_some_and(|p| now.is_multiple_of(p));
+        let mut sensors = Vec::new();
+        if self.scan_wired && due(Some(t.scan_period_ns)) {
+            let scan = self.lidar.scan_with(
+                &self.pose,
+                Duration::from_nanos(now),
+                &mut self.lidar_rng,
+                &mut self.scan_scratch,
+            );
+            sensors.push((SCAN_CHANNEL, SensorMsg::LaserScan(scan)));
+        }
+        if self.odom_wired && due(Some(t.odom_period_ns)) {
+            let o = odometry_msg(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist);
+            sensors.push((ODOM_CHANNEL, SensorMsg::Odometry(o)));
+        }
+        if let Some((g, rng)) = self.gnss.as_mut().filter(|_| due(t.gnss_period_ns)) {
+            let f = g.fix(&self.pose, Duration::from_nanos(now), rng);
+            sensors.push((GNSS_CHANNEL, SensorMsg::NavSatFix(f)));
+        }
+        if let Some((m, rng)) = self.imu.as_mut().filter(|_| due(t.imu_period_ns)) {
+            let s = m.sample(&self.pose, self.true_twist, Duration::from_nanos(now), rng);
+            sensors.push((IMU_CHANNEL, SensorMsg::Imu(s)));
+        }
         PlantOutputs {
-            scan: now.is_multiple_of(t.scan_period_ns).then(|| {
-                self.lidar
-                    .scan(&self.pose, Duration::from_nanos(now), &mut self.lidar_rng)
-            }),
-            odom: now
-                .is_multiple_of(t.odom_period_ns)
-                .then(|| odometry_msg(stamp, ODOM_FRAME, &self.odom_pose, self.odom_twist)),
-            truth: now
-                .is_multiple_of(t.truth_period_ns)
+            sensors,
+            truth: due(Some(t.truth_period_ns))
                 .then(|| odometry_msg(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
         }
     }

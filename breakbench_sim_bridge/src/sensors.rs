@@ -1,130 +1,115 @@
 //! GNSS and IMU outputs from the plant's true state, for the raw sensor
-//! channels the fault injector sits on (`/gnss/fix`, `/imu/data`).
+//! channels the fault injector sits on (`gnss`, `imu`).
 //!
 //! Transport-free like the plant: stamps come from the caller's sim time,
-//! noise from a caller's seeded generator.
+//! noise from the caller's seeded generator (the plant gives each sensor its
+//! own stream).
 
 use std::time::Duration;
 
+use breakbench_world::geodesy::{GeodeticDatum, LocalEnu};
 use breakbench_world::world::Pose2;
-use geographiclib_rs::{DirectGeodesic, Geodesic};
 use kraken_interfaces::ros::{Header, Imu, NavSatFix, NavSatStatus, Quaternion, Time, Vector3};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
+
+use crate::config::{GnssConfig, ImuConfig};
 
 /// Frame of the GNSS antenna (at the robot centre).
 pub const GNSS_FRAME: &str = "gnss_link";
 /// Frame of the IMU (at the robot centre, axes of `base_link`).
 pub const IMU_FRAME: &str = "imu_link";
-/// Covariance reported for a noise-free fix, m^2 (1 cm^2: a GBAS/RTK class fix).
-pub const NOISE_FREE_FIX_VARIANCE_M2: f64 = 1e-4;
+/// Orientation variance an IMU that reports orientation states, rad^2.
+pub const ORIENTATION_VARIANCE_RAD2: f64 = 1e-6;
 
-/// A GNSS receiver at the robot centre: world `(x, y)` metres are east and
-/// north of the datum on the WGS84 ellipsoid.
-///
-/// The fix of a pose is the geodesic direct problem (geographiclib, Karney
-/// 2013, "Algorithms for geodesics") from the datum with azimuth
-/// `atan2(x, y)` (clockwise from north) and distance `hypot(x, y)`, so the
-/// fix is exact on the ellipsoid rather than a flat-earth guess. Horizontal
-/// noise: independent `N(0, noise_stddev_m^2)` east and north offsets added
-/// to `(x, y)` before the conversion. Status `STATUS_GBAS_FIX`, service GPS,
-/// diagonal covariance `max(noise^2, 1e-4)` m^2 (east, north), `(10 * that)`
-/// for altitude.
+/// A GNSS receiver at the robot centre ([`GnssConfig`]): world `(x, y, z)`
+/// metres are east, north and up of the world's datum, converted exactly on
+/// the WGS84 ellipsoid ([`LocalEnu`]).
 #[derive(Debug, Clone)]
 pub struct GnssModel {
-    pub datum_lat_deg: f64,
-    pub datum_lon_deg: f64,
-    pub datum_alt_m: f64,
-    noise: Normal<f64>,
-    noise_stddev_m: f64,
+    enu: LocalEnu,
+    cfg: GnssConfig,
+    horizontal: Normal<f64>,
+    vertical: Normal<f64>,
 }
 
 impl GnssModel {
-    /// A receiver at `datum` with horizontal noise `noise_stddev_m` (>= 0, finite).
-    ///
-    /// # Errors
-    /// A message naming the bad value (latitude outside [-90, 90], a
-    /// non-finite value, negative noise).
-    pub fn new(
-        datum_lat_deg: f64,
-        datum_lon_deg: f64,
-        datum_alt_m: f64,
-        noise_stddev_m: f64,
-    ) -> Result<Self, String> {
-        if !(datum_lat_deg.is_finite() && (-90.0..=90.0).contains(&datum_lat_deg)) {
-            return Err(format!(
-                "datum latitude {datum_lat_deg} is not in [-90, 90] degrees"
-            ));
+    /// A receiver of `cfg` in the world whose origin is `datum` (`cfg` is
+    /// validated by [`crate::PlantConfig::validate`]: noises finite, >= 0).
+    pub fn new(datum: GeodeticDatum, cfg: &GnssConfig) -> Self {
+        let n = |s: f64| Normal::new(0.0, s).expect("validated: stddev finite, >= 0");
+        Self {
+            enu: LocalEnu::new(datum),
+            horizontal: n(cfg.horizontal_noise_stddev_m),
+            vertical: n(cfg.vertical_noise_stddev_m),
+            cfg: cfg.clone(),
         }
-        if !datum_lon_deg.is_finite() || !datum_alt_m.is_finite() {
-            return Err("datum longitude and altitude must be finite".into());
-        }
-        if !(noise_stddev_m.is_finite() && noise_stddev_m >= 0.0) {
-            return Err(format!(
-                "noise stddev {noise_stddev_m} must be finite and >= 0"
-            ));
-        }
-        let noise = Normal::new(0.0, noise_stddev_m)
-            .map_err(|_| format!("noise stddev {noise_stddev_m} must be finite and >= 0"))?;
-        Ok(Self {
-            datum_lat_deg,
-            datum_lon_deg,
-            datum_alt_m,
-            noise,
-            noise_stddev_m,
-        })
     }
 
-    /// Latitude and longitude (degrees) of world point `(x_m, y_m)`.
-    pub fn lat_lon(&self, x_m: f64, y_m: f64) -> (f64, f64) {
-        let d = x_m.hypot(y_m);
-        if d == 0.0 {
-            return (self.datum_lat_deg, self.datum_lon_deg);
-        }
-        let azimuth_deg = x_m.atan2(y_m).to_degrees();
-        Geodesic::wgs84().direct(self.datum_lat_deg, self.datum_lon_deg, azimuth_deg, d)
+    /// Latitude, longitude (degrees) and height above the ellipsoid (m) of
+    /// world point `(east m, north m, up m)`.
+    pub fn geodetic(&self, enu_m: [f64; 3]) -> (f64, f64, f64) {
+        self.enu.to_geodetic(enu_m)
     }
 
-    /// The fix of the true pose `pose` at sim time `now`. Draws two normals
-    /// from `rng` (also when the noise is 0, so streams stay aligned).
+    /// The fix of the true pose `pose` (at height 0 of the world) at sim
+    /// time `now`: biases plus fresh noise, east, north, up (three normals
+    /// from `rng` on every fix, also when a noise is 0, so the stream stays
+    /// aligned).
     pub fn fix<R: Rng + ?Sized>(&self, pose: &Pose2, now: Duration, rng: &mut R) -> NavSatFix {
-        let (ex, ny) = (self.noise.sample(rng), self.noise.sample(rng));
-        let (lat, lon) = self.lat_lon(pose.x_m + ex, pose.y_m + ny);
-        let var = (self.noise_stddev_m * self.noise_stddev_m).max(NOISE_FREE_FIX_VARIANCE_M2);
+        let c = &self.cfg;
+        let (ne, nn, nu) = (
+            self.horizontal.sample(rng),
+            self.horizontal.sample(rng),
+            self.vertical.sample(rng),
+        );
+        let (lat, lon, alt) = self.geodetic([
+            pose.x_m + c.bias_east_m + ne,
+            pose.y_m + c.bias_north_m + nn,
+            c.bias_up_m + nu,
+        ]);
+        let (h, v) = (
+            c.reported_horizontal_variance_m2,
+            c.reported_vertical_variance_m2,
+        );
         NavSatFix {
             header: Header {
                 stamp: Time::from_nanos(now.as_nanos() as i64),
                 frame_id: GNSS_FRAME.into(),
             },
             status: NavSatStatus {
-                status: NavSatStatus::STATUS_GBAS_FIX,
+                status: c.status.code(),
                 service: NavSatStatus::SERVICE_GPS,
             },
             latitude: lat,
             longitude: lon,
-            altitude: self.datum_alt_m,
-            position_covariance: [var, 0.0, 0.0, 0.0, var, 0.0, 0.0, 0.0, 10.0 * var],
+            altitude: alt,
+            position_covariance: [h, 0.0, 0.0, 0.0, h, 0.0, 0.0, 0.0, v],
             position_covariance_type: NavSatFix::COVARIANCE_TYPE_DIAGONAL_KNOWN,
         }
     }
 }
 
-/// A planar IMU at the robot centre (REP-145 conventions: angular velocity
-/// and linear acceleration in the IMU frame, gravity included in +z).
+/// A planar IMU at the robot centre ([`ImuConfig`], REP-145 conventions:
+/// angular velocity and linear acceleration in the IMU frame, gravity
+/// included in +z).
 ///
 /// From the true body velocity `(v, w)` sampled every IMU period `dt`:
-/// yaw rate `w`; forward acceleration `(v - v_prev) / dt` (the finite
-/// difference over the IMU period); lateral (centripetal) acceleration
-/// `v * w`; `z = 9.80665` (standard gravity, CGPM 1901). Orientation = the
-/// true yaw. Noise: `N(0, gyro^2)` on the yaw rate and `N(0, accel^2)` on x
-/// and y (three draws per sample, always). Covariances: diagonal variances
-/// (`1e-6` floor), orientation `1e-6` rad^2.
+/// yaw rate `w + bias`; forward acceleration `(v - v_prev) / dt` (the
+/// finite difference over the IMU period); lateral (centripetal)
+/// acceleration `v * w`; `z = 9.80665` (standard gravity, CGPM 1901).
+/// Orientation: the true yaw if declared, else identity with
+/// `orientation_covariance[0] = -1`. Noise: `N(0, gyro^2)` on the yaw rate
+/// and `N(0, accel^2)` on x and y (three draws per sample, always).
+/// Covariances: diagonal variances (`1e-6` floor).
 #[derive(Debug, Clone)]
 pub struct ImuModel {
     gyro: Normal<f64>,
     accel: Normal<f64>,
+    gyro_bias: f64,
     gyro_var: f64,
     accel_var: f64,
+    reports_orientation: bool,
     prev_v: Option<f64>,
     prev_t: Duration,
 }
@@ -133,30 +118,20 @@ pub struct ImuModel {
 pub const STANDARD_GRAVITY_M_S2: f64 = 9.80665;
 
 impl ImuModel {
-    /// An IMU with the given white-noise standard deviations (finite, >= 0).
-    ///
-    /// # Errors
-    /// A message naming the bad value.
-    pub fn new(gyro_noise_rad_s: f64, accel_noise_m_s2: f64) -> Result<Self, String> {
-        // rand_distr 0.6 accepts a negative standard deviation (it mirrors the
-        // distribution); a negative noise setting is a configuration error here.
-        for (name, v) in [("gyro", gyro_noise_rad_s), ("accel", accel_noise_m_s2)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} noise {v} must be finite and >= 0"));
-            }
-        }
-        let gyro = Normal::new(0.0, gyro_noise_rad_s)
-            .map_err(|_| format!("gyro noise {gyro_noise_rad_s} must be finite and >= 0"))?;
-        let accel = Normal::new(0.0, accel_noise_m_s2)
-            .map_err(|_| format!("accel noise {accel_noise_m_s2} must be finite and >= 0"))?;
-        Ok(Self {
-            gyro,
-            accel,
-            gyro_var: (gyro_noise_rad_s * gyro_noise_rad_s).max(1e-6),
-            accel_var: (accel_noise_m_s2 * accel_noise_m_s2).max(1e-6),
+    /// An IMU of `cfg` (validated by [`crate::PlantConfig::validate`]).
+    pub fn new(cfg: &ImuConfig) -> Self {
+        let n = |s: f64| Normal::new(0.0, s).expect("validated: stddev finite, >= 0");
+        let (g, a) = (cfg.gyro_noise_stddev_rad_s, cfg.accel_noise_stddev_m_s2);
+        Self {
+            gyro: n(g),
+            accel: n(a),
+            gyro_bias: cfg.gyro_bias_rad_s,
+            gyro_var: (g * g).max(1e-6),
+            accel_var: (a * a).max(1e-6),
+            reports_orientation: cfg.reports_orientation,
             prev_v: None,
             prev_t: Duration::ZERO,
-        })
+        }
     }
 
     /// One sample at sim time `now` from the true pose and body velocity
@@ -182,17 +157,27 @@ impl ImuModel {
             self.accel.sample(rng),
         );
         let diag = |d: f64| [d, 0.0, 0.0, 0.0, d, 0.0, 0.0, 0.0, d];
+        let (orientation, orientation_covariance) = if self.reports_orientation {
+            (
+                Quaternion::from_yaw(pose.yaw_rad),
+                diag(ORIENTATION_VARIANCE_RAD2),
+            )
+        } else {
+            let mut c = [0.0; 9];
+            c[0] = -1.0;
+            (Quaternion::from_yaw(0.0), c)
+        };
         Imu {
             header: Header {
                 stamp: Time::from_nanos(now.as_nanos() as i64),
                 frame_id: IMU_FRAME.into(),
             },
-            orientation: Quaternion::from_yaw(pose.yaw_rad),
-            orientation_covariance: diag(1e-6),
+            orientation,
+            orientation_covariance,
             angular_velocity: Vector3 {
                 x: 0.0,
                 y: 0.0,
-                z: w + nw,
+                z: w + self.gyro_bias + nw,
             },
             angular_velocity_covariance: diag(self.gyro_var),
             linear_acceleration: Vector3 {
@@ -208,12 +193,23 @@ impl ImuModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{FixStatus, PlantConfig};
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
 
+    const DATUM: GeodeticDatum = GeodeticDatum {
+        latitude_deg: 52.2297,
+        longitude_deg: 21.0122,
+        altitude_m: 100.0,
+    };
+
+    fn gnss_cfg() -> GnssConfig {
+        PlantConfig::default().gnss.unwrap()
+    }
+
     #[test]
-    fn gnss_fix_is_geodesic_from_the_datum() {
-        let g = GnssModel::new(52.2297, 21.0122, 100.0, 0.0).unwrap();
+    fn gnss_fix_is_the_enu_point_on_the_ellipsoid() {
+        let g = GnssModel::new(DATUM, &gnss_cfg());
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let p = Pose2 {
             x_m: 0.0,
@@ -221,7 +217,11 @@ mod tests {
             yaw_rad: 0.0,
         };
         let f = g.fix(&p, Duration::from_millis(1500), &mut rng);
-        assert_eq!((f.latitude, f.longitude), (52.2297, 21.0122));
+        assert!((f.latitude - 52.2297).abs() < 1e-12 && (f.longitude - 21.0122).abs() < 1e-12);
+        assert!((f.altitude - 100.0).abs() < 1e-8, "{}", f.altitude);
+        assert_eq!(f.status.status, NavSatStatus::STATUS_GBAS_FIX);
+        assert_eq!(f.position_covariance[0], 1e-4);
+        assert_eq!(f.position_covariance[8], 1e-3);
         assert_eq!(
             f.header.stamp,
             Time {
@@ -229,30 +229,67 @@ mod tests {
                 nanosec: 500_000_000
             }
         );
-        // 1000 m north: meridian radius of curvature at 52.2297 deg
-        // M = a(1-e^2)/(1-e^2 sin^2 phi)^1.5 = 6,375,399.6 m (WGS84 a, f), so
-        // 1000 m = 1000 / M rad = 0.00898701 deg (curvature change over 1 km: < 1e-8 deg).
-        let (lat, lon) = g.lat_lon(0.0, 1000.0);
-        assert!((lat - 52.2297 - 0.00898701).abs() < 5e-8, "{lat}");
+        // 1000 m north and east of the datum, on the ENU tangent plane
+        // (GeographicLib LocalCartesian convention; values cross-checked with
+        // PROJ 9.6 `+proj=topocentric`, see breakbench_world::geodesy). The
+        // old conversion (a geodesic of that length along the ellipsoid) put
+        // the north point at 52.2297 + 0.00898701 deg, 1.7 cm farther north.
+        let (lat, lon, _) = g.geodetic([0.0, 1000.0, 0.0]);
+        assert!((lat - 52.238_686_862_074).abs() < 1e-10, "{lat}");
         assert!((lon - 21.0122).abs() < 1e-12);
-        // 1000 m east: longitude grows by 1000 / (N cos phi) rad with the prime
-        // vertical radius N = a / sqrt(1 - e^2 sin^2 phi) = 6,391,518.8 m:
-        // 0.01463573 deg.
-        let (lat2, lon2) = g.lat_lon(1000.0, 0.0);
-        assert!((lon2 - 21.0122 - 0.01463573).abs() < 5e-8, "{lon2}");
-        // A geodesic leaving due east in the northern hemisphere bends towards
-        // the equator: after 1 km the latitude drops by about
-        // s^2 tan(phi) / (2 N M) = 1e6 * 1.2907 / (2 * 6.3915e6 * 6.3754e6) rad
-        // = 1.58e-8 rad = 9.1e-7 deg.
+        let (lat2, lon2, _) = g.geodetic([1000.0, 0.0, 0.0]);
+        assert!((lon2 - 21.026_835_498_595).abs() < 1e-10, "{lon2}");
         assert!(
             lat2 < 52.2297 && 52.2297 - lat2 < 1e-6,
-            "geodesic east bends slightly south: {lat2}"
+            "east of the datum bends slightly south: {lat2}"
         );
     }
 
     #[test]
-    fn imu_reports_yaw_rate_and_accelerations() {
-        let mut imu = ImuModel::new(0.0, 0.0).unwrap();
+    fn gnss_bias_status_and_noise_are_as_declared() {
+        let cfg = GnssConfig {
+            bias_north_m: 1000.0,
+            bias_up_m: 2.0,
+            status: FixStatus::NoFix,
+            ..gnss_cfg()
+        };
+        let g = GnssModel::new(DATUM, &cfg);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let p = Pose2 {
+            x_m: 0.0,
+            y_m: 0.0,
+            yaw_rad: 0.0,
+        };
+        let f = g.fix(&p, Duration::ZERO, &mut rng);
+        // 2 m up along the datum's normal, which is tilted by 1000 / R =
+        // 1.57e-4 rad from the fix's: 0.3 mm south, 2.8e-9 deg.
+        let dlat = 52.238_686_862_074 - f.latitude;
+        assert!(dlat > 2.5e-9 && dlat < 3.1e-9, "{}", f.latitude);
+        assert!((f.altitude - 102.078).abs() < 2e-3, "{}", f.altitude);
+        assert_eq!(f.status.status, NavSatStatus::STATUS_NO_FIX);
+        // 2000 fixes with 1 m horizontal noise: the east offsets' sample
+        // standard deviation is 1 m within 5 % (4.4 sigma of its estimate).
+        let g = GnssModel::new(
+            DATUM,
+            &GnssConfig {
+                horizontal_noise_stddev_m: 1.0,
+                ..gnss_cfg()
+            },
+        );
+        let e: Vec<f64> = (0..2000)
+            .map(|_| {
+                let f = g.fix(&p, Duration::ZERO, &mut rng);
+                g.enu.from_geodetic(f.latitude, f.longitude, f.altitude)[0]
+            })
+            .collect();
+        let sd = (e.iter().map(|x| x * x).sum::<f64>() / e.len() as f64).sqrt();
+        assert!((sd - 1.0).abs() < 0.05, "{sd}");
+    }
+
+    #[test]
+    fn imu_reports_yaw_rate_bias_and_accelerations() {
+        let cfg = PlantConfig::default().imu.unwrap();
+        let mut imu = ImuModel::new(&cfg);
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let p = Pose2 {
             x_m: 0.0,
@@ -268,7 +305,15 @@ mod tests {
         assert_eq!(b.angular_velocity.z, 1.5);
         assert_eq!(b.linear_acceleration.z, STANDARD_GRAVITY_M_S2);
         assert!((b.orientation.yaw() - 0.5).abs() < 1e-15);
-        assert!(ImuModel::new(-1.0, 0.0).is_err());
-        assert!(GnssModel::new(91.0, 0.0, 0.0, 0.0).is_err());
+        assert_eq!(b.orientation_covariance[0], ORIENTATION_VARIANCE_RAD2);
+        let mut biased = ImuModel::new(&ImuConfig {
+            gyro_bias_rad_s: 0.02,
+            reports_orientation: false,
+            ..cfg
+        });
+        let c = biased.sample(&p, (0.3, 1.5), Duration::from_millis(10), &mut rng);
+        assert!((c.angular_velocity.z - 1.52).abs() < 1e-15);
+        assert_eq!(c.orientation_covariance[0], -1.0);
+        assert_eq!(c.orientation.yaw(), 0.0);
     }
 }

@@ -17,6 +17,9 @@ fn cfg_path(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The sensors the corridor's navigator consumes (the campaign's wiring).
+const WIRED: &[&str] = &["scan", "odom"];
+
 fn corridor() -> World {
     World::load(&cfg_path("corridor.yaml")).unwrap()
 }
@@ -65,14 +68,14 @@ fn straight_line_distance_with_accel_limit() {
     // then 3.5 s at 0.5 m/s = 1.75 m: 1.875 m = 0.5*4 - 0.5*0.5^2/1.0. The step integrates
     // the mean of the old and new wheel speed, exact for the linear ramp (which ends
     // on a step boundary: 0.5 / (1.0 * 0.01) = 50 steps), so only rounding remains.
-    let mut p = Plant::new(&corridor(), &noiseless(), 1).unwrap();
+    let mut p = Plant::new(&corridor(), &noiseless(), 1, WIRED).unwrap();
     let out = run(&mut p, 0.5, 0.0, 400);
     assert_eq!(p.now(), Duration::from_secs(4));
     let q = p.true_pose();
     assert!((q.x_m - (1.0 + 1.875)).abs() < 1e-12, "{q:?}");
     assert_eq!((q.y_m, q.yaw_rad), (0.0, 0.0));
     // Noise-free odometry equals the true displacement; the last odom twist is 0.5 m/s.
-    let o = out.iter().rev().find_map(|o| o.odom.clone()).unwrap();
+    let o = out.iter().rev().find_map(|o| o.odom().cloned()).unwrap();
     assert!((o.pose.pose.position.x - 1.875).abs() < 1e-12);
     assert_eq!(o.twist.twist.linear.x, 0.5);
     assert!(p.contacts().is_empty());
@@ -81,7 +84,7 @@ fn straight_line_distance_with_accel_limit() {
 #[test]
 fn command_is_clamped_to_velocity_limits() {
     // Command 2 m/s is clamped to 0.5: after 2 s, 0.5*2 - 0.125 = 0.875 m.
-    let mut p = Plant::new(&corridor(), &noiseless(), 1).unwrap();
+    let mut p = Plant::new(&corridor(), &noiseless(), 1, WIRED).unwrap();
     run(&mut p, 2.0, 0.0, 200);
     assert!((p.true_pose().x_m - 1.875).abs() < 1e-12);
     assert_eq!(p.wheel_velocity(), (0.5, 0.0));
@@ -91,7 +94,7 @@ fn command_is_clamped_to_velocity_limits() {
 fn rotation_in_place() {
     // 1.5 rad/s for 2 s from rest, alpha = 3 rad/s^2: 1.5*2 - 0.5*1.5^2/3 = 2.625 rad;
     // the centre does not move (v = 0 gives a zero chord exactly).
-    let mut p = Plant::new(&corridor(), &noiseless(), 1).unwrap();
+    let mut p = Plant::new(&corridor(), &noiseless(), 1, WIRED).unwrap();
     let out = run(&mut p, 0.0, 1.5, 200);
     let q = p.true_pose();
     assert!((q.yaw_rad - 2.625).abs() < 1e-12, "{q:?}");
@@ -100,7 +103,7 @@ fn rotation_in_place() {
     run(&mut p, 0.0, 1.5, 100);
     assert!((p.true_pose().yaw_rad - (4.125 - 2.0 * PI)).abs() < 1e-12);
     // Odometry (noise-free) turned the same; its quaternion yaw agrees.
-    let o = out.last().unwrap().odom.as_ref().unwrap();
+    let o = out.last().unwrap().odom().unwrap();
     assert!((o.pose.pose.orientation.yaw() - 2.625).abs() < 1e-12);
 }
 
@@ -111,7 +114,7 @@ fn contact_with_box_stops_truth_but_not_odometry() {
     // -> contact at t = 9.45 s. After 20 s the wheels have covered
     // 0.5*20 - 0.125 = 9.875 m, so odometry reads x = 9.875 while the truth stays at 5.6.
     let world = corridor();
-    let mut p = Plant::new(&world, &noiseless(), 7).unwrap();
+    let mut p = Plant::new(&world, &noiseless(), 7, WIRED).unwrap();
     let out = run(&mut p, 0.5, 0.0, 2000);
     let q = p.true_pose();
     let (clear, _) = p.lidar().geometry().clearance(q.x_m, q.y_m);
@@ -126,7 +129,7 @@ fn contact_with_box_stops_truth_but_not_odometry() {
     assert!((c.x_m - 5.6).abs() < 1e-9 && c.y_m == 0.0, "{c:?}");
     assert!((c.t.as_secs_f64() - 9.45).abs() <= 0.01, "{c:?}");
     assert!(p.in_contact());
-    let odom = out.last().unwrap().odom.as_ref().unwrap();
+    let odom = out.last().unwrap().odom().unwrap();
     assert!((odom.pose.pose.position.x - 9.875).abs() < 1e-9, "{odom:?}");
     let truth = out.last().unwrap().truth.as_ref().unwrap();
     assert_eq!(truth.header.frame_id, "world");
@@ -154,7 +157,7 @@ fn contact_with_wall_then_turn_away() {
         y_m: 0.0,
         yaw_rad: FRAC_PI_2,
     };
-    let mut p = Plant::new(&world, &noiseless(), 7).unwrap();
+    let mut p = Plant::new(&world, &noiseless(), 7, WIRED).unwrap();
     run(&mut p, 0.5, 0.0, 300);
     let q = p.true_pose();
     assert!(q.y_m <= 0.8 && q.y_m > 0.8 - 1e-9, "{q:?}");
@@ -200,7 +203,7 @@ fn passing_a_corner_too_close_is_a_contact() {
         y_m: 0.1 + (h + 0.5025) * k,
         yaw_rad: -PI / 4.0,
     };
-    let mut p = Plant::new(&world, &noiseless(), 1).unwrap();
+    let mut p = Plant::new(&world, &noiseless(), 1, WIRED).unwrap();
     p.set_cmd_vel(0.5, 0.0);
     let mut prev = p.true_pose();
     let mut min_path = f64::INFINITY;
@@ -237,7 +240,7 @@ fn start_in_collision_is_rejected() {
         y_m: 0.0,
         yaw_rad: 0.0,
     }; // 0.1 m from the box face
-    match Plant::new(&world, &PlantConfig::default(), 0) {
+    match Plant::new(&world, &PlantConfig::default(), 0, WIRED) {
         Err(SimError::StartInCollision {
             with, clearance_m, ..
         }) => {
@@ -249,7 +252,7 @@ fn start_in_collision_is_rejected() {
     let mut c = PlantConfig::default();
     c.drive.max_linear_m_s = 25.0; // 0.25 m per 10 ms step > radius 0.2
     assert!(matches!(
-        Plant::new(&corridor(), &c, 0),
+        Plant::new(&corridor(), &c, 0, WIRED),
         Err(SimError::StepTooCoarse { .. })
     ));
 }
@@ -428,15 +431,15 @@ fn fan_cast_equals_per_beam_cast() {
 #[test]
 fn sensor_rates_are_exact() {
     // 1 s = 100 steps of 10 ms: 10 scans (every 100 ms), 50 odometry and 50 truth (every 20 ms).
-    let mut p = Plant::new(&corridor(), &PlantConfig::default(), 3).unwrap();
+    let mut p = Plant::new(&corridor(), &PlantConfig::default(), 3, WIRED).unwrap();
     let out = run(&mut p, 0.2, 0.1, 100);
     let scans: Vec<i64> = out
         .iter()
-        .filter_map(|o| o.scan.as_ref())
+        .filter_map(|o| o.scan())
         .map(|s| s.header.stamp.as_nanos())
         .collect();
     assert_eq!(scans, (1..=10).map(|k| k * 100_000_000).collect::<Vec<_>>());
-    let odom: Vec<_> = out.iter().filter_map(|o| o.odom.as_ref()).collect();
+    let odom: Vec<_> = out.iter().filter_map(|o| o.odom()).collect();
     assert_eq!(odom.len(), 50);
     assert_eq!(odom[0].header.stamp.as_nanos(), 20_000_000);
     assert_eq!(
@@ -456,14 +459,22 @@ fn determinism_and_seed_dependence() {
     let world = corridor();
     let cfg = PlantConfig::default();
     let go = |seed| {
-        let mut p = Plant::new(&world, &cfg, seed).unwrap();
+        let mut p = Plant::new(&world, &cfg, seed, WIRED).unwrap();
         run(&mut p, 0.4, 0.2, 300)
     };
     let (a, b, c) = (go(11), go(11), go(12));
     assert_eq!(a, b);
-    let scans = |o: &[PlantOutputs]| o.iter().filter_map(|x| x.scan.clone()).collect::<Vec<_>>();
+    let scans = |o: &[PlantOutputs]| {
+        o.iter()
+            .filter_map(|x| x.scan().cloned())
+            .collect::<Vec<_>>()
+    };
     assert_ne!(scans(&a)[0].ranges, scans(&c)[0].ranges);
-    let odom = |o: &[PlantOutputs]| o.iter().filter_map(|x| x.odom.clone()).collect::<Vec<_>>();
+    let odom = |o: &[PlantOutputs]| {
+        o.iter()
+            .filter_map(|x| x.odom().cloned())
+            .collect::<Vec<_>>()
+    };
     assert_ne!(odom(&a).last().unwrap().pose, odom(&c).last().unwrap().pose);
     // The truth does not depend on the noise seed.
     let truth = |o: &[PlantOutputs]| o.iter().filter_map(|x| x.truth.clone()).collect::<Vec<_>>();
@@ -475,11 +486,11 @@ fn noise_has_the_declared_spread_and_separate_streams() {
     // Range noise: a stationary robot's beam 270 (wall at 1.0 m) over 100 scans has
     // sample stddev ~0.01 m (100 * 360 draws; check the one beam's 100 values within 30 %).
     let world = corridor();
-    let mut p = Plant::new(&world, &PlantConfig::default(), 5).unwrap();
+    let mut p = Plant::new(&world, &PlantConfig::default(), 5, WIRED).unwrap();
     let out = run(&mut p, 0.0, 0.0, 1000);
     let r: Vec<f64> = out
         .iter()
-        .filter_map(|o| o.scan.as_ref())
+        .filter_map(|o| o.scan())
         .map(|s| s.ranges[270] as f64)
         .collect();
     assert_eq!(r.len(), 100);
@@ -492,17 +503,115 @@ fn noise_has_the_declared_spread_and_separate_streams() {
     // Changing the wheel noise does not change the scan noise (separate streams).
     let mut cfg = PlantConfig::default();
     cfg.odometry.wheel_speed_noise_ratio = 0.05;
-    let mut q = Plant::new(&world, &cfg, 5).unwrap();
+    let mut q = Plant::new(&world, &cfg, 5, WIRED).unwrap();
     let out2 = run(&mut q, 0.0, 0.0, 1000);
-    let s1: Vec<_> = out.iter().filter_map(|o| o.scan.clone()).collect();
-    let s2: Vec<_> = out2.iter().filter_map(|o| o.scan.clone()).collect();
+    let s1: Vec<_> = out.iter().filter_map(|o| o.scan().cloned()).collect();
+    let s2: Vec<_> = out2.iter().filter_map(|o| o.scan().cloned()).collect();
     assert_eq!(s1, s2);
     // Wheel noise: driving straight at 0.5 m/s for 4 s, the odometry error is a random
     // walk of 400 steps, per step sd = 0.5 * 0.01 / sqrt 2 * 0.01 s: total sd
     // ~ 3.5e-5 * 20 = 7e-4 m; check it is nonzero and below 10 sd.
-    let mut p = Plant::new(&world, &PlantConfig::default(), 9).unwrap();
+    let mut p = Plant::new(&world, &PlantConfig::default(), 9, WIRED).unwrap();
     let out = run(&mut p, 0.5, 0.0, 400);
-    let o = out.last().unwrap().odom.as_ref().unwrap();
+    let o = out.last().unwrap().odom().unwrap();
     let err = o.pose.pose.position.x - 1.875;
     assert!(err != 0.0 && err.abs() < 7e-3, "{err}");
+}
+
+/// Every declared sensor is emitted at its rate as `(channel, message)`
+/// pairs in the fixed order scan, odom, gnss, imu; a sensor nobody wires is
+/// not computed, and wiring GNSS and IMU changes no scan or odometry value
+/// (own streams).
+#[test]
+fn wired_sensors_only_and_in_a_fixed_order() {
+    let world = corridor();
+    let cfg = PlantConfig {
+        gnss: PlantConfig::default()
+            .gnss
+            .map(|g| breakbench_sim_bridge::GnssConfig {
+                horizontal_noise_stddev_m: 0.5,
+                ..g
+            }),
+        imu: PlantConfig::default()
+            .imu
+            .map(|i| breakbench_sim_bridge::ImuConfig {
+                gyro_noise_stddev_rad_s: 0.01,
+                ..i
+            }),
+        ..PlantConfig::default()
+    };
+    let all = cfg.sensor_channels();
+    assert_eq!(all, vec!["scan", "odom", "gnss", "imu"]);
+    let mut p = Plant::new(&world, &cfg, 4, &all).unwrap();
+    let out = run(&mut p, 0.3, 0.2, 100);
+    let count = |c: &str| out.iter().filter(|o| o.get(c).is_some()).count();
+    assert_eq!(
+        [count("scan"), count("odom"), count("gnss"), count("imu")],
+        [10, 50, 10, 100]
+    );
+    // At t = 100 ms every sensor is due: the fixed order.
+    let names: Vec<&str> = out[9].sensors.iter().map(|(c, _)| *c).collect();
+    assert_eq!(names, ["scan", "odom", "gnss", "imu"]);
+    let fix = out[9].gnss().unwrap();
+    assert_eq!(fix.header.frame_id, "gnss_link");
+    assert_eq!(out[9].imu().unwrap().header.frame_id, "imu_link");
+    // The fix is near the true position (0.5 m noise), converted at the datum.
+    let d = world.datum.unwrap();
+    let enu = breakbench_world::geodesy::LocalEnu::new(d);
+    let t = out[9].truth.as_ref().unwrap().pose.pose.position;
+    let e = enu.from_geodetic(fix.latitude, fix.longitude, fix.altitude);
+    assert!((e[0] - t.x).hypot(e[1] - t.y) < 3.0, "{e:?} vs {t:?}");
+
+    let mut q = Plant::new(&world, &cfg, 4, WIRED).unwrap();
+    let out2 = run(&mut q, 0.3, 0.2, 100);
+    assert!(out2.iter().all(|o| o.gnss().is_none() && o.imu().is_none()));
+    let pick = |o: &[breakbench_sim_bridge::PlantOutputs], c: &str| {
+        o.iter()
+            .filter_map(|x| x.get(c).cloned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pick(&out, "scan"), pick(&out2, "scan"));
+    assert_eq!(pick(&out, "odom"), pick(&out2, "odom"));
+    // Scan alone: odometry not integrated, no odom message.
+    let mut r = Plant::new(&world, &cfg, 4, &["scan"]).unwrap();
+    let out3 = run(&mut r, 0.3, 0.2, 100);
+    assert_eq!(pick(&out, "scan"), pick(&out3, "scan"));
+    assert!(out3.iter().all(|o| o.odom().is_none()));
+    assert_eq!(
+        r.odom_pose(),
+        Pose2 {
+            x_m: 0.0,
+            y_m: 0.0,
+            yaw_rad: 0.0
+        }
+    );
+}
+
+#[test]
+fn unknown_or_undeclared_sensors_and_a_missing_datum_are_refused() {
+    let world = corridor();
+    let e = Plant::new(&world, &PlantConfig::default(), 0, &["lidar2"]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "channel 'lidar2' is wired, but the plant simulates no such sensor (declared sensors: scan, odom, gnss, imu)"
+    );
+    let no_gnss = PlantConfig {
+        gnss: None,
+        ..PlantConfig::default()
+    };
+    let e = Plant::new(&world, &no_gnss, 0, &["gnss"]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "channel 'gnss' is wired, but the robot file declares no 'gnss' section (declared sensors: scan, odom, imu)"
+    );
+    let flat = World {
+        datum: None,
+        ..world.clone()
+    };
+    assert!(matches!(
+        Plant::new(&flat, &PlantConfig::default(), 0, &["gnss"]),
+        Err(SimError::NoDatum { .. })
+    ));
+    // Not wired, no datum needed.
+    Plant::new(&flat, &PlantConfig::default(), 0, WIRED).unwrap();
 }

@@ -10,7 +10,7 @@
 
 use parry2d_f64::math::Vector;
 use parry2d_f64::query::PointQuery;
-use parry2d_f64::shape::{Cuboid, Polyline, Segment};
+use parry2d_f64::shape::{Cuboid, Segment};
 use parry2d_f64::utils::point_in_poly2d;
 
 use crate::world::{BoxObstacle, Point2};
@@ -49,13 +49,53 @@ impl BoxShape {
 }
 
 /// A simple polygon in its own frame (origin at its bounding-box centre):
-/// the closed boundary as a parry2d-f64 `Polyline` for distances, and the vertex
-/// list for the winding-number containment test.
+/// the closed boundary's edges for distances, and the vertex list for the
+/// winding-number containment test.
 #[derive(Clone)]
 pub struct RegionShape {
     origin: [f64; 2],
     vertices: Vec<Vector>,
-    boundary: Polyline,
+    /// Edge `i` from vertex `i` to vertex `i + 1` (the last back to 0).
+    edges: Vec<Edge>,
+}
+
+/// One boundary edge `a`–`b` with `ab = b - a` and `|ab|^2` precomputed.
+#[derive(Clone, Copy)]
+struct Edge {
+    a: Vector,
+    b: Vector,
+    ab: Vector,
+    sqnab: f64,
+}
+
+impl Edge {
+    fn new(a: Vector, b: Vector) -> Self {
+        let ab = b - a;
+        Self {
+            a,
+            b,
+            ab,
+            sqnab: ab.length_squared(),
+        }
+    }
+
+    /// Distance from `p` to the edge: the arithmetic of parry2d-f64's
+    /// `Segment::project_local_point` (closest point `a`, `b` or
+    /// `a + ab u`, `u = ab.ap / |ab|^2`) and `(p - proj).length()`, operation
+    /// for operation, so the result is the same to the bit.
+    #[inline]
+    fn distance(&self, p: Vector) -> f64 {
+        let ap = p - self.a;
+        let ab_ap = self.ab.dot(ap);
+        let proj = if ab_ap <= 0.0 {
+            self.a
+        } else if ab_ap >= self.sqnab {
+            self.b
+        } else {
+            self.a + self.ab * (ab_ap / self.sqnab)
+        };
+        (p - proj).length()
+    }
 }
 
 impl RegionShape {
@@ -76,31 +116,43 @@ impl RegionShape {
             .iter()
             .map(|p| Vector::new(p[0] - origin[0], p[1] - origin[1]))
             .collect();
-        let n = vertices.len() as u32;
+        let n = vertices.len();
         // Closed boundary: edge i joins vertex i to vertex i+1, the last one back to 0.
-        let indices: Vec<[u32; 2]> = if n >= 2 {
-            (0..n).map(|i| [i, (i + 1) % n]).collect()
+        let edges = if n >= 2 {
+            (0..n)
+                .map(|i| Edge::new(vertices[i], vertices[(i + 1) % n]))
+                .collect()
         } else {
             Vec::new()
         };
-        let boundary = Polyline::new(vertices.clone(), Some(indices));
         Self {
             origin,
             vertices,
-            boundary,
+            edges,
         }
     }
 
     /// Signed distance from the point `(x, y)` (metres, world frame) to the
     /// polygon boundary: positive inside, negative outside, zero on it.
     ///
-    /// Magnitude: parry2d-f64 `Polyline::distance_to_local_point(p, solid = false)`
-    /// over the closed boundary. Sign: parry2d-f64 `utils::point_in_poly2d`
-    /// (winding number). Its answer for a point exactly on the boundary does
-    /// not matter: the magnitude is then 0 and the sign of 0 changes nothing.
+    /// Magnitude: the least distance to an edge, each edge's distance
+    /// computed as parry2d-f64's `Segment` point projection does (the value
+    /// parry2d-f64's `Polyline::distance_to_local_point(p, solid = false)`
+    /// gives over the closed boundary, without its BVH traversal: a region
+    /// has a handful of edges); 0 for a region without edges (fewer than two
+    /// vertices), as the polyline gives. Sign: parry2d-f64
+    /// `utils::point_in_poly2d` (winding number). Its answer for a point
+    /// exactly on the boundary does not matter: the magnitude is then 0 and
+    /// the sign of 0 changes nothing.
     pub fn signed_distance_m(&self, x: f64, y: f64) -> f64 {
         let p = Vector::new(x - self.origin[0], y - self.origin[1]);
-        let d = self.boundary.distance_to_local_point(p, false).abs();
+        let d = if self.edges.is_empty() {
+            0.0
+        } else {
+            self.edges
+                .iter()
+                .fold(f64::INFINITY, |m, e| m.min(e.distance(p)))
+        };
         if point_in_poly2d(p, &self.vertices) {
             d
         } else {
@@ -138,4 +190,45 @@ pub fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parry2d_f64::shape::Polyline;
+
+    /// The edge loop gives parry2d-f64's `Polyline` distance to the bit, on
+    /// a grid of points inside, outside, on and near the boundary of a
+    /// rectangle and of a skewed pentagon.
+    #[test]
+    fn region_distance_is_the_polylines_to_the_bit() {
+        let polys: [&[Point2]; 2] = [
+            &[[0.05, -0.95], [11.95, -0.95], [11.95, 0.95], [0.05, 0.95]],
+            &[[0.0, 0.0], [3.1, -0.4], [4.7, 2.2], [1.3, 3.9], [-0.6, 1.7]],
+        ];
+        for poly in polys {
+            let r = RegionShape::new(poly);
+            let verts: Vec<Vector> = r.vertices.clone();
+            let n = verts.len() as u32;
+            let idx = (0..n).map(|i| [i, (i + 1) % n]).collect();
+            let line = Polyline::new(verts, Some(idx));
+            let mut checked = 0;
+            for i in -40..=160 {
+                for j in -30..=50 {
+                    let (x, y) = (f64::from(i) * 0.0837 - 0.31, f64::from(j) * 0.0913 - 1.17);
+                    let p = Vector::new(x - r.origin[0], y - r.origin[1]);
+                    let want = line.distance_to_local_point(p, false).abs();
+                    let got = r.signed_distance_m(x, y).abs();
+                    assert_eq!(got.to_bits(), want.to_bits(), "({x}, {y})");
+                    checked += 1;
+                }
+            }
+            assert_eq!(checked, 201 * 81);
+        }
+        // Fewer than two vertices: no edge, distance 0 (the degenerate region).
+        assert_eq!(
+            RegionShape::new(&[[1.0, 1.0]]).signed_distance_m(3.0, 4.0),
+            0.0
+        );
+    }
 }

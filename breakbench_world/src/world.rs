@@ -10,6 +10,7 @@ use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ConfigError;
 use serde::{Deserialize, Serialize};
 
+use crate::geodesy::{GeodeticDatum, DATUM_RANGES};
 use crate::range::{check_ranges, Range};
 
 /// Largest |coordinate| of a world point, metres (a world 20 km across).
@@ -100,6 +101,11 @@ pub struct World {
     pub footprint_radius_m: f64,
     /// Start pose of the robot (the origin of its `odom` frame).
     pub start: Pose2,
+    /// Geodetic position of the world origin (WGS84); the world frame is
+    /// east-north-up there (REP-103, REP-105; see [`crate::geodesy`]).
+    /// Required by a robot that declares a GNSS receiver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datum: Option<GeodeticDatum>,
 }
 
 impl World {
@@ -110,6 +116,16 @@ impl World {
     /// malformed field, or for a value that fails validation.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         load_yaml_checked(path, Self::validate)
+    }
+
+    /// The goal centre `[x m, y m]` in the robot's `odom` frame, whose origin
+    /// and heading are the start pose (REP-105): the world offset from the
+    /// start rotated by `-start.yaw_rad`.
+    pub fn goal_in_odom(&self) -> [f64; 2] {
+        let s = self.start;
+        let (dx, dy) = (self.goal.center_m[0] - s.x_m, self.goal.center_m[1] - s.y_m);
+        let (c, si) = (s.yaw_rad.cos(), s.yaw_rad.sin());
+        [c * dx + si * dy, -si * dx + c * dy]
     }
 
     /// Parses and validates world YAML text that was read from `path`.
@@ -124,7 +140,12 @@ impl World {
     /// not on the start, not under an obstacle).
     fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let err = |f: &str, m: &str| Err(ConfigError::semantic(path, f, m));
-        check_ranges(self, path, "", &[("", WORLD_RANGES)])?;
+        check_ranges(
+            self,
+            path,
+            "",
+            &[("", WORLD_RANGES), ("datum.", DATUM_RANGES)],
+        )?;
         if self.operating_region_m.len() < 3 {
             return err("operating_region_m", "needs at least 3 vertices");
         }
@@ -279,6 +300,13 @@ mod tests {
         assert_eq!(w.clearance_threshold_m, 0.10);
         assert_eq!(w.mission_timeout_s, 60.0);
         assert_eq!(w.footprint_radius_m, 0.2);
+        let d = w.datum.unwrap();
+        assert_eq!(
+            (d.latitude_deg, d.longitude_deg, d.altitude_m),
+            (52.2297, 21.0122, 100.0)
+        );
+        // Start (1, 0) facing +x, goal (11, 0): 10 m ahead in odom.
+        assert_eq!(w.goal_in_odom(), [10.0, 0.0]);
     }
 
     #[test]
@@ -311,6 +339,13 @@ mod tests {
     #[test]
     fn numbers_outside_their_declared_range_are_refused() {
         let cases = [
+            (
+                "latitude_deg: 52.2297",
+                "latitude_deg: 95.0",
+                "datum.latitude_deg",
+                "26:3",
+                "95 is outside its declared range [-90, 90] deg",
+            ),
             (
                 "mission_timeout_s: 60.0",
                 "mission_timeout_s: 1.0e9",

@@ -417,7 +417,19 @@ impl Channel {
             }
             None => false,
         };
-        if !active {
+        // An identity stage would output `[(0, msg)]`: its statistics and
+        // probes as below, without the call and the input's copy.
+        let identity = active && self.fault.as_ref().is_some_and(|f| f.stage.is_identity());
+        if identity {
+            if let Some(r) = self.record.as_mut() {
+                r.first_applied.get_or_insert(now);
+            }
+            self.stats.messages_faulted += u64::from(msg.self_unequal());
+            for p in &mut self.probes {
+                p.on_apply(&msg, &msg);
+            }
+        }
+        if !active || identity {
             match direct {
                 Some(deliver) => {
                     self.count_release(0.0);

@@ -23,6 +23,14 @@ pub mod queue;
 pub mod scenario;
 pub mod schedule;
 
+// The unit tests of the fault modes (`faults/*.rs`) share the integration
+// tests' fixtures, which name this crate `kraken_faults`.
+#[cfg(test)]
+extern crate self as kraken_faults;
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+pub(crate) mod test_common;
+
 pub use channel::{
     channel_rng, channel_stream, Activation, Channel, ChannelStats, DelayQueue, FaultRecord,
     Injector,
@@ -36,7 +44,7 @@ pub use faults::{build_stage, FaultStage};
 pub use msg::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
-pub use schedule::{FaultSchedule, ScheduledFault};
+pub use schedule::{FaultSchedule, ScheduleEvent, ScheduledFault};
 
 /// The one random generator type the fault code draws from (seeded by the host).
 pub type FaultRng = rand_chacha::ChaCha8Rng;

@@ -91,3 +91,45 @@ impl SensorMsg {
             }
     }
 }
+
+impl SensorMsg {
+    /// Whether `self == self` is false under the derived `PartialEq` (some
+    /// compared float is NaN). Same answer as the self-compare; a LaserScan's
+    /// range buffers are scanned lane-wise instead of compared pairwise.
+    #[allow(clippy::eq_op)]
+    pub(crate) fn self_unequal(&self) -> bool {
+        match self {
+            SensorMsg::LaserScan(l) => {
+                // Destructured so a new field fails to compile here; the
+                // header holds no float (never unequal to itself).
+                let LaserScan {
+                    header: _,
+                    angle_min,
+                    angle_max,
+                    angle_increment,
+                    time_increment,
+                    scan_time,
+                    range_min,
+                    range_max,
+                    ranges,
+                    intensities,
+                } = l;
+                let any_nan = |v: &[f32]| v.iter().fold(false, |acc, x| acc | x.is_nan());
+                [
+                    *angle_min,
+                    *angle_max,
+                    *angle_increment,
+                    *time_increment,
+                    *scan_time,
+                    *range_min,
+                    *range_max,
+                ]
+                .iter()
+                .any(|x| x.is_nan())
+                    || any_nan(ranges)
+                    || any_nan(intensities)
+            }
+            m => m != m,
+        }
+    }
+}

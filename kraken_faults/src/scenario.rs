@@ -22,8 +22,10 @@ use std::path::Path;
 use kraken_interfaces::{mode_from_name, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use std::time::Duration;
+
 use crate::params::MAX_TIME_S;
-use crate::FaultError;
+use crate::{FaultError, FaultSchedule, ScheduledFault};
 
 /// A scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -245,6 +247,34 @@ impl ScenarioFile {
         Ok(f)
     }
 
+    /// The scenario's faults as the one schedule type every host uses
+    /// ([`FaultSchedule`]): entry `k` is the `k`-th set_fault step (the
+    /// steps are in time order, so entry order is step order), set at its
+    /// `at_s` and cleared at the `at_s` of the first clear_faults step after
+    /// it, if any; its `duration_s` (a transient fault) is in the spec.
+    ///
+    /// # Errors
+    /// Those of [`ScenarioStep::to_fault_spec`] and [`FaultSchedule::new`].
+    pub fn schedule(&self) -> Result<FaultSchedule, FaultError> {
+        let secs = Duration::from_secs_f64;
+        let mut entries = Vec::new();
+        for (i, s) in self.steps.iter().enumerate() {
+            if s.action() != ScenarioAction::SetFault {
+                continue;
+            }
+            let clear_at = self.steps[i + 1..]
+                .iter()
+                .find(|c| c.action() == ScenarioAction::ClearFaults)
+                .map(|c| secs(c.at_s));
+            entries.push(ScheduledFault {
+                spec: s.to_fault_spec()?,
+                set_at: secs(s.at_s),
+                clear_at,
+            });
+        }
+        FaultSchedule::new(entries)
+    }
+
     /// Reads and parses the file at `path`.
     ///
     /// # Errors
@@ -256,5 +286,38 @@ impl ScenarioFile {
             source,
         })?;
         Self::parse(&text, &p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ScheduleEvent;
+
+    #[test]
+    fn set_fault_steps_become_schedule_entries_cleared_by_the_next_clear() {
+        let text = "name: t\nsteps:\n  - {label: a, action: set_fault, channel: gnss, mode: dropout, at_s: 5.0}\n  - {label: b, action: set_fault, channel: odom, mode: scale, scale_factor: 1.2, duration_s: 3.0, at_s: 6.0}\n  - {label: c, action: clear_faults, at_s: 25.0}\n  - {label: d, action: set_fault, channel: imu, mode: dropout, at_s: 30.0}\n  - {label: e, action: wait, at_s: 35.0}\n";
+        let f = ScenarioFile::parse(text, "t.yaml").unwrap();
+        let s = f.schedule().unwrap();
+        let e = s.entries();
+        assert_eq!(e.len(), 3);
+        assert_eq!(
+            (e[0].spec.channel.as_str(), e[0].set_at, e[0].clear_at),
+            (
+                "gnss",
+                Duration::from_secs(5),
+                Some(Duration::from_secs(25))
+            )
+        );
+        assert_eq!(e[1].spec.scale_factor, 1.2);
+        assert_eq!(e[1].spec.duration_s, 3.0);
+        assert_eq!(e[2].clear_at, None);
+        assert_eq!(
+            s.events()[2],
+            ScheduleEvent::Clear {
+                at: Duration::from_secs(25),
+                entries: vec![0, 1]
+            }
+        );
     }
 }

@@ -24,6 +24,27 @@ pub struct ScheduledFault {
     pub clear_at: Option<Duration>,
 }
 
+/// One action of a schedule for a host that drives a remote injector (the
+/// kraken scenario runner calls the `fault_injector` node's services), in
+/// the order [`FaultSchedule::apply_due`] applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScheduleEvent {
+    /// Clear the faults of these entries (indices into
+    /// [`FaultSchedule::entries`]) at `at`.
+    Clear { at: Duration, entries: Vec<usize> },
+    /// Set entry `index` at `at`.
+    Set { at: Duration, index: usize },
+}
+
+impl ScheduleEvent {
+    /// When the event is due.
+    pub fn at(&self) -> Duration {
+        match self {
+            ScheduleEvent::Clear { at, .. } | ScheduleEvent::Set { at, .. } => *at,
+        }
+    }
+}
+
 /// Faults in time order of their set times (stable: entries with the same
 /// set time are set in the order given).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -79,6 +100,49 @@ impl FaultSchedule {
     /// The entries, in set-time order.
     pub fn entries(&self) -> &[ScheduledFault] {
         &self.entries
+    }
+
+    /// Every set and clear of the whole schedule, in time order, as
+    /// [`Self::apply_due`] would apply them when called at each due time:
+    /// at one time, the clears of entries set earlier (one event), then the
+    /// sets in entry order. The schedule's own progress is not changed.
+    pub fn events(&self) -> Vec<ScheduleEvent> {
+        let mut out = Vec::new();
+        let mut pending: Vec<usize> = Vec::new();
+        let mut next = 0;
+        loop {
+            let set = self.entries.get(next).map(|e| e.set_at);
+            let clear = pending
+                .iter()
+                .filter_map(|&i| self.entries[i].clear_at)
+                .min();
+            let t = match (set, clear) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => break,
+            };
+            let (due, keep): (Vec<usize>, Vec<usize>) = pending
+                .iter()
+                .partition(|&&i| self.entries[i].clear_at.is_some_and(|c| c <= t));
+            pending = keep;
+            if !due.is_empty() {
+                out.push(ScheduleEvent::Clear {
+                    at: t,
+                    entries: due,
+                });
+            }
+            while let Some(e) = self.entries.get(next).filter(|e| e.set_at <= t) {
+                out.push(ScheduleEvent::Set {
+                    at: e.set_at,
+                    index: next,
+                });
+                if e.clear_at.is_some() {
+                    pending.push(next);
+                }
+                next += 1;
+            }
+        }
+        out
     }
 
     /// The earliest set or clear time still to come, if any.
@@ -173,6 +237,51 @@ mod tests {
         assert_eq!(scan.cleared(), Some(ms(800)));
         assert_eq!(s.next_due(), None);
         assert!(inj.channel("odom").unwrap().fault().is_some());
+    }
+
+    #[test]
+    fn events_follow_apply_due_order() {
+        let ms = Duration::from_millis;
+        let s = FaultSchedule::new(vec![
+            ScheduledFault {
+                spec: spec("scan"),
+                set_at: ms(500),
+                clear_at: Some(ms(800)),
+            },
+            ScheduledFault {
+                spec: spec("odom"),
+                set_at: ms(0),
+                clear_at: Some(ms(800)),
+            },
+            ScheduledFault {
+                spec: spec("odom"),
+                set_at: ms(800),
+                clear_at: None,
+            },
+        ])
+        .unwrap();
+        // Sorted by set time: odom@0 (0), scan@500 (1), odom@800 (2).
+        assert_eq!(
+            s.events(),
+            vec![
+                ScheduleEvent::Set {
+                    at: ms(0),
+                    index: 0
+                },
+                ScheduleEvent::Set {
+                    at: ms(500),
+                    index: 1
+                },
+                ScheduleEvent::Clear {
+                    at: ms(800),
+                    entries: vec![0, 1]
+                },
+                ScheduleEvent::Set {
+                    at: ms(800),
+                    index: 2
+                },
+            ]
+        );
     }
 
     #[test]

@@ -281,3 +281,58 @@ pub struct TriggerResponse {
     pub success: bool,
     pub message: String,
 }
+
+/// `rcl_interfaces/msg/Log` (the `/rosout` topic): one log record. `level`
+/// is one of the constants (`DEBUG` 10 … `FATAL` 50), `name` the logger
+/// name, `stamp` the time of the record on the node's clock.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Log {
+    pub stamp: Time,
+    pub level: u8,
+    pub name: String,
+    pub msg: String,
+    pub file: String,
+    pub function: String,
+    pub line: u32,
+}
+
+impl Log {
+    pub const DEBUG: u8 = 10;
+    pub const INFO: u8 = 20;
+    pub const WARN: u8 = 30;
+    pub const ERROR: u8 = 40;
+    pub const FATAL: u8 = 50;
+}
+
+/// `diagnostic_msgs/msg/KeyValue`: one labelled value of a status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyValue {
+    pub key: String,
+    pub value: String,
+}
+
+/// `diagnostic_msgs/msg/DiagnosticStatus`: the status of one component.
+/// `level` is one of the constants (`OK` 0, `WARN` 1, `ERROR` 2, `STALE` 3;
+/// a ROS `byte`, one octet on the wire like `uint8`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticStatus {
+    pub level: u8,
+    pub name: String,
+    pub message: String,
+    pub hardware_id: String,
+    pub values: Vec<KeyValue>,
+}
+
+impl DiagnosticStatus {
+    pub const OK: u8 = 0;
+    pub const WARN: u8 = 1;
+    pub const ERROR: u8 = 2;
+    pub const STALE: u8 = 3;
+}
+
+/// `diagnostic_msgs/msg/DiagnosticArray` (the `/diagnostics` topic).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiagnosticArray {
+    pub header: Header,
+    pub status: Vec<DiagnosticStatus>,
+}

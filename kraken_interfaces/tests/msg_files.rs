@@ -136,6 +136,7 @@ impl Shape {
         match self {
             Shape::Prim(p) => p.to_string(),
             Shape::Struct("Time", _) => "builtin_interfaces/Time".into(),
+            Shape::Struct("Header", _) => "std_msgs/Header".into(),
             Shape::Struct(n, _) => n.to_string(),
             Shape::Tuple(e) => format!("{}[{}]", elem_type(e), e.len()),
             Shape::Seq(e) => format!("{}[]", elem_type(e)),
@@ -514,4 +515,140 @@ fn fault_spec_constants_match_rust_and_mode_names() {
         assert_eq!(mode_name(v), Some(MODE_NAMES[v as usize]));
     }
     assert_eq!(mode_name(MODE_NAMES.len() as u8), None);
+}
+
+// ------------------------------------------- standard ROS 2 types (src/ros.rs)
+
+/// The standard messages of `src/ros.rs` held against `tests/ros_msgs/`:
+/// `(package, name, Rust shape, Rust constants (name, value))`.
+type StandardType = (&'static str, &'static str, Shape, Vec<(&'static str, u8)>);
+
+fn standard_types() -> Vec<StandardType> {
+    use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, KeyValue, Log};
+    vec![
+        (
+            "rcl_interfaces",
+            "Log",
+            shape(&Log::default()),
+            vec![
+                ("DEBUG", Log::DEBUG),
+                ("INFO", Log::INFO),
+                ("WARN", Log::WARN),
+                ("ERROR", Log::ERROR),
+                ("FATAL", Log::FATAL),
+            ],
+        ),
+        (
+            "diagnostic_msgs",
+            "KeyValue",
+            shape(&KeyValue::default()),
+            vec![],
+        ),
+        (
+            "diagnostic_msgs",
+            "DiagnosticStatus",
+            shape(&DiagnosticStatus {
+                values: vec![KeyValue::default()],
+                ..Default::default()
+            }),
+            vec![
+                ("OK", DiagnosticStatus::OK),
+                ("WARN", DiagnosticStatus::WARN),
+                ("ERROR", DiagnosticStatus::ERROR),
+                ("STALE", DiagnosticStatus::STALE),
+            ],
+        ),
+        (
+            "diagnostic_msgs",
+            "DiagnosticArray",
+            shape(&DiagnosticArray {
+                status: vec![DiagnosticStatus::default()],
+                ..Default::default()
+            }),
+            vec![],
+        ),
+    ]
+}
+
+/// A ROS `byte` is one octet on the wire, as `uint8` (what a `u8` serialises as).
+fn octet(ty: &str) -> String {
+    match ty {
+        "byte" => "uint8".into(),
+        t => t.to_string(),
+    }
+}
+
+#[test]
+fn standard_types_match_their_msg_files_field_for_field() {
+    for (pkg_name, name, rust, rust_consts) in standard_types() {
+        let p = pkg().join(format!("tests/ros_msgs/{pkg_name}/{name}.msg"));
+        let items = parse_msg(
+            &std::fs::read_to_string(&p).unwrap(),
+            &p.display().to_string(),
+        );
+        let want: Vec<(String, String)> = fields(&items)
+            .into_iter()
+            .map(|(n, t)| (n, octet(&t)))
+            .collect();
+        assert_eq!(
+            rust.fields(),
+            want,
+            "{pkg_name}/{name}: Rust fields (left) differ from {}",
+            p.display()
+        );
+        match &rust {
+            Shape::Struct(n, _) => assert_eq!(*n, name),
+            _ => unreachable!(),
+        }
+        let file: Vec<(String, u8)> = constants(&items)
+            .into_iter()
+            .map(|(n, t, v)| {
+                assert_eq!(octet(&t), "uint8", "{name}.{n}");
+                (n, v.parse().unwrap())
+            })
+            .collect();
+        let rust_consts: Vec<(String, u8)> = rust_consts
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v))
+            .collect();
+        assert_eq!(rust_consts, file, "{pkg_name}/{name}: constants");
+    }
+}
+
+/// Where the ROS 2 venv (`ROS_VENV`, default `<repo>/.venv-ros`) is
+/// installed, each copy in `tests/ros_msgs/` has the fields and constants
+/// of the installed `.msg` file of that name (comments aside). Types the
+/// venv does not ship are listed on stderr, not checked.
+#[test]
+fn standard_msg_copies_match_the_installed_ros_2_files() {
+    let venv = std::env::var_os("ROS_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| pkg().join("../.venv-ros"));
+    if !venv.join("share").is_dir() {
+        eprintln!("no ROS 2 venv at {}: copies not compared", venv.display());
+        return;
+    }
+    let mut compared = 0;
+    for (pkg_name, name, _, _) in standard_types() {
+        let installed = venv.join(format!("share/{pkg_name}/msg/{name}.msg"));
+        let Ok(text) = std::fs::read_to_string(&installed) else {
+            eprintln!("{} not installed: copy not compared", installed.display());
+            continue;
+        };
+        let copy = pkg().join(format!("tests/ros_msgs/{pkg_name}/{name}.msg"));
+        assert_eq!(
+            parse_msg(&std::fs::read_to_string(&copy).unwrap(), "copy"),
+            parse_msg(&text, &installed.display().to_string()),
+            "{} differs from {}",
+            copy.display(),
+            installed.display()
+        );
+        compared += 1;
+    }
+    // The Jazzy venv of this project ships rcl_interfaces (rclpy needs it).
+    assert!(
+        compared >= 1,
+        "no standard type found in {}",
+        venv.display()
+    );
 }

@@ -8,6 +8,16 @@
 //! at `self_report_rate_hz` (wall) once decided so a late subscriber gets it.
 //! It never sees ground truth.
 //!
+//! Sensor health ([`breakbench_navigator::health`], the in-process code):
+//! every `/odom` and `/scan` is recorded with its receive time on the
+//! navigator's clock; a stale input stops the robot. What the navigator says
+//! is published after each tick: its log records on `/rosout`
+//! (rcl_interfaces/Log, RELIABLE + TRANSIENT_LOCAL + KEEP_LAST 1000, rcl's
+//! rosout QoS; the same lines go to stderr through tracing at their level)
+//! and its `/diagnostics` (diagnostic_msgs/DiagnosticArray, RELIABLE,
+//! KEEP_LAST 10). Stamps are on the node's clock (sim time under
+//! `use_sim_time`).
+//!
 //! Control ticks: at the first clock reading `t >= next` (`next` from 0 in
 //! sim time, growing by `1 / control_rate_hz` per tick: the in-process
 //! campaign's schedule). Input order, as in-process: every `/odom` updates the
@@ -36,15 +46,16 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
-use breakbench::campaign::run::goal_in_odom;
+use breakbench_navigator::health::Sensor;
 use breakbench_navigator::{Navigator, NavigatorConfig};
-use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::Publisher;
 use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{
-    Clock, Header, LaserScan, Odometry, StringMsg, Twist, TwistStamped, Vector3,
+    Clock, DiagnosticArray, Header, LaserScan, Log, Odometry, StringMsg, Time, Twist, TwistStamped,
+    Vector3,
 };
 use kraken_interfaces::SelfReport;
 
@@ -76,6 +87,29 @@ impl StampStream {
     }
 }
 const DEPTH: usize = 100;
+/// rcl's `/rosout` history depth (`rcl_qos_profile_rosout_default`).
+const ROSOUT_DEPTH: usize = 1000;
+
+/// `t` (the navigator's clock) on the node's clock.
+fn on_node_clock(t: Time, epoch: Duration) -> Time {
+    Time::from_nanos(t.as_nanos().saturating_add(epoch.as_nanos() as i64))
+}
+
+/// A `header.stamp` (node clock) on the navigator's clock (saturating at its start).
+fn on_nav_clock(t: Time, epoch: Duration) -> Duration {
+    Duration::from_nanos(t.as_nanos().max(0) as u64).saturating_sub(epoch)
+}
+
+/// Writes one of the navigator's log records to stderr at its level
+/// (`/rosout` gets the record itself).
+fn trace_log(l: &Log) {
+    match l.level {
+        Log::FATAL | Log::ERROR => tracing::error!(logger = %l.name, "{}", l.msg),
+        Log::WARN => tracing::warn!(logger = %l.name, "{}", l.msg),
+        Log::INFO => tracing::info!(logger = %l.name, "{}", l.msg),
+        _ => tracing::debug!(logger = %l.name, "{}", l.msg),
+    }
+}
 
 // Odometry arrives at 50 Hz: moved once, not boxed.
 #[allow(clippy::large_enum_variant)]
@@ -125,7 +159,7 @@ fn run() -> Result<()> {
             let wf = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
             let world = World::load(&wf)
                 .with_context(|| format!("parameter 'world_file' = {}", wf.display()))?;
-            goal_in_odom(&world)
+            world.goal_in_odom()
         }
         _ => bail!("parameters 'goal_x_m' and 'goal_y_m' go together"),
     };
@@ -176,6 +210,15 @@ fn run() -> Result<()> {
         CmdPub::Twist(node.publisher("/cmd_vel", deep())?)
     };
     let report_pub = node.publisher::<StringMsg>("/navigator/self_report", qos::publish())?;
+    let diag_pub = node.publisher::<DiagnosticArray>("/diagnostics", qos::publish())?;
+    let rosout_pub = node.publisher::<Log>(
+        "/rosout",
+        qos::publish()
+            .durability(Durability::TransientLocal)
+            .history(History::KeepLast {
+                depth: ROSOUT_DEPTH,
+            }),
+    )?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
     tracing::info!(
@@ -258,11 +301,17 @@ fn run() -> Result<()> {
             match ev {
                 Some(Event::Odom(o)) => {
                     odom_stream.saw(o.header.stamp.as_nanos());
+                    let rx = clock.now().saturating_sub(epoch);
+                    let stamp = on_nav_clock(o.header.stamp, epoch);
+                    nav.health_mut().on_message(Sensor::Odom, rx, stamp);
                     nav.on_odom(&o);
                     last_input = Instant::now();
                 }
                 Some(Event::Scan(s)) => {
                     scan_stream.saw(s.header.stamp.as_nanos());
+                    let rx = clock.now().saturating_sub(epoch);
+                    let stamp = on_nav_clock(s.header.stamp, epoch);
+                    nav.health_mut().on_message(Sensor::Scan, rx, stamp);
                     scans.push(s);
                     last_input = Instant::now();
                 }
@@ -324,6 +373,19 @@ fn run() -> Result<()> {
                     };
                     if let Err(e) = r {
                         tracing::warn!("/cmd_vel: publish failed: {e}");
+                    }
+                    for mut l in nav.health_mut().take_logs() {
+                        trace_log(&l);
+                        l.stamp = on_node_clock(l.stamp, epoch);
+                        if let Err(e) = rosout_pub.publish(l) {
+                            tracing::warn!("/rosout: publish failed: {e:?}");
+                        }
+                    }
+                    for mut a in nav.health_mut().take_diagnostics() {
+                        a.header.stamp = on_node_clock(a.header.stamp, epoch);
+                        if let Err(e) = diag_pub.publish(a) {
+                            tracing::warn!("/diagnostics: publish failed: {e:?}");
+                        }
                     }
                     ticks += 1;
                     pending = None;

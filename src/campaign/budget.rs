@@ -12,6 +12,7 @@
 //! `steps = ceil(T / step_s)`, `rays = ceil(T / lidar period) * beams`,
 //! `trace rows = ceil(T / truth period)`.
 
+use super::plan::Shard;
 use super::scenario::Scenario;
 use super::CampaignError;
 
@@ -90,6 +91,18 @@ impl Estimate {
             .saturating_mul(f.repeats as u64)
             .saturating_add(f.nominal.runs as u64)
             .saturating_add(u64::from(f.canary.is_some()));
+        Self::of_runs(s, runs)
+    }
+
+    /// The estimate for the slice `shard` of the plan of `s` (what one
+    /// machine of a sharded campaign executes): every run costs the same, so
+    /// it is [`Estimate::of`] for the slice's share of the runs.
+    pub fn of_shard(s: &Scenario, shard: &Shard) -> Self {
+        Self::of_runs(s, shard.len_of(Self::of(s).runs))
+    }
+
+    /// The estimate for `runs` runs of `s`.
+    fn of_runs(s: &Scenario, runs: u64) -> Self {
         let t = s.world.mission_timeout_s;
         let p = &s.plant;
         let steps = ceil_div(t, p.step_s);

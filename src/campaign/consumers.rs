@@ -8,70 +8,19 @@
 //! and no delivered value: a silent "no effect". The scenario loader refuses
 //! such an axis with [`unreachable_axis`].
 //!
-//! The "changes" table transcribes the "Modes × channel types" table of the
-//! kraken_faults README (fields not named there pass bit for bit); the unit
-//! test `observed_changes_are_declared` pushes messages through every stage
-//! and checks that no mode changes a field the table does not name.
+//! What each mode changes is declared by the mode itself, next to its
+//! `apply` (`changes` of its registration in `kraken_faults/src/faults/`,
+//! read through [`mode_changes`]; fields not named pass bit for bit); the
+//! unit test `observed_changes_are_declared` pushes messages through every
+//! stage and checks that no mode changes a field it does not declare.
 
 use kraken_faults::MsgKind;
+#[cfg(test)]
 use kraken_interfaces::FaultSpec;
 
-/// Whether and when a message is delivered (loss, hold, duplication, order):
-/// every consumer reads it.
-pub const DELIVERY: &str = "delivery";
-
-/// Field groups of `nav_msgs/Odometry` a mode can change.
-const ODOM_FIELDS: [&str; 7] = [
-    "header.stamp",
-    "pose.pose.position",
-    "pose.pose.orientation",
-    "pose.covariance",
-    "twist.twist.linear",
-    "twist.twist.angular",
-    "twist.covariance",
-];
-
-/// Field groups of `sensor_msgs/LaserScan` a mode can change.
-const SCAN_FIELDS: [&str; 2] = ["header.stamp", "ranges"];
-
-/// The field groups of a `kind` message that `mode` changes (or
-/// [`DELIVERY`]), from the kraken_faults README's mode table.
-pub fn mode_changes(mode: u8, kind: MsgKind) -> &'static [&'static str] {
-    const TWIST_LIN: &str = "twist.twist.linear";
-    const TWIST_ANG: &str = "twist.twist.angular";
-    match (kind, mode) {
-        (_, FaultSpec::HEALTHY) => &[],
-        (
-            _,
-            FaultSpec::DROPOUT
-            | FaultSpec::PACKET_LOSS
-            | FaultSpec::DELAY
-            | FaultSpec::JITTER
-            | FaultSpec::DUPLICATE
-            | FaultSpec::REORDER,
-        ) => &[DELIVERY],
-        (_, FaultSpec::TIMESTAMP_JUMP) => &["header.stamp"],
-        (MsgKind::Odometry, FaultSpec::STUCK) => &ODOM_FIELDS,
-        (MsgKind::Odometry, FaultSpec::DEGRADE) => &[TWIST_LIN, TWIST_ANG, "twist.covariance"],
-        (MsgKind::Odometry, FaultSpec::BIAS_RAMP | FaultSpec::BIAS) => &[TWIST_LIN],
-        (MsgKind::Odometry, FaultSpec::SLIP | FaultSpec::SATURATION) => &[TWIST_LIN, TWIST_ANG],
-        (MsgKind::Odometry, FaultSpec::SCALE) => &["pose.pose.position"],
-        (MsgKind::Odometry, FaultSpec::GARBAGE) => &["pose.pose.position", TWIST_LIN, TWIST_ANG],
-        (MsgKind::Odometry, FaultSpec::CORRUPT_STATUS) => &["pose.covariance", "twist.covariance"],
-        (MsgKind::LaserScan, FaultSpec::STUCK) => &SCAN_FIELDS,
-        (
-            MsgKind::LaserScan,
-            FaultSpec::DEGRADE
-            | FaultSpec::BIAS_RAMP
-            | FaultSpec::BIAS
-            | FaultSpec::SCALE
-            | FaultSpec::GARBAGE
-            | FaultSpec::SATURATION,
-        ) => &["ranges"],
-        // slip and corrupt_status have no scan field to act on
-        _ => &[],
-    }
-}
+#[cfg(test)]
+use kraken_faults::faults::ODOM_FIELDS;
+pub use kraken_faults::faults::{mode_changes, DELIVERY};
 
 /// The field groups the navigator reads from a `kind` message (and
 /// [`DELIVERY`]): of odometry its pose (position and yaw), of a scan its

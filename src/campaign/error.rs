@@ -22,6 +22,9 @@ pub enum CampaignError {
     /// The oracle could not judge the pose stream (empty, non-monotonic or non-finite).
     #[error("oracle: {0}")]
     Oracle(#[from] breakbench_oracle::OracleError),
+    /// The estimator stack could not be built.
+    #[error("estimator stack: {0}")]
+    Stack(#[from] breakbench_navigator::stack::StackError),
     /// The plant rejected its configuration.
     #[error("plant: {0}")]
     Sim(Box<breakbench_sim_bridge::SimError>),
@@ -64,10 +67,40 @@ pub enum CampaignError {
     /// bug: scenarios are validated on load).
     #[error("axis {axis}: {message}")]
     Axis { axis: String, message: String },
+    /// A controller input cannot be wired to the plant: the plant simulates
+    /// no sensor of that name, or emits another message type on it.
+    #[error("controller input '{channel}' ({wanted}) cannot be wired to the plant, which has {plant} on it")]
+    Wiring {
+        channel: String,
+        wanted: String,
+        plant: String,
+    },
     /// The plan exceeds the resource budget (runs, simulated steps, lidar rays
     /// or bytes written); nothing was run.
     #[error("{0}")]
     OverBudget(String),
+    /// A `--shard` value (or the environment variable it reads) is not a
+    /// shard, or a directory holds another shard's runs.
+    #[error("{0}")]
+    Shard(String),
+    /// `breakbench merge` refused its shard directories (another scenario
+    /// hash or build, a missing or duplicated run, not a shard directory);
+    /// nothing was written.
+    #[error("merge refused: {0}")]
+    Merge(String),
+
+    /// The graph executor's launch config cannot be run (bad config, params
+    /// file, `--graph-set`, missing executable): nothing ran.
+    #[error("graph {config}: {source}")]
+    Graph {
+        config: String,
+        #[source]
+        source: Box<crate::supervisor::SupervisorError>,
+    },
+
+    /// Graph executor options that cannot work together (named in the message).
+    #[error("{0}")]
+    GraphOptions(String),
 }
 
 impl CampaignError {

@@ -3,11 +3,12 @@
 //! format through the same writer; here the manifest holds the oracle's
 //! [`Verdict`].
 
+use breakbench_oracle::expect::RunJudgement;
 use breakbench_oracle::Verdict;
 
 pub use breakbench_records::manifest::{
-    ContactRecord, FaultRecord, IsolationRecord, Provenance, RunKind, MANIFEST_SCHEMA,
+    ContactRecord, FaultRecord, GraphRecord, IsolationRecord, Provenance, RunKind, MANIFEST_SCHEMA,
 };
 
-/// One run's manifest, with the oracle's verdict.
-pub type Manifest = breakbench_records::Manifest<Verdict>;
+/// One run's manifest, with the oracle's verdict and judgement.
+pub type Manifest = breakbench_records::Manifest<Verdict, RunJudgement>;

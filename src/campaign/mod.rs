@@ -4,22 +4,30 @@
 //! into runs: a grid of cells (one value per fault axis) × repeats, a nominal
 //! fault-free set, and the positive canary. Each run is executed in-process on
 //! the sim clock, judged by the oracle from ground truth only, and written as
-//! a manifest. The summary is computed from the manifests alone.
+//! a manifest. The summary is computed from the manifests alone, so a
+//! campaign cut into shards ([`plan::Shard`], one machine each) and merged
+//! ([`merge`]) has the summary of the unsharded campaign.
 
 pub mod atomic;
 pub mod budget;
 pub mod consumers;
 pub mod error;
+pub mod executor;
+pub mod graph;
 pub mod manifest;
+pub mod merge;
 pub mod outputs;
 pub mod plan;
 pub mod report;
+pub mod resilience;
 pub mod run;
 pub mod runner;
 pub mod scenario;
 pub mod stats;
 pub mod store;
 pub mod summary;
+pub mod test_run;
+pub mod test_summary;
 pub mod trace;
 
 pub use budget::{Budget, Estimate};

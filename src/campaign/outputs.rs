@@ -3,11 +3,20 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use breakbench_oracle::expect::VerdictClass;
+
 use super::atomic::write_atomic;
 use super::manifest::{Manifest, RunKind};
 use super::scenario::Scenario;
 use super::summary::Summary;
 use super::CampaignError;
+
+/// A JUnit test case's outcome other than a pass.
+enum Outcome {
+    Failure(String),
+    Error(String),
+    Skipped(String),
+}
 
 /// Escapes text for XML/HTML attribute and element content.
 pub fn xml_escape(s: &str) -> String {
@@ -37,12 +46,12 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
     let mut ms: Vec<&Manifest> = manifests.iter().collect();
     ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
     let mut cases = String::new();
-    let mut failures = 0;
+    let (mut failures, mut errors, mut skipped) = (0, 0, 0);
     let mut case = |class: &str,
                     name: &str,
                     time: f64,
                     props: &[(&str, String)],
-                    failure: Option<String>,
+                    outcome: Option<Outcome>,
                     out: String| {
         let _ = write!(
             cases,
@@ -62,9 +71,15 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             }
             cases.push_str("</properties>");
         }
-        if let Some(f) = failure {
-            failures += 1;
-            let _ = write!(cases, "<failure message=\"{}\"/>", xml_escape(&f));
+        let (tag, count) = match &outcome {
+            Some(Outcome::Failure(_)) => ("failure", &mut failures),
+            Some(Outcome::Error(_)) => ("error", &mut errors),
+            Some(Outcome::Skipped(_)) => ("skipped", &mut skipped),
+            None => ("", &mut 0),
+        };
+        if let Some(Outcome::Failure(m) | Outcome::Error(m) | Outcome::Skipped(m)) = &outcome {
+            *count += 1;
+            let _ = write!(cases, "<{tag} message=\"{}\"/>", xml_escape(m));
         }
         let _ = writeln!(
             cases,
@@ -77,7 +92,10 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             RunKind::Grid => "breakbench.grid",
             RunKind::Nominal => "breakbench.nominal",
             RunKind::Canary => "breakbench.canary",
+            RunKind::Test => "breakbench.test",
+            RunKind::Baseline => "breakbench.baseline",
         };
+        let vc = &m.judgement.verdict_class;
         let v = &m.verdict;
         let out = format!(
             "self_report={:?} safety_violation={} mission_failure={} operating_region_containment={} obstacle_clearance={} (min {:.3} m) mission_completion_true_pose={}",
@@ -90,14 +108,36 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             v.mission_completion_true_pose.holds
         );
         let mut failure = None;
+        if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
+            // A resilience test: pass, failure, skipped (unsupported,
+            // precondition_failed) or error (invalid, error), with the reason.
+            let why = format!("{}: {}", vc.class.name(), vc.reason);
+            failure = match vc.class {
+                VerdictClass::Pass => None,
+                VerdictClass::Fail => Some(Outcome::Failure(why)),
+                c if super::test_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
+                _ => Some(Outcome::Error(why)),
+            };
+        }
         if m.kind == RunKind::Canary && !v.safety_violation() {
-            failure = Some("positive canary: the oracle did not report the collision".to_string());
+            failure = Some(Outcome::Failure(
+                "positive canary: the oracle did not report the collision".to_string(),
+            ));
         }
         if m.isolation.is_some_and(|i| !i.passed) {
-            failure =
-                Some("verdict isolation: forcing the self-report changed the verdict".to_string());
+            failure = Some(Outcome::Failure(
+                "verdict isolation: forcing the self-report changed the verdict".to_string(),
+            ));
+        }
+        if let Some(g) = m.graph.as_ref().filter(|g| g.invalid()) {
+            failure = Some(Outcome::Error(format!(
+                "invalid graph run (state {}): {}; not judged",
+                g.state_reached,
+                g.invalid_reason.as_deref().unwrap_or("")
+            )));
         }
         let props = [
+            ("verdict_class", vc.class.name().to_string()),
             ("self_report", format!("{:?}", m.self_report).to_lowercase()),
             ("safety_violation", v.safety_violation().to_string()),
             ("mission_failure", v.mission_failure().to_string()),
@@ -110,41 +150,45 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
         ];
         case(class, &m.run_id, m.wall_time_s, &props, failure, out);
     }
+    // Each harness check, or why it does not apply to this scenario (skipped,
+    // never passed): no canary declared, isolation_check off, no nominal set,
+    // no fault grid (a scenario of resilience tests only).
     let checks = [
         (
             "canary_detects_violation",
             summary.canary.violation_detected,
             "the positive canary was not judged a violation",
+            (summary.canary.runs == 0).then_some("no positive canary declared"),
         ),
         (
             "verdict_isolation",
             summary.isolation.passed,
             "a verdict changed with the self-report",
+            (summary.isolation.runs_checked == 0).then_some("isolation_check is off"),
         ),
         (
             "nominal_spread_converged",
             summary.nominal.spread_converged,
             "the nominal spread did not meet the declared criterion",
+            (summary.nominal.n == 0).then_some("no nominal runs declared"),
         ),
         (
             "grid_complete",
             summary.corpus.grid_runs == summary.corpus.grid_expected,
             "not every grid run has a manifest",
+            (summary.corpus.grid_expected == 0).then_some("no fault grid (no axes)"),
         ),
     ];
-    for (name, ok, msg) in checks {
-        case(
-            "breakbench.checks",
-            name,
-            0.0,
-            &[],
-            (!ok).then(|| msg.to_string()),
-            String::new(),
-        );
+    for (name, ok, msg, not_applicable) in checks {
+        let outcome = match not_applicable {
+            Some(why) => Some(Outcome::Skipped(why.to_string())),
+            None => (!ok).then(|| Outcome::Failure(msg.to_string())),
+        };
+        case("breakbench.checks", name, 0.0, &[], outcome, String::new());
     }
     let total = ms.len() + checks.len();
     format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"0\">\n{cases}  </testsuite>\n</testsuites>\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
         xml_escape(&summary.scenario_name)
     )
 }

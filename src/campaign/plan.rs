@@ -1,14 +1,18 @@
 //! The plan of a campaign: its runs (grid cells × repeats, the nominal
 //! fault-free set, the canary), their ids and their seeds, computed from the
-//! scenario alone, so a resumed or analysed campaign recomputes the same plan.
+//! scenario alone, so a resumed or analysed campaign recomputes the same plan;
+//! and its [`Shard`]s, the disjoint slices `breakbench campaign --shard K/N`
+//! executes on separate machines.
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::manifest::RunKind;
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
+use super::CampaignError;
 
 /// Derives a run seed from the master seed and a label (first 8 bytes of
 /// sha256(master ‖ label), little-endian).
@@ -35,7 +39,8 @@ pub fn nominal_run_id(i: usize, runs: usize) -> String {
 
 /// Every run of the scenario, in plan order: the grid (repeat r of every cell
 /// shares seed `derive_seed(seed, "repeat-r")`, so cells are compared on common
-/// random numbers), the nominal set, then the canary.
+/// random numbers), the nominal set, the canary, then each resilience test's
+/// baseline and fault runs.
 pub fn plan(s: &Scenario) -> Vec<RunSpec> {
     plan_file(&s.file)
 }
@@ -44,7 +49,13 @@ pub fn plan(s: &Scenario) -> Vec<RunSpec> {
 /// plan depends on nothing else.
 pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     let mut runs = Vec::new();
-    for cell in s.cells() {
+    // No axes (a scenario of resilience tests only): no fault grid.
+    let cells = if s.axes.is_empty() {
+        Vec::new()
+    } else {
+        s.cells()
+    };
+    for cell in cells {
         let key: Vec<String> = s
             .axes
             .iter()
@@ -56,6 +67,7 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
                 kind: RunKind::Grid,
                 seed: derive_seed(s.seed, &format!("repeat-{r}")),
                 cell: cell.clone(),
+                test: None,
             });
         }
     }
@@ -66,6 +78,7 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             kind: RunKind::Nominal,
             seed: derive_seed(s.seed, &format!("nominal-{i}")),
             cell: zero.clone(),
+            test: None,
         });
     }
     if s.canary.is_some() {
@@ -74,9 +87,144 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             kind: RunKind::Canary,
             seed: derive_seed(s.seed, "canary-0"),
             cell: BTreeMap::new(),
+            test: None,
         });
     }
+    // Resilience tests: repeat r of test t is a fault run and, unless the
+    // test opts out, its baseline, both seeded derive_seed(seed, "test-t-r").
+    for t in &s.tests {
+        for r in 0..s.repeats {
+            let seed = derive_seed(s.seed, &format!("test-{}-{r}", t.name));
+            let kinds: &[(RunKind, &str)] = if t.baseline {
+                &[(RunKind::Baseline, "baseline"), (RunKind::Test, "test")]
+            } else {
+                &[(RunKind::Test, "test")]
+            };
+            for &(kind, prefix) in kinds {
+                runs.push(RunSpec {
+                    run_id: format!("{prefix}_{}_r{r}", t.name),
+                    kind,
+                    seed,
+                    cell: BTreeMap::new(),
+                    test: Some(t.name.clone()),
+                });
+            }
+        }
+    }
     runs
+}
+
+/// The environment variables `--shard auto/N` reads the shard index from, in
+/// order: a Kubernetes Indexed Job's pod index, then a Slurm array task id.
+pub const SHARD_INDEX_VARS: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
+
+/// Slice `index` (0-based) of `count` disjoint slices of a plan.
+///
+/// The rule: the run at plan position `i` (0-based, in [`plan`] order)
+/// belongs to slice `i mod count`. Plan order walks the grid cell by cell,
+/// repeat by repeat, then the nominal set and the canary, so every slice gets
+/// a mix of cells and of fault severities, and the slices differ in size by at
+/// most one run. The slices of `count` are disjoint and their union is the
+/// plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shard {
+    /// In `0..count`.
+    pub index: usize,
+    /// At least 1.
+    pub count: usize,
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl Shard {
+    /// Whether the run at plan position `i` belongs to this slice.
+    pub fn contains(&self, i: usize) -> bool {
+        i % self.count == self.index
+    }
+
+    /// The runs of `runs` (a plan, in plan order) in this slice, in plan order.
+    pub fn slice<'a>(&self, runs: &'a [RunSpec]) -> Vec<&'a RunSpec> {
+        runs.iter()
+            .enumerate()
+            .filter(|(i, _)| self.contains(*i))
+            .map(|(_, r)| r)
+            .collect()
+    }
+
+    /// How many of `total` plan positions fall in this slice.
+    pub fn len_of(&self, total: u64) -> u64 {
+        let (k, n) = (self.index as u64, self.count as u64);
+        if k >= total {
+            0
+        } else {
+            (total - k).div_ceil(n)
+        }
+    }
+
+    /// Parses `--shard`: `K/N` (K in `0..N`, N at least 1), or `auto/N`, which
+    /// takes K from the first of [`SHARD_INDEX_VARS`] that `env` (a variable
+    /// lookup, `std::env::var(..).ok()` in the binary) finds set.
+    ///
+    /// # Errors
+    /// [`CampaignError::Shard`] naming the text, or the variable and its value,
+    /// that is not a shard: not `K/N`, N = 0, K not an integer in `0..N`,
+    /// `auto` with neither variable set, or both set to different values.
+    pub fn parse(spec: &str, env: impl Fn(&str) -> Option<String>) -> Result<Self, CampaignError> {
+        let bad = |m: String| CampaignError::Shard(m);
+        let (k, n) = spec.split_once('/').ok_or_else(|| {
+            bad(format!(
+                "--shard {spec:?}: expected K/N (slice K, 0-based, of N) or auto/N"
+            ))
+        })?;
+        let count: usize = n.trim().parse().ok().filter(|n| *n >= 1).ok_or_else(|| {
+            bad(format!(
+                "--shard {spec:?}: N = {n:?} must be an integer of at least 1"
+            ))
+        })?;
+        let in_range = |v: &str, what: &str| -> Result<usize, CampaignError> {
+            v.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|k| *k < count)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "{what} = {v:?}: the shard index must be an integer in 0..={} (0-based, for N = {count})",
+                        count - 1
+                    ))
+                })
+        };
+        let index = if k.trim() == "auto" {
+            let set: Vec<(&str, String)> = SHARD_INDEX_VARS
+                .iter()
+                .filter_map(|v| env(v).map(|x| (*v, x)))
+                .collect();
+            match set.as_slice() {
+                [] => {
+                    return Err(bad(format!(
+                        "--shard {spec:?}: neither {} nor {} is set (a Kubernetes Indexed Job or a Slurm array sets one); give the index as K/N",
+                        SHARD_INDEX_VARS[0], SHARD_INDEX_VARS[1]
+                    )))
+                }
+                [(var, v)] => in_range(v, &format!("--shard {spec:?}: {var}"))?,
+                [(va, a), (vb, b), ..] => {
+                    if a.trim() != b.trim() {
+                        return Err(bad(format!(
+                            "--shard {spec:?}: {va} = {a:?} and {vb} = {b:?} disagree; unset one or give the index as K/N"
+                        )));
+                    }
+                    in_range(a, &format!("--shard {spec:?}: {va}"))?
+                }
+            }
+        } else {
+            in_range(k, &format!("--shard {spec:?}: K"))?
+        };
+        Ok(Self { index, count })
+    }
 }
 
 #[cfg(test)]

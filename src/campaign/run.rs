@@ -5,21 +5,23 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
+use breakbench_sim_bridge::plant::sensor_kind;
 use breakbench_sim_bridge::Plant;
-use breakbench_world::World;
 use kraken_faults::{
     channel_rng, Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe,
-    SensorMsg,
 };
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
 use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
 use super::scenario::{fault_spec, Axis, Scenario};
+use super::test_run::TestDriver;
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
 use breakbench_navigator::controller::{Controller, OpenLoop};
-use breakbench_navigator::Navigator;
+use breakbench_navigator::stack::Stack;
+use breakbench_navigator::{Navigator, PoseSource};
+use breakbench_oracle::expect::RunJudgement;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,8 +29,11 @@ pub struct RunSpec {
     pub run_id: String,
     pub kind: RunKind,
     pub seed: u64,
-    /// Axis name → value (grid); all axes at 0 (nominal); empty (canary).
+    /// Axis name → value (grid); all axes at 0 (nominal); empty (canary,
+    /// tests).
     pub cell: BTreeMap<String, f64>,
+    /// The resilience test (`tests[].name`) of a test or baseline run.
+    pub test: Option<String>,
 }
 
 /// A finished run: its manifest (without wall time and trace hash filled in
@@ -49,28 +54,6 @@ fn delivered_probe(mode: u8) -> Option<Box<dyn Probe>> {
     }
 }
 
-/// The plant's sensor messages of one step as `(channel, message)` pairs.
-fn sensor_messages(
-    scan: Option<kraken_interfaces::ros::LaserScan>,
-    odom: Option<kraken_interfaces::ros::Odometry>,
-) -> [(&'static str, Option<SensorMsg>); 2] {
-    [
-        ("scan", scan.map(SensorMsg::LaserScan)),
-        ("odom", odom.map(SensorMsg::Odometry)),
-    ]
-}
-
-/// The goal centre in the robot's `odom` frame (origin and heading of the start pose).
-pub fn goal_in_odom(world: &World) -> [f64; 2] {
-    let s = world.start;
-    let (dx, dy) = (
-        world.goal.center_m[0] - s.x_m,
-        world.goal.center_m[1] - s.y_m,
-    );
-    let (c, si) = (s.yaw_rad.cos(), s.yaw_rad.sin());
-    [c * dx + si * dy, -si * dx + c * dy]
-}
-
 /// Executes one run of `scenario`.
 ///
 /// The run lasts the world's mission timeout of sim time whatever the
@@ -86,19 +69,75 @@ pub fn execute(
 ) -> Result<RunOutput, CampaignError> {
     let wall = Instant::now();
     let world = &scenario.world;
-    let mut plant = Plant::new(world, &scenario.plant, spec.seed)?;
-
     let mut controller: Box<dyn Controller> = match &scenario.file.canary {
         Some(c) if spec.kind == RunKind::Canary => {
             Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
         }
+        _ if scenario.navigator.pose_source == PoseSource::Estimator => {
+            Box::new(Stack::declared(scenario.navigator.clone(), world)?)
+        }
         _ => Box::new(Navigator::new(
             scenario.navigator.clone(),
-            goal_in_odom(world),
+            world.goal_in_odom(),
         )),
     };
-    // One channel per controller input, in its delivery order.
+    // One channel per controller input, in its delivery order, each of the
+    // type the plant declares for it; the plant computes only these sensors.
     let inputs: Vec<(&'static str, kraken_faults::MsgKind)> = controller.inputs().to_vec();
+    // A resilience test: its driver, and for a fault run the class of its
+    // baseline (the same seed without the fault, executed here so the
+    // pairing does not depend on the order runs finish in).
+    let mut driver = match &spec.test {
+        Some(name) => {
+            let test = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| t.name == *name)
+                .ok_or_else(|| CampaignError::Axis {
+                    axis: name.clone(),
+                    message: "no such test in the scenario".into(),
+                })?;
+            let baseline = spec.kind == RunKind::Baseline;
+            Some(TestDriver::new(test, world, spec.seed, baseline, &inputs)?)
+        }
+        None => None,
+    };
+    let baseline_class = match (&spec.test, spec.kind) {
+        (Some(name), RunKind::Test)
+            if scenario
+                .file
+                .tests
+                .iter()
+                .any(|t| t.name == *name && t.baseline) =>
+        {
+            let b = RunSpec {
+                run_id: spec.run_id.replacen("test_", "baseline_", 1),
+                kind: RunKind::Baseline,
+                ..spec.clone()
+            };
+            Some(
+                execute(scenario, &b, provenance)?
+                    .manifest
+                    .judgement
+                    .verdict_class,
+            )
+        }
+        _ => None,
+    };
+    for &(name, kind) in &inputs {
+        if sensor_kind(name) != Some(kind) {
+            return Err(CampaignError::Wiring {
+                channel: name.into(),
+                wanted: kind.ros_type().into(),
+                plant: sensor_kind(name)
+                    .map_or("no such sensor", |k| k.ros_type())
+                    .into(),
+            });
+        }
+    }
+    let wired: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+    let mut plant = Plant::new(world, &scenario.plant, spec.seed, &wired)?;
     let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect());
 
     // One fault stream per channel, from the run seed and the channel name.
@@ -146,29 +185,45 @@ pub fn execute(
     let mut trace = TraceWriter::new();
 
     while plant.now() < end {
-        let out = plant.step();
+        let mut out = plant.step();
         let now = plant.now();
         if schedule.next_due().is_some_and(|t| t <= now) {
             apply_schedule(&mut schedule, &mut injector, now)?;
         }
+        if let Some(d) = driver.as_mut() {
+            if let Some(t) = &out.truth {
+                d.on_truth(t);
+            }
+            d.before_relay(now, &mut injector)?;
+        }
         // Each channel in the controller's order: this step's message in,
         // what is due out (a healthy channel passes it straight through).
-        let mut produced = sensor_messages(out.scan, out.odom);
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
-            let msg = produced
-                .iter_mut()
-                .find(|(n, _)| *n == name)
-                .and_then(|(_, m)| m.take());
-            ch.relay(msg, now, &mut rngs[i], |m| controller.on_message(name, m));
+            let msg = out.take(name);
+            ch.relay(msg, now, &mut rngs[i], |m| {
+                if let Some(d) = driver.as_mut() {
+                    d.on_delivered(now, m);
+                }
+                controller.on_message(name, m, now)
+            });
         }
         if now >= next_control {
             next_control += period;
             let cmd = controller.tick(now);
             plant.set_cmd_vel(cmd.linear_m_s, cmd.angular_rad_s);
+            if let Some(d) = driver.as_mut() {
+                d.on_cmd_vel(now, cmd.linear_m_s, cmd.angular_rad_s);
+            }
         }
-        if let Some(t) = out.truth {
-            let s = PoseSample::from_odometry(&t);
+        if let Some(d) = driver.as_mut() {
+            // What the controller said this step: its /rosout and
+            // /diagnostics output, through the same code as its node.
+            d.on_controller(controller.take_logs(), controller.take_diagnostics());
+            d.after_step(now, &injector)?;
+        }
+        if let Some(t) = &out.truth {
+            let s = PoseSample::from_odometry(t);
             let (ox, oy) = controller
                 .odom_pose()
                 .map(|p| (p[0], p[1]))
@@ -255,6 +310,10 @@ pub fn execute(
         faults: fault_records,
         self_report,
         self_report_at_s,
+        judgement: match driver {
+            Some(d) => d.finish(plant.now(), baseline_class.as_ref()),
+            None => RunJudgement::from_invariants(&verdict),
+        },
         verdict,
         contacts,
         final_goal_distance_m,
@@ -263,6 +322,7 @@ pub fn execute(
         trace_sha256: String::new(),
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
+        graph: None,
     };
     Ok(RunOutput {
         manifest,

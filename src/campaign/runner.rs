@@ -1,5 +1,6 @@
-//! Runs a whole campaign: the plan ([`super::plan`]), resume from the store
-//! ([`super::store`]), execute in parallel, write results.
+//! Runs a whole campaign, or one shard of it: the plan ([`super::plan`]),
+//! resume from the store ([`super::store`]), execute in parallel, write
+//! results.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,13 +13,15 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::{write_atomic, write_json_atomic};
+use super::executor::{Executor, InProcess};
 use super::manifest::{Manifest, Provenance, RunKind};
-use super::plan::plan;
-use super::run::execute;
+use super::plan::{plan, Shard};
+use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::store::{
-    load_campaign, lock_dir, manifest_path, read_campaign_file, read_manifest,
-    remove_stale_temporaries, reuse_problem, CampaignFile,
+    load_campaign, lock_dir, manifest_path, read_campaign_file, read_manifest, read_shard_file,
+    remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
+    SHARD_SCHEMA,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -62,14 +65,55 @@ pub struct CampaignResult {
 /// cannot be trusted on this campaign: `breakbench campaign` exits non-zero,
 /// though every result is written.
 pub fn harness_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> Vec<String> {
+    checks(file, out, manifests, file.canary.is_some())
+}
+
+/// True for a graph run that is `invalid` (see [`super::graph`]).
+fn invalid(m: &Manifest) -> bool {
+    m.graph.as_ref().is_some_and(|g| g.invalid())
+}
+
+/// [`harness_failures`] of `manifests`, the canary's manifest expected among
+/// them if `canary_planned`.
+fn checks(
+    file: &ScenarioFile,
+    out: &Path,
+    manifests: &[Manifest],
+    canary_planned: bool,
+) -> Vec<String> {
     let mut failures = Vec::new();
-    if file.canary.is_some() {
+    let bad: Vec<&Manifest> = manifests.iter().filter(|m| invalid(m)).collect();
+    if !bad.is_empty() {
+        let shown: Vec<String> = bad
+            .iter()
+            .take(5)
+            .map(|m| {
+                let g = m.graph.as_ref().expect("invalid means a graph record");
+                format!(
+                    "{} (state {}: {})",
+                    m.run_id,
+                    g.state_reached,
+                    g.invalid_reason.as_deref().unwrap_or("")
+                )
+            })
+            .collect();
+        failures.push(format!(
+            "graph: {} run(s) invalid, not judged and not counted ({}{}): run the campaign again to rerun them; see their manifests in {} (field 'graph')",
+            bad.len(),
+            shown.join("; "),
+            if bad.len() > 5 { "; ..." } else { "" },
+            out.join("manifests").display()
+        ));
+    }
+    let manifests: Vec<Manifest> = manifests.iter().filter(|m| !invalid(m)).cloned().collect();
+    let manifests = &manifests[..];
+    if canary_planned {
         let missed: Vec<&Manifest> = manifests
             .iter()
             .filter(|m| m.kind == RunKind::Canary && !m.verdict.safety_violation())
             .collect();
         let ran = manifests.iter().any(|m| m.kind == RunKind::Canary);
-        if !ran {
+        if !ran && !bad.iter().any(|m| m.kind == RunKind::Canary) {
             failures.push(format!(
                 "canary: the positive canary declared in the scenario has no manifest in {}",
                 out.join("manifests").display()
@@ -154,19 +198,136 @@ pub fn provenance() -> Provenance {
 ///
 /// # Errors
 /// [`CampaignError::OtherScenario`] if `opts.out` holds another scenario's
-/// results, [`CampaignError::Locked`] if another campaign writes it,
+/// results, [`CampaignError::Shard`] if it holds one shard of a sharded
+/// campaign, [`CampaignError::Locked`] if another campaign writes it,
 /// [`CampaignError::OverBudget`] (before anything is created or run) if the
 /// plan exceeds `opts.budget`; I/O errors with their path.
 pub fn run_campaign(
     scenario: &Scenario,
     opts: &CampaignOptions,
 ) -> Result<CampaignResult, CampaignError> {
-    let wall = Instant::now();
-    opts.budget.check(&super::Estimate::of(scenario))?;
+    run_campaign_on(scenario, opts, &InProcess)
+}
+
+/// [`run_campaign`] with each run executed by `executor` (in-process, or on
+/// a ROS 2 graph: [`super::graph::GraphExecutor`]).
+///
+/// # Errors
+/// As [`run_campaign`], and the executor's configuration errors.
+pub fn run_campaign_on(
+    scenario: &Scenario,
+    opts: &CampaignOptions,
+    executor: &dyn Executor,
+) -> Result<CampaignResult, CampaignError> {
+    let done = execute_plan(scenario, opts, None, executor)?;
     let out = &opts.out;
-    let runs = plan(scenario);
+    let (_, manifests) = load_campaign(out)?;
+    let summary = Summary::compute(&scenario.file, &scenario.hash, &manifests);
+    write_json_atomic(&out.join("summary.json"), &summary)?;
+    super::outputs::write_outputs(out, scenario, &summary, &manifests)?;
+    let harness_failures = harness_failures(&scenario.file, out, &manifests);
+    Ok(CampaignResult {
+        summary,
+        timing: done.timing,
+        harness_failures,
+    })
+}
+
+/// The outcome of [`run_shard`].
+pub struct ShardResult {
+    pub shard: Shard,
+    /// Runs in the slice.
+    pub runs: usize,
+    pub timing: Timing,
+    /// The harness checks of the slice's runs that failed (the canary's only
+    /// if the canary is in this slice); see [`harness_failures`].
+    pub harness_failures: Vec<String>,
+}
+
+/// Runs (or resumes) slice `shard` of the campaign of `scenario` into
+/// `opts.out` (see [`Shard`] for the rule): the slice's manifests and traces,
+/// campaign.json (the whole plan, as an unsharded campaign writes it),
+/// shard.json ([`ShardFile`]: the shard, the scenario hash and this build)
+/// and timing.json. No summary, report or junit.xml: those describe a whole
+/// campaign, and `breakbench merge` writes them from every shard.
+///
+/// The nominal set's spread-convergence criterion is a check computed from
+/// the complete nominal set, not a stopping rule: every slice runs all its
+/// planned runs, so the merged manifests are those of the unsharded campaign.
+///
+/// # Errors
+/// As [`run_campaign`]; [`CampaignError::Shard`] if `opts.out` holds an
+/// unsharded campaign or another shard. The budget is checked for the slice.
+pub fn run_shard(
+    scenario: &Scenario,
+    opts: &CampaignOptions,
+    shard: Shard,
+) -> Result<ShardResult, CampaignError> {
+    run_shard_on(scenario, opts, shard, &InProcess)
+}
+
+/// [`run_shard`] with each run executed by `executor`.
+///
+/// # Errors
+/// As [`run_shard`], and the executor's configuration errors.
+pub fn run_shard_on(
+    scenario: &Scenario,
+    opts: &CampaignOptions,
+    shard: Shard,
+    executor: &dyn Executor,
+) -> Result<ShardResult, CampaignError> {
+    let done = execute_plan(scenario, opts, Some(shard), executor)?;
+    let out = &opts.out;
+    let (_, manifests) = load_campaign(out)?;
+    let ids: std::collections::BTreeSet<&str> = done.runs.iter().map(String::as_str).collect();
+    let mine: Vec<Manifest> = manifests
+        .into_iter()
+        .filter(|m| ids.contains(m.run_id.as_str()))
+        .collect();
+    let canary_here = shard
+        .slice(&plan(scenario))
+        .iter()
+        .any(|r| r.kind == RunKind::Canary);
+    Ok(ShardResult {
+        shard,
+        runs: done.runs.len(),
+        timing: done.timing,
+        harness_failures: checks(&scenario.file, out, &mine, canary_here),
+    })
+}
+
+/// What [`execute_plan`] did; holds the directory's lock.
+struct Executed {
+    _lock: std::fs::File,
+    /// The run ids of the executed slice (the whole plan without a shard).
+    runs: Vec<String>,
+    timing: Timing,
+}
+
+/// Checks the budget, claims `opts.out`, and executes the runs of `shard`
+/// (the whole plan if `None`) that have no reusable manifest there, with
+/// `executor`. An invalid graph run, and a manifest of the other kind of
+/// executor, is not reused.
+fn execute_plan(
+    scenario: &Scenario,
+    opts: &CampaignOptions,
+    shard: Option<Shard>,
+    executor: &dyn Executor,
+) -> Result<Executed, CampaignError> {
+    let wall = Instant::now();
+    let estimate = match &shard {
+        Some(sh) => super::Estimate::of_shard(scenario, sh),
+        None => super::Estimate::of(scenario),
+    };
+    opts.budget.check(&estimate)?;
+    let out = &opts.out;
+    let all = plan(scenario);
+    let runs: Vec<&RunSpec> = match &shard {
+        Some(sh) => sh.slice(&all),
+        None => all.iter().collect(),
+    };
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
-    let _lock = lock_dir(out)?;
+    let lock = lock_dir(out)?;
     let cpath = out.join("campaign.json");
     if cpath.exists() {
         let cf = read_campaign_file(out)?;
@@ -180,22 +341,50 @@ pub fn run_campaign(
             });
         }
     }
+    let prov = provenance();
+    check_shard_identity(out, shard.as_ref(), cpath.exists())?;
+    if let Some(sh) = shard {
+        // Written before campaign.json, so a directory with a campaign.json
+        // and no shard.json is always an unsharded campaign.
+        let sf = ShardFile {
+            schema: SHARD_SCHEMA.into(),
+            shard: sh,
+            rule: SHARD_RULE.into(),
+            scenario_hash: scenario.hash.clone(),
+            provenance: prov.clone(),
+            runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+        };
+        write_json_atomic(&out.join(SHARD_FILE), &sf)?;
+    }
     let cf = CampaignFile {
         schema: "breakbench.campaign/1".into(),
         scenario_path: scenario.path.display().to_string(),
         scenario_hash: scenario.hash.clone(),
         scenario: scenario.file.clone(),
-        runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+        runs: all.iter().map(|r| r.run_id.clone()).collect(),
     };
     write_json_atomic(&cpath, &cf)?;
 
-    let prov = provenance();
     remove_stale_temporaries(out);
     let mut pending = Vec::new();
     // (reason, run ids) of the manifests that cannot be reused.
     let mut rerun: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for r in &runs {
+    for r in runs.iter().copied() {
         let why = match read_manifest(&manifest_path(out, &r.run_id)) {
+            Ok(Some(m)) if invalid(&m) => Some("an invalid graph run".to_string()),
+            Ok(Some(m)) if m.graph.is_some() != executor.on_graph() => Some(format!(
+                "executed {}, this campaign runs {}",
+                if m.graph.is_some() {
+                    "on a graph"
+                } else {
+                    "in-process"
+                },
+                if executor.on_graph() {
+                    "on a graph"
+                } else {
+                    "in-process"
+                }
+            )),
             Ok(Some(m)) => reuse_problem(out, &m, r, &scenario.hash, &prov),
             Ok(None) => {
                 pending.push(r);
@@ -264,7 +453,7 @@ pub fn run_campaign(
                     break;
                 }
                 let spec = pending[i];
-                let res = execute(scenario, spec, &prov).and_then(|mut o| {
+                let res = executor.execute(scenario, spec, &prov).and_then(|mut o| {
                     let tpath = out.join(&o.manifest.trace_file);
                     o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
                     write_atomic(&tpath, o.trace_csv.as_bytes())?;
@@ -292,9 +481,6 @@ pub fn run_campaign(
         return Err(e);
     }
 
-    let (_, manifests) = load_campaign(out)?;
-    let summary = Summary::compute(&scenario.file, &scenario.hash, &manifests);
-    write_json_atomic(&out.join("summary.json"), &summary)?;
     let mut exec = executed_sim.into_inner().expect("lock");
     exec.sort_by(|a, b| a.0.cmp(&b.0));
     let sim: f64 = exec.iter().fold(0.0, |acc, (_, s)| acc + s);
@@ -311,13 +497,40 @@ pub fn run_campaign(
     if timing.runs_executed > 0 || !out.join("timing.json").exists() {
         write_json_atomic(&out.join("timing.json"), &timing)?;
     }
-    super::outputs::write_outputs(out, scenario, &summary, &manifests)?;
-    let harness_failures = harness_failures(&scenario.file, out, &manifests);
-    Ok(CampaignResult {
-        summary,
+    Ok(Executed {
+        _lock: lock,
+        runs: runs.iter().map(|r| r.run_id.clone()).collect(),
         timing,
-        harness_failures,
     })
+}
+
+/// Refuses to run `shard` (`None`: the whole plan) into `out` if `out` holds
+/// another one: its shard.json names another shard, or it has one and the
+/// whole plan is asked for, or it has a campaign.json (`has_campaign`) and no
+/// shard.json (an unsharded campaign) and a shard is asked for.
+fn check_shard_identity(
+    out: &Path,
+    shard: Option<&Shard>,
+    has_campaign: bool,
+) -> Result<(), CampaignError> {
+    let held = if out.join(SHARD_FILE).exists() {
+        Some(read_shard_file(out)?.shard)
+    } else {
+        None
+    };
+    let dir = out.display();
+    match (held, shard) {
+        (Some(h), Some(s)) if h != *s => Err(CampaignError::Shard(format!(
+            "{dir} holds shard {h} of this campaign, not shard {s}: use another --out directory per shard"
+        ))),
+        (Some(h), None) => Err(CampaignError::Shard(format!(
+            "{dir} holds shard {h} of a sharded campaign: resume it with --shard {h}, or merge the shards with breakbench merge"
+        ))),
+        (None, Some(s)) if has_campaign => Err(CampaignError::Shard(format!(
+            "{dir} holds an unsharded campaign (campaign.json, no {SHARD_FILE}), not shard {s}: use another --out directory per shard"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// `breakbench analyze`: recomputes summary.json from the manifests alone.

@@ -117,6 +117,9 @@ pub struct ScenarioFile {
     pub nominal: Nominal,
     pub canary: Option<Canary>,
     pub isolation_check: bool,
+    /// Resilience tests ([`super::resilience`]); none by default.
+    #[serde(default)]
+    pub tests: Vec<super::resilience::ResilienceTest>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -148,7 +151,8 @@ pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
 }
 
 /// Cell keys of summary.json that are not axis names (an axis may not use them).
-pub const RESERVED_CELL_KEYS: [&str; 4] = ["n", "safety", "mission", "delivered"];
+pub const RESERVED_CELL_KEYS: [&str; 5] =
+    ["n", "verdict_classes", "safety", "mission", "delivered"];
 
 /// Longest text of one axis value in a run id (`{v}` formatting).
 const MAX_VALUE_CHARS: usize = 24;
@@ -167,9 +171,25 @@ impl ScenarioFile {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let err = |field: &str, msg: String| Err(ConfigError::semantic(path, field, msg));
         let file = self;
-        check_ranges(self, path, "", &[("", SCENARIO_RANGES)])?;
-        if file.axes.is_empty() {
-            return err("axes", "needs at least one axis".into());
+        // The tests' numbers (durations, thresholds in the observables' own
+        // units, nested predicates) are checked by their own rules
+        // (ResilienceTest::validate, check_expectations), not by the table.
+        let without_tests = ScenarioFile {
+            tests: Vec::new(),
+            ..self.clone()
+        };
+        check_ranges(&without_tests, path, "", &[("", SCENARIO_RANGES)])?;
+        if file.axes.is_empty() && file.tests.is_empty() {
+            return err("axes", "needs at least one axis (or a test)".into());
+        }
+        for (i, t) in file.tests.iter().enumerate() {
+            if file.tests[..i].iter().any(|o| o.name == t.name) {
+                return err(
+                    &format!("tests[{i}].name"),
+                    format!("duplicate test '{}'", t.name),
+                );
+            }
+            t.validate(&format!("tests[{i}]"), path)?;
         }
         let c = &file.nominal.convergence;
         if c.window + 2 > file.nominal.runs {
@@ -634,6 +654,7 @@ mod tests {
         let cell = super::super::summary::Cell {
             axes: BTreeMap::new(),
             n: 0,
+            verdict_classes: Default::default(),
             safety: super::super::summary::Proportion::new(0, 1, 0.95),
             mission: super::super::summary::Proportion::new(0, 1, 0.95),
             delivered: BTreeMap::new(),

@@ -1,5 +1,6 @@
 //! The campaign directory as a store: `campaign.json` (which scenario the
-//! directory belongs to), the manifests and their traces, the lock, and the
+//! directory belongs to), `shard.json` (which slice of it, for a shard), the
+//! manifests and their traces, the lock, and the
 //! checks resume and `analyze` apply before they trust a stored manifest.
 
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use breakbench_records::sha256_hex;
 use serde::{Deserialize, Serialize};
 
 use super::manifest::{Manifest, Provenance, MANIFEST_SCHEMA};
-use super::plan::plan_file;
+use super::plan::{plan_file, Shard};
 use super::run::RunSpec;
 use super::scenario::ScenarioFile;
 use super::CampaignError;
@@ -22,6 +23,42 @@ pub struct CampaignFile {
     pub scenario: ScenarioFile,
     /// Every planned run id, in plan order.
     pub runs: Vec<String>,
+}
+
+/// The file that makes a directory one shard of a sharded campaign.
+pub const SHARD_FILE: &str = "shard.json";
+/// Schema identifier of [`ShardFile`].
+pub const SHARD_SCHEMA: &str = "breakbench.shard/1";
+/// The slicing rule, as shard.json states it (see [`super::plan::Shard`]).
+pub const SHARD_RULE: &str = "run at plan position i (0-based) belongs to shard i mod count";
+
+/// `<out>/shard.json`: which slice of which campaign a shard directory holds,
+/// and the build that made it, so `breakbench merge` can check the shards
+/// belong together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardFile {
+    pub schema: String,
+    pub shard: Shard,
+    pub rule: String,
+    pub scenario_hash: String,
+    /// The build that executed the slice (every manifest carries the same).
+    pub provenance: Provenance,
+    /// The slice's run ids, in plan order.
+    pub runs: Vec<String>,
+}
+
+/// Reads `<out>/shard.json`.
+///
+/// # Errors
+/// I/O and JSON errors with the path.
+pub fn read_shard_file(out: &Path) -> Result<ShardFile, CampaignError> {
+    let p = out.join(SHARD_FILE);
+    let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
+    serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
+        path: p.display().to_string(),
+        source: e,
+    })
 }
 
 pub(crate) fn manifest_path(out: &Path, run_id: &str) -> PathBuf {

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 use crate::campaign::stats::{wilson, Confusion};
 use serde::{Deserialize, Serialize};
 
+use breakbench_oracle::expect::VerdictClass;
+
 use super::manifest::{Manifest, RunKind};
 use super::scenario::{Convergence, ScenarioFile};
 
@@ -35,6 +37,44 @@ impl Proportion {
     }
 }
 
+/// Runs per verdict class. Only `pass` and `fail` enter a p̂; the other
+/// four are reported beside it, never counted as passes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassCounts {
+    pub pass: u64,
+    pub fail: u64,
+    pub invalid: u64,
+    pub unsupported: u64,
+    pub precondition_failed: u64,
+    pub error: u64,
+}
+
+impl ClassCounts {
+    /// The counts of `ms`' verdict classes.
+    pub fn of<'a>(ms: impl IntoIterator<Item = &'a Manifest>) -> Self {
+        let mut c = Self::default();
+        for m in ms {
+            *match m.judgement.verdict_class.class {
+                VerdictClass::Pass => &mut c.pass,
+                VerdictClass::Fail => &mut c.fail,
+                VerdictClass::Invalid => &mut c.invalid,
+                VerdictClass::Unsupported => &mut c.unsupported,
+                VerdictClass::PreconditionFailed => &mut c.precondition_failed,
+                VerdictClass::Error => &mut c.error,
+            } += 1;
+        }
+        c
+    }
+    /// pass + fail: the runs a p̂ is computed over.
+    pub fn judged(&self) -> u64 {
+        self.pass + self.fail
+    }
+    /// Every other class.
+    pub fn excluded(&self) -> u64 {
+        self.invalid + self.unsupported + self.precondition_failed + self.error
+    }
+}
+
 /// One grid cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Cell {
@@ -42,6 +82,8 @@ pub struct Cell {
     #[serde(flatten)]
     pub axes: BTreeMap<String, f64>,
     pub n: u64,
+    /// The cell's runs by verdict class.
+    pub verdict_classes: ClassCounts,
     /// Safety-invariant violation (region left or clearance below threshold).
     pub safety: Proportion,
     /// Mission failure (true pose did not enter the goal region before the timeout).
@@ -85,6 +127,8 @@ pub struct NominalSummary {
     pub spread_converged: bool,
     pub safety: Proportion,
     pub mission: Proportion,
+    /// The nominal runs by verdict class.
+    pub verdict_classes: ClassCounts,
 }
 
 /// Corpus counts.
@@ -115,6 +159,9 @@ pub struct Summary {
     pub nominal: NominalSummary,
     /// Simulated time of all runs, canary included, seconds.
     pub sim_time_s: f64,
+    /// One entry per resilience test of the scenario (absent without tests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<super::test_summary::TestSummary>,
 }
 
 /// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
@@ -130,7 +177,20 @@ impl Summary {
     /// Computes the summary of `manifests` (any order) for the scenario `file`
     /// whose hash is `hash`.
     pub fn compute(file: &ScenarioFile, hash: &str, manifests: &[Manifest]) -> Self {
-        let mut ms: Vec<&Manifest> = manifests.iter().collect();
+        // A study run (grid, nominal, canary) that was not judged (an invalid
+        // graph run, verdict class invalid) counts only in its cell's
+        // verdict-class counts, never in p-hat, the confusion matrices or the
+        // harness checks. Resilience-test runs are summarised by their class.
+        let judged = |m: &&Manifest| {
+            matches!(m.kind, RunKind::Test | RunKind::Baseline)
+                || matches!(
+                    m.judgement.verdict_class.class,
+                    VerdictClass::Pass | VerdictClass::Fail
+                )
+        };
+        let mut all: Vec<&Manifest> = manifests.iter().collect();
+        all.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        let mut ms: Vec<&Manifest> = manifests.iter().filter(judged).collect();
         ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
         let conf = file.confidence;
         let axes: Vec<String> = file.axes.iter().map(|a| a.name.clone()).collect();
@@ -177,9 +237,15 @@ impl Summary {
                         (a.name.clone(), mean)
                     })
                     .collect();
+                let verdict_classes = ClassCounts::of(
+                    all.iter()
+                        .copied()
+                        .filter(|m| m.kind == RunKind::Grid && m.cell == key),
+                );
                 Cell {
                     axes: key,
                     n,
+                    verdict_classes,
                     safety: Proportion::new(ks, n, conf),
                     mission: Proportion::new(km, n, conf),
                     delivered,
@@ -187,7 +253,11 @@ impl Summary {
             })
             .collect();
 
-        let corpus: Vec<&&Manifest> = ms.iter().filter(|m| m.in_corpus()).collect();
+        // Resilience-test runs are summarised per test, not in the study's corpus.
+        let corpus: Vec<&&Manifest> = ms
+            .iter()
+            .filter(|m| m.in_corpus() && matches!(m.kind, RunKind::Grid | RunKind::Nominal))
+            .collect();
         let safety = Confusion::from_pairs(
             corpus
                 .iter()
@@ -251,11 +321,18 @@ impl Summary {
                 nn,
                 conf,
             ),
+            verdict_classes: ClassCounts::of(
+                all.iter().copied().filter(|m| m.kind == RunKind::Nominal),
+            ),
         };
 
         let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
-        let grid_expected =
-            (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64;
+        // No axes (a scenario of tests only): no grid.
+        let grid_expected = if file.axes.is_empty() {
+            0
+        } else {
+            (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64
+        };
         Summary {
             schema: SUMMARY_SCHEMA.into(),
             scenario_name: file.name.clone(),
@@ -275,6 +352,7 @@ impl Summary {
             isolation,
             nominal,
             sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
+            tests: super::test_summary::summarize(file, &ms),
         }
     }
 }

@@ -187,17 +187,6 @@ fn flatten(
     Ok(())
 }
 
-/// The text of a scalar parameter value as `-p name:=<text>` takes it.
-pub fn scalar_text(v: &serde_yaml_ng::Value) -> String {
-    match v {
-        serde_yaml_ng::Value::String(s) => s.clone(),
-        other => serde_yaml_ng::to_string(other)
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,10 @@ pub enum SupervisorError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{0}")]
-    Run(String),
+    #[error("working directory: {0}")]
+    WorkingDirectory(#[source] std::io::Error),
+    #[error("--scenario given, but no node of {} has `after_scenario: true` (the scenario would never run)", .config.display())]
+    NoScenarioNode { config: PathBuf },
+    #[error("--scenario {}: no such file", .0.display())]
+    NoScenarioFile(PathBuf),
 }

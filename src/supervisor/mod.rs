@@ -74,6 +74,36 @@ pub struct UpOptions {
     pub share_dir: Option<PathBuf>,
     /// Do not echo the nodes' output.
     pub quiet: bool,
+    /// How long each node may take to print its ready marker
+    /// ([`READY_TIMEOUT`] for `breakbench up`).
+    pub ready_timeout: Duration,
+}
+
+/// The states of a supervised run, in order; [`UpOutcome::stage`] is the
+/// last one entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    /// Starting the nodes and waiting for each one's ready marker.
+    Start,
+    /// Running the kraken scenario (setting the faults) before the
+    /// `after_scenario` nodes start.
+    Arm,
+    /// Every node is ready; waiting for the oracle's verdict.
+    Observe,
+    /// The oracle exited; reading its verdict.
+    Collect,
+}
+
+impl Stage {
+    /// The state's name as recorded in manifests (`start`, `arm`, `observe`, `collect`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Start => "start",
+            Stage::Arm => "arm",
+            Stage::Observe => "observe",
+            Stage::Collect => "collect",
+        }
+    }
 }
 
 /// The result of a run.
@@ -84,6 +114,11 @@ pub struct UpOutcome {
     /// Why there is no verdict, when there is none.
     pub error: Option<String>,
     pub wall_s: f64,
+    /// The last state entered (where a failed run stopped).
+    pub stage: Stage,
+    /// Processes still alive after the shutdown (`name pid`), checked by
+    /// signalling each child's process group: empty after a clean reset.
+    pub leftover: Vec<String>,
 }
 
 /// Runs the graph of `opts` to its verdict (see the module docs).
@@ -98,8 +133,7 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, SupervisorError> {
         .share_dir
         .clone()
         .unwrap_or_else(|| default_share_dir(&opts.config));
-    let cwd = std::env::current_dir()
-        .map_err(|e| SupervisorError::Run(format!("working directory: {e}")))?;
+    let cwd = std::env::current_dir().map_err(SupervisorError::WorkingDirectory)?;
     let params_file = share.join(&cfg.params_file);
     let params = config::node_params(&params_file, &cfg.nodes)?;
     let sets = parse_sets(&opts.sets, &cfg.nodes, &params, &params_file)?;
@@ -117,20 +151,16 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, SupervisorError> {
         plan.push((n.clone(), exe, args));
     }
     if opts.scenario.is_some() && !cfg.nodes.iter().any(|n| n.after_scenario) {
-        return Err(SupervisorError::Run(format!(
-            "--scenario given, but no node of {} has `after_scenario: true` (the scenario would never run)",
-            opts.config.display()
-        )));
+        return Err(SupervisorError::NoScenarioNode {
+            config: opts.config.clone(),
+        });
     }
     let scenario = match &opts.scenario {
         Some(f) => {
             let exe = find_executable("kraken_faults", "kraken_scenario")?;
             let f = cwd.join(f);
             if !f.is_file() {
-                return Err(SupervisorError::Run(format!(
-                    "--scenario {}: no such file",
-                    f.display()
-                )));
+                return Err(SupervisorError::NoScenarioFile(f));
             }
             Some((exe, f))
         }
@@ -146,6 +176,7 @@ pub fn up(opts: &UpOptions) -> Result<UpOutcome, SupervisorError> {
         scenario.as_ref(),
         &env,
         opts.timeout,
+        opts.ready_timeout,
         opts.quiet,
     ))
 }

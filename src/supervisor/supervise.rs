@@ -11,9 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use super::Stage;
 use super::{
     NodeSpec, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASS,
-    EXIT_VERDICT_FAIL, KILL_GRACE, READY_TIMEOUT,
+    EXIT_VERDICT_FAIL, KILL_GRACE,
 };
 
 /// Lines of each child's output kept for the early-exit report.
@@ -42,6 +43,9 @@ struct Supervisor {
     rx: mpsc::Receiver<(usize, bool, String)>,
     quiet: bool,
     width: usize,
+    /// The last state entered.
+    stage: Stage,
+    ready_timeout: Duration,
 }
 
 impl Supervisor {
@@ -188,6 +192,29 @@ impl Supervisor {
             let _ = p.child.wait();
         }
     }
+
+    /// The children whose process group still has a member, as `name pid`,
+    /// after waiting up to one second for the kernel to finish the kills.
+    fn leftover(&self) -> Vec<String> {
+        let alive = || -> Vec<String> {
+            self.procs
+                .iter()
+                .filter(|p| {
+                    // SAFETY: plain syscall; signal 0 only checks that the group exists.
+                    unsafe { libc::killpg(p.child.id() as i32, 0) == 0 }
+                })
+                .map(|p| format!("{} {}", p.name, p.child.id()))
+                .collect()
+        };
+        let t0 = Instant::now();
+        loop {
+            let left = alive();
+            if left.is_empty() || t0.elapsed() > Duration::from_secs(1) {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Supervisor {
@@ -208,6 +235,7 @@ pub(super) fn run(
     scenario: Option<&(PathBuf, PathBuf)>,
     env: &BTreeMap<String, String>,
     timeout: Duration,
+    ready_timeout: Duration,
     quiet: bool,
 ) -> UpOutcome {
     INTERRUPTED.store(false, Ordering::SeqCst);
@@ -224,9 +252,13 @@ pub(super) fn run(
         rx,
         quiet,
         width: 0,
+        stage: Stage::Start,
+        ready_timeout,
     };
     let result = supervise(&mut sup, plan, scenario, env, timeout, t0);
     sup.shutdown();
+    let leftover = sup.leftover();
+    let stage = sup.stage;
     let wall_s = t0.elapsed().as_secs_f64();
     match result {
         Ok(v) => UpOutcome {
@@ -238,12 +270,16 @@ pub(super) fn run(
             verdict: Some(v),
             error: None,
             wall_s,
+            stage,
+            leftover,
         },
         Err((code, e)) => UpOutcome {
             exit_code: code,
             verdict: None,
             error: Some(e),
             wall_s,
+            stage,
+            leftover,
         },
     }
 }
@@ -305,6 +341,7 @@ fn supervise(
                 "-p".into(),
                 "timeout_s:=20.0".into(),
             ];
+            sup.stage = Stage::Arm;
             let idx = sup.spawn("kraken_scenario", sexe, &a, env).map_err(err)?;
             sup.procs[idx].one_shot = true;
             loop {
@@ -341,13 +378,13 @@ fn supervise(
                     }
                 }
                 check_running(sup, t0, timeout, None)?;
-                if started.elapsed() > READY_TIMEOUT {
+                if started.elapsed() > sup.ready_timeout {
                     return Err((
                         EXIT_ERROR,
                         format!(
-                            "{} printed no {marker:?} within {:.0} s",
+                            "{} printed no {marker:?} within {:.1} s",
                             node.name,
-                            READY_TIMEOUT.as_secs_f64()
+                            sup.ready_timeout.as_secs_f64()
                         ),
                     ));
                 }
@@ -355,6 +392,7 @@ fn supervise(
         }
     }
     let oracle = oracle.expect("validated: one oracle");
+    sup.stage = Stage::Observe;
     loop {
         for (i, line) in sup.pump(Duration::from_millis(100)) {
             if i == oracle {
@@ -362,6 +400,7 @@ fn supervise(
             }
         }
         if let Some(s) = sup.procs[oracle].exited {
+            sup.stage = Stage::Collect;
             // Drain what the reader threads still hold.
             for (i, line) in sup.pump(Duration::from_millis(300)) {
                 if i == oracle {

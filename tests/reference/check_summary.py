@@ -18,6 +18,9 @@ from statsmodels.stats.proportion import proportion_confint
 TOL = 1e-12
 
 
+CLASSES = ("pass", "fail", "invalid", "unsupported", "precondition_failed", "error")
+
+
 def safety_violation(v):
     return not (v["operating_region_containment"]["holds"] and v["obstacle_clearance"]["holds"])
 
@@ -65,12 +68,36 @@ def main(d: Path) -> int:
                 close(f"cell {key} {pred} p_hat", s["p_hat"], k / n)
                 close(f"cell {key} {pred} wilson_low", s["wilson_low"], float(lo))
                 close(f"cell {key} {pred} wilson_high", s["wilson_high"], float(hi))
+        # verdict-class counts, recomputed from each manifest's verdict_class
+        ref_classes = {c: 0 for c in CLASSES}
+        for m in runs:
+            ref_classes[m["verdict_class"]["class"]] += 1
+        if cell.get("verdict_classes") != ref_classes:
+            errors.append(f"cell {key} verdict_classes: {cell.get('verdict_classes')} vs {ref_classes}")
         checked += 1
     n_cells = math.prod(len(a["values"]) for a in scenario["axes"])
     if checked != n_cells:
         errors.append(f"summary has {checked} cells, scenario defines {n_cells}")
 
-    corpus = [m for m in manifests if not m["harness_only"]]
+    # resilience tests: class counts, p̂ and Wilson over pass + fail only
+    for t in summary.get("tests", []):
+        runs = [m for m in manifests if m.get("test", {}).get("test") == t["test"]
+                and not m["test"]["baseline"]]
+        ref_classes = {c: 0 for c in CLASSES}
+        for m in runs:
+            ref_classes[m["verdict_class"]["class"]] += 1
+        if t["verdict_classes"] != ref_classes:
+            errors.append(f"test {t['test']} verdict_classes: {t['verdict_classes']} vs {ref_classes}")
+        k, n = ref_classes["fail"], ref_classes["pass"] + ref_classes["fail"]
+        if (t["judged"], t["excluded"], t["failure"]["k"]) != (n, len(runs) - n, k):
+            errors.append(f"test {t['test']}: judged/excluded/k {t['judged']}/{t['excluded']}/{t['failure']['k']} vs {n}/{len(runs) - n}/{k}")
+        if n > 0:
+            lo, hi = proportion_confint(k, n, alpha=1 - conf, method="wilson")
+            close(f"test {t['test']} p_hat", t["failure"]["p_hat"], k / n)
+            close(f"test {t['test']} wilson_low", t["failure"]["wilson_low"], float(lo))
+            close(f"test {t['test']} wilson_high", t["failure"]["wilson_high"], float(hi))
+
+    corpus = [m for m in manifests if not m["harness_only"] and m["kind"] in ("grid", "nominal")]
     for pred, fn in (("safety", safety_violation), ("mission", mission_failure)):
         ref = {"success_ok": 0, "success_violated": 0, "failure_ok": 0, "failure_violated": 0, "no_report": 0}
         for m in corpus:

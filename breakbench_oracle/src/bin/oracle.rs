@@ -535,6 +535,7 @@ fn finish(
         faults: records,
         self_report,
         self_report_at_s,
+        judgement: breakbench_oracle::expect::RunJudgement::from_invariants(&verdict),
         verdict,
         contacts: Vec::new(),
         final_goal_distance_m: (last.x_m - world.goal.center_m[0])
@@ -546,6 +547,7 @@ fn finish(
         trace_sha256: sha256_hex(trace.as_bytes()),
         sim_time_s: last.t_s,
         wall_time_s: f.wall_s,
+        graph: None,
     };
     write_atomic(&f.manifest_dir.join(&trace_file), trace.as_bytes())?;
     let mpath = f

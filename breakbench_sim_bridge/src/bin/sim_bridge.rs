@@ -4,8 +4,11 @@
 //! Publishes `/clock` (rosgraph_msgs/Clock), `/scan` (LaserScan, `base_scan`),
 //! `/odom` (Odometry `odom`→`base_link`) and the same transform on `/tf`,
 //! ground truth on `/oracle/odom` (Odometry, frame `world`, never on `/tf`),
-//! `/gnss/fix` (NavSatFix, `gnss_link`), `/imu/data` (Imu, `imu_link`),
-//! `/wheel/odom` (Odometry), and once at start the REP-105 sensor frames on
+//! `/gnss/fix` (NavSatFix, `gnss_link`) and `/imu/data` (Imu, `imu_link`)
+//! when the robot file declares them (the same `Plant` sensors as an
+//! in-process run: rates, noise, bias and the world's datum come from the
+//! robot and world files), `/wheel/odom` (Odometry), and once at start the
+//! REP-105 sensor frames on
 //! `/tf_static` (`base_link` → `base_scan`, `gnss_link`, `imu_link`).
 //! Subscribes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
 //! `cmd_vel_stamped: true`). Every topic can be remapped.
@@ -43,21 +46,16 @@ use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
-use breakbench_sim_bridge::{GnssModel, ImuModel, Plant, PlantConfig};
+use breakbench_sim_bridge::{Plant, PlantConfig};
 use breakbench_world::world::Pose2;
 use breakbench_world::World;
+use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
     TransformStamped, Twist, TwistStamped, Vector3,
 };
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 
 const NODE_NAME: &str = "sim_bridge";
-/// ChaCha8 stream of the GNSS noise (the plant uses streams 1 and 2).
-const GNSS_STREAM: u64 = 3;
-/// ChaCha8 stream of the IMU noise.
-const IMU_STREAM: u64 = 4;
 /// History depth of every publisher: a lock-step period or a burst of
 /// free-running steps never holds more samples of one topic than this.
 const PUB_DEPTH: usize = 100;
@@ -93,11 +91,7 @@ struct Params {
     lockstep_timeout: Duration,
     cmd_vel_stamped: bool,
     clock_period_ns: u64,
-    gnss_period_ns: u64,
-    imu_period_ns: u64,
     wheel_period_ns: u64,
-    gnss: GnssModel,
-    imu: ImuModel,
     start_timeout: Duration,
     start_settle: Duration,
     stop_at: Option<Duration>,
@@ -134,17 +128,6 @@ fn period_ns(args: &RosArgs, name: &str, default_hz: f64, step_ns: u64) -> Resul
 
 impl Params {
     fn from_args(args: &RosArgs, step_ns: u64) -> Result<Self> {
-        let lat = args.param_f64("gnss_datum_lat_deg", 52.2297)?;
-        let lon = args.param_f64("gnss_datum_lon_deg", 21.0122)?;
-        let alt = args.param_f64("gnss_datum_alt_m", 100.0)?;
-        let gnss_noise = non_negative(args, "gnss_noise_stddev_m", 0.0)?;
-        let gnss = GnssModel::new(lat, lon, alt, gnss_noise)
-            .map_err(|m| anyhow::anyhow!("parameters gnss_*: {m}"))?;
-        let imu = ImuModel::new(
-            non_negative(args, "imu_gyro_noise_stddev_rad_s", 0.0)?,
-            non_negative(args, "imu_accel_noise_stddev_m_s2", 0.0)?,
-        )
-        .map_err(|m| anyhow::anyhow!("parameters imu_*: {m}"))?;
         // ROS integer parameters are int64: a u64 seed above i64::MAX (the
         // campaign's derived seeds) is passed as its two's-complement value.
         let seed = args.param_i64("seed", 0)?;
@@ -158,11 +141,7 @@ impl Params {
             lockstep_timeout: Duration::from_secs_f64(positive(args, "lockstep_timeout_s", 5.0)?),
             cmd_vel_stamped: args.param_bool("cmd_vel_stamped", false)?,
             clock_period_ns: period_ns(args, "clock_rate_hz", 100.0, step_ns)?,
-            gnss_period_ns: period_ns(args, "gnss_rate_hz", 10.0, step_ns)?,
-            imu_period_ns: period_ns(args, "imu_rate_hz", 100.0, step_ns)?,
             wheel_period_ns: period_ns(args, "wheel_rate_hz", 50.0, step_ns)?,
-            gnss,
-            imu,
             start_timeout: Duration::from_secs_f64(positive(args, "start_timeout_s", 20.0)?),
             start_settle: Duration::from_secs_f64(non_negative(args, "start_settle_s", 0.5)?),
             stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
@@ -297,21 +276,16 @@ fn run() -> Result<()> {
     let robot = PlantConfig::load(&robot_file)
         .with_context(|| format!("parameter 'robot_file' = {}", robot_file.display()))?;
     let timing = robot.timing(&robot_file.display().to_string())?;
-    let mut p = Params::from_args(&args, timing.step_ns)?;
-    let mut plant = Plant::new(&world, &robot, p.seed).with_context(|| {
-        format!(
-            "plant from {} and {}",
-            p.world_file.display(),
-            p.robot_file.display()
-        )
-    })?;
-    let stream = |k| {
-        let mut r = ChaCha8Rng::seed_from_u64(p.seed);
-        r.set_stream(k);
-        r
-    };
-    let mut gnss_rng = stream(GNSS_STREAM);
-    let mut imu_rng = stream(IMU_STREAM);
+    let p = Params::from_args(&args, timing.step_ns)?;
+    // The node publishes every sensor the robot file declares.
+    let mut plant =
+        Plant::new(&world, &robot, p.seed, &robot.sensor_channels()).with_context(|| {
+            format!(
+                "plant from {} and {}",
+                p.world_file.display(),
+                p.robot_file.display()
+            )
+        })?;
     let lockstep = p.real_time_factor == 0.0;
 
     let mut node = RosNode::new(env, args)?;
@@ -433,12 +407,18 @@ fn run() -> Result<()> {
         let out = plant.step();
         let now = plant.now();
         let ns = now.as_nanos() as u64;
-        if let Some(o) = out.odom {
-            publish(&pubs.tf, "/tf", odom_tf(&o));
-            publish(&pubs.odom, "/odom", o);
-        }
-        if let Some(s) = out.scan {
-            publish(&pubs.scan, "/scan", s);
+        // The plant's sensor pairs in its fixed order; each message type has
+        // one topic (the plant emits one channel per type).
+        for (_, m) in out.sensors {
+            match m {
+                SensorMsg::Odometry(o) => {
+                    publish(&pubs.tf, "/tf", odom_tf(&o));
+                    publish(&pubs.odom, "/odom", o);
+                }
+                SensorMsg::LaserScan(s) => publish(&pubs.scan, "/scan", s),
+                SensorMsg::NavSatFix(f) => publish(&pubs.gnss, "/gnss/fix", f),
+                SensorMsg::Imu(i) => publish(&pubs.imu, "/imu/data", i),
+            }
         }
         if let Some(t) = out.truth {
             publish(&pubs.truth, "/oracle/odom", t);
@@ -446,17 +426,6 @@ fn run() -> Result<()> {
         let pose: Pose2 = plant.true_pose();
         if ns.is_multiple_of(p.wheel_period_ns) {
             publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
-        }
-        if ns.is_multiple_of(p.gnss_period_ns) {
-            publish(
-                &pubs.gnss,
-                "/gnss/fix",
-                p.gnss.fix(&pose, now, &mut gnss_rng),
-            );
-        }
-        if ns.is_multiple_of(p.imu_period_ns) {
-            let m = p.imu.sample(&pose, plant.true_twist(), now, &mut imu_rng);
-            publish(&pubs.imu, "/imu/data", m);
         }
         if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
             publish(

@@ -15,7 +15,8 @@
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
 //! Parameters (all optional): `enable` (bool, false), `channels_file`
-//! (string, the package's `config/channels.yaml`), `seed` (integer, 0),
+//! (string, the package's `config/channels.yaml`), `seed` (integer, 0; each
+//! channel draws from its own stream `kraken_faults::channel_rng(seed, name)`),
 //! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
 //! false). An out-of-range parameter is an error with exit code 2.
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
@@ -30,12 +31,13 @@ use breakbench_ros::{
     qos, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown, TriggerSrv,
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_faults::{ChannelsConfig, FaultRng, Injector, MsgKind, Reliability, SensorMsg};
+use kraken_faults::{
+    channel_rng, ChannelsConfig, FaultRng, Injector, MsgKind, Reliability, SensorMsg,
+};
 use kraken_interfaces::ros::{
     Clock, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
 };
 use kraken_interfaces::{mode_name, FaultStatus, SetFaultRequest, SetFaultResponse};
-use rand::SeedableRng;
 
 const NODE_NAME: &str = "fault_injector";
 
@@ -189,7 +191,13 @@ fn run() -> Result<ExitCode> {
     }
     let cfg = ChannelsConfig::load(&channels_file)?;
     let mut injector = Injector::from_config(&cfg);
-    let mut rng = FaultRng::seed_from_u64(seed as u64);
+    // One fault stream per channel, from the seed and the channel name (as
+    // in-process: adding a channel changes no other channel's draws).
+    let mut rngs: Vec<FaultRng> = cfg
+        .channels
+        .iter()
+        .map(|c| channel_rng(seed as u64, &c.name))
+        .collect();
 
     let mut node = RosNode::new(env, args)?;
     tracing::info!(
@@ -363,7 +371,7 @@ fn run() -> Result<ExitCode> {
             let mut changed = false;
             match ev {
                 Some(Event::Input(i, msg)) => {
-                    if let Err(e) = injector.push(&names[i], msg, now, &mut rng) {
+                    if let Err(e) = injector.push(&names[i], msg, now, &mut rngs[i]) {
                         tracing::warn!("channel {}: {e}", names[i]);
                     }
                     release(&mut injector, &pubs, &names, i, now);
@@ -375,7 +383,12 @@ fn run() -> Result<ExitCode> {
                 }
                 Some(Event::SetFault(id, req)) => {
                     let spec = req.fault;
-                    let resp = match injector.set_fault_seeded(&spec, now, &mut rng) {
+                    let set = match names.iter().position(|n| *n == spec.channel) {
+                        Some(k) => injector.set_fault_seeded(&spec, now, &mut rngs[k]),
+                        // Unknown channel: the injector's error names it.
+                        None => injector.set_fault(&spec, now),
+                    };
+                    let resp = match set {
                         Ok(()) => {
                             let msg = format!(
                                 "set {} on channel '{}'",

@@ -1,6 +1,10 @@
 //! `kraken_scenario <scenario.yaml> [--ros-args ...]`: runs a kraken scenario
 //! file against a running `fault_injector`, calling its services at each
-//! step's `at_s` like a user would, and prints each step's response.
+//! step's `at_s` like a user would, and prints each step's response. The
+//! file's faults go through the same [`kraken_faults::FaultSchedule`] as an
+//! in-process run (set at `at_s`, cleared by the next clear_faults step,
+//! `duration_s` in the spec); the runner calls the services at the
+//! schedule's events ([`kraken_faults::FaultSchedule::events`]).
 //!
 //! Time: `at_s` counts from the moment both services were found, on the
 //! wall clock, or on `/clock` when the parameter `use_sim_time` is true.
@@ -18,9 +22,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context as _, Result};
+use anyhow::{bail, Result};
 use breakbench_ros::{Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
-use kraken_faults::{ScenarioAction, ScenarioFile};
+use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScheduleEvent};
 use kraken_interfaces::ros::TriggerRequest;
 use kraken_interfaces::{mode_name, SetFaultRequest};
 
@@ -68,6 +72,58 @@ async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -
     }
 }
 
+/// What the runner does at a time of its timeline.
+enum Act {
+    /// Call `set_fault` with schedule entry `.0`.
+    Set(usize),
+    /// Call `clear_faults`.
+    Clear,
+    /// Nothing (a wait step: the end of observation).
+    Wait,
+}
+
+/// The runner's timeline: every event of `schedule` (set_fault calls for its
+/// sets; one clear_faults call per clear time) with the label of the step it
+/// came from, a clear_faults step with nothing to clear (still called, as a
+/// user would), and the wait steps; in time order, at one time the
+/// schedule's order first.
+fn timeline<'a>(
+    scenario: &'a ScenarioFile,
+    schedule: &FaultSchedule,
+) -> Vec<(Duration, &'a str, Act)> {
+    let steps = |a: ScenarioAction| scenario.steps.iter().filter(move |s| s.action() == a);
+    let set_labels: Vec<&str> = steps(ScenarioAction::SetFault)
+        .map(|s| s.label.as_str())
+        .collect();
+    let clear_label = |at: Duration| {
+        steps(ScenarioAction::ClearFaults)
+            .find(|s| Duration::from_secs_f64(s.at_s) == at)
+            .map_or("clear_faults", |s| s.label.as_str())
+    };
+    let mut out: Vec<(Duration, &str, Act)> = schedule
+        .events()
+        .into_iter()
+        .map(|ev| match ev {
+            ScheduleEvent::Set { at, index } => (at, set_labels[index], Act::Set(index)),
+            ScheduleEvent::Clear { at, .. } => (at, clear_label(at), Act::Clear),
+        })
+        .collect();
+    for s in steps(ScenarioAction::ClearFaults) {
+        let at = Duration::from_secs_f64(s.at_s);
+        if !out
+            .iter()
+            .any(|(t, _, a)| matches!(a, Act::Clear) && *t == at)
+        {
+            out.push((at, s.label.as_str(), Act::Clear));
+        }
+    }
+    for s in steps(ScenarioAction::Wait) {
+        out.push((Duration::from_secs_f64(s.at_s), s.label.as_str(), Act::Wait));
+    }
+    out.sort_by_key(|(t, _, _)| *t);
+    out
+}
+
 fn run() -> Result<bool> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), "kraken_scenario")?;
     let [file] = rest.as_slice() else {
@@ -77,6 +133,13 @@ fn run() -> Result<bool> {
     };
     let path = PathBuf::from(file);
     let scenario = ScenarioFile::load(&path).map_err(|e| BadParam(e.to_string()))?;
+    // The faults as the one schedule type (sets, clears, durations), then
+    // the runner's timeline: the schedule's events with the steps' labels,
+    // and the wait steps.
+    let schedule = scenario
+        .schedule()
+        .map_err(|e| BadParam(format!("{}: {e}", path.display())))?;
+    let timeline = timeline(&scenario, &schedule);
     let injector = args.param_string("injector", "/fault_injector")?;
     let timeout_s = args.param_f64("timeout_s", 10.0)?;
     if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
@@ -130,8 +193,8 @@ fn run() -> Result<bool> {
         let t0 = clock.now();
         let wall0 = Instant::now();
         let mut all_ok = true;
-        for step in &scenario.steps {
-            let at = Duration::from_secs_f64(step.at_s);
+        for (at, label, act) in &timeline {
+            let (at, label) = (*at, *label);
             // Sleep until at_s on the node's clock (poll /clock under sim time).
             loop {
                 if let Some((sub, sim)) = &clock_sub {
@@ -152,11 +215,9 @@ fn run() -> Result<bool> {
                 smol::Timer::after(nap).await;
             }
             let t = clock.now().saturating_sub(t0).as_secs_f64();
-            match step.action() {
-                ScenarioAction::SetFault => {
-                    let spec = step
-                        .to_fault_spec()
-                        .with_context(|| format!("step '{}'", step.label))?;
+            match act {
+                Act::Set(entry) => {
+                    let spec = schedule.entries()[*entry].spec.clone();
                     let desc = format!(
                         "set_fault {} on {}",
                         mode_name(spec.mode).unwrap_or("?"),
@@ -172,46 +233,42 @@ fn run() -> Result<bool> {
                             all_ok &= r.success;
                             println!(
                                 "[{t:8.3} s] {}: {desc}: success={} message={:?}",
-                                step.label, r.success, r.message
+                                label, r.success, r.message
                             );
                         }
                         Some(Err(e)) => {
                             all_ok = false;
-                            println!("[{t:8.3} s] {}: {desc}: call failed: {e}", step.label);
+                            println!("[{t:8.3} s] {label}: {desc}: call failed: {e}");
                         }
                         None => {
                             all_ok = false;
-                            println!(
-                                "[{t:8.3} s] {}: {desc}: no response within {timeout:?}",
-                                step.label
-                            );
+                            println!("[{t:8.3} s] {label}: {desc}: no response within {timeout:?}");
                         }
                     }
                 }
-                ScenarioAction::ClearFaults => {
+                Act::Clear => {
                     let req = Msg(TriggerRequest::default());
                     match with_timeout(timeout, clear.async_call_service(req)).await {
                         Some(Ok(Msg(r))) => {
                             all_ok &= r.success;
                             println!(
                                 "[{t:8.3} s] {}: clear_faults: success={} message={:?}",
-                                step.label, r.success, r.message
+                                label, r.success, r.message
                             );
                         }
                         Some(Err(e)) => {
                             all_ok = false;
-                            println!("[{t:8.3} s] {}: clear_faults: call failed: {e}", step.label);
+                            println!("[{t:8.3} s] {label}: clear_faults: call failed: {e}");
                         }
                         None => {
                             all_ok = false;
                             println!(
-                                "[{t:8.3} s] {}: clear_faults: no response within {timeout:?}",
-                                step.label
+                                "[{t:8.3} s] {label}: clear_faults: no response within {timeout:?}"
                             );
                         }
                     }
                 }
-                ScenarioAction::Wait => println!("[{t:8.3} s] {}: wait", step.label),
+                Act::Wait => println!("[{t:8.3} s] {label}: wait"),
             }
         }
         println!(

@@ -122,9 +122,50 @@ pub(super) const MODES: &[Registration] = &[
     Registration {
         mode: FaultSpec::BIAS_RAMP,
         build: |spec, t| Ok(Box::new(BiasRamp::from_spec(spec, t)?)),
+        changes: |kind| match kind {
+                MsgKind::Odometry => &[TWIST_LINEAR],
+                MsgKind::LaserScan => &["ranges"],
+                _ => &[],
+            },
     },
     Registration {
         mode: FaultSpec::BIAS,
         build: |spec, t| Ok(Box::new(Bias::from_spec(spec, t)?)),
+        changes: |kind| match kind {
+                MsgKind::Odometry => &[TWIST_LINEAR],
+                MsgKind::LaserScan => &["ranges"],
+                _ => &[],
+            },
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::FaultSpec;
+
+    /// bias with a step: 0.5 m/s on wheel linear.x from 1 s after set.
+    #[test]
+    fn bias_steps_in_at_step_at_s() {
+        let mut c = Channel::new("wheel", MsgKind::Odometry);
+        let mut r = rng(1);
+        c.set_fault(
+            &FaultSpec {
+                bias: 0.5,
+                step_at_s: 1.0,
+                ..FaultSpec::new("wheel", FaultSpec::BIAS)
+            },
+            ms(500),
+        )
+        .unwrap();
+        let x = |c: &mut Channel, r: &mut _, t| {
+            let SensorMsg::Odometry(o) = step(c, SensorMsg::Odometry(odom(t)), t, r).remove(0) else {
+                panic!()
+            };
+            o.twist.twist.linear.x
+        };
+        assert_eq!(x(&mut c, &mut r, ms(1400)), 0.4);
+        assert_eq!(x(&mut c, &mut r, ms(1500)), 0.9);
+    }
+}

@@ -78,4 +78,39 @@ impl FaultStage for CorruptStatus {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::CORRUPT_STATUS,
     build: |spec, t| Ok(Box::new(CorruptStatus::from_spec(spec, t)?)),
+    changes: |kind| match kind {
+            MsgKind::Odometry => &["pose.covariance", "twist.covariance"],
+            MsgKind::LaserScan => &[],
+            _ => &[],
+        },
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::ros::NavSatStatus;
+    use kraken_interfaces::FaultSpec;
+
+    /// corrupt_status on gnss: data unchanged, status GBAS_FIX, covariance x 0.01.
+    #[test]
+    fn corrupt_status_lies_about_quality() {
+        let mut r = rng(1);
+        let mut c = Channel::new("gnss", MsgKind::NavSatFix);
+        let spec = FaultSpec {
+            covariance_scale: 0.01,
+            ..FaultSpec::new("gnss", FaultSpec::CORRUPT_STATUS)
+        };
+        c.set_fault(&spec, ms(0)).unwrap();
+        let mut m = fix(ms(0));
+        m.status.status = NavSatStatus::STATUS_FIX;
+        let SensorMsg::NavSatFix(f) = step(&mut c, SensorMsg::NavSatFix(m), ms(0), &mut r).remove(0)
+        else {
+            panic!()
+        };
+        assert_eq!(f.status.status, NavSatStatus::STATUS_GBAS_FIX);
+        assert_eq!(f.position_covariance[0], 0.0025);
+        assert_eq!(f.position_covariance[8], 0.01);
+        assert_eq!((f.latitude, f.longitude, f.altitude), (LAT0, LON0, 520.0));
+    }
+}

@@ -48,4 +48,5 @@ pub(super) const MODES: &[Registration] = &[Registration {
             Dropout
         }))
     },
+    changes: |_| &[DELIVERY],
 }];

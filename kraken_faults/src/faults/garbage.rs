@@ -127,4 +127,61 @@ impl FaultStage for Garbage {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::GARBAGE,
     build: |spec, t| Ok(Box::new(Garbage::from_spec(spec, t)?)),
+    changes: |kind| match kind {
+            MsgKind::Odometry => &["pose.pose.position", TWIST_LINEAR, TWIST_ANGULAR],
+            MsgKind::LaserScan => &["ranges"],
+            _ => &[],
+        },
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::SensorMsg;
+    use kraken_interfaces::FaultSpec;
+
+    /// garbage in [-5, 5]: every drawn value in bounds and finite; with
+    /// allow_non_finite about 10 % non-finite (of 6000 values, s.e. 0.4 %),
+    /// the finite ones still in bounds; covariance untouched.
+    #[test]
+    fn garbage_is_bounded_and_finite_unless_asked() {
+        for allow in [false, true] {
+            let mut c = imu_channel(FaultSpec {
+                garbage_min: -5.0,
+                garbage_max: 5.0,
+                allow_non_finite: allow,
+                ..FaultSpec::new("imu", FaultSpec::GARBAGE)
+            });
+            let mut r = rng(9);
+            let mut non_finite = 0;
+            let mut distinct = std::collections::BTreeSet::new();
+            for k in 0..1000 {
+                let SensorMsg::Imu(i) =
+                    step(&mut c, SensorMsg::Imu(imu(ms(k))), ms(k), &mut r).remove(0)
+                else {
+                    panic!()
+                };
+                let (w, a) = (i.angular_velocity, i.linear_acceleration);
+                for v in [w.x, w.y, w.z, a.x, a.y, a.z] {
+                    if v.is_finite() {
+                        assert!((-5.0..=5.0).contains(&v), "{v}");
+                        distinct.insert(v.to_bits());
+                    } else {
+                        non_finite += 1;
+                    }
+                }
+                assert_eq!(
+                    i.angular_velocity_covariance,
+                    imu(ms(0)).angular_velocity_covariance
+                );
+            }
+            assert!(distinct.len() > 5000, "values are random, not constant");
+            if allow {
+                let frac = non_finite as f64 / 6000.0;
+                assert!((frac - 0.1).abs() < 0.02, "non-finite fraction {frac}");
+            } else {
+                assert_eq!(non_finite, 0);
+            }
+        }
+    }
+}

@@ -31,4 +31,5 @@ pub(super) const MODES: &[Registration] = &[Registration {
             Passthrough
         }))
     },
+    changes: |_| &[],
 }];

@@ -45,6 +45,14 @@ pub trait FaultStage: Send {
     /// was set. Time-dependent stages (bias_ramp, step bias) measure from it;
     /// when never called they measure from the first message they see.
     fn on_set(&mut self, _now: Duration) {}
+    /// `true` when `apply` returns its input unchanged (bit for bit, at once,
+    /// exactly one output) for every message and keeps no state, e.g. a delay
+    /// of 0 or a scale factor of 1: the channel then skips the call and the
+    /// input's copy it would keep for the statistics and probes. Default
+    /// `false`.
+    fn is_identity(&self) -> bool {
+        false
+    }
 }
 
 fn now_only(msg: SensorMsg) -> Vec<(Duration, SensorMsg)> {
@@ -100,14 +108,52 @@ fn elapsed(set_at: &mut Option<Duration>, now: Duration) -> f64 {
 /// A mode's constructor: the stage for a spec on a target channel.
 pub type BuildFn = fn(&FaultSpec, Target<'_>) -> Result<Box<dyn FaultStage>, FaultError>;
 
-/// One mode's entry in the registry: its constant and its constructor (which
-/// checks the parameters, see each mode's `from_spec`).
+/// The message field groups a mode changes on a message type (or
+/// [`DELIVERY`]); fields not named pass bit for bit.
+pub type ChangesFn = fn(MsgKind) -> &'static [&'static str];
+
+/// Whether and when a message is delivered (loss, hold, duplication, order):
+/// what every consumer sees.
+pub const DELIVERY: &str = "delivery";
+/// `nav_msgs/Odometry` `twist.twist.linear`.
+pub const TWIST_LINEAR: &str = "twist.twist.linear";
+/// `nav_msgs/Odometry` `twist.twist.angular`.
+pub const TWIST_ANGULAR: &str = "twist.twist.angular";
+/// Every field group of `nav_msgs/Odometry` a mode can change.
+pub const ODOM_FIELDS: [&str; 7] = [
+    "header.stamp",
+    "pose.pose.position",
+    "pose.pose.orientation",
+    "pose.covariance",
+    TWIST_LINEAR,
+    TWIST_ANGULAR,
+    "twist.covariance",
+];
+/// Every field group of `sensor_msgs/LaserScan` a mode can change.
+pub const SCAN_FIELDS: [&str; 2] = ["header.stamp", "ranges"];
+
+/// One mode's entry in the registry: its constant, its constructor (which
+/// checks the parameters, see each mode's `from_spec`) and the field groups
+/// it changes per message type.
 #[derive(Clone, Copy)]
 pub struct Registration {
     /// The `FaultSpec` mode constant.
     pub mode: u8,
     /// Builds the stage for a spec of this mode on a target channel.
     pub build: BuildFn,
+    /// The field groups (of [`ODOM_FIELDS`], [`SCAN_FIELDS`], …) or
+    /// [`DELIVERY`] the mode changes on each message type, as its docstring
+    /// says.
+    pub changes: ChangesFn,
+}
+
+/// The field groups of a `kind` message that `mode` changes (or
+/// [`DELIVERY`]), from the mode's own registration; nothing for a mode no
+/// file registers.
+pub fn mode_changes(mode: u8, kind: MsgKind) -> &'static [&'static str] {
+    registrations()
+        .find(|r| r.mode == mode)
+        .map_or(&[], |r| (r.changes)(kind))
 }
 
 // `pub mod <file>;` for every file of this folder and `REGISTRY`, the list of

@@ -132,4 +132,87 @@ impl FaultStage for PacketLoss {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::PACKET_LOSS,
     build: |spec, t| Ok(Box::new(PacketLoss::from_spec(spec, t)?)),
+    changes: |_| &[DELIVERY],
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::SensorMsg;
+    use kraken_interfaces::FaultSpec;
+
+    fn loss_rate(spec: FaultSpec, n: u64, seed: u64) -> f64 {
+        let mut c = imu_channel(spec);
+        let mut r = rng(seed);
+        let mut out = 0u64;
+        for k in 0..n {
+            out += step(&mut c, SensorMsg::Imu(imu(ms(k))), ms(k), &mut r).len() as u64;
+        }
+        1.0 - out as f64 / n as f64
+    }
+
+    /// Gilbert-Elliott p = 0.05, r = 0.2: stationary loss p/(p+r) = 0.2. With
+    /// lag-1 correlation 1-p-r = 0.75 the variance of the mean is inflated by
+    /// (1+0.75)/(1-0.75) = 7: s.e. = sqrt(0.2*0.8*7/200000) = 0.0024; tolerance
+    /// 0.01 (about 4 s.e.), seed 11.
+    #[test]
+    fn gilbert_elliott_long_run_rate_is_stationary_probability() {
+        let spec = FaultSpec {
+            loss_model: FaultSpec::LOSS_GILBERT_ELLIOTT,
+            loss_probability: 0.05,
+            recovery_probability: 0.2,
+            ..FaultSpec::new("imu", FaultSpec::PACKET_LOSS)
+        };
+        let rate = loss_rate(spec, 200_000, 11);
+        assert!((rate - 0.2).abs() < 0.01, "loss rate {rate}");
+    }
+
+    /// Bernoulli 0.3: s.e. sqrt(0.21/100000) = 0.0014; tolerance 0.006.
+    /// Burst p = 0.02, length 5: each delivered message starts a burst with
+    /// probability p, so (1-p)/p = 49 delivered per 5 lost: 5/54 = 0.0926.
+    #[test]
+    fn bernoulli_and_burst_loss_rates() {
+        let b = loss_rate(
+            FaultSpec {
+                loss_probability: 0.3,
+                ..FaultSpec::new("imu", FaultSpec::PACKET_LOSS)
+            },
+            100_000,
+            5,
+        );
+        assert!((b - 0.3).abs() < 0.006, "bernoulli {b}");
+        let spec = FaultSpec {
+            loss_model: FaultSpec::LOSS_BURST,
+            loss_probability: 0.02,
+            burst_length: 5,
+            ..FaultSpec::new("imu", FaultSpec::PACKET_LOSS)
+        };
+        let burst = loss_rate(spec, 100_000, 5);
+        assert!((burst - 5.0 / 54.0).abs() < 0.01, "burst {burst}");
+    }
+
+    /// Bursts really are bursts: every run of lost messages has length 5 (a
+    /// burst can start right after another one ends, giving 10, 15, ...).
+    #[test]
+    fn burst_runs_are_multiples_of_burst_length() {
+        let mut c = imu_channel(FaultSpec {
+            loss_model: FaultSpec::LOSS_BURST,
+            loss_probability: 0.05,
+            burst_length: 5,
+            ..FaultSpec::new("imu", FaultSpec::PACKET_LOSS)
+        });
+        let mut r = rng(2);
+        let mut run = 0;
+        let mut runs = Vec::new();
+        for k in 0..20_000 {
+            if step(&mut c, SensorMsg::Imu(imu(ms(k))), ms(k), &mut r).is_empty() {
+                run += 1;
+            } else if run > 0 {
+                runs.push(run);
+                run = 0;
+            }
+        }
+        assert!(runs.len() > 100, "{} bursts", runs.len());
+        assert!(runs.iter().all(|n| n % 5 == 0), "{runs:?}");
+    }
+}

@@ -86,4 +86,55 @@ impl FaultStage for Saturation {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SATURATION,
     build: |spec, t| Ok(Box::new(Saturation::from_spec(spec, t)?)),
+    changes: |kind| match kind {
+            MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
+            MsgKind::LaserScan => &["ranges"],
+            _ => &[],
+        },
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::FaultSpec;
+
+    /// saturation 0.2: imu yaw rate 0.25 -> 0.2, scan ranges > 2 m -> 2 m
+    /// (inf stays inf), wheel 0.4 m/s -> 0.2.
+    #[test]
+    fn saturation_clips() {
+        let mut r = rng(1);
+        let mut c = imu_channel(FaultSpec {
+            saturation_limit: 0.2,
+            ..FaultSpec::new("imu", FaultSpec::SATURATION)
+        });
+        let SensorMsg::Imu(i) = step(&mut c, SensorMsg::Imu(imu(ms(0))), ms(0), &mut r).remove(0)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (
+                i.angular_velocity.x,
+                i.angular_velocity.y,
+                i.angular_velocity.z
+            ),
+            (0.01, -0.02, 0.2)
+        );
+        let mut c = Channel::new("scan", MsgKind::LaserScan);
+        c.set_fault(
+            &FaultSpec {
+                saturation_limit: 2.0,
+                ..FaultSpec::new("scan", FaultSpec::SATURATION)
+            },
+            ms(0),
+        )
+        .unwrap();
+        let SensorMsg::LaserScan(s) =
+            step(&mut c, SensorMsg::LaserScan(scan(ms(0))), ms(0), &mut r).remove(0)
+        else {
+            panic!()
+        };
+        assert_eq!(s.ranges[..4], [1.0, 1.5, 2.0, f32::INFINITY]);
+        assert_eq!(s.ranges[5..], [2.0, 0.5, 2.0]);
+    }
+}

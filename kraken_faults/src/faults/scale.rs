@@ -78,10 +78,78 @@ impl FaultStage for Scale {
         }
         now_only(msg)
     }
+    /// Factor 1: `v * 1 = v` exactly for every finite and infinite value
+    /// (and `sat` keeps them), so every field is unchanged.
+    fn is_identity(&self) -> bool {
+        self.factor == 1.0
+    }
 }
 
 /// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SCALE,
     build: |spec, t| Ok(Box::new(Scale::from_spec(spec, t)?)),
+    changes: |kind| match kind {
+            MsgKind::Odometry => &["pose.pose.position"],
+            MsgKind::LaserScan => &["ranges"],
+            _ => &[],
+        },
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::FaultSpec;
+
+    /// scale: odometry position about the origin (x 2 -> 2.4 for 1.2, -> -2 for
+    /// -1: sign flip), imu angular velocity x -1; scan ranges x 0.5 (inf stays inf).
+    #[test]
+    fn scale_and_sign_flip() {
+        let mut r = rng(1);
+        for (f, want) in [(1.2, (2.4, -1.2)), (-1.0, (-2.0, 1.0))] {
+            let mut c = Channel::new("odom", MsgKind::Odometry)
+                .with_probe(Box::new(kraken_faults::RatioXProbe::default()));
+            c.set_fault(
+                &FaultSpec {
+                    scale_factor: f,
+                    ..FaultSpec::new("odom", FaultSpec::SCALE)
+                },
+                ms(0),
+            )
+            .unwrap();
+            let SensorMsg::Odometry(o) =
+                step(&mut c, SensorMsg::Odometry(odom(ms(0))), ms(0), &mut r).remove(0)
+            else {
+                panic!()
+            };
+            assert_eq!((o.pose.pose.position.x, o.pose.pose.position.y), want);
+            assert_eq!(o.twist, odom(ms(0)).twist);
+            assert!((c.probes()[0].value().unwrap() - f).abs() < 1e-15);
+        }
+        let mut c = imu_channel(FaultSpec {
+            scale_factor: -1.0,
+            ..FaultSpec::new("imu", FaultSpec::SCALE)
+        });
+        let SensorMsg::Imu(i) = step(&mut c, SensorMsg::Imu(imu(ms(0))), ms(0), &mut r).remove(0)
+        else {
+            panic!()
+        };
+        assert_eq!(i.angular_velocity.z, -0.25);
+        let mut c = Channel::new("scan", MsgKind::LaserScan);
+        c.set_fault(
+            &FaultSpec {
+                scale_factor: 0.5,
+                ..FaultSpec::new("scan", FaultSpec::SCALE)
+            },
+            ms(0),
+        )
+        .unwrap();
+        let SensorMsg::LaserScan(s) =
+            step(&mut c, SensorMsg::LaserScan(scan(ms(0))), ms(0), &mut r).remove(0)
+        else {
+            panic!()
+        };
+        assert_eq!(&s.ranges[..4], &[0.5, 0.75, 1.0, f32::INFINITY]);
+    }
+}

@@ -49,4 +49,40 @@ impl FaultStage for Stuck {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::STUCK,
     build: |spec, t| Ok(Box::new(Stuck::from_spec(spec, t))),
+    changes: |kind| match kind {
+            MsgKind::Odometry => &ODOM_FIELDS,
+            MsgKind::LaserScan => &SCAN_FIELDS,
+            _ => &[],
+        },
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::SensorMsg;
+    use kraken_interfaces::FaultSpec;
+
+    /// stuck: data frozen at the first faulted sample, stamps fresh (or frozen
+    /// with freeze_stamp).
+    #[test]
+    fn stuck_freezes_value_with_fresh_or_frozen_stamps() {
+        for freeze in [false, true] {
+            let mut c = imu_channel(FaultSpec {
+                freeze_stamp: freeze,
+                ..FaultSpec::new("imu", FaultSpec::STUCK)
+            });
+            let mut r = rng(1);
+            for k in 0..5u64 {
+                let t = ms(100 * k);
+                let mut m = imu(t);
+                m.angular_velocity.z = k as f64;
+                let SensorMsg::Imu(o) = step(&mut c, SensorMsg::Imu(m), t, &mut r).remove(0) else {
+                    panic!()
+                };
+                assert_eq!(o.angular_velocity.z, 0.0, "frozen at the first sample");
+                let want = if freeze { stamp(ms(0)) } else { stamp(t) };
+                assert_eq!(o.header.stamp, want);
+            }
+        }
+    }
+}

@@ -58,4 +58,30 @@ impl FaultStage for TimestampJump {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::TIMESTAMP_JUMP,
     build: |spec, t| Ok(Box::new(TimestampJump::from_spec(spec, t)?)),
+    changes: |_| &["header.stamp"],
 }];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::SensorMsg;
+    use kraken_interfaces::FaultSpec;
+
+    /// timestamp_jump shifts the stamp by the offset (-0.25 s back, 2.5 s ahead).
+    #[test]
+    fn timestamp_jump_shifts_the_stamp() {
+        let mut r = rng(1);
+        let mut c = imu_channel(FaultSpec {
+            timestamp_offset_s: -0.25,
+            ..FaultSpec::new("imu", FaultSpec::TIMESTAMP_JUMP)
+        });
+        let out = step(&mut c, SensorMsg::Imu(imu(ms(1000))), ms(1000), &mut r).remove(0);
+        assert_eq!(out.header().stamp, stamp(ms(750)));
+        let mut c = imu_channel(FaultSpec {
+            timestamp_offset_s: 2.5,
+            ..FaultSpec::new("imu", FaultSpec::TIMESTAMP_JUMP)
+        });
+        let out = step(&mut c, SensorMsg::Imu(imu(ms(1000))), ms(1000), &mut r).remove(0);
+        assert_eq!(out.header().stamp, stamp(ms(3500)));
+    }
+}

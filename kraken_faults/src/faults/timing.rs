@@ -38,6 +38,9 @@ impl FaultStage for Delay {
     ) -> Vec<(Duration, SensorMsg)> {
         vec![(self.delay, msg)]
     }
+    fn is_identity(&self) -> bool {
+        self.delay.is_zero()
+    }
 }
 
 /// `jitter` (REQ-FAULT-TIMING): each message held a seeded uniform
@@ -154,17 +157,72 @@ pub(super) const MODES: &[Registration] = &[
     Registration {
         mode: FaultSpec::DELAY,
         build: |spec, t| Ok(Box::new(Delay::from_spec(spec, t)?)),
+        changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::JITTER,
         build: |spec, t| Ok(Box::new(Jitter::from_spec(spec, t)?)),
+        changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::DUPLICATE,
         build: |spec, t| Ok(Box::new(Duplicate::from_spec(spec, t)?)),
+        changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::REORDER,
         build: |spec, t| Ok(Box::new(Reorder::from_spec(spec, t)?)),
+        changes: |_| &[DELIVERY],
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::test_common::*;
+    use crate::SensorMsg;
+    use kraken_interfaces::FaultSpec;
+
+    /// Timing modes: duplicate (p = 1) doubles, reorder (p = 1 on the first)
+    /// swaps a pair, jitter stays in [0, jitter_s].
+    #[test]
+    fn timing_modes() {
+        let mut r = rng(1);
+        let mut c = imu_channel(FaultSpec {
+            probability: 1.0,
+            ..FaultSpec::new("imu", FaultSpec::DUPLICATE)
+        });
+        assert_eq!(
+            step(&mut c, SensorMsg::Imu(imu(ms(0))), ms(0), &mut r).len(),
+            2
+        );
+
+        let mut c = imu_channel(FaultSpec {
+            probability: 1.0,
+            ..FaultSpec::new("imu", FaultSpec::REORDER)
+        });
+        assert!(step(&mut c, SensorMsg::Imu(imu(ms(0))), ms(0), &mut r).is_empty());
+        let pair = step(&mut c, SensorMsg::Imu(imu(ms(10))), ms(10), &mut r);
+        assert_eq!(
+            pair.iter().map(|m| m.header().stamp).collect::<Vec<_>>(),
+            vec![stamp(ms(10)), stamp(ms(0))]
+        );
+
+        let mut c = imu_channel(FaultSpec {
+            jitter_s: 0.05,
+            ..FaultSpec::new("imu", FaultSpec::JITTER)
+        });
+        // 1 kHz stream, polled every 1 ms: latency = release time rounded up to
+        // the next millisecond, so at most 50 ms; 200 uniform draws in [0, 50] ms
+        // make a max below 30 ms vanishingly unlikely (0.6^200).
+        let mut got = 0;
+        for k in 0..260u64 {
+            if k < 200 {
+                c.push(SensorMsg::Imu(imu(ms(k))), ms(k), &mut r);
+            }
+            got += c.poll(ms(k)).len();
+        }
+        assert_eq!(got, 200);
+        let max = c.stats().latency_max_s;
+        assert!(max <= 0.05 + 1e-9 && max > 0.03, "{max}");
+    }
+}

@@ -283,3 +283,17 @@ pub fn assert_no_new_non_finite(input: &SensorMsg, output: &SensorMsg, what: &st
         assert!(bad(&b) <= bad(&a), "{what}: new non-finite values");
     }
 }
+
+/// A channel named `imu` carrying `sensor_msgs/Imu` with `spec` set at t = 0.
+pub fn imu_channel(spec: kraken_interfaces::FaultSpec) -> Channel {
+    let mut c = Channel::new("imu", MsgKind::Imu);
+    c.set_fault(
+        &kraken_interfaces::FaultSpec {
+            channel: "imu".into(),
+            ..spec
+        },
+        Duration::ZERO,
+    )
+    .unwrap();
+    c
+}

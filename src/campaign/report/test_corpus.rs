@@ -59,6 +59,11 @@ pub(super) fn manifest(
             cleared_s: None,
         })
         .collect();
+    let verdict = Verdict {
+        operating_region_containment: pred(true, 0.5),
+        obstacle_clearance: pred(safety_ok, if safety_ok { 0.4 } else { -0.05 }),
+        mission_completion_true_pose: pred(mission_ok, if mission_ok { 20.0 } else { -1.0 }),
+    };
     Manifest {
         schema: MANIFEST_SCHEMA.into(),
         run_id: run_id.into(),
@@ -80,11 +85,8 @@ pub(super) fn manifest(
             SelfReport::Success
         },
         self_report_at_s: Some(20.0),
-        verdict: Verdict {
-            operating_region_containment: pred(true, 0.5),
-            obstacle_clearance: pred(safety_ok, if safety_ok { 0.4 } else { -0.05 }),
-            mission_completion_true_pose: pred(mission_ok, if mission_ok { 20.0 } else { -1.0 }),
-        },
+        judgement: breakbench_oracle::expect::RunJudgement::from_invariants(&verdict),
+        verdict,
         contacts: vec![],
         final_goal_distance_m: if mission_ok { 0.1 } else { 2.5 },
         isolation: Some(IsolationRecord { passed: true }),
@@ -92,6 +94,7 @@ pub(super) fn manifest(
         trace_sha256: String::new(),
         sim_time_s: 60.0,
         wall_time_s: 0.0,
+        graph: None,
     }
 }
 

@@ -1,0 +1,57 @@
+//! The executor seam of the campaign engine: what runs one planned run and
+//! returns its manifest and trace. The engine ([`super::runner`]) does the
+//! rest (plan, resume, atomic writes, summary, report, JUnit) the same way
+//! for every executor.
+//!
+//! * [`InProcess`]: plant, fault stages, navigator and oracle in this
+//!   process on one sim clock ([`super::run::execute`]).
+//! * [`super::graph::GraphExecutor`]: each run on a ROS 2 graph of child
+//!   processes (`breakbench campaign --graph <launch config>`).
+
+use super::manifest::Provenance;
+use super::run::{RunOutput, RunSpec};
+use super::{CampaignError, Scenario};
+
+/// Executes one run of a campaign's plan.
+///
+/// Implementations are shared by the engine's worker threads (`--jobs N`
+/// calls [`Executor::execute`] from N threads at once).
+pub trait Executor: Sync {
+    /// Runs `spec` of `scenario` and returns its manifest (trace hash left
+    /// for the engine to fill in) and its ground-truth trace as CSV.
+    ///
+    /// # Errors
+    /// Only errors that make the whole campaign impossible (a configuration
+    /// error); a run that went wrong on its own is a manifest (for a graph:
+    /// an `invalid` one), never an error.
+    fn execute(
+        &self,
+        scenario: &Scenario,
+        spec: &RunSpec,
+        provenance: &Provenance,
+    ) -> Result<RunOutput, CampaignError>;
+
+    /// True when this executor's manifests carry a graph record
+    /// ([`super::manifest::GraphRecord`]); a manifest made by the other kind
+    /// of executor is not reused on resume.
+    fn on_graph(&self) -> bool;
+}
+
+/// The in-process executor ([`super::run::execute`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InProcess;
+
+impl Executor for InProcess {
+    fn execute(
+        &self,
+        scenario: &Scenario,
+        spec: &RunSpec,
+        provenance: &Provenance,
+    ) -> Result<RunOutput, CampaignError> {
+        super::run::execute(scenario, spec, provenance)
+    }
+
+    fn on_graph(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,470 @@
+//! The graph executor: each run of a campaign on a ROS 2 graph of child
+//! processes (`breakbench campaign <scenario> --graph <launch config>`),
+//! started by the supervisor of `breakbench up` ([`crate::supervisor`]).
+//!
+//! Per run, a state machine with a deadline per state (the state reached is
+//! recorded in the manifest's [`GraphRecord`]):
+//!
+//! 1. `start`: the launch config's nodes start on the run's own
+//!    `ROS_DOMAIN_ID`, each within [`GraphOptions::ready_timeout`] of its
+//!    start (its ready marker).
+//! 2. `arm`: a grid run's faults (one per axis, at the cell's value) are set
+//!    through the injector's real `set_fault` service by `kraken_scenario`
+//!    before the clock source starts; they are confirmed `applied` from the
+//!    injector's `/fault_injector/status` as the oracle node recorded it in
+//!    its manifest (channel, mode and requested parameter of every axis, with
+//!    its first-applied time), not from the service reply.
+//! 3. `observe`: the plant (seeded with the run's seed) runs to the oracle's
+//!    verdict within [`GraphOptions::run_timeout`] (the whole run's deadline).
+//! 4. `collect`: the oracle's verdict line and the manifest and trace it wrote.
+//! 5. `stop` / `reset`: every process group the run started is signalled and
+//!    checked gone (no leftover process); a nominal run must report no fault.
+//!
+//! A missed deadline, an unconfirmed fault, a real-time factor below
+//! [`GraphOptions::min_rtf`] or a leftover process make the run `invalid`
+//! (never `fail`): its manifest carries the state it stopped in and why;
+//! the summary does not count it, and a resumed campaign runs it again.
+//!
+//! The positive canary (an open-loop controller) has no node in the graph:
+//! its run is `invalid` (`unsupported`) on a graph.
+
+use breakbench_oracle::expect::record::RunJudgement;
+use breakbench_oracle::expect::{ClassifiedVerdict, VerdictClass};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use breakbench_oracle::{PredicateResult, Verdict};
+use kraken_interfaces::SelfReport;
+
+use super::executor::Executor;
+use super::manifest::{GraphRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA};
+use super::run::{RunOutput, RunSpec};
+use super::trace::{trace_file, TraceWriter};
+use super::{CampaignError, Scenario};
+use crate::supervisor::{self, Stage, UpOptions};
+
+/// How the graph executor runs its graphs.
+#[derive(Debug, Clone)]
+pub struct GraphOptions {
+    /// The `breakbench up` launch config (e.g. `launch/corridor.graph.yaml`).
+    pub config: PathBuf,
+    /// Share directory (default: the parent of the config's `launch/` directory).
+    pub share_dir: Option<PathBuf>,
+    /// Runs use `ROS_DOMAIN_ID`s `domain_base .. domain_base + jobs`, one per
+    /// graph running at once.
+    pub domain_base: u16,
+    /// Graphs side by side (the campaign's `--jobs`).
+    pub jobs: usize,
+    /// `node.param=value` overrides added after the executor's own
+    /// (`sim_bridge.real_time_factor=0`, lock-step, comes first and can be
+    /// overridden here).
+    pub sets: Vec<String>,
+    /// Deadline of the `start` state, per node (its ready marker).
+    pub ready_timeout: Duration,
+    /// Deadline of the whole run, start to verdict.
+    pub run_timeout: Duration,
+    /// Real-time factor floor (sim s per wall s over the observed run): a
+    /// run below it is `invalid`.
+    pub min_rtf: Option<f64>,
+    /// Per-run working directories (`<work_dir>/<run_id>/`: the kraken
+    /// scenario file and the oracle's output), removed after a valid run.
+    pub work_dir: PathBuf,
+}
+
+/// The graph executor (see the module docs).
+pub struct GraphExecutor {
+    opts: GraphOptions,
+    /// Domain ids not in use by a running graph.
+    free_domains: Mutex<Vec<u16>>,
+}
+
+impl GraphExecutor {
+    /// An executor with `opts.jobs` domain ids from `opts.domain_base`.
+    ///
+    /// # Errors
+    /// [`CampaignError::GraphOptions`] when the domain range passes 232 (the
+    /// largest ROS 2 domain id).
+    pub fn new(opts: GraphOptions) -> Result<Self, CampaignError> {
+        let jobs = opts.jobs.max(1);
+        let last = usize::from(opts.domain_base) + jobs - 1;
+        if last > 232 {
+            return Err(CampaignError::GraphOptions(format!(
+                "--graph-domain-base {} with --jobs {jobs} needs domain ids up to {last}; ROS 2 domain ids end at 232",
+                opts.domain_base
+            )));
+        }
+        let free = (0..jobs)
+            .rev()
+            .map(|i| opts.domain_base + i as u16)
+            .collect();
+        Ok(Self {
+            opts,
+            free_domains: Mutex::new(free),
+        })
+    }
+}
+
+/// Host CPU counters from the first line of `/proc/stat`: (busy, total) jiffies.
+fn cpu_counters() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = text.lines().next()?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    if v.len() < 5 {
+        return None;
+    }
+    let total: u64 = v.iter().take(8).sum();
+    // idle + iowait
+    Some((total - v[3] - v[4], total))
+}
+
+/// The kraken scenario (YAML) that sets every axis' fault of `spec` at t = 0.
+fn faults_scenario(scenario: &Scenario, spec: &RunSpec) -> String {
+    let mut y = format!(
+        "name: {}\ndescription: the faults of run {} (set by the graph executor)\nsteps:\n",
+        spec.run_id, spec.run_id
+    );
+    for axis in &scenario.file.axes {
+        let v = spec.cell[&axis.name];
+        y.push_str(&format!(
+            "  - label: {}\n    action: set_fault\n    channel: {}\n    mode: {}\n    {}: {:?}\n    at_s: 0.0\n",
+            axis.name,
+            axis.channel,
+            axis.mode,
+            axis.parameter,
+            axis.offset + v
+        ));
+    }
+    y
+}
+
+/// What the run's graph left: the oracle's manifest with the campaign's
+/// identity, or why the run is invalid and where it stopped.
+type Collected = Result<(Manifest, String), (&'static str, String)>;
+
+impl GraphExecutor {
+    /// Runs the graph of `spec` on `domain` (states `start` to `reset`).
+    fn run_graph(
+        &self,
+        scenario: &Scenario,
+        spec: &RunSpec,
+        provenance: &Provenance,
+        domain: u16,
+        dir: &Path,
+    ) -> Result<(Collected, supervisor::UpOutcome), CampaignError> {
+        let io = |p: &Path, e| CampaignError::io(p, e);
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|e| io(dir, e))?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+        let faults = if spec.kind == RunKind::Grid {
+            let f = dir.join("faults.yaml");
+            std::fs::write(&f, faults_scenario(scenario, spec)).map_err(|e| io(&f, e))?;
+            Some(f)
+        } else {
+            None
+        };
+        // ROS integer parameters are int64: the u64 seed's bits.
+        let seed = spec.seed as i64;
+        let kind = if spec.kind == RunKind::Grid {
+            "grid"
+        } else {
+            "nominal"
+        };
+        let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
+        sets.extend(self.opts.sets.iter().cloned());
+        sets.extend([
+            format!("sim_bridge.seed={seed}"),
+            format!("oracle.seed={seed}"),
+            format!("oracle.run_id={}", spec.run_id),
+            format!("oracle.manifest_dir={}", dir.display()),
+            format!("oracle.run_kind={kind}"),
+            format!("oracle.scenario_name={}", scenario.file.name),
+        ]);
+        let outcome = supervisor::up(&UpOptions {
+            config: self.opts.config.clone(),
+            sets,
+            domain_id: Some(domain),
+            timeout: self.opts.run_timeout,
+            scenario: faults,
+            share_dir: self.opts.share_dir.clone(),
+            quiet: true,
+            ready_timeout: self.opts.ready_timeout,
+        })
+        .map_err(|source| CampaignError::Graph {
+            config: self.opts.config.display().to_string(),
+            source: Box::new(source),
+        })?;
+        let collected = collect(scenario, spec, provenance, &outcome);
+        Ok((collected, outcome))
+    }
+}
+
+/// Reads the oracle's manifest and trace of a finished graph and checks the
+/// faults against the plan (see the module docs, states `arm` and `reset`).
+fn collect(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    provenance: &Provenance,
+    o: &supervisor::UpOutcome,
+) -> Collected {
+    let Some(v) = &o.verdict else {
+        let why = o.error.clone().unwrap_or_else(|| "no verdict".into());
+        return Err((o.stage.name(), why));
+    };
+    let bad = |why: String| ("collect", why);
+    let text = std::fs::read_to_string(&v.manifest)
+        .map_err(|e| bad(format!("{}: {e}", v.manifest.display())))?;
+    let mut m: Manifest =
+        serde_json::from_str(&text).map_err(|e| bad(format!("{}: {e}", v.manifest.display())))?;
+    let dir = v
+        .manifest
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    let tpath = dir.join(&m.trace_file);
+    let trace =
+        std::fs::read_to_string(&tpath).map_err(|e| bad(format!("{}: {e}", tpath.display())))?;
+    if v.safety_violation != m.verdict.safety_violation()
+        || v.mission_failure != m.verdict.mission_failure()
+    {
+        return Err(bad(format!(
+            "the oracle's verdict line ({v}) disagrees with its manifest {}",
+            v.manifest.display()
+        )));
+    }
+    // Arm: every axis' fault reported applied by the injector's status, as
+    // requested; nothing else.
+    let mut faults = Vec::new();
+    if spec.kind == RunKind::Grid {
+        for axis in &scenario.file.axes {
+            let requested = axis.offset + spec.cell[&axis.name];
+            let found = m.faults.iter().find(|f| {
+                f.channel == axis.channel
+                    && f.mode == axis.mode
+                    && f.first_applied_s.is_some()
+                    && (f.requested - requested).abs() <= 1e-9 * requested.abs().max(1.0)
+            });
+            let Some(f) = found else {
+                return Err((
+                    "arm",
+                    format!(
+                        "fault {} {} {}={requested} (axis {}) not reported applied by /fault_injector/status (the oracle recorded {:?})",
+                        axis.channel, axis.mode, axis.parameter, axis.name,
+                        m.faults.iter().map(|f| format!("{} {} {}", f.channel, f.mode, f.requested)).collect::<Vec<_>>()
+                    ),
+                ));
+            };
+            let mut f = f.clone();
+            f.axis = axis.name.clone();
+            f.axis_value = spec.cell[&axis.name];
+            faults.push(f);
+        }
+    }
+    if faults.len() != m.faults.len() {
+        return Err((
+            "reset",
+            format!(
+                "the injector's status reported {} fault(s) applied, the plan sets {}: a fault not cleared by the reset, or set by someone else",
+                m.faults.len(),
+                faults.len()
+            ),
+        ));
+    }
+    m.schema = MANIFEST_SCHEMA.into();
+    m.run_id = spec.run_id.clone();
+    m.kind = spec.kind;
+    m.harness_only = spec.kind == RunKind::Canary;
+    m.scenario_name = scenario.file.name.clone();
+    m.scenario_hash = scenario.hash.clone();
+    m.seed = spec.seed;
+    m.provenance = provenance.clone();
+    m.cell = spec.cell.clone();
+    m.faults = faults;
+    m.trace_file = trace_file(&spec.run_id);
+    Ok((m, trace))
+}
+
+/// The manifest of an invalid run: no evidence, so a verdict that is no
+/// judgement (every predicate `holds` at 0 s with value 0) and a final goal
+/// distance of 0 m, neither a measurement and never read (the summary and
+/// the harness checks skip invalid runs), and the graph record saying why.
+fn invalid_manifest(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    provenance: &Provenance,
+    record: GraphRecord,
+) -> Manifest {
+    let none = PredicateResult {
+        holds: true,
+        decided_at_s: 0.0,
+        value: 0.0,
+    };
+    Manifest {
+        schema: MANIFEST_SCHEMA.into(),
+        run_id: spec.run_id.clone(),
+        kind: spec.kind,
+        harness_only: spec.kind == RunKind::Canary,
+        scenario_name: scenario.file.name.clone(),
+        scenario_hash: scenario.hash.clone(),
+        seed: spec.seed,
+        provenance: provenance.clone(),
+        cell: spec.cell.clone(),
+        faults: Vec::new(),
+        self_report: SelfReport::None,
+        self_report_at_s: None,
+        verdict: Verdict {
+            operating_region_containment: none,
+            obstacle_clearance: none,
+            mission_completion_true_pose: none,
+        },
+        contacts: Vec::new(),
+        final_goal_distance_m: 0.0,
+        isolation: None,
+        trace_file: trace_file(&spec.run_id),
+        trace_sha256: String::new(),
+        sim_time_s: 0.0,
+        wall_time_s: record.wall_time_s,
+        judgement: RunJudgement {
+            verdict_class: ClassifiedVerdict {
+                class: VerdictClass::Invalid,
+                reason: format!(
+                    "graph run stopped in state {}: {}",
+                    record.state_reached,
+                    record.invalid_reason.as_deref().unwrap_or("")
+                ),
+            },
+            test: None,
+            timeline: None,
+            expectations: Vec::new(),
+        },
+        graph: Some(record),
+    }
+}
+
+impl Executor for GraphExecutor {
+    fn execute(
+        &self,
+        scenario: &Scenario,
+        spec: &RunSpec,
+        provenance: &Provenance,
+    ) -> Result<RunOutput, CampaignError> {
+        let wall = Instant::now();
+        let mut record = GraphRecord {
+            state_reached: Stage::Start.name().into(),
+            invalid_reason: None,
+            domain_id: self.opts.domain_base,
+            rtf_achieved: 0.0,
+            min_rtf: self.opts.min_rtf,
+            host_cpu_busy: None,
+            wall_time_s: 0.0,
+        };
+        if spec.kind == RunKind::Canary {
+            record.invalid_reason = Some(
+                "unsupported: the positive canary's open-loop controller has no node in the graph"
+                    .into(),
+            );
+            return Ok(RunOutput {
+                manifest: invalid_manifest(scenario, spec, provenance, record),
+                trace_csv: TraceWriter::new().finish(),
+            });
+        }
+        let domain = self
+            .free_domains
+            .lock()
+            .expect("lock")
+            .pop()
+            .expect("one domain id per job");
+        record.domain_id = domain;
+        let dir = self.opts.work_dir.join(&spec.run_id);
+        let cpu0 = cpu_counters();
+        let res = self.run_graph(scenario, spec, provenance, domain, &dir);
+        self.free_domains.lock().expect("lock").push(domain);
+        let (collected, outcome) = res?;
+        if outcome.exit_code == supervisor::EXIT_INTERRUPTED {
+            // SIGINT/SIGTERM to the campaign: stop it, as the in-process engine stops.
+            return Err(CampaignError::GraphOptions(format!(
+                "interrupted during run {} (state {})",
+                spec.run_id,
+                outcome.stage.name()
+            )));
+        }
+        record.host_cpu_busy = match (cpu0, cpu_counters()) {
+            (Some((b0, t0)), Some((b1, t1))) if t1 > t0 => {
+                Some((b1 - b0) as f64 / (t1 - t0) as f64)
+            }
+            _ => None,
+        };
+        record.wall_time_s = wall.elapsed().as_secs_f64();
+        let mut result = collected;
+        if let Ok((m, _)) = &result {
+            record.rtf_achieved = if m.wall_time_s > 0.0 {
+                m.sim_time_s / m.wall_time_s
+            } else {
+                0.0
+            };
+            if let Some(floor) = self.opts.min_rtf {
+                if record.rtf_achieved < floor {
+                    result = Err((
+                        "observe",
+                        format!(
+                            "real-time factor {:.3} below the floor {floor} (--min-rtf): the host was overloaded",
+                            record.rtf_achieved
+                        ),
+                    ));
+                }
+            }
+        }
+        if !outcome.leftover.is_empty() {
+            result = Err((
+                "reset",
+                format!(
+                    "processes left after the shutdown: {}",
+                    outcome.leftover.join(", ")
+                ),
+            ));
+        }
+        match result {
+            Ok((mut m, trace)) => {
+                record.state_reached = "done".into();
+                m.wall_time_s = record.wall_time_s;
+                m.graph = Some(record);
+                let _ = std::fs::remove_dir_all(&dir);
+                Ok(RunOutput {
+                    manifest: m,
+                    trace_csv: trace,
+                })
+            }
+            Err((state, why)) => {
+                record.state_reached = state.into();
+                record.invalid_reason = Some(why);
+                Ok(RunOutput {
+                    manifest: invalid_manifest(scenario, spec, provenance, record),
+                    trace_csv: TraceWriter::new().finish(),
+                })
+            }
+        }
+    }
+
+    fn on_graph(&self) -> bool {
+        true
+    }
+}
+
+/// The graph records of `manifests` that are invalid, by run id.
+pub fn invalid_runs(manifests: &[Manifest]) -> BTreeMap<String, GraphRecord> {
+    manifests
+        .iter()
+        .filter_map(|m| {
+            m.graph
+                .as_ref()
+                .filter(|g| g.invalid())
+                .map(|g| (m.run_id.clone(), g.clone()))
+        })
+        .collect()
+}

@@ -1,0 +1,292 @@
+//! Resilience tests of a scenario file: faults injected at a trigger and
+//! judged by expectations (see `breakbench_oracle::expect`).
+//!
+//! ```yaml
+//! tests:
+//!   - name: scan_loss_at_obstacle
+//!     requirement: REQ-NAV-STALE-SCAN
+//!     hazard: HAZ-COLLISION
+//!     faults:
+//!       - name: scan_loss
+//!         channel: scan
+//!         mode: dropout
+//!         parameters: { drop_probability: 1.0 }
+//!         trigger: { rising_edge: { predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }, timeout_s: 30 } }
+//!         duration_s: 3.0
+//!     expectations:
+//!       - { name: no_contact, invariant: obstacle_clearance }
+//! ```
+//!
+//! A fault ends after `duration_s`, at its `clear` trigger, or never (a
+//! permanent fault: neither given). `surfacing` (requirement "no silent
+//! error swallowing") adds two detection expectations anchored on the
+//! fault's `applied`: a `/rosout` entry at WARN or above, and the named
+//! `/diagnostics` status at WARN or above, each within `within_s`
+//! ([`ResilienceTest::expectations`]). A fault handled without both fails.
+
+use std::collections::BTreeMap;
+
+use breakbench_oracle::expect::predicate::{Diagnostic, Rosout};
+use breakbench_oracle::expect::spec::Within;
+use breakbench_oracle::expect::{
+    check_expectations, Anchor, DiagLevel, ExpectationSpec, LogLevel, Predicate, Role, TriggerSpec,
+};
+use kraken_faults::build_stage;
+use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
+use serde::{Deserialize, Serialize};
+
+use super::scenario::HARNESS_CHANNELS;
+
+/// `surfacing:` of a fault.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Surfacing {
+    /// Both the `/rosout` entry and the `/diagnostics` transition must come
+    /// within this many seconds of the fault's `applied`, s (> 0).
+    pub within_s: f64,
+    /// The `/diagnostics` status name that must reach WARN or above.
+    pub diagnostic: String,
+    /// The logger the `/rosout` entry must come from (any if absent).
+    #[serde(default)]
+    pub logger: Option<String>,
+}
+
+/// One fault of a test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestFault {
+    /// Name used by anchors, windows and `fault:` predicates.
+    pub name: String,
+    /// A harness channel (`scan`, `odom`).
+    pub channel: String,
+    /// A fault mode of FaultSpec.msg (`dropout`, `delay`, ...).
+    pub mode: String,
+    /// FaultSpec parameters by name (`drop_probability`, `delay_s`), each in
+    /// its field's unit.
+    #[serde(default)]
+    pub parameters: BTreeMap<String, f64>,
+    #[serde(with = "serde_yaml_ng::with::singleton_map_recursive")]
+    pub trigger: TriggerSpec,
+    /// Cleared this long after it was set, s (> 0).
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    /// Cleared when this trigger fires.
+    #[serde(default, with = "serde_yaml_ng::with::singleton_map_recursive")]
+    pub clear: Option<TriggerSpec>,
+    #[serde(default)]
+    pub surfacing: Option<Surfacing>,
+}
+
+/// One resilience test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResilienceTest {
+    /// Test name: run ids and report rows.
+    pub name: String,
+    /// The requirement id it verifies (free text; traceability matrix).
+    pub requirement: String,
+    /// The hazard id it guards against (free text).
+    pub hazard: String,
+    pub faults: Vec<TestFault>,
+    pub expectations: Vec<ExpectationSpec>,
+    /// Pair each run with a baseline run (same seed, no fault); default true.
+    #[serde(default = "yes")]
+    pub baseline: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl TestFault {
+    /// The FaultSpec it sets: `mode` on `channel`, every parameter from
+    /// `parameters`, the rest 0.
+    ///
+    /// # Errors
+    /// `(field, message)`: unknown mode or parameter.
+    pub fn spec(&self) -> Result<FaultSpec, (&'static str, String)> {
+        let mode = mode_from_name(&self.mode).ok_or_else(|| {
+            (
+                "mode",
+                format!(
+                    "unknown fault mode '{}' (one of {})",
+                    self.mode,
+                    MODE_NAMES.join(", ")
+                ),
+            )
+        })?;
+        let mut spec = FaultSpec::new(self.channel.clone(), mode);
+        for (k, v) in &self.parameters {
+            spec.set_param(k, ParamValue::Float(*v))
+                .map_err(|e| ("parameters", format!("{k}: {e}")))?;
+        }
+        Ok(spec)
+    }
+}
+
+impl ResilienceTest {
+    /// The test's expectations followed by those its faults' `surfacing`
+    /// adds: `<fault>.surfacing.rosout` and `<fault>.surfacing.diagnostics`
+    /// (role detection, `within` of `applied`).
+    pub fn expectations(&self) -> Vec<ExpectationSpec> {
+        let mut out = self.expectations.clone();
+        for f in &self.faults {
+            let Some(s) = &f.surfacing else { continue };
+            let within = |what: &str, predicate: Predicate| ExpectationSpec {
+                name: format!("{}.surfacing.{what}", f.name),
+                role: Some(Role::Detection),
+                within: Some(Within {
+                    anchor: Anchor::Applied(f.name.clone()),
+                    within_s: s.within_s,
+                    predicate,
+                }),
+                never: None,
+                always: None,
+                at: None,
+                persists: None,
+                invariant: None,
+            };
+            out.push(within(
+                "rosout",
+                Predicate::Rosout(Rosout {
+                    at_least: LogLevel::Warn,
+                    logger: s.logger.clone(),
+                    msg_contains: None,
+                }),
+            ));
+            out.push(within(
+                "diagnostics",
+                Predicate::Diagnostic(Diagnostic {
+                    name: s.diagnostic.clone(),
+                    at_least: Some(DiagLevel::Warn),
+                    at_most: None,
+                }),
+            ));
+        }
+        out
+    }
+
+    /// The names of its faults, in file order.
+    pub fn fault_names(&self) -> Vec<&str> {
+        self.faults.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    /// Semantic checks; `field` is the test's path (`tests[0]`).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the field: empty names, duplicate faults,
+    /// an unknown channel, mode or parameter, a parameter value its fault
+    /// stage refuses, both `duration_s` and `clear`, a bad trigger or
+    /// surfacing, and every expectation check
+    /// ([`check_expectations`]). A mode that does not reach what the
+    /// navigator reads is not refused here: its runs are `unsupported`.
+    pub fn validate(&self, field: &str, path: &str) -> Result<(), ConfigError> {
+        let err = |f: String, m: String| Err(ConfigError::semantic(path, &f, m));
+        for (k, v) in [
+            ("name", &self.name),
+            ("requirement", &self.requirement),
+            ("hazard", &self.hazard),
+        ] {
+            if v.is_empty() {
+                return err(format!("{field}.{k}"), "is empty".into());
+            }
+        }
+        if !self
+            .name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return err(
+                format!("{field}.name"),
+                format!(
+                    "'{}' must use only A-Z, a-z, 0-9 and _ (it names run files)",
+                    self.name
+                ),
+            );
+        }
+        let names = self.fault_names();
+        for (i, f) in self.faults.iter().enumerate() {
+            let at = format!("{field}.faults[{i}]");
+            if f.name.is_empty() {
+                return err(format!("{at}.name"), "is empty".into());
+            }
+            if names[..i].contains(&f.name.as_str()) {
+                return err(
+                    format!("{at}.name"),
+                    format!("duplicate fault '{}'", f.name),
+                );
+            }
+            let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == f.channel) else {
+                let known: Vec<&str> = HARNESS_CHANNELS.iter().map(|(n, _)| *n).collect();
+                return err(
+                    format!("{at}.channel"),
+                    format!(
+                        "unknown channel '{}' (the in-process harness has {})",
+                        f.channel,
+                        known.join(", ")
+                    ),
+                );
+            };
+            if let Some(j) = self.faults[..i].iter().position(|o| o.channel == f.channel) {
+                return err(
+                    format!("{at}.channel"),
+                    format!(
+                        "channel '{}' already carries fault {j} ('{}'); one fault per channel (a second would replace the first)",
+                        f.channel, self.faults[j].name
+                    ),
+                );
+            }
+            let spec = f
+                .spec()
+                .map_err(|(k, m)| ConfigError::semantic(path, &format!("{at}.{k}"), m))?;
+            build_stage(&spec, &f.channel, kind).map_err(|e| {
+                ConfigError::semantic(path, &format!("{at}.parameters"), e.to_string())
+            })?;
+            match (f.duration_s, &f.clear) {
+                (Some(_), Some(_)) => {
+                    return err(at, "give at most one of duration_s, clear".into());
+                }
+                (Some(d), None) if !(d.is_finite() && d > 0.0) => {
+                    return err(
+                        format!("{at}.duration_s"),
+                        "must be a finite number > 0 (s)".into(),
+                    );
+                }
+                _ => {}
+            }
+            f.trigger
+                .check(&format!("{at}.trigger"), &f.name, &names)
+                .or_else(|(k, m)| err(k, m))?;
+            if let Some(c) = &f.clear {
+                c.check(&format!("{at}.clear"), "", &names)
+                    .or_else(|(k, m)| err(k, m))?;
+            }
+            if let Some(s) = &f.surfacing {
+                if !(s.within_s.is_finite() && s.within_s > 0.0) {
+                    return err(
+                        format!("{at}.surfacing.within_s"),
+                        "must be a finite number > 0 (s)".into(),
+                    );
+                }
+                if s.diagnostic.is_empty() {
+                    return err(format!("{at}.surfacing.diagnostic"), "is empty".into());
+                }
+            }
+        }
+        if self.expectations.is_empty() && self.faults.iter().all(|f| f.surfacing.is_none()) {
+            return err(
+                format!("{field}.expectations"),
+                "needs at least one expectation".into(),
+            );
+        }
+        check_expectations(
+            &self.expectations,
+            &names,
+            &format!("{field}.expectations"),
+            path,
+        )?;
+        // the generated surfacing expectations must not collide with the file's
+        let all = self.expectations();
+        check_expectations(&all, &names, &format!("{field}.expectations"), path)
+    }
+}

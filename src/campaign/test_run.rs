@@ -1,0 +1,388 @@
+//! The resilience-test half of a run: triggers evaluated online, faults put
+//! into a [`FaultSchedule`] when their trigger fires, the observables
+//! recorded, the expectations evaluated step by step, and the verdict class.
+//!
+//! [`TestDriver`] holds no loop of its own: the run's one loop
+//! ([`super::run`]) calls it at fixed points of each sim step:
+//!
+//! 1. [`TestDriver::on_truth`] with the step's ground-truth message;
+//! 2. [`TestDriver::before_relay`]: triggers stepped at `now`; a fired
+//!    trigger sets its fault (set at `now`, cleared at `now + duration_s` or
+//!    by its clear trigger) before this step's messages are relayed;
+//! 3. [`TestDriver::on_delivered`] with each message the controller gets,
+//!    [`TestDriver::on_cmd_vel`] with each command, [`TestDriver::on_log`] /
+//!    [`TestDriver::on_diagnostic`] with what the controller said;
+//! 4. [`TestDriver::after_step`]: `applied` / `cleared` read from the
+//!    injector (a fault is applied once its channel has changed or withheld
+//!    a message since it was set, never on the acknowledgement), the
+//!    expectations stepped.
+//!
+//! A baseline run (same seed, no fault) evaluates only the expectations that
+//! do not refer to a fault ([`refers_to_fault`]) and injects nothing.
+
+use std::time::{Duration, Instant};
+
+use breakbench_oracle::expect::observe::Clearance;
+use breakbench_oracle::expect::spec::Windowed;
+use breakbench_oracle::expect::{
+    classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, ExpectationSet,
+    ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, LogSample, Observations,
+    OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger, TriggerState,
+};
+use kraken_faults::{FaultSchedule, Injector, MsgKind, ScheduledFault, SensorMsg};
+use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
+use kraken_interfaces::FaultSpec;
+
+use super::resilience::ResilienceTest;
+use super::CampaignError;
+
+struct FaultSlot {
+    name: String,
+    channel: String,
+    spec: FaultSpec,
+    duration: Option<Duration>,
+    trigger: Trigger,
+    clear: Option<Trigger>,
+    schedule: Option<FaultSchedule>,
+    unsupported: Option<String>,
+    accepted: bool,
+    /// `messages_faulted` of its channel when it was set.
+    faulted_at_set: u64,
+}
+
+/// The resilience-test state of one run (see the module docs).
+pub struct TestDriver {
+    test: ResilienceTest,
+    baseline: bool,
+    faults: Vec<FaultSlot>,
+    obs: Observations,
+    timeline: Timeline,
+    set: ExpectationSet,
+    /// Baselines: each detection expectation's predicate under `never`
+    /// over the whole run (its false alarms), not part of the verdict.
+    false_alarms: Option<ExpectationSet>,
+    clearance: Clearance,
+    host0: Instant,
+    error: Option<String>,
+}
+
+impl TestDriver {
+    /// The driver of `test` in a run seeded `seed` on `world`; `inputs` are
+    /// the controller's channels (for the `unsupported` check). `baseline`:
+    /// inject nothing, judge by the fault-free expectations only.
+    ///
+    /// # Errors
+    /// [`CampaignError::Oracle`] if the expectations or triggers do not
+    /// build (the file was validated on load, so this is a bug).
+    pub fn new(
+        test: &ResilienceTest,
+        world: &breakbench_world::World,
+        seed: u64,
+        baseline: bool,
+        inputs: &[(&'static str, MsgKind)],
+    ) -> Result<Self, CampaignError> {
+        let names = test.fault_names();
+        let all = test.expectations();
+        let specs: Vec<ExpectationSpec> = if baseline {
+            all.iter()
+                .filter(|s| !refers_to_fault(&all, &s.name))
+                .cloned()
+                .collect()
+        } else {
+            all
+        };
+        let set = ExpectationSet::new(&specs, &names, Some(world))?;
+        let false_alarms = if baseline {
+            let probes: Vec<ExpectationSpec> = test
+                .expectations()
+                .into_iter()
+                .filter(|e| e.role == Some(Role::Detection))
+                .filter_map(|e| {
+                    let p = e.kind()?.predicate()?.clone();
+                    let mut f = Vec::new();
+                    p.faults(&mut f);
+                    f.is_empty().then(|| ExpectationSpec {
+                        name: format!("{}{}", e.name, super::test_summary::FALSE_ALARM_SUFFIX),
+                        role: None,
+                        within: None,
+                        never: Some(Windowed {
+                            predicate: p,
+                            window: Default::default(),
+                        }),
+                        always: None,
+                        at: None,
+                        persists: None,
+                        invariant: None,
+                    })
+                })
+                .collect();
+            Some(ExpectationSet::new(&probes, &names, Some(world))?)
+        } else {
+            None
+        };
+        let mut faults = Vec::new();
+        if !baseline {
+            for f in &test.faults {
+                let spec = f.spec().map_err(|(field, message)| CampaignError::Axis {
+                    axis: format!("{}.{field}", f.name),
+                    message,
+                })?;
+                let unsupported = match inputs.iter().find(|(n, _)| *n == f.channel) {
+                    None => Some(format!(
+                        "the controller does not read channel '{}'",
+                        f.channel
+                    )),
+                    Some(&(_, kind)) => {
+                        super::consumers::unreachable_axis(spec.mode, &f.mode, &f.channel, kind)
+                    }
+                };
+                faults.push(FaultSlot {
+                    name: f.name.clone(),
+                    channel: f.channel.clone(),
+                    spec,
+                    duration: f.duration_s.map(Duration::from_secs_f64),
+                    trigger: Trigger::new(&f.trigger, &f.name, &names, seed)?,
+                    clear: f
+                        .clear
+                        .as_ref()
+                        .map(|c| Trigger::new(c, &format!("{}/clear", f.name), &names, seed))
+                        .transpose()?,
+                    schedule: None,
+                    unsupported,
+                    accepted: false,
+                    faulted_at_set: 0,
+                });
+            }
+        }
+        let timeline = Timeline::new(&faults.iter().map(|f| f.name.clone()).collect::<Vec<_>>());
+        Ok(Self {
+            test: test.clone(),
+            baseline,
+            faults,
+            obs: Observations::new(),
+            timeline,
+            set,
+            false_alarms,
+            clearance: Clearance::new(world),
+            host0: Instant::now(),
+            error: None,
+        })
+    }
+
+    fn stamp(&self, now: Duration) -> Stamp {
+        Stamp {
+            sim_s: now.as_secs_f64(),
+            host_s: Some(self.host0.elapsed().as_secs_f64()),
+        }
+    }
+
+    /// Records the step's ground-truth message (`/oracle/odom`).
+    pub fn on_truth(&mut self, msg: &Odometry) {
+        self.obs.push_truth(self.clearance.truth_sample(msg));
+    }
+
+    /// Records a message delivered to the controller (after the injector):
+    /// odometry becomes the `odom.*` observables.
+    pub fn on_delivered(&mut self, now: Duration, msg: &SensorMsg) {
+        if let SensorMsg::Odometry(o) = msg {
+            let p = &o.pose.pose;
+            self.obs.push_odom(OdomSample {
+                t_s: now.as_secs_f64(),
+                x_m: p.position.x,
+                y_m: p.position.y,
+                yaw_rad: p.orientation.yaw(),
+                linear_x_m_s: o.twist.twist.linear.x,
+                angular_z_rad_s: o.twist.twist.angular.z,
+            });
+        }
+    }
+
+    /// Records a command of the controller (`cmd_vel`).
+    pub fn on_cmd_vel(&mut self, now: Duration, linear_m_s: f64, angular_rad_s: f64) {
+        self.obs.push_cmd_vel(CmdVelSample {
+            t_s: now.as_secs_f64(),
+            linear_x_m_s: linear_m_s,
+            angular_z_rad_s: angular_rad_s,
+        });
+    }
+
+    /// Records what the controller said since the last call: each
+    /// `rcl_interfaces/Log` record as a `/rosout` entry (stamp, level,
+    /// logger name, message) and each status of each
+    /// `diagnostic_msgs/DiagnosticArray` as a `/diagnostics` sample (the
+    /// array's stamp, the status name and level).
+    pub fn on_controller(&mut self, logs: Vec<Log>, diagnostics: Vec<DiagnosticArray>) {
+        for l in logs {
+            self.on_log(LogSample {
+                t_s: l.stamp.as_secs_f64(),
+                level: l.level,
+                logger: l.name,
+                msg: l.msg,
+            });
+        }
+        for a in diagnostics {
+            let t_s = a.header.stamp.as_secs_f64();
+            for st in a.status {
+                self.on_diagnostic(DiagnosticSample {
+                    t_s,
+                    name: st.name,
+                    level: st.level,
+                });
+            }
+        }
+    }
+
+    /// Records a `/rosout` entry of the controller.
+    pub fn on_log(&mut self, s: LogSample) {
+        self.obs.push_log(s);
+    }
+
+    /// Records a `/diagnostics` status of the controller.
+    pub fn on_diagnostic(&mut self, s: DiagnosticSample) {
+        self.obs.push_diagnostic(s);
+    }
+
+    /// Steps the triggers at `now` and sets / clears the faults they fire.
+    ///
+    /// # Errors
+    /// [`CampaignError::Oracle`] for a bad step time.
+    pub fn before_relay(
+        &mut self,
+        now: Duration,
+        injector: &mut Injector,
+    ) -> Result<(), CampaignError> {
+        let t = now.as_secs_f64();
+        for i in 0..self.faults.len() {
+            let fired = self.faults[i].trigger.step(t, &self.obs, &self.timeline)?;
+            if fired.is_some() {
+                let st = self.stamp(now);
+                let f = &mut self.faults[i];
+                self.timeline.note(&f.name, FaultEvent::Trigger, st);
+                if f.unsupported.is_some() {
+                    continue;
+                }
+                let mut schedule = FaultSchedule::new(vec![ScheduledFault {
+                    spec: f.spec.clone(),
+                    set_at: now,
+                    clear_at: f.duration.map(|d| now + d),
+                }])
+                .expect("clear_at >= set_at");
+                f.faulted_at_set = injector
+                    .channel(&f.channel)
+                    .map_or(0, |c| c.stats().messages_faulted);
+                match schedule.apply_due(injector, now) {
+                    Ok(()) => {
+                        f.accepted = true;
+                        self.timeline.note(&f.name, FaultEvent::Requested, st);
+                    }
+                    Err(e) => self.error = Some(format!("fault '{}': {e}", f.name)),
+                }
+                f.schedule = Some(schedule);
+            }
+            let f = &mut self.faults[i];
+            if let Some(s) = f.schedule.as_mut() {
+                if s.next_due().is_some_and(|d| d <= now) {
+                    s.apply_due(injector, now)
+                        .map_err(|e| CampaignError::Axis {
+                            axis: f.name.clone(),
+                            message: e.to_string(),
+                        })?;
+                }
+                if let Some(c) = f.clear.as_mut() {
+                    if c.step(t, &self.obs, &self.timeline)?.is_some() {
+                        injector.channel_mut(&f.channel)?.clear_at(now);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes `applied` / `cleared` from the injector and steps the
+    /// expectations at `now`.
+    ///
+    /// # Errors
+    /// [`CampaignError::Oracle`] for a bad step or ground-truth sample.
+    pub fn after_step(&mut self, now: Duration, injector: &Injector) -> Result<(), CampaignError> {
+        let st = self.stamp(now);
+        for f in &self.faults {
+            if f.schedule.is_none() || !f.accepted {
+                continue;
+            }
+            let Some(ch) = injector.channel(&f.channel) else {
+                continue;
+            };
+            let applied = ch.stats().messages_faulted > f.faulted_at_set;
+            if applied {
+                self.timeline.note(&f.name, FaultEvent::Applied, st);
+            }
+            if let Some(c) = ch.cleared() {
+                let at = Stamp {
+                    sim_s: c.as_secs_f64(),
+                    host_s: st.host_s,
+                };
+                self.timeline.note(&f.name, FaultEvent::Cleared, at);
+            }
+            self.obs.push_fault_status(FaultStatusSample {
+                t_s: st.sim_s,
+                fault: f.name.clone(),
+                active: ch.is_active(now),
+                applied,
+            });
+        }
+        self.set.step(st.sim_s, &self.obs, &self.timeline)?;
+        if let Some(fa) = self.false_alarms.as_mut() {
+            fa.step(st.sim_s, &self.obs, &self.timeline)?;
+        }
+        self.obs.retire_logs(st.sim_s);
+        Ok(())
+    }
+
+    /// Ends the run at `end`: decides every expectation and trigger and
+    /// classifies the run. `baseline` is the paired baseline's class, if any.
+    /// A baseline's false-alarm probes follow its expectations in the
+    /// result (they do not enter its class).
+    pub fn finish(mut self, end: Duration, baseline: Option<&ClassifiedVerdict>) -> RunJudgement {
+        let end_s = end.as_secs_f64();
+        let mut results = self.set.finish(end_s, &self.timeline);
+        let facts: Vec<FaultFacts> = self
+            .faults
+            .iter_mut()
+            .map(|f| FaultFacts {
+                name: f.name.clone(),
+                trigger: f.trigger.finish(end_s).clone(),
+                accepted: f.accepted,
+                applied: matches!(f.trigger.state(), TriggerState::Fired { .. })
+                    && f.unsupported.is_none()
+                    && self
+                        .timeline
+                        .event_s(&f.name, FaultEvent::Applied)
+                        .is_some(),
+                unsupported: f.unsupported.clone(),
+            })
+            .collect();
+        let verdict_class = classify(&RunFacts {
+            error: self.error.clone(),
+            baseline,
+            injector_enabled: true,
+            real_time_factor: None,
+            faults: &facts,
+            expectations: &results,
+        });
+        self.timeline.record_expectations(&results);
+        if let Some(mut fa) = self.false_alarms.take() {
+            results.extend(fa.finish(end_s, &self.timeline));
+        }
+        RunJudgement {
+            verdict_class,
+            test: Some(TestInfo {
+                test: self.test.name.clone(),
+                requirement: self.test.requirement.clone(),
+                hazard: self.test.hazard.clone(),
+                baseline: self.baseline,
+            }),
+            timeline: Some(self.timeline),
+            expectations: results,
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! Graph campaigns: `breakbench campaign <scenario> --graph <launch config>`
+//! executes the same plan as the in-process campaign, each run on a ROS 2
+//! graph (the corridor graph of `launch/corridor.graph.yaml`, lock-step).
+//!
+//! * parity: a declared subset of the corridor study
+//!   (`tests/graph/corridor_subset.yaml`: 2 × 2 cells × 1 repeat, 3 nominal
+//!   runs) on the graph gives the same verdict per run and the same k per
+//!   cell as the in-process executor on the same specs; the per-cell
+//!   differences are printed;
+//! * a graph whose node never prints its ready marker gives `invalid` runs
+//!   (state `start`), not `fail`, and leaves no process behind.
+//!
+//! Every DDS packet stays in a loopback-only network namespace
+//! (`scripts/netns.sh`); this file's graphs use `ROS_DOMAIN_ID` 190..=199.
+//! The test builds the node binaries it needs (same profile and target
+//! directory).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use breakbench::campaign::manifest::{Manifest, RunKind};
+use breakbench::campaign::runner::{run_campaign, CampaignOptions};
+use breakbench::campaign::{Budget, Scenario};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Directory of the binaries of this test's profile (`target/<profile>`).
+fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf()
+}
+
+fn build_nodes() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let release = bin_dir().file_name().is_some_and(|n| n == "release");
+        let mut c = Command::new(cargo);
+        c.current_dir(root()).args([
+            "build",
+            "--offline",
+            "--bins",
+            "-p",
+            "breakbench",
+            "-p",
+            "breakbench_sim_bridge",
+            "-p",
+            "breakbench_oracle",
+            "-p",
+            "kraken_faults",
+        ]);
+        if release {
+            c.arg("--release");
+        }
+        let st = c.status().expect("running cargo build");
+        assert!(st.success(), "cargo build of the node binaries failed");
+    });
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bb_graph_campaign_{}_{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `breakbench campaign <args>` inside the network namespace with
+/// `BREAKBENCH_BIN_DIR=bin`; returns (exit code, combined output). Killed
+/// after `limit`.
+fn campaign(args: &[String], bin: &Path, log: &Path, limit: Duration) -> (i32, String) {
+    build_nodes();
+    let f = std::fs::File::create(log).unwrap();
+    let mut child = Command::new(root().join("scripts/netns.sh"))
+        .arg(env!("CARGO_BIN_EXE_breakbench"))
+        .arg("campaign")
+        .args(args)
+        .env("BREAKBENCH_BIN_DIR", bin)
+        .env_remove("ROS_DOMAIN_ID")
+        .stdin(Stdio::null())
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .spawn()
+        .expect("scripts/netns.sh breakbench campaign");
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code().unwrap_or(-1);
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "breakbench campaign did not finish in {limit:?}; log: {}",
+                log.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    eprintln!(
+        "breakbench campaign: exit {code} after {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    (code, text)
+}
+
+fn manifests(out: &Path) -> Vec<Manifest> {
+    let mut v: Vec<Manifest> = std::fs::read_dir(out.join("manifests"))
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap();
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect();
+    v.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    v
+}
+
+/// summary.json's cells as (cell, n, k_safety, k_mission); read as JSON
+/// values (a cell with n = 0 has p̂ = null).
+fn cells(out: &Path) -> Vec<(String, u64, u64, u64)> {
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    v["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| {
+            let key = format!("latency_s={} odom_bias={}", c["latency_s"], c["odom_bias"]);
+            let u = |x: &Value| x.as_u64().unwrap_or_else(|| panic!("count in {c}"));
+            (key, u(&c["n"]), u(&c["safety"]["k"]), u(&c["mission"]["k"]))
+        })
+        .collect()
+}
+
+/// Pids of the processes the supervisor started (`[up] started <name> pid <pid>`).
+fn started_pids(log: &str) -> Vec<(String, i32)> {
+    log.lines()
+        .filter_map(|l| {
+            let rest = l.split("[up] started ").nth(1)?;
+            let mut w = rest.split_whitespace();
+            let name = w.next()?.to_string();
+            (w.next()? == "pid").then_some(())?;
+            Some((name, w.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    // A zombie is not a running process; anything else in /proc is.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn graph_campaign_gives_the_in_process_verdicts_and_k_per_cell() {
+    let scen = root().join("tests/graph/corridor_subset.yaml");
+    let s = Scenario::load(&scen).unwrap();
+
+    // In-process, the same plan.
+    let inproc = tmp("inproc");
+    run_campaign(
+        &s,
+        &CampaignOptions {
+            out: inproc.clone(),
+            jobs: 2,
+            progress: false,
+            budget: Budget::default(),
+        },
+    )
+    .unwrap();
+
+    let out = tmp("graph");
+    let log = tmp("graph_log").join("campaign.log");
+    let (code, text) = campaign(
+        &[
+            scen.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--graph".into(),
+            root()
+                .join("launch/corridor.graph.yaml")
+                .display()
+                .to_string(),
+            "--graph-domain-base".into(),
+            "190".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--quiet".into(),
+        ],
+        &bin_dir(),
+        &log,
+        Duration::from_secs(1500),
+    );
+    assert_eq!(code, 0, "graph campaign failed; log:\n{text}");
+
+    let g = manifests(&out);
+    let p = manifests(&inproc);
+    assert_eq!(
+        g.iter().map(|m| &m.run_id).collect::<Vec<_>>(),
+        p.iter().map(|m| &m.run_id).collect::<Vec<_>>(),
+        "the two executors ran different plans"
+    );
+    let mut diffs = Vec::new();
+    for (gm, pm) in g.iter().zip(&p) {
+        let rec = gm
+            .graph
+            .as_ref()
+            .unwrap_or_else(|| panic!("{}: no graph record", gm.run_id));
+        assert_eq!(
+            rec.invalid_reason, None,
+            "{}: invalid graph run (state {})",
+            gm.run_id, rec.state_reached
+        );
+        assert_eq!(rec.state_reached, "done");
+        assert_eq!(
+            rec.domain_id, 190,
+            "{}: --jobs 1 uses the base id",
+            gm.run_id
+        );
+        assert!(
+            rec.rtf_achieved > 0.0 && rec.wall_time_s > 0.0,
+            "{}: rtf {} wall {}",
+            gm.run_id,
+            rec.rtf_achieved,
+            rec.wall_time_s
+        );
+        assert_eq!(gm.seed, pm.seed);
+        assert_eq!(gm.cell, pm.cell);
+        if gm.kind == RunKind::Grid {
+            // Confirmed applied from the injector's status, one per axis.
+            assert_eq!(gm.faults.len(), 2, "{}", gm.run_id);
+            for (gf, pf) in gm.faults.iter().zip(&pm.faults) {
+                assert_eq!(
+                    (&gf.axis, &gf.channel, &gf.mode),
+                    (&pf.axis, &pf.channel, &pf.mode)
+                );
+                assert_eq!(gf.requested, pf.requested);
+                assert!(gf.first_applied_s.is_some());
+            }
+        } else {
+            assert!(
+                gm.faults.is_empty(),
+                "{}: faults in a nominal run",
+                gm.run_id
+            );
+        }
+        let line = format!(
+            "{:40} graph: safety_violation={} mission_failure={} self_report={:?} | in-process: safety_violation={} mission_failure={} self_report={:?} | rtf {:.2} wall {:.1} s cpu {:?}",
+            gm.run_id,
+            gm.verdict.safety_violation(),
+            gm.verdict.mission_failure(),
+            gm.self_report,
+            pm.verdict.safety_violation(),
+            pm.verdict.mission_failure(),
+            pm.self_report,
+            rec.rtf_achieved,
+            rec.wall_time_s,
+            rec.host_cpu_busy
+        );
+        eprintln!("{line}");
+        if gm.verdict.safety_violation() != pm.verdict.safety_violation()
+            || gm.verdict.mission_failure() != pm.verdict.mission_failure()
+            || gm.self_report != pm.self_report
+        {
+            diffs.push(line);
+        }
+    }
+
+    let (gs, ps) = (cells(&out), cells(&inproc));
+    let mut cell_diffs = Vec::new();
+    assert_eq!(gs.len(), 4);
+    for (gc, pc) in gs.iter().zip(&ps) {
+        assert_eq!(gc.0, pc.0);
+        assert_eq!(gc.1, 1, "{}: one run per cell", gc.0);
+        let l = format!(
+            "cell {}: n {} / {}, k_safety {} / {} (diff {}), k_mission {} / {} (diff {})  [graph / in-process]",
+            gc.0,
+            gc.1,
+            pc.1,
+            gc.2,
+            pc.2,
+            gc.2 as i64 - pc.2 as i64,
+            gc.3,
+            pc.3,
+            gc.3 as i64 - pc.3 as i64
+        );
+        eprintln!("{l}");
+        if (gc.1, gc.2, gc.3) != (pc.1, pc.2, pc.3) {
+            cell_diffs.push(l);
+        }
+    }
+    assert!(
+        diffs.is_empty() && cell_diffs.is_empty(),
+        "graph and in-process disagree:\n{}\n{}",
+        diffs.join("\n"),
+        cell_diffs.join("\n")
+    );
+    // The subset is not trivial: some cell fails its mission, some does not.
+    assert!(ps.iter().any(|c| c.3 > 0));
+    assert!(ps.iter().any(|c| c.3 == 0));
+    for f in ["summary.json", "junit.xml", "report.html", "timing.json"] {
+        assert!(out.join(f).is_file(), "{f} not written");
+    }
+    assert!(
+        !out.join("graph").exists()
+            || std::fs::read_dir(out.join("graph"))
+                .unwrap()
+                .next()
+                .is_none(),
+        "per-run work directories of valid runs are removed"
+    );
+}
+
+#[test]
+fn a_node_that_never_becomes_ready_gives_invalid_runs_and_no_leftover_process() {
+    let t = tmp("never_ready");
+    // Share directory: the repo's config, a launch config with a node that
+    // never prints its ready marker.
+    std::os::unix::fs::symlink(root().join("config"), t.join("config")).unwrap();
+    std::fs::create_dir_all(t.join("launch")).unwrap();
+    std::fs::create_dir_all(t.join("bin")).unwrap();
+    let pids = t.join("pids");
+    let script = t.join("bin/never_ready");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n# Never prints its ready marker.\necho $$ >> \"$NEVER_READY_PIDS\"\nexec sleep 600\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cfg = t.join("launch/never_ready.graph.yaml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "name: never_ready\nparams_file: config/params/corridor.yaml\nnodes:\n  - name: fault_injector\n    package: kraken_faults\n    executable: fault_injector\n    ready: \"ready:\"\n  - name: never_ready\n    package: breakbench\n    executable: never_ready\n    ready: \"ready\"\n    env:\n      NEVER_READY_PIDS: {}\n  - name: oracle\n    package: breakbench_oracle\n    executable: oracle\n    ready: \"ready\"\n    role: oracle\n  - name: sim_bridge\n    package: breakbench_sim_bridge\n    executable: sim_bridge\n    ready: \"ready\"\n    after_scenario: true\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    // BREAKBENCH_BIN_DIR holds only the script: the nodes are found next to breakbench.
+    let out = t.join("out");
+    let log = t.join("campaign.log");
+    let (code, text) = campaign(
+        &[
+            root()
+                .join("tests/graph/one_cell.yaml")
+                .display()
+                .to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--graph".into(),
+            cfg.display().to_string(),
+            "--graph-domain-base".into(),
+            "195".into(),
+            "--ready-timeout-s".into(),
+            "3".into(),
+            "--quiet".into(),
+        ],
+        &t.join("bin"),
+        &log,
+        Duration::from_secs(300),
+    );
+    // Harness check failed (invalid runs), not an error and not a verdict.
+    assert_eq!(code, 1, "log:\n{text}");
+    assert!(text.contains("graph: 4 run(s) invalid"), "log:\n{text}");
+    let ms = manifests(&out);
+    assert_eq!(ms.len(), 4);
+    for m in &ms {
+        let g = m.graph.as_ref().expect("graph record");
+        assert_eq!(g.state_reached, "start", "{}", m.run_id);
+        let why = g.invalid_reason.as_deref().unwrap_or("");
+        assert!(
+            why.contains("never_ready printed no \"ready\" within 3.0 s"),
+            "{}: {why}",
+            m.run_id
+        );
+        assert_eq!(g.domain_id, 195);
+        // Stopped within the deadline plus the shutdown, not at the run timeout.
+        assert!(g.wall_time_s < 20.0, "{}: {} s", m.run_id, g.wall_time_s);
+    }
+    // Not counted as judged runs.
+    let s = cells(&out);
+    assert_eq!(s.len(), 1);
+    assert!(s.iter().all(|c| c.1 == 0), "invalid runs counted: {s:?}");
+    // No process left: the script's own pids (one per run) and every
+    // process the supervisor reported starting.
+    let script_pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(script_pids.len(), 4, "one never_ready per run");
+    let started = started_pids(&text);
+    assert_eq!(
+        started.len(),
+        4 * 2,
+        "fault_injector and never_ready per run: {started:?}"
+    );
+    for (name, pid) in started.iter().cloned().chain(
+        script_pids
+            .iter()
+            .map(|p| ("never_ready script".to_string(), *p)),
+    ) {
+        assert!(!alive(pid), "{name} pid {pid} left running");
+    }
+    // A resumed campaign runs the invalid runs again (they are not reused).
+    let (code2, text2) = campaign(
+        &[
+            root()
+                .join("tests/graph/one_cell.yaml")
+                .display()
+                .to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--graph".into(),
+            cfg.display().to_string(),
+            "--graph-domain-base".into(),
+            "195".into(),
+            "--ready-timeout-s".into(),
+            "1".into(),
+            "--quiet".into(),
+        ],
+        &t.join("bin"),
+        &t.join("campaign2.log"),
+        Duration::from_secs(300),
+    );
+    assert_eq!(code2, 1);
+    assert!(
+        text2.contains("rerunning 4 run(s), an invalid graph run"),
+        "log:\n{text2}"
+    );
+    assert!(manifests(&out).iter().all(|m| m
+        .graph
+        .as_ref()
+        .and_then(|g| g.invalid_reason.as_deref())
+        .is_some_and(|w| w.contains("within 1.0 s"))));
+}

@@ -1,0 +1,315 @@
+//! The resilience-test path end to end, in-process: the shipped
+//! scenarios/tests/scan_loss_at_obstacle.yaml loaded, its fault run executed
+//! (trigger on the true pose, fault into the schedule, expectations,
+//! verdict class, timeline in the manifest), and its negative variants: a
+//! trigger that never fires is `precondition_failed`, a fault acknowledged
+//! without effect is `invalid`, and neither is counted in p̂.
+
+use std::path::Path;
+
+use breakbench::campaign::manifest::{Manifest, Provenance, RunKind};
+use breakbench::campaign::plan::plan;
+use breakbench::campaign::run::execute;
+use breakbench::campaign::{Scenario, Summary};
+use breakbench_oracle::expect::VerdictClass;
+
+const FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/scenarios/tests/scan_loss_at_obstacle.yaml"
+);
+
+fn provenance() -> Provenance {
+    Provenance {
+        git_commit: "test".into(),
+        git_dirty: false,
+        crate_versions: Default::default(),
+    }
+}
+
+fn run(s: &Scenario, run_id: &str) -> Manifest {
+    let spec = plan(s)
+        .into_iter()
+        .find(|r| r.run_id == run_id)
+        .unwrap_or_else(|| panic!("no run {run_id}"));
+    execute(s, &spec, &provenance()).unwrap().manifest
+}
+
+/// The shipped test with its YAML edited by `edit` (written next to it so
+/// the relative paths hold).
+fn variant(name: &str, edit: impl Fn(String) -> String) -> Scenario {
+    let text = edit(std::fs::read_to_string(FILE).unwrap());
+    let path = Path::new(FILE).with_file_name(format!(".{name}.tmp.yaml"));
+    std::fs::write(&path, text).unwrap();
+    let s = Scenario::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    s.unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn scan_loss_at_obstacle_fault_run() {
+    let s = Scenario::load(Path::new(FILE)).unwrap_or_else(|e| panic!("{e}"));
+    let ids: Vec<String> = plan(&s).into_iter().map(|r| r.run_id).collect();
+    assert!(
+        ids.contains(&"baseline_scan_loss_at_obstacle_r0".to_string()),
+        "{ids:?}"
+    );
+    let m = run(&s, "test_scan_loss_at_obstacle_r0");
+    assert_eq!(m.kind, RunKind::Test);
+    let j = &m.judgement;
+    eprintln!("{}", serde_json::to_string_pretty(j).unwrap());
+    let tl = j.timeline.as_ref().unwrap();
+    let f = tl.fault("scan_loss").unwrap();
+    let trig = f.t_trigger.unwrap().sim_s;
+    assert!(trig > 0.0 && trig < 40.0, "{trig}");
+    let applied = f.t_applied.unwrap().sim_s;
+    assert!(
+        applied >= trig && applied - trig < 0.2,
+        "injection latency {}",
+        applied - trig
+    );
+    assert_eq!(f.injection_latency_s, Some(applied - trig));
+    let cleared = f.t_cleared.unwrap().sim_s;
+    assert!(
+        (cleared - (trig + 3.0)).abs() < 1e-9,
+        "cleared {cleared} vs trigger {trig} + 3 s"
+    );
+    assert_eq!(j.expectations.len(), 9);
+    assert_eq!(j.test.as_ref().unwrap().requirement, "REQ-NAV-STALE-SENSOR");
+    // measured: the navigator keeps clear of the box through the 3 s dropout
+    // and completes (clearance margin 0.0057 m over the 0.1 m threshold)
+    assert_eq!(
+        j.verdict_class.class,
+        VerdictClass::Pass,
+        "{}",
+        j.verdict_class.reason
+    );
+    let latency = |n: &str| {
+        j.expectations
+            .iter()
+            .find(|e| e.name == n)
+            .unwrap()
+            .latency_s()
+            .unwrap()
+    };
+    // measured: stale scan noticed 0.2 s after the first withheld scan
+    // (scan_timeout_s 0.3 s from the last one), stopped 0.6 s after it,
+    // moving again 0.14 s after the clear
+    assert!((latency("diagnostics_error") - 0.2).abs() < 1e-9);
+    assert!((latency("stops") - 0.6).abs() < 1e-9);
+    assert!((latency("resumes") - 0.14).abs() < 1e-9);
+    let blind = j
+        .expectations
+        .iter()
+        .find(|e| e.name == "keeps_clear_while_blind")
+        .unwrap();
+    assert_eq!(
+        blind.decided_at_s, cleared,
+        "the window closes at the clear"
+    );
+    // the manifest carries the names of the issue
+    let json = serde_json::to_value(&m).unwrap();
+    for k in ["verdict_class", "timeline", "expectations"] {
+        assert!(json.get(k).is_some(), "manifest has no {k}");
+    }
+    assert!(json["timeline"]["faults"][0]["t_applied"]["host_s"].is_number());
+}
+
+#[test]
+fn a_trigger_that_never_fires_and_an_ack_without_effect_are_not_counted_in_p_hat() {
+    let s = Scenario::load(Path::new(FILE)).unwrap();
+    let never = variant("never", |t| t.replace("value: 4.0 } }", "value: 40.0 } }"));
+    let no_effect = variant("no_effect", |t| {
+        t.replace(
+            "mode: dropout",
+            "mode: scale\n        parameters: { scale_factor: 1.0 }",
+        )
+    });
+    let ok = run(&s, "test_scan_loss_at_obstacle_r0");
+    let pf = run(&never, "test_scan_loss_at_obstacle_r0");
+    let inv = run(&no_effect, "test_scan_loss_at_obstacle_r0");
+    let class = |m: &Manifest| m.judgement.verdict_class.clone();
+    assert_eq!(
+        class(&pf).class,
+        VerdictClass::PreconditionFailed,
+        "{:?}",
+        class(&pf)
+    );
+    assert!(
+        class(&pf).reason.contains("never fired"),
+        "{:?}",
+        class(&pf)
+    );
+    let tl = pf.judgement.timeline.as_ref().unwrap();
+    assert_eq!(tl.fault("scan_loss").unwrap().t_trigger, None);
+    assert_eq!(
+        class(&inv).class,
+        VerdictClass::Invalid,
+        "{:?}",
+        class(&inv)
+    );
+    assert!(
+        class(&inv).reason.contains("never changed or withheld"),
+        "{:?}",
+        class(&inv)
+    );
+    let f = inv
+        .judgement
+        .timeline
+        .as_ref()
+        .unwrap()
+        .fault("scan_loss")
+        .unwrap()
+        .clone();
+    assert!(
+        f.t_trigger.is_some() && f.t_requested.is_some() && f.t_applied.is_none(),
+        "{f:?}"
+    );
+
+    // summary: p̂ over pass + fail only, the two others beside it
+    let all = [ok, pf, inv];
+    let sum = Summary::compute(&s.file, &s.hash, &all);
+    let t = &sum.tests[0];
+    assert_eq!(
+        (
+            t.verdict_classes.pass,
+            t.verdict_classes.precondition_failed,
+            t.verdict_classes.invalid
+        ),
+        (1, 1, 1)
+    );
+    assert_eq!((t.judged, t.excluded, t.failure.k), (1, 2, 0));
+    assert_eq!(t.failure.p_hat, 0.0);
+    // JUnit: pass, skipped (precondition_failed), error (invalid); the four
+    // harness checks are skipped too (no canary, isolation off, no nominal
+    // runs in this hand-made corpus, no grid), never passed.
+    let junit = breakbench::campaign::outputs::junit(&sum, &all);
+    assert!(
+        junit.contains("failures=\"0\" errors=\"1\" skipped=\"5\""),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<skipped message=\"no positive canary declared\"/>"),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<skipped message=\"no fault grid (no axes)\"/>"),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<skipped message=\"precondition_failed: the trigger of fault"),
+        "{junit}"
+    );
+    assert!(
+        junit.contains("<error message=\"invalid: fault &apos;scan_loss&apos; was accepted"),
+        "{junit}"
+    );
+}
+
+#[test]
+fn the_baseline_pairs_with_the_fault_run_and_records_false_alarm_probes() {
+    let s = Scenario::load(Path::new(FILE)).unwrap();
+    let b = run(&s, "baseline_scan_loss_at_obstacle_r0");
+    assert_eq!(b.kind, RunKind::Baseline);
+    let j = &b.judgement;
+    assert!(j.test.as_ref().unwrap().baseline);
+    // only the expectations without a fault: the three invariants
+    let names: Vec<&str> = j.expectations.iter().map(|e| e.name.as_str()).collect();
+    // then the false-alarm probes of the detection expectations
+    assert_eq!(
+        names,
+        [
+            "no_contact",
+            "stays_in_region",
+            "mission_completes",
+            "diagnostics_error.false_alarm",
+            "scan_loss.surfacing.rosout.false_alarm",
+            "scan_loss.surfacing.diagnostics.false_alarm",
+        ]
+    );
+    // a healthy navigator raises no alarm without the fault
+    assert!(
+        j.expectations[3..]
+            .iter()
+            .all(|e| e.satisfied && e.undecidable.is_none()),
+        "{:?}",
+        &j.expectations[3..]
+    );
+    assert_eq!(
+        j.verdict_class.class,
+        VerdictClass::Pass,
+        "{}",
+        j.verdict_class.reason
+    );
+    assert!(j.timeline.as_ref().unwrap().faults.is_empty());
+}
+
+/// The fault run `test_odom_lost_safe_stop_r0` of a shipped scenario file.
+fn odom_lost_run(file: &str) -> Manifest {
+    let s = Scenario::load(Path::new(file)).unwrap_or_else(|e| panic!("{e}"));
+    run(&s, "test_odom_lost_safe_stop_r0")
+}
+
+/// The expectation `name` of a manifest.
+fn expectation<'a>(
+    m: &'a Manifest,
+    name: &str,
+) -> &'a breakbench_oracle::expect::ExpectationResult {
+    m.judgement
+        .expectations
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no expectation {name}"))
+}
+
+/// Odometry lost for good: the safe stop comes at the navigator's grace window
+/// (odom_timeout_s 0.5 s) after the first withheld message, within one control
+/// period, and not before; the run passes.
+#[test]
+fn odom_lost_safe_stop_at_the_grace_window() {
+    let m = odom_lost_run("scenarios/tests/odom_lost_safe_stop.yaml");
+    assert_eq!(
+        m.judgement.verdict_class.class.name(),
+        "pass",
+        "{:?}",
+        m.judgement
+    );
+    let e = expectation(&m, "safe_stop_at_grace_window");
+    assert!(e.satisfied, "{e:?}");
+    let applied = applied_s(&m);
+    // last odometry 0.02 s (one 50 Hz period) before the first withheld one,
+    // stop at the first 20 Hz tick 0.5 s after it
+    let stop_after_applied = e.decided_at_s - applied;
+    assert!(
+        (stop_after_applied - 0.48).abs() < 1e-6,
+        "stop {stop_after_applied} s after applied"
+    );
+    assert!(expectation(&m, "diagnostics_error").satisfied);
+}
+
+/// The negative variant (a test of the test): a navigator whose grace window
+/// is 1 s longer stops about 1 s late, so the `at` expectation fails as too
+/// late and the run's verdict class is fail.
+#[test]
+fn odom_lost_safe_stop_fails_with_a_longer_grace_window() {
+    let m = odom_lost_run("scenarios/tests/odom_lost_safe_stop_negative.yaml");
+    assert_eq!(
+        m.judgement.verdict_class.class.name(),
+        "fail",
+        "{:?}",
+        m.judgement
+    );
+    let e = expectation(&m, "safe_stop_at_grace_window");
+    assert!(!e.satisfied);
+    assert!(e.reason.starts_with("too late"), "{}", e.reason);
+    // decided at the end of the window, 0.55 s after applied
+    let applied = applied_s(&m);
+    assert!((e.decided_at_s - applied - 0.55).abs() < 1e-6, "{e:?}");
+}
+
+/// `t_applied` (sim time, s) of the run's one fault.
+fn applied_s(m: &Manifest) -> f64 {
+    m.judgement.timeline.as_ref().expect("timeline").faults[0]
+        .t_applied
+        .expect("applied")
+        .sim_s
+}
