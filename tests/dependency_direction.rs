@@ -5,8 +5,10 @@
 //! - the plant (breakbench_sim_bridge) and the controller
 //!   (breakbench_navigator) do not depend on the judge (breakbench_oracle),
 //!   directly or through another crate;
-//! - nor do the crates they share with it: the world (breakbench_world) and
-//!   the message and self-report types (kraken_interfaces);
+//! - nor do the crates they share with it or are built on: the world
+//!   (breakbench_world), the message and self-report types
+//!   (kraken_interfaces), the robot's estimator (breakbench_estimator, part
+//!   of the stack under test) and the fault library (kraken_faults);
 //! - the plant, the controller and the oracle all take the world from
 //!   breakbench_world.
 
@@ -84,6 +86,8 @@ fn neither_the_plant_nor_the_controller_depends_on_the_oracle() {
         "breakbench_navigator",
         "breakbench_world",
         "kraken_interfaces",
+        "breakbench_estimator",
+        "kraken_faults",
     ] {
         let c = closure(&g, p);
         assert!(

@@ -124,6 +124,18 @@ pub enum PoseSource {
     Estimator,
 }
 
+impl PoseSource {
+    /// The channels the controller built for this pose source consumes, in
+    /// its delivery order: [`NAVIGATOR_INPUTS`] on wheel odometry,
+    /// [`stack::STACK_INPUTS`] (odometry, IMU, GNSS, scan) on the estimator.
+    pub fn inputs(self) -> &'static [(&'static str, MsgKind)] {
+        match self {
+            PoseSource::WheelOdometry => &NAVIGATOR_INPUTS,
+            PoseSource::Estimator => &stack::STACK_INPUTS,
+        }
+    }
+}
+
 impl NavigatorConfig {
     /// Loads and validates `path`.
     ///

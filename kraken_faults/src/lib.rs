@@ -40,7 +40,7 @@ pub use config::{
     OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
-pub use faults::{build_stage, FaultStage};
+pub use faults::{build_stage, delivered_probe, FaultStage};
 pub use msg::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::plant::sensor_kind;
 use breakbench_sim_bridge::Plant;
-use kraken_faults::{
-    channel_rng, Channel, FaultRng, FaultSchedule, Injector, LatencyProbe, Probe, RatioXProbe,
-};
+use kraken_faults::{channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector};
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
@@ -41,17 +39,6 @@ pub struct RunSpec {
 pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
-}
-
-/// The probe of what a fault of `mode` delivered, by the quantity it acts
-/// on: the release latency of a delay, the position scale of a scale fault;
-/// `None` (recorded as `none`) for the other modes.
-fn delivered_probe(mode: u8) -> Option<Box<dyn Probe>> {
-    match mode {
-        FaultSpec::DELAY => Some(Box::new(LatencyProbe::default())),
-        FaultSpec::SCALE => Some(Box::new(RatioXProbe::default())),
-        _ => None,
-    }
 }
 
 /// Executes one run of `scenario`.

@@ -31,9 +31,12 @@ pub const SCENARIO_RANGES: &[Range] = &[
 use super::CampaignError;
 use breakbench_navigator::NavigatorConfig;
 
-/// The channels the in-process harness puts fault stages on: the plant
-/// sensors wired to the navigator's inputs (see [`breakbench_navigator::NAVIGATOR_INPUTS`]).
-pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &breakbench_navigator::NAVIGATOR_INPUTS;
+/// Every channel an in-process controller can consume, so a fault stage can
+/// sit on it: the estimator stack's inputs (odometry, IMU, GNSS, scan), a
+/// superset of the plain navigator's. Which of them a scenario's controller
+/// actually reads depends on its navigator file's `pose_source`, checked
+/// across files by [`Scenario::load`].
+pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &breakbench_navigator::stack::STACK_INPUTS;
 
 /// One fault axis of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -374,6 +377,42 @@ impl Scenario {
             .located(&text)
             .into());
         }
+        // Across files: every faulted channel must be one the declared
+        // controller reads (a GNSS fault under a wheel-odometry navigator
+        // would change nothing it sees).
+        let inputs = navigator.pose_source.inputs();
+        let faulted = file
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("axes[{i}].channel"), &a.channel))
+            .chain(file.tests.iter().enumerate().flat_map(|(i, t)| {
+                t.faults
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, f)| (format!("tests[{i}].faults[{j}].channel"), &f.channel))
+            }));
+        for (field, channel) in faulted {
+            if !inputs.iter().any(|(n, _)| n == channel) {
+                let text = kraken_interfaces::config::read_text(path)?;
+                let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+                return Err(ConfigError::semantic(
+                    &path.display().to_string(),
+                    &field,
+                    format!(
+                        "channel '{channel}' has no consumer: the navigator of {} (pose_source: {}) reads {}",
+                        nav_path.display(),
+                        serde_json::to_value(navigator.pose_source)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default(),
+                        names.join(", ")
+                    ),
+                )
+                .located(&text)
+                .into());
+            }
+        }
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
@@ -476,6 +515,42 @@ mod tests {
     #[test]
     fn edited_fixture_loads() {
         assert_eq!(load_edited(|t| t).unwrap().cells().len(), 4);
+    }
+
+    /// A fault on a channel the declared controller does not read is
+    /// refused across files (scenario line, navigator file, its inputs); the
+    /// same axis loads once the navigator drives from the estimator, which
+    /// reads GNSS.
+    #[test]
+    fn an_axis_on_a_channel_the_controller_does_not_read_is_refused() {
+        let gnss = |t: String| t.replace("channel: scan", "channel: gnss");
+        let e = load_edited(gnss).unwrap_err().to_string();
+        assert!(
+            e.contains("s.yaml:11:5: field 'axes[0].channel'")
+                && e.contains("channel 'gnss' has no consumer")
+                && e.contains("pose_source: wheel_odometry")
+                && e.contains("reads odom, scan"),
+            "{e}"
+        );
+        let root = env!("CARGO_MANIFEST_DIR");
+        let d = tempfile::tempdir().unwrap();
+        let nav = d.path().join("nav.yaml");
+        let text = std::fs::read_to_string(format!("{root}/config/navigator.yaml")).unwrap();
+        assert!(text.contains("pose_source: wheel_odometry"));
+        std::fs::write(
+            &nav,
+            text.replace("pose_source: wheel_odometry", "pose_source: estimator"),
+        )
+        .unwrap();
+        let nav_line = format!("navigator: {}", nav.display());
+        let s = load_edited(|t| {
+            gnss(t).replace(
+                &format!("navigator: {root}/config/navigator.yaml"),
+                &nav_line,
+            )
+        })
+        .unwrap();
+        assert_eq!(s.file.axes[0].channel, "gnss");
     }
 
     #[test]

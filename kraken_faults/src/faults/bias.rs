@@ -122,6 +122,7 @@ pub(super) const MODES: &[Registration] = &[
     Registration {
         mode: FaultSpec::BIAS_RAMP,
         build: |spec, t| Ok(Box::new(BiasRamp::from_spec(spec, t)?)),
+        probe: None,
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
@@ -131,6 +132,7 @@ pub(super) const MODES: &[Registration] = &[
     Registration {
         mode: FaultSpec::BIAS,
         build: |spec, t| Ok(Box::new(Bias::from_spec(spec, t)?)),
+        probe: None,
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],

@@ -78,6 +78,7 @@ impl FaultStage for CorruptStatus {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::CORRUPT_STATUS,
     build: |spec, t| Ok(Box::new(CorruptStatus::from_spec(spec, t)?)),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.covariance", "twist.covariance"],
             MsgKind::LaserScan => &[],

@@ -109,6 +109,7 @@ impl FaultStage for Degrade {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::DEGRADE,
     build: |spec, t| Ok(Box::new(Degrade::from_spec(spec, t)?)),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR, "twist.covariance"],
             MsgKind::LaserScan => &["ranges"],

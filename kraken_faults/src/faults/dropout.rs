@@ -48,5 +48,6 @@ pub(super) const MODES: &[Registration] = &[Registration {
             Dropout
         }))
     },
+    probe: None,
     changes: |_| &[DELIVERY],
 }];

@@ -127,6 +127,7 @@ impl FaultStage for Garbage {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::GARBAGE,
     build: |spec, t| Ok(Box::new(Garbage::from_spec(spec, t)?)),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position", TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],

@@ -31,5 +31,6 @@ pub(super) const MODES: &[Registration] = &[Registration {
             Passthrough
         }))
     },
+    probe: None,
     changes: |_| &[],
 }];

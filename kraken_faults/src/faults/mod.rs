@@ -108,6 +108,9 @@ fn elapsed(set_at: &mut Option<Duration>, now: Duration) -> f64 {
 /// A mode's constructor: the stage for a spec on a target channel.
 pub type BuildFn = fn(&FaultSpec, Target<'_>) -> Result<Box<dyn FaultStage>, FaultError>;
 
+/// A mode's delivered-value probe constructor.
+pub type ProbeFn = fn() -> Box<dyn crate::Probe>;
+
 /// The message field groups a mode changes on a message type (or
 /// [`DELIVERY`]); fields not named pass bit for bit.
 pub type ChangesFn = fn(MsgKind) -> &'static [&'static str];
@@ -141,6 +144,11 @@ pub struct Registration {
     pub mode: u8,
     /// Builds the stage for a spec of this mode on a target channel.
     pub build: BuildFn,
+    /// The probe that measures what the mode delivered (the release latency
+    /// of a delay, the position ratio of a scale; [`crate::probe`]), recorded
+    /// in the campaign's manifests as `delivered`; `None` for modes with no
+    /// single delivered quantity.
+    pub probe: Option<ProbeFn>,
     /// The field groups (of [`ODOM_FIELDS`], [`SCAN_FIELDS`], …) or
     /// [`DELIVERY`] the mode changes on each message type, as its docstring
     /// says.
@@ -154,6 +162,16 @@ pub fn mode_changes(mode: u8, kind: MsgKind) -> &'static [&'static str] {
     registrations()
         .find(|r| r.mode == mode)
         .map_or(&[], |r| (r.changes)(kind))
+}
+
+/// A fresh probe of what a fault of `mode` delivered, from the mode's own
+/// registration ([`Registration::probe`]); `None` for modes without one and
+/// for a mode no file registers.
+pub fn delivered_probe(mode: u8) -> Option<Box<dyn crate::Probe>> {
+    registrations()
+        .find(|r| r.mode == mode)
+        .and_then(|r| r.probe)
+        .map(|make| make())
 }
 
 // `pub mod <file>;` for every file of this folder and `REGISTRY`, the list of

@@ -132,6 +132,7 @@ impl FaultStage for PacketLoss {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::PACKET_LOSS,
     build: |spec, t| Ok(Box::new(PacketLoss::from_spec(spec, t)?)),
+    probe: None,
     changes: |_| &[DELIVERY],
 }];
 

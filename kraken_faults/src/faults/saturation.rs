@@ -86,6 +86,7 @@ impl FaultStage for Saturation {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SATURATION,
     build: |spec, t| Ok(Box::new(Saturation::from_spec(spec, t)?)),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],

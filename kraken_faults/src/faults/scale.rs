@@ -89,6 +89,7 @@ impl FaultStage for Scale {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SCALE,
     build: |spec, t| Ok(Box::new(Scale::from_spec(spec, t)?)),
+    probe: Some(|| Box::new(crate::RatioXProbe::default())),
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position"],
             MsgKind::LaserScan => &["ranges"],

@@ -64,6 +64,7 @@ impl FaultStage for Slip {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SLIP,
     build: |spec, t| Ok(Box::new(Slip::from_spec(spec, t)?)),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &[],

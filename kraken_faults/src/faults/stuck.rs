@@ -49,6 +49,7 @@ impl FaultStage for Stuck {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::STUCK,
     build: |spec, t| Ok(Box::new(Stuck::from_spec(spec, t))),
+    probe: None,
     changes: |kind| match kind {
             MsgKind::Odometry => &ODOM_FIELDS,
             MsgKind::LaserScan => &SCAN_FIELDS,

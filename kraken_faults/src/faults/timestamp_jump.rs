@@ -58,6 +58,7 @@ impl FaultStage for TimestampJump {
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::TIMESTAMP_JUMP,
     build: |spec, t| Ok(Box::new(TimestampJump::from_spec(spec, t)?)),
+    probe: None,
     changes: |_| &["header.stamp"],
 }];
 

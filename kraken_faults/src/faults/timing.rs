@@ -157,21 +157,25 @@ pub(super) const MODES: &[Registration] = &[
     Registration {
         mode: FaultSpec::DELAY,
         build: |spec, t| Ok(Box::new(Delay::from_spec(spec, t)?)),
+        probe: Some(|| Box::new(crate::LatencyProbe::default())),
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::JITTER,
         build: |spec, t| Ok(Box::new(Jitter::from_spec(spec, t)?)),
+        probe: None,
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::DUPLICATE,
         build: |spec, t| Ok(Box::new(Duplicate::from_spec(spec, t)?)),
+        probe: None,
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::REORDER,
         build: |spec, t| Ok(Box::new(Reorder::from_spec(spec, t)?)),
+        probe: None,
         changes: |_| &[DELIVERY],
     },
 ];
