@@ -143,6 +143,10 @@ pub(super) const MODES: &[Registration] = &[
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use geographiclib_rs::{Geodesic, InverseGeodesic};
+    use kraken_interfaces::ros::NavSatStatus;
     use crate::test_common::*;
     use crate::{Channel, MsgKind, SensorMsg};
     use kraken_interfaces::FaultSpec;
@@ -169,5 +173,90 @@ mod tests {
         };
         assert_eq!(x(&mut c, &mut r, ms(1400)), 0.4);
         assert_eq!(x(&mut c, &mut r, ms(1500)), 0.9);
+    }
+
+    // Golden values: exact delivered values, derived by hand in the comments.
+    /// bias_ramp 0.2 m/s for 40 s at 10 Hz: at t = 40 s the offset is
+    /// 0.2 * 40 = 8.0 m on a 45° geodesic bearing; at 20 s it is 4.0 m; after the
+    /// transient window (t > 40 s) the fix is the true one, bit for bit.
+    #[test]
+    fn gnss_bias_ramp_walks_8_m_on_45_degrees_in_40_s() {
+        let mut c = Channel::new("gnss", MsgKind::NavSatFix);
+        let mut r = rng(1);
+        let spec = FaultSpec {
+            bias_rate: 0.2,
+            duration_s: 40.0,
+            ..FaultSpec::new("gnss", FaultSpec::BIAS_RAMP)
+        };
+        c.set_fault(&spec, Duration::ZERO).unwrap();
+        let g = Geodesic::wgs84();
+        let mut seen = Vec::new();
+        for k in 0..=401u64 {
+            let t = ms(100 * k);
+            let out = as_fix(only(step(&mut c, SensorMsg::NavSatFix(fix(t)), t, &mut r)));
+            let (s12, azi1, _azi2, _a12): (f64, f64, f64, f64) =
+                g.inverse(LAT0, LON0, out.latitude, out.longitude);
+            seen.push((k, s12, azi1, out));
+        }
+        let (_, s0, _, _) = &seen[0];
+        assert_eq!(*s0, 0.0, "no offset at the moment the fault is set");
+        let (_, s20, az20, _) = &seen[200];
+        assert!((s20 - 4.0).abs() < 0.01, "t=20 s: {s20} m");
+        assert!((az20 - 45.0).abs() < 1e-6, "t=20 s azimuth {az20}");
+        let (_, s40, az40, f40) = &seen[400];
+        assert!(
+            (s40 - 8.0).abs() < 0.01,
+            "t=40 s: {s40} m, expected 8.0 +/- 0.01"
+        );
+        assert!(
+            (s40 - 8.0).abs() < 1e-6,
+            "geodesic direct/inverse agree to the micrometre: {s40}"
+        );
+        assert!((az40 - 45.0).abs() < 1e-6, "azimuth {az40}");
+        // Covariance and status stay as they were (the sensor lies confidently).
+        assert_eq!(f40.position_covariance, fix(ms(0)).position_covariance);
+        assert_eq!(f40.status.status, NavSatStatus::STATUS_GBAS_FIX);
+        assert_eq!(f40.altitude, 520.0);
+        // t = 40.1 s: expired, true fix again, and the expiry is recorded at 40 s.
+        let (_, s401, _, f401) = &seen[401];
+        assert_eq!(*s401, 0.0);
+        assert_eq!(
+            bits(&SensorMsg::NavSatFix(f401.clone())),
+            bits(&SensorMsg::NavSatFix(fix(ms(40_100))))
+        );
+        assert_eq!(c.cleared(), Some(ms(40_000)));
+        assert!(c.fault().is_none());
+    }
+
+    /// IMU bias_ramp: yaw rate 0.25 rad/s + 0.01 rad/s² * 3 s = 0.28 rad/s at t = 3 s.
+    #[test]
+    fn imu_bias_ramp_grows_yaw_rate_only() {
+        let mut c = Channel::new("imu", MsgKind::Imu);
+        let mut r = rng(1);
+        c.set_fault(
+            &FaultSpec {
+                bias_rate: 0.01,
+                ..FaultSpec::new("imu", FaultSpec::BIAS_RAMP)
+            },
+            ms(1000),
+        )
+        .unwrap();
+        let out = only(step(
+            &mut c,
+            SensorMsg::Imu(imu(ms(4000))),
+            ms(4000),
+            &mut r,
+        ));
+        let SensorMsg::Imu(i) = out else { panic!() };
+        assert!(
+            (i.angular_velocity.z - 0.28).abs() < 1e-12,
+            "{}",
+            i.angular_velocity.z
+        );
+        assert_eq!(i.angular_velocity.x, 0.01);
+        assert_eq!(
+            i.angular_velocity_covariance,
+            imu(ms(0)).angular_velocity_covariance
+        );
     }
 }

@@ -116,3 +116,87 @@ pub(super) const MODES: &[Registration] = &[Registration {
             _ => &[],
         },
 }];
+
+#[cfg(test)]
+mod tests {
+    use geographiclib_rs::{Geodesic, InverseGeodesic};
+
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::ros::NavSatStatus;
+    use kraken_interfaces::FaultSpec;
+
+    // Golden values: exact delivered values, derived by hand in the comments.
+    /// degrade with noise 0 isolates the covariance rule: 0.25 * 4 = 1.0 and
+    /// 1.0 * 4 = 4.0 exactly; GBAS_FIX -> FIX; position unchanged.
+    #[test]
+    fn degrade_multiplies_covariance_exactly_and_downgrades_gbas() {
+        let mut c = Channel::new("gnss", MsgKind::NavSatFix);
+        let mut r = rng(1);
+        let spec = FaultSpec {
+            noise_stddev: 0.0,
+            covariance_scale: 4.0,
+            ..FaultSpec::new("gnss", FaultSpec::DEGRADE)
+        };
+        c.set_fault(&spec, ms(0)).unwrap();
+        let f = as_fix(only(step(
+            &mut c,
+            SensorMsg::NavSatFix(fix(ms(0))),
+            ms(0),
+            &mut r,
+        )));
+        assert_eq!(
+            f.position_covariance,
+            [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 4.0]
+        );
+        assert_eq!(f.status.status, NavSatStatus::STATUS_FIX);
+        assert_eq!((f.latitude, f.longitude, f.altitude), (LAT0, LON0, 520.0));
+        // A plain FIX stays FIX; SBAS stays SBAS (only GBAS is downgraded).
+        let mut sbas = fix(ms(100));
+        sbas.status.status = NavSatStatus::STATUS_SBAS_FIX;
+        let f = as_fix(only(step(
+            &mut c,
+            SensorMsg::NavSatFix(sbas),
+            ms(100),
+            &mut r,
+        )));
+        assert_eq!(f.status.status, NavSatStatus::STATUS_SBAS_FIX);
+    }
+
+    /// degrade noise statistics (seed 7, n = 4000): altitude error variance
+    /// ~ sigma^2 = 4 m^2 (sampling s.e. of a variance = sigma^2 sqrt(2/n) = 0.09,
+    /// tolerance 0.4 = 4.5 s.e.); horizontal distance^2 mean ~ 2 sigma^2 = 8 m^2
+    /// (s.e. 8/sqrt(n) = 0.13, tolerance 0.6). Covariance 0.25 * 2.5 = 0.625.
+    #[test]
+    fn degrade_noise_has_the_requested_stddev_in_metres() {
+        let mut c = Channel::new("gnss", MsgKind::NavSatFix);
+        let mut r = rng(7);
+        let spec = FaultSpec {
+            noise_stddev: 2.0,
+            covariance_scale: 2.5,
+            ..FaultSpec::new("gnss", FaultSpec::DEGRADE)
+        };
+        c.set_fault(&spec, ms(0)).unwrap();
+        let g = Geodesic::wgs84();
+        let n = 4000;
+        let (mut alt2, mut hor2) = (0.0, 0.0);
+        for k in 0..n {
+            let f = as_fix(only(step(
+                &mut c,
+                SensorMsg::NavSatFix(fix(ms(100 * k))),
+                ms(100 * k),
+                &mut r,
+            )));
+            alt2 += (f.altitude - 520.0).powi(2);
+            let s: f64 = g.inverse(LAT0, LON0, f.latitude, f.longitude);
+            hor2 += s * s;
+            assert_eq!(f.position_covariance[0], 0.625);
+        }
+        let (alt_var, hor_ms) = (alt2 / n as f64, hor2 / n as f64);
+        assert!((alt_var - 4.0).abs() < 0.4, "altitude variance {alt_var}");
+        assert!(
+            (hor_ms - 8.0).abs() < 0.6,
+            "horizontal mean square {hor_ms}"
+        );
+    }
+}

@@ -71,3 +71,39 @@ pub(super) const MODES: &[Registration] = &[Registration {
             _ => &[],
         },
 }];
+
+#[cfg(test)]
+mod tests {
+
+    use crate::test_common::*;
+    use crate::{Channel, MsgKind, SensorMsg};
+    use kraken_interfaces::FaultSpec;
+
+    // Golden values: exact delivered values, derived by hand in the comments.
+    /// slip 0.5: linear.x 0.4 -> 0.2 m/s, angular.z 0.3 -> 0.15 rad/s; pose unchanged.
+    #[test]
+    fn slip_half_halves_both_velocities() {
+        let mut c = Channel::new("wheel", MsgKind::Odometry);
+        let mut r = rng(1);
+        c.set_fault(
+            &FaultSpec {
+                slip_ratio: 0.5,
+                ..FaultSpec::new("wheel", FaultSpec::SLIP)
+            },
+            ms(0),
+        )
+        .unwrap();
+        let SensorMsg::Odometry(o) = only(step(
+            &mut c,
+            SensorMsg::Odometry(odom(ms(100))),
+            ms(100),
+            &mut r,
+        )) else {
+            panic!()
+        };
+        assert_eq!(o.twist.twist.linear.x, 0.2);
+        assert_eq!(o.twist.twist.angular.z, 0.15);
+        assert_eq!(o.pose, odom(ms(0)).pose);
+        assert_eq!(o.twist.covariance, odom(ms(0)).twist.covariance);
+    }
+}

@@ -182,8 +182,8 @@ pub(super) const MODES: &[Registration] = &[
 
 #[cfg(test)]
 mod tests {
+    use crate::{Channel, MsgKind, SensorMsg};
     use crate::test_common::*;
-    use crate::SensorMsg;
     use kraken_interfaces::FaultSpec;
 
     /// Timing modes: duplicate (p = 1) doubles, reorder (p = 1 on the first)
@@ -228,5 +228,42 @@ mod tests {
         assert_eq!(got, 200);
         let max = c.stats().latency_max_s;
         assert!(max <= 0.05 + 1e-9 && max > 0.03, "{max}");
+    }
+
+    // Golden values: exact delivered values, derived by hand in the comments.
+    /// delay 0.4 s on a 10 Hz stream: message k (stamp k*0.1 s) is released at
+    /// exactly k*0.1 + 0.4 s, one per poll, in stamp order, content unchanged.
+    #[test]
+    fn delay_holds_every_message_exactly_0_4_s_in_order() {
+        let mut c = Channel::new("scan", MsgKind::LaserScan);
+        let mut r = rng(1);
+        c.set_fault(
+            &FaultSpec {
+                delay_s: 0.4,
+                ..FaultSpec::new("scan", FaultSpec::DELAY)
+            },
+            ms(0),
+        )
+        .unwrap();
+        let mut delivered = Vec::new();
+        for k in 0..100u64 {
+            let t = ms(100 * k);
+            c.push(SensorMsg::LaserScan(scan(t)), t, &mut r);
+            for m in c.poll(t) {
+                delivered.push((t, m));
+            }
+        }
+        // Messages 0..=95 are out by t = 9.9 s; 96..99 are still queued.
+        assert_eq!(delivered.len(), 96);
+        assert_eq!(c.queued(), 4);
+        for (k, (t, m)) in delivered.iter().enumerate() {
+            let sent = ms(100 * k as u64);
+            assert_eq!(m.header().stamp, stamp(sent), "order");
+            assert_eq!(*t - sent, ms(400), "message {k} released at {t:?}");
+            assert_eq!(bits(m), bits(&SensorMsg::LaserScan(scan(sent))));
+        }
+        // The mean is a float sum of 96 x 0.4: equal to 0.4 up to rounding.
+        assert!((c.stats().mean_latency_s().unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(c.stats().latency_max_s, 0.4);
     }
 }

@@ -297,3 +297,17 @@ pub fn imu_channel(spec: kraken_interfaces::FaultSpec) -> Channel {
     .unwrap();
     c
 }
+
+/// The one message a step delivered (panics on none or several).
+pub fn only(v: Vec<SensorMsg>) -> SensorMsg {
+    assert_eq!(v.len(), 1, "expected exactly one message, got {}", v.len());
+    v.into_iter().next().unwrap()
+}
+
+/// The fix inside `m` (panics on another type).
+pub fn as_fix(m: SensorMsg) -> NavSatFix {
+    match m {
+        SensorMsg::NavSatFix(f) => f,
+        other => panic!("not a fix: {other:?}"),
+    }
+}
