@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_navigator::health::Sensor;
-use breakbench_navigator::{Navigator, NavigatorConfig};
+use breakbench_navigator::{Navigator, NavigatorConfig, PoseSource};
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::Publisher;
 use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
@@ -150,6 +150,14 @@ fn run() -> Result<()> {
     let nav_file = PathBuf::from(args.param_string("navigator_file", "config/navigator.yaml")?);
     let cfg = NavigatorConfig::load(&nav_file)
         .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
+    // The node drives from its odometry topic; the estimator stack runs
+    // in-process only until the estimator has a node of its own. Refused,
+    // not silently driven from raw odometry.
+    ensure!(
+        cfg.pose_source == PoseSource::WheelOdometry,
+        "{}: field 'pose_source': 'estimator' is supported in-process only (no estimator node yet); this node drives from wheel odometry: set pose_source: wheel_odometry",
+        nav_file.display()
+    );
     let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
         (Some(_), Some(_)) => [
             args.param_f64("goal_x_m", 0.0)?,

@@ -101,6 +101,16 @@ pub enum CampaignError {
     /// Graph executor options that cannot work together (named in the message).
     #[error("{0}")]
     GraphOptions(String),
+
+    /// The executor cannot run what the scenario asks for (named with the
+    /// scenario field); nothing was run or written.
+    #[error("{scenario}: field '{field}': unsupported by the {executor} executor: {why}")]
+    Unsupported {
+        scenario: String,
+        field: String,
+        executor: &'static str,
+        why: String,
+    },
 }
 
 impl CampaignError {

@@ -35,6 +35,16 @@ pub trait Executor: Sync {
     /// ([`super::manifest::GraphRecord`]); a manifest made by the other kind
     /// of executor is not reused on resume.
     fn on_graph(&self) -> bool;
+
+    /// Refuses, before anything runs or is written, a scenario this
+    /// executor would not run as written (a silent approximation would be a
+    /// wrong result). Default: everything is supported.
+    ///
+    /// # Errors
+    /// [`CampaignError::Unsupported`] naming the scenario field.
+    fn supports(&self, _scenario: &Scenario) -> Result<(), CampaignError> {
+        Ok(())
+    }
 }
 
 /// The in-process executor ([`super::run::execute`]).

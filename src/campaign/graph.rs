@@ -348,6 +348,35 @@ fn invalid_manifest(
 }
 
 impl Executor for GraphExecutor {
+    /// The graph runs grid, nominal and canary runs of a corridor-type
+    /// study. Not yet: resilience tests (`tests:` need an orchestrator that
+    /// fires triggers on the graph and an oracle node that evaluates the
+    /// expectations live) and a navigator driving from the estimator (no
+    /// estimator node). Refused rather than run as something else.
+    fn supports(&self, scenario: &Scenario) -> Result<(), CampaignError> {
+        let refuse = |field: &str, why: &str| {
+            Err(CampaignError::Unsupported {
+                scenario: scenario.path.display().to_string(),
+                field: field.into(),
+                executor: "graph",
+                why: why.into(),
+            })
+        };
+        if !scenario.file.tests.is_empty() {
+            return refuse(
+                "tests",
+                "resilience tests run in-process only (no graph orchestrator for triggers and expectations yet); run without --graph",
+            );
+        }
+        if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator {
+            return refuse(
+                "navigator",
+                "pose_source: estimator has no estimator node on the graph yet; run without --graph",
+            );
+        }
+        Ok(())
+    }
+
     fn execute(
         &self,
         scenario: &Scenario,

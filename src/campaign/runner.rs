@@ -315,6 +315,7 @@ fn execute_plan(
     executor: &dyn Executor,
 ) -> Result<Executed, CampaignError> {
     let wall = Instant::now();
+    executor.supports(scenario)?;
     let estimate = match &shard {
         Some(sh) => super::Estimate::of_shard(scenario, sh),
         None => super::Estimate::of(scenario),
