@@ -63,7 +63,7 @@ step "shipped resilience tests: campaigns, analyze, statsmodels reference"
 # The negative variant must fail its 'at' expectation (a test of the test):
 # its campaign exits 0 (a failing robot is a result, not a harness error), so
 # the expected verdict classes are checked from summary.json.
-for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative; do
+for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump; do
   rm -rf "$OUT-$t"
   "$BB" campaign "scenarios/tests/$t.yaml" --out "$OUT-$t" --jobs 2 --quiet
   "$BB" analyze "$OUT-$t" --check
@@ -72,7 +72,7 @@ done
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
-want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "odom_lost_safe_stop_negative": "fail"}
+want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "odom_lost_safe_stop_negative": "fail", "scan_timestamp_jump": "pass"}
 for t, cls in want.items():
     vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
     assert vc[cls] == sum(vc.values()) > 0, (t, vc)

@@ -313,3 +313,65 @@ fn applied_s(m: &Manifest) -> f64 {
         .expect("applied")
         .sim_s
 }
+
+/// The timestamp-jump test: a scan stamp 0.25 s ahead from t = 5 s to the
+/// `clear` trigger at t = 10 s raises `/diagnostics` WARN at the first faulted
+/// scan and OK at the first good one (both decided at once in lock-step:
+/// a scan arrives at each trigger time), and passes; with a navigator whose
+/// `stamp_tolerance_s` (0.3 s) exceeds the jump, the detection and surfacing
+/// expectations fail (a test of the test).
+#[test]
+fn scan_timestamp_jump_warns_and_recovers_within_one_scan_period() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/tests/scan_timestamp_jump.yaml"
+    );
+    let s = Scenario::load(Path::new(file)).unwrap_or_else(|e| panic!("{e}"));
+    let m = run(&s, "test_scan_timestamp_jump_r0");
+    assert_eq!(
+        m.judgement.verdict_class.class,
+        VerdictClass::Pass,
+        "{}",
+        m.judgement.verdict_class.reason
+    );
+    let f = &m.judgement.timeline.as_ref().unwrap().faults[0];
+    assert_eq!(f.t_applied.as_ref().unwrap().sim_s, 5.0);
+    assert_eq!(f.t_cleared.as_ref().unwrap().sim_s, 10.0);
+    let warn = expectation(&m, "diagnostics_warn");
+    assert!(warn.satisfied && warn.decided_at_s == 5.0, "{warn:?}");
+    let ok = expectation(&m, "diagnostics_ok_after_clear");
+    assert!(ok.satisfied && ok.decided_at_s == 10.0, "{ok:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let nav = dir.path().join("nav.yaml");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/config/navigator.yaml"
+    ))
+    .unwrap();
+    assert!(text.contains("stamp_tolerance_s: 0.2 "));
+    std::fs::write(
+        &nav,
+        text.replace("stamp_tolerance_s: 0.2 ", "stamp_tolerance_s: 0.3 "),
+    )
+    .unwrap();
+    let yaml = std::fs::read_to_string(file)
+        .unwrap()
+        .replace("../../config/navigator.yaml", &nav.display().to_string())
+        .replace(
+            "../../config",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/config"),
+        );
+    let p = dir.path().join("s.yaml");
+    std::fs::write(&p, yaml).unwrap();
+    let lax = Scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
+    let m = run(&lax, "test_scan_timestamp_jump_r0");
+    assert_eq!(m.judgement.verdict_class.class, VerdictClass::Fail);
+    for name in [
+        "diagnostics_warn",
+        "stamp_jump.surfacing.rosout",
+        "stamp_jump.surfacing.diagnostics",
+    ] {
+        assert!(!expectation(&m, name).satisfied, "{name}");
+    }
+}

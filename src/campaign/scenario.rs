@@ -618,7 +618,7 @@ mod tests {
                 "mode: scale\n    parameter: scale_factor",
                 "mode: bias\n    parameter: bias",
                 "s.yaml:18:5: field 'axes[1].mode'",
-                "mode 'bias' on channel 'odom' (Odometry) changes only twist.twist.linear, and the navigator reads delivery, pose.pose.position, pose.pose.orientation of it",
+                "mode 'bias' on channel 'odom' (Odometry) changes only twist.twist.linear, and the navigator reads delivery, header.stamp, pose.pose.position, pose.pose.orientation of it",
             ),
             (
                 "mode: scale\n    parameter: scale_factor",
