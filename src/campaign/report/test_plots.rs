@@ -451,7 +451,7 @@ pub(super) fn timeline_svg(
 
 /// Latency plot layout, px.
 const LAT_W: f64 = 480.0;
-const LAT_H: f64 = 86.0;
+const LAT_H: f64 = 94.0;
 const LAT_X0: f64 = 20.0;
 const LAT_PLOT_W: f64 = 440.0;
 
@@ -477,13 +477,14 @@ pub(super) fn latency_svg(xs: &[f64], bound: Option<Bound>) -> String {
         x0: LAT_X0,
         w: LAT_PLOT_W,
     };
-    let (yb, yp, ya) = (22.0, 40.0, 52.0);
+    // Rows: bound label, box (p95 label above it), dots, axis.
+    let (yb, yp, ya) = (30.0, 48.0, 60.0);
     match bound {
         Some(Bound::Upper(u)) => {
             let x = sc.x(u);
             let _ = writeln!(
                 o,
-                "<line class=\"bound\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"8\" y2=\"{ya:.1}\" stroke=\"{VIOLATED}\" stroke-dasharray=\"4,3\"/><text x=\"{:.1}\" y=\"10\" font-size=\"9\" fill=\"{VIOLATED}\" text-anchor=\"end\">bound {u} s</text>",
+                "<line class=\"bound\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"12\" y2=\"{ya:.1}\" stroke=\"{VIOLATED}\" stroke-dasharray=\"4,3\"/><text x=\"{:.1}\" y=\"9\" font-size=\"9\" fill=\"{VIOLATED}\" text-anchor=\"end\">bound {u} s</text>",
                 x - 2.0
             );
         }
@@ -491,9 +492,9 @@ pub(super) fn latency_svg(xs: &[f64], bound: Option<Bound>) -> String {
             let (xl, xh) = (sc.x(lo.max(0.0)), sc.x(hi));
             let _ = writeln!(
                 o,
-                "<rect class=\"bound\" x=\"{xl:.1}\" y=\"8\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{SATISFIED}\" fill-opacity=\"0.15\"/><text x=\"{xl:.1}\" y=\"7\" font-size=\"9\" fill=\"{SATISFIED}\">bound {lo:.3}–{hi:.3} s</text>",
+                "<rect class=\"bound\" x=\"{xl:.1}\" y=\"12\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{SATISFIED}\" fill-opacity=\"0.15\"/><text x=\"{xh:.1}\" y=\"9\" font-size=\"9\" fill=\"{SATISFIED}\" text-anchor=\"end\">bound {lo:.3}–{hi:.3} s</text>",
                 xh - xl,
-                ya - 8.0
+                ya - 12.0
             );
         }
         None => {}

@@ -638,6 +638,35 @@ mod unit {
     }
 
     #[test]
+    fn grid_cells_get_class_counts_when_a_study_has_tests() {
+        // The corridor grid (test_corpus::corpus) with the two tests added.
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = super::super::test_corpus::scenario();
+        s.file.tests = test_scenario().file.tests;
+        let mut ms = super::super::test_corpus::corpus();
+        ms.extend(test_manifests());
+        let summary = Summary::compute(&s.file, &s.hash, &ms);
+        let html = render_html(&s, &summary, &ms, dir.path()).unwrap();
+        let t = &html[html.find("<table id=\"cell-classes\">").unwrap()..];
+        let t = &t[..t.find("</table>").unwrap()];
+        // Cell latency 0, bias 0.4: mission fails in all 5 runs → class fail;
+        // Wilson 95 % of 5/5 is [0.566, 1].
+        assert!(t.contains("<tr><td>0</td><td>0.4</td><td>5</td><td>0</td><td>5</td><td>0</td><td>0</td><td>0</td><td>0</td><td class=\"p\">5/5</td><td class=\"p\">1.000</td><td>[0.566, 1.000]</td><td class=\"l\">0</td></tr>"), "{t}");
+        assert!(
+            t.contains("<tr><td>0.8</td><td>0</td><td>5</td><td>5</td><td>0</td>"),
+            "{t}"
+        );
+        assert_eq!(t.matches("<tr><td>").count(), 4);
+        // Without tests the section (and this table) is absent.
+        let plain = super::super::test_corpus::scenario();
+        let ms = super::super::test_corpus::corpus();
+        let summary = Summary::compute(&plain.file, &plain.hash, &ms);
+        let html = render_html(&plain, &summary, &ms, dir.path()).unwrap();
+        assert!(!html.contains("Resilience tests"));
+        assert!(!html.contains("cell-classes"));
+    }
+
+    #[test]
     fn percent_encoding_and_counts_text() {
         assert_eq!(percent_encode("test_a<b&c_r0"), "test_a%3Cb%26c_r0");
         assert_eq!(percent_encode("é"), "%C3%A9");
