@@ -1,7 +1,8 @@
 //! report.html: the human-readable campaign report.
 //!
 //! One self-contained HTML file (inline CSS, inline SVG drawn with
-//! `plotters`' SVG backend, no script, no external asset) with:
+//! `plotters`' SVG backend or, for the resilience tests, by hand; no script,
+//! no external asset) with:
 //!
 //! 1. the scenario, its hash, the corpus counts and what was measured;
 //! 2. the per-cell table, the axis-1 × axis-2 pivot of p̂, the two
@@ -11,7 +12,10 @@
 //!    per value of the other axes, for safety and for mission;
 //! 4. a few runs' true path and believed (odometry) path over the world,
 //!    drawn at equal aspect ratio;
-//! 5. the declared limits of the study (REQ-STUDY-DECLARED-LIMITS).
+//! 5. the declared limits of the study (REQ-STUDY-DECLARED-LIMITS);
+//! 6. after the harness checks, and only when the scenario has `tests:`,
+//!    the resilience tests: the verdict-class table, the traceability
+//!    matrix, the latency distributions and a timeline per shown run.
 //!
 //! Everything shown is read from the [`Summary`], the manifests and the trace
 //! files; nothing is recomputed except the odom → world transform of the
@@ -19,13 +23,16 @@
 //! and does not fail it.
 //!
 //! Parts (private modules): `tables` (sections 1, 2 and 5), `phat` (3),
-//! `trajectory` (4), `format` (cell and label formatting they share).
+//! `trajectory` (4), `tests` with its SVG in `test_plots` (6), `format`
+//! (cell and label formatting they share).
 
 mod format;
 mod phat;
 mod tables;
 #[cfg(test)]
 mod test_corpus;
+mod test_plots;
+mod tests;
 mod trajectory;
 
 use std::fmt::Write as _;
@@ -74,6 +81,7 @@ pub fn render_html(
     tables::pivot_tables(&mut h, scenario, summary);
     tables::confusion_tables(&mut h, summary);
     tables::checks_table(&mut h, summary);
+    tests::section(&mut h, scenario, summary, &ms);
     phat::probability_plots(&mut h, scenario, summary);
     trajectory::trajectories(&mut h, scenario, &ms, out);
     tables::declared_limits(&mut h, scenario, summary);
@@ -82,7 +90,7 @@ pub fn render_html(
 }
 
 #[cfg(test)]
-mod tests {
+mod render_tests {
     use super::test_corpus::{corpus, scenario};
     use super::*;
 

@@ -1,9 +1,14 @@
-//! The synthetic corpus of the report's tests: a 2 × 2 grid of the corridor
-//! study × 5 repeats, 7 nominal runs and one canary.
+//! The synthetic corpora of the report's tests: a 2 × 2 grid of the
+//! corridor study × 5 repeats, 7 nominal runs and one canary; and two
+//! resilience tests with hand-made timelines and expectation results.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use breakbench_oracle::expect::{
+    ClassifiedVerdict, ExpectationResult, FaultEvent, MarginUnit, Role, RunJudgement, Stamp,
+    TestInfo, Timeline, VerdictClass, ViolationSample,
+};
 use breakbench_oracle::{PredicateResult, Verdict};
 use kraken_interfaces::SelfReport;
 
@@ -11,6 +16,7 @@ use crate::campaign::manifest::{
     FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
 use crate::campaign::scenario::Scenario;
+use crate::campaign::test_summary::FALSE_ALARM_SUFFIX;
 
 pub(super) fn scenario() -> Scenario {
     let mut s = Scenario::load(Path::new(concat!(
@@ -128,4 +134,173 @@ pub(super) fn corpus() -> Vec<Manifest> {
     }
     ms.push(manifest("canary_000", RunKind::Canary, &[], false, false));
     ms
+}
+
+/// The scan-loss resilience test with a second copy of its test, named
+/// `a<b&c` with requirement `REQ-<X>&"Y"` (the report must escape both).
+pub(super) fn test_scenario() -> Scenario {
+    let mut s = Scenario::load(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/tests/scan_loss_at_obstacle.yaml"
+    )))
+    .unwrap();
+    let mut b = s.file.tests[0].clone();
+    b.name = "a<b&c".into();
+    b.requirement = "REQ-<X>&\"Y\"".into();
+    s.file.tests.push(b);
+    s
+}
+
+/// An expectation result decided at `decided_at_s`, anchored at `anchor_s`.
+fn result(
+    name: &str,
+    role: Option<Role>,
+    satisfied: bool,
+    anchor_s: Option<f64>,
+    decided_at_s: f64,
+) -> ExpectationResult {
+    ExpectationResult {
+        name: name.into(),
+        kind: if name.ends_with(FALSE_ALARM_SUFFIX) {
+            "never"
+        } else {
+            "within"
+        }
+        .into(),
+        role,
+        satisfied,
+        decided_at_s,
+        margin: 0.0,
+        margin_unit: MarginUnit::Seconds,
+        first_violation: (!satisfied).then_some(ViolationSample {
+            t_s: decided_at_s,
+            value: 0.0,
+        }),
+        reason: "hand-made".into(),
+        anchor_s,
+        anchor_fault: anchor_s.map(|_| "scan_loss".into()),
+        undecidable: None,
+    }
+}
+
+/// A run of test `test`: a fault run (scan_loss triggered at 14.9 s,
+/// applied at 15 s, cleared at 18 s; 60 s of sim time) or a baseline.
+fn test_run(
+    run_id: &str,
+    test: &str,
+    requirement: &str,
+    baseline: bool,
+    class: VerdictClass,
+    results: Vec<ExpectationResult>,
+) -> Manifest {
+    let kind = if baseline {
+        RunKind::Baseline
+    } else {
+        RunKind::Test
+    };
+    let mut m = manifest(run_id, kind, &[], true, true);
+    m.harness_only = false;
+    let names: &[&str] = if baseline { &[] } else { &["scan_loss"] };
+    let mut tl = Timeline::new(names);
+    if !baseline {
+        let at = |sim_s: f64| Stamp {
+            sim_s,
+            host_s: Some(sim_s / 1000.0),
+        };
+        tl.note("scan_loss", FaultEvent::Trigger, at(14.9));
+        tl.note("scan_loss", FaultEvent::Requested, at(14.9));
+        tl.note("scan_loss", FaultEvent::Applied, at(15.0));
+        tl.note("scan_loss", FaultEvent::Cleared, at(18.0));
+    }
+    let judged: Vec<ExpectationResult> = results
+        .iter()
+        .filter(|r| !r.name.ends_with(FALSE_ALARM_SUFFIX))
+        .cloned()
+        .collect();
+    tl.record_expectations(&judged);
+    m.judgement = RunJudgement {
+        verdict_class: ClassifiedVerdict {
+            class,
+            reason: format!("hand-made {}", class.name()),
+        },
+        test: Some(TestInfo {
+            test: test.into(),
+            requirement: requirement.into(),
+            hazard: "HAZ-COLLISION-OBSTACLE".into(),
+            baseline,
+        }),
+        timeline: Some(tl),
+        expectations: results,
+    };
+    m
+}
+
+/// Two tests of [`test_scenario`]. `scan_loss_at_obstacle`: one fault run,
+/// pass (stops 0.6 s, diagnostics 0.2 s after applied, resumes 0.14 s after
+/// the clear), one baseline without a false alarm. `a<b&c`: a fail (stops
+/// violated at its 16 s deadline), an invalid run (not counted), and two
+/// baselines, the first with a false alarm of `diagnostics_error`.
+pub(super) fn test_manifests() -> Vec<Manifest> {
+    let (a, b) = ("scan_loss_at_obstacle", "a<b&c");
+    let (ra, rb) = ("REQ-NAV-STALE-SENSOR", "REQ-<X>&\"Y\"");
+    let d = Some(Role::Detection);
+    let probe = format!("diagnostics_error{FALSE_ALARM_SUFFIX}");
+    let fault_results = |stops: (bool, f64), diag: f64, resumes: f64| {
+        vec![
+            result("stops", Some(Role::Reaction), stops.0, Some(15.0), stops.1),
+            result("diagnostics_error", d, true, Some(15.0), diag),
+            result("resumes", Some(Role::Recovery), true, Some(18.0), resumes),
+        ]
+    };
+    let base = |fired: bool| vec![result(&probe, None, !fired, None, 30.0)];
+    vec![
+        test_run(
+            &format!("test_{a}_r0"),
+            a,
+            ra,
+            false,
+            VerdictClass::Pass,
+            fault_results((true, 15.6), 15.2, 18.14),
+        ),
+        test_run(
+            &format!("baseline_{a}_r0"),
+            a,
+            ra,
+            true,
+            VerdictClass::Pass,
+            base(false),
+        ),
+        test_run(
+            &format!("test_{b}_r0"),
+            b,
+            rb,
+            false,
+            VerdictClass::Fail,
+            fault_results((false, 16.0), 15.3, 18.2),
+        ),
+        test_run(
+            &format!("test_{b}_r1"),
+            b,
+            rb,
+            false,
+            VerdictClass::Invalid,
+            fault_results((true, 15.5), 15.1, 18.1),
+        ),
+        test_run(
+            &format!("baseline_{b}_r0"),
+            b,
+            rb,
+            true,
+            VerdictClass::Pass,
+            base(true),
+        ),
+        test_run(
+            &format!("baseline_{b}_r1"),
+            b,
+            rb,
+            true,
+            VerdictClass::Pass,
+            base(false),
+        ),
+    ]
 }
