@@ -21,6 +21,7 @@ pub mod config;
 pub mod error;
 pub mod geometry;
 pub mod lidar;
+mod normal;
 pub mod plant;
 pub mod sensors;
 

@@ -7,10 +7,11 @@ use breakbench_world::world::Pose2;
 use breakbench_world::World;
 use kraken_interfaces::ros::{Header, LaserScan, Time};
 use rand::Rng;
-use rand_distr::{Distribution, Normal};
+use rand_distr::Normal;
 
 use crate::config::LidarConfig;
 use crate::geometry::WorldGeometry;
+use crate::normal::FastNormal;
 use crate::SimError;
 
 /// The lidar's frame (REP-105 / TurtleBot3 naming). Mounted at the robot
@@ -36,7 +37,8 @@ pub struct Lidar {
     cfg: LidarConfig,
     /// `(cos, sin)` of every beam angle in `base_scan`.
     dirs: Vec<(f64, f64)>,
-    noise: Normal<f64>,
+    /// `N(0, range_noise_stddev_m^2)`, drawn as `rand_distr::Normal` would.
+    noise: FastNormal,
     angle_increment: f64,
 }
 
@@ -58,8 +60,9 @@ impl Lidar {
                 (a.cos(), a.sin())
             })
             .collect();
-        let noise =
-            Normal::new(0.0, cfg.range_noise_stddev_m).expect("validated: stddev >= 0, finite");
+        let noise = Normal::new(0.0, cfg.range_noise_stddev_m)
+            .expect("validated: stddev >= 0, finite")
+            .into();
         Self {
             geom,
             cfg: cfg.clone(),
@@ -98,8 +101,9 @@ impl Lidar {
             self.dirs.len(),
             "ranges must hold one value per beam"
         );
+        let (noise, lo, hi) = (self.noise, self.cfg.range_min_m, self.cfg.range_max_m);
         for (r, &t) in ranges.iter_mut().zip(&self.true_ranges(pose)) {
-            *r = self.reading(t + self.noise.sample(rng));
+            *r = reading(t + noise.sample(rng), lo, hi);
         }
     }
 
@@ -128,18 +132,6 @@ impl Lidar {
         );
     }
 
-    /// The reported range of a noisy distance `m` (REP-117).
-    #[inline]
-    fn reading(&self, m: f64) -> f32 {
-        if m > self.cfg.range_max_m || m.is_nan() {
-            f32::INFINITY
-        } else if m < self.cfg.range_min_m {
-            f32::NEG_INFINITY
-        } else {
-            m as f32
-        }
-    }
-
     /// One `LaserScan` from `pose`, stamped `stamp` (sim time), frame
     /// [`SCAN_FRAME`].
     pub fn scan<R: Rng + ?Sized>(&self, pose: &Pose2, stamp: Duration, rng: &mut R) -> LaserScan {
@@ -156,11 +148,15 @@ impl Lidar {
         rng: &mut R,
         scratch: &mut Vec<f64>,
     ) -> LaserScan {
-        // As `scan_into`, collected without zero-filling a buffer first.
+        // As `scan_into`, collected without zero-filling a buffer first. The
+        // noise and the range limits are copied to locals so that the loop
+        // keeps them in registers (the generator's writes could otherwise
+        // alias `self` for the optimiser, reloading them every beam).
         self.true_ranges_into(pose, scratch);
+        let (noise, lo, hi) = (self.noise, self.cfg.range_min_m, self.cfg.range_max_m);
         let ranges: Vec<f32> = scratch
             .iter()
-            .map(|&t| self.reading(t + self.noise.sample(rng)))
+            .map(|&t| reading(t + noise.sample(rng), lo, hi))
             .collect();
         let n = self.dirs.len();
         LaserScan {
@@ -178,5 +174,18 @@ impl Lidar {
             ranges,
             intensities: Vec::new(),
         }
+    }
+}
+
+/// The reported range of a noisy distance `m` (REP-117) for a lidar with
+/// limits `[range_min, range_max]`.
+#[inline]
+fn reading(m: f64, range_min: f64, range_max: f64) -> f32 {
+    if m > range_max || m.is_nan() {
+        f32::INFINITY
+    } else if m < range_min {
+        f32::NEG_INFINITY
+    } else {
+        m as f32
     }
 }

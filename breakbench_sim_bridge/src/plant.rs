@@ -13,11 +13,12 @@ use kraken_interfaces::ros::{
 };
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Normal};
+use rand_distr::Normal;
 
 use crate::config::{PlantConfig, Timing};
 use crate::geometry::WorldGeometry;
 use crate::lidar::Lidar;
+use crate::normal::FastNormal;
 use crate::sensors::{GnssModel, ImuModel};
 use crate::SimError;
 
@@ -183,7 +184,8 @@ pub struct Plant {
     vel: (f64, f64),
     true_twist: (f64, f64),
     odom_twist: (f64, f64),
-    wheel_noise: Normal<f64>,
+    /// `N(0, wheel_speed_noise_ratio^2)`, drawn as `rand_distr::Normal` would.
+    wheel_noise: FastNormal,
     lidar_rng: ChaCha8Rng,
     odom_rng: ChaCha8Rng,
     scan_wired: bool,
@@ -338,7 +340,8 @@ impl Plant {
             r
         };
         let wheel_noise = Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio)
-            .expect("validated: ratio >= 0, finite");
+            .expect("validated: ratio >= 0, finite")
+            .into();
         let gnss = match (&cfg.gnss, is_wired(GNSS_CHANNEL)) {
             (Some(g), true) => {
                 let datum = world.datum.ok_or_else(|| SimError::NoDatum {
