@@ -16,6 +16,7 @@
 pub mod controller;
 pub mod health;
 pub mod stack;
+mod window;
 
 use std::path::Path;
 use std::time::Duration;
@@ -349,7 +350,6 @@ impl Navigator {
         // half_width sideways and half_width ahead of its centre); farther
         // beams are skipped.
         let reach = need + 2.0 * half_width;
-        let hw2 = half_width * half_width;
         let mut free = std::mem::take(&mut self.free);
         free.clear();
         free.resize(self.candidates.len(), f64::INFINITY);
@@ -363,42 +363,18 @@ impl Navigator {
                 continue;
             }
             let (px, py) = (r * bc, r * bs);
-            // Only candidates a within asin(q) (q = half_width / r) of the
-            // beam angle can have the point ahead (along > 0) and inside the
-            // corridor (lateral = r |sin(theta - a)| < half_width). The window
-            // is widened to q / sqrt(1 - q^2) = tan(asin q) >= asin q (no
-            // libm call) plus two candidate steps each side (truncation
-            // instead of floor/ceil, and rounding), so it holds every
-            // candidate the full test accepts: the result is the same to the bit.
-            let q = half_width / r;
-            let (k0, k1) = if q < 0.9 {
-                let w = q / (1.0 - q * q).sqrt();
-                let lo = (((theta - w) / step) as i32 - 2).max(-n);
-                let hi = (((theta + w) / step) as i32 + 2).min(n);
-                if lo > hi {
-                    continue;
-                }
-                ((lo + n) as usize, (hi + n) as usize)
-            } else {
-                (0, self.candidates.len() - 1)
+            // Only the candidates that can have the point ahead and inside
+            // the corridor (exact: the same result as testing them all).
+            let Some((k0, k1)) = window::candidate_window(theta, r, half_width, step, n) else {
+                continue;
             };
-            // Branch-free over the window's candidates: the point must be
-            // ahead (along > 0) and inside the corridor (lateral < half_width);
-            // `d` is then the distance the disc can travel before the point
-            // enters its swept corridor (NaN outside, never taken).
-            // Flat columns and a non-short-circuit `&` (the same IEEE
-            // operations per candidate as the full test).
-            let window = self.cand_cos[k0..=k1]
-                .iter()
-                .zip(&self.cand_sin[k0..=k1])
-                .zip(&mut free[k0..=k1]);
-            for ((&c, &s), f) in window {
-                let along = px * c + py * s;
-                let lateral = (py * c - px * s).abs();
-                let d = along - (hw2 - lateral * lateral).sqrt();
-                let take = (along > 0.0) & (lateral < half_width) & (d < *f);
-                *f = if take { d } else { *f };
-            }
+            window::relax(
+                &mut free[k0..=k1],
+                &self.cand_cos[k0..=k1],
+                &self.cand_sin[k0..=k1],
+                (px, py),
+                half_width,
+            );
         }
         // Cost: angle away from the goal bearing plus a penalty per metre a
         // heading falls short of the lookahead; headings free for less than
