@@ -37,6 +37,10 @@ struct Aabb {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorldGeometry {
     pub(crate) segs: Vec<Seg>,
+    /// The distinct segment end points, and each segment's start and end
+    /// as indices into them (for [`Self::cast_fan`]'s bearings).
+    ends: Vec<[f64; 2]>,
+    seg_ends: Vec<[u32; 2]>,
     boxes: Vec<Aabb>,
     labels: Vec<String>,
 }
@@ -47,7 +51,17 @@ impl WorldGeometry {
         let mut segs = Vec::with_capacity(world.walls_m.len() + 4 * world.obstacles.len());
         let mut labels = Vec::new();
         let mut boxes = Vec::new();
-        let push = |segs: &mut Vec<Seg>, a: [f64; 2], b: [f64; 2], owner: u32| {
+        let mut ends: Vec<[f64; 2]> = Vec::new();
+        let mut seg_ends = Vec::with_capacity(segs.capacity());
+        let mut push = |segs: &mut Vec<Seg>, a: [f64; 2], b: [f64; 2], owner: u32| {
+            let mut index_of = |p: [f64; 2]| {
+                let i = ends.iter().position(|e| *e == p).unwrap_or_else(|| {
+                    ends.push(p);
+                    ends.len() - 1
+                });
+                i as u32
+            };
+            seg_ends.push([index_of(a), index_of(b)]);
             let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
             segs.push(Seg {
                 ax: a[0],
@@ -79,6 +93,8 @@ impl WorldGeometry {
         }
         Self {
             segs,
+            ends,
+            seg_ends,
             boxes,
             labels,
         }
@@ -195,6 +211,24 @@ impl WorldGeometry {
     }
 }
 
+/// The beam directions of a fan as two columns (what the per-segment loops
+/// read, two beams per SSE2 instruction).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct FanDirs {
+    pub cos: Vec<f64>,
+    pub sin: Vec<f64>,
+}
+
+/// Per-scan buffers of [`WorldGeometry::cast_fan`], kept between scans to
+/// reuse their allocations.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FanScratch {
+    /// The beams' world directions.
+    world: FanDirs,
+    /// Bearing from the origin of every distinct segment end.
+    bearings: Vec<f64>,
+}
+
 impl WorldGeometry {
     /// Casts a full fan of beams from `(ox, oy)` into `out` (one distance per
     /// beam, metres, `inf` for no return; `out` must hold `inf` on entry):
@@ -205,8 +239,15 @@ impl WorldGeometry {
     /// subtends from the origin (plus one beam of margin on each side), so a
     /// scan costs about one ray-segment test per beam and visible segment
     /// instead of one per beam and segment. The world directions are rotated
-    /// once per scan, and each segment's beams are walked as (at most two)
-    /// contiguous runs with a branch-free test.
+    /// once per scan, the bearing of each distinct segment end is computed
+    /// once (walls and box edges share their corners), and each segment's
+    /// beams are walked as (at most two) contiguous runs with a branch-free
+    /// test.
+    ///
+    /// Why the margin makes the culling exact: a beam hits a segment only
+    /// if its direction lies within the segment's angle up to the rounding
+    /// of the test (~1e-15 rad), far inside one beam of margin, so the
+    /// rounding of the bearings themselves cannot drop a hit.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn cast_fan(
         &self,
@@ -215,20 +256,34 @@ impl WorldGeometry {
         (c, s): (f64, f64),
         beam0: f64,
         inc: f64,
-        dirs: &[(f64, f64)],
+        dirs: &FanDirs,
+        scratch: &mut FanScratch,
         out: &mut [f64],
     ) {
         use std::f64::consts::{PI, TAU};
-        debug_assert_eq!(dirs.len(), out.len());
+        debug_assert!(dirs.cos.len() == out.len() && dirs.sin.len() == out.len());
         debug_assert!(out.iter().all(|t| *t == f64::INFINITY));
-        let world: Vec<(f64, f64)> = dirs
-            .iter()
-            .map(|&(bc, bs)| (c * bc - s * bs, s * bc + c * bs))
-            .collect();
-        let n = dirs.len() as i64;
-        for g in &self.segs {
+        let FanScratch { world, bearings } = scratch;
+        world.cos.clear();
+        world.sin.clear();
+        world.cos.extend(
+            dirs.cos
+                .iter()
+                .zip(&dirs.sin)
+                .map(|(&bc, &bs)| c * bc - s * bs),
+        );
+        world.sin.extend(
+            dirs.cos
+                .iter()
+                .zip(&dirs.sin)
+                .map(|(&bc, &bs)| s * bc + c * bs),
+        );
+        bearings.clear();
+        bearings.extend(self.ends.iter().map(|&[x, y]| (y - oy).atan2(x - ox)));
+        let n = out.len() as i64;
+        for (g, &[ia, ib]) in self.segs.iter().zip(&self.seg_ends) {
             let (qx, qy) = (g.ax - ox, g.ay - oy);
-            let (ta, tb) = (qy.atan2(qx), (qy + g.ey).atan2(qx + g.ex));
+            let (ta, tb) = (bearings[ia as usize], bearings[ib as usize]);
             let mut sweep = tb - ta;
             if sweep > PI {
                 sweep -= TAU;
@@ -244,26 +299,74 @@ impl WorldGeometry {
             let last = ((lo + width - beam0) / inc).ceil() as i64 + 1;
             let count = (last - first + 1).min(n) as usize;
             let i0 = first.rem_euclid(n) as usize;
-            let nt0 = qx * g.ey - qy * g.ex;
-            let run = |w: &[(f64, f64)], o: &mut [f64]| {
-                for (&(dx, dy), o) in w.iter().zip(o.iter_mut()) {
-                    let den = dx * g.ey - dy * g.ex;
-                    let nu = qx * dy - qy * dx;
-                    let (den, nt, nu) = if den < 0.0 {
-                        (-den, -nt0, -nu)
-                    } else {
-                        (den, nt0, nu)
-                    };
-                    let t = nt / den;
-                    let hit = den > 0.0 && nt >= 0.0 && nu >= 0.0 && nu <= den && t < *o;
-                    *o = if hit { t } else { *o };
-                }
-            };
-            let end = (i0 + count).min(dirs.len());
-            run(&world[i0..end], &mut out[i0..end]);
+            let end = (i0 + count).min(out.len());
             let wrapped = i0 + count - end;
-            run(&world[..wrapped], &mut out[..wrapped]);
+            let nt0 = qx * g.ey - qy * g.ex;
+            for (lo, hi) in [(i0, end), (0, wrapped)] {
+                let (wc, ws, o) = (&world.cos[lo..hi], &world.sin[lo..hi], &mut out[lo..hi]);
+                if nt0 != 0.0 {
+                    run_one_side(wc, ws, o, g, (qx, qy), nt0);
+                } else {
+                    run_both_sides(wc, ws, o, g, (qx, qy), nt0);
+                }
+            }
         }
+    }
+}
+
+/// The ray-segment test of [`WorldGeometry::cast`] over a run of beams with
+/// world directions `(dx[i], dy[i])`, for a segment `g` whose start is at
+/// `q = a - o` from the origin with `nt0 = q x e` non-zero (a NaN `nt0`
+/// hits nothing, as in `cast`).
+///
+/// `cast` flips the signs of `den`, `nt = nt0` and `nu` where `den < 0` and
+/// then needs `den > 0`, `nt >= 0`: with the sign of `nt0` fixed per
+/// segment, only beams with `den` of the sign of `nt0` can hit. Multiplying
+/// `e` and `q` by that sign (exact) makes those beams' `den` and `nu` the
+/// flipped values of `cast` to the bit (rounding is symmetric), and
+/// `t = nt0 / den` is unchanged by the flip, so one branch-free loop without
+/// per-beam sign selects gives `cast`'s hits and distances exactly.
+#[inline]
+fn run_one_side(dx: &[f64], dy: &[f64], out: &mut [f64], g: &Seg, (qx, qy): (f64, f64), nt0: f64) {
+    let k = if nt0 > 0.0 {
+        1.0
+    } else if nt0 < 0.0 {
+        -1.0
+    } else {
+        return; // NaN
+    };
+    let (ex, ey, qx, qy, nt) = (k * g.ex, k * g.ey, k * qx, k * qy, k * nt0);
+    for ((o, &dx), &dy) in out.iter_mut().zip(dx).zip(dy) {
+        let den = dx * ey - dy * ex;
+        let nu = qx * dy - qy * dx;
+        let t = nt / den;
+        let hit = (den > 0.0) & (nu >= 0.0) & (nu <= den) & (t < *o);
+        *o = if hit { t } else { *o };
+    }
+}
+
+/// As [`run_one_side`] for `nt0 == 0` (the origin on the segment's line),
+/// where either sign of `den` can hit: `cast`'s test as it is written.
+#[inline]
+fn run_both_sides(
+    dx: &[f64],
+    dy: &[f64],
+    out: &mut [f64],
+    g: &Seg,
+    (qx, qy): (f64, f64),
+    nt0: f64,
+) {
+    for ((o, &dx), &dy) in out.iter_mut().zip(dx).zip(dy) {
+        let den = dx * g.ey - dy * g.ex;
+        let nu = qx * dy - qy * dx;
+        let (den, nt, nu) = if den < 0.0 {
+            (-den, -nt0, -nu)
+        } else {
+            (den, nt0, nu)
+        };
+        let t = nt / den;
+        let hit = den > 0.0 && nt >= 0.0 && nu >= 0.0 && nu <= den && t < *o;
+        *o = if hit { t } else { *o };
     }
 }
 
@@ -333,6 +436,53 @@ mod tests {
         assert_eq!(g.swept_clearance(1.0, 0.5, 1.0, 0.5).0, 0.5);
         // Parallel to a wall: the clearance of the ends (0.5 m from y = 1).
         assert_eq!(g.swept_clearance(1.0, 0.5, 2.0, 0.5).0, 0.5);
+    }
+
+    /// The fan cast equals `cast` per beam to the bit, from random poses and
+    /// from origins on the lines of the box's edges and the walls' corners
+    /// (where `nt0 == 0` takes the two-sided loop).
+    #[test]
+    fn cast_fan_equals_cast_bit_for_bit() {
+        use rand::{RngExt, SeedableRng};
+        let g = WorldGeometry::new(&corridor());
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let beams = 360;
+        let inc = std::f64::consts::TAU / f64::from(beams);
+        let angle_min = -std::f64::consts::PI;
+        let angles = (0..beams).map(|i| angle_min + f64::from(i) * inc);
+        let dirs = FanDirs {
+            cos: angles.clone().map(f64::cos).collect(),
+            sin: angles.map(f64::sin).collect(),
+        };
+        let mut origins = vec![(0.5, 0.1), (5.8, 0.5), (6.2, 0.6), (3.0, 0.1), (0.5, -0.5)];
+        for _ in 0..300 {
+            origins.push((rng.random_range(0.05..11.95), rng.random_range(-0.95..0.95)));
+        }
+        let mut scratch = FanScratch::default();
+        for (ox, oy) in origins {
+            let yaw: f64 = rng.random_range(-4.0..4.0);
+            let (c, s) = (yaw.cos(), yaw.sin());
+            let mut out = vec![f64::INFINITY; beams as usize];
+            g.cast_fan(
+                ox,
+                oy,
+                (c, s),
+                yaw + angle_min,
+                inc,
+                &dirs,
+                &mut scratch,
+                &mut out,
+            );
+            for (i, t) in out.iter().enumerate() {
+                let (bc, bs) = (dirs.cos[i], dirs.sin[i]);
+                let want = g.cast(ox, oy, c * bc - s * bs, s * bc + c * bs);
+                assert_eq!(
+                    t.to_bits(),
+                    want.to_bits(),
+                    "origin ({ox}, {oy}) yaw {yaw} beam {i}"
+                );
+            }
+        }
     }
 
     #[test]

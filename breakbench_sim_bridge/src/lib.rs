@@ -30,7 +30,7 @@ pub use config::{
 };
 pub use error::SimError;
 pub use geometry::WorldGeometry;
-pub use lidar::Lidar;
+pub use lidar::{Lidar, ScanScratch};
 pub use plant::{ContactEvent, Plant, PlantOutputs, SENSOR_CHANNELS};
 pub use sensors::{GnssModel, ImuModel};
 

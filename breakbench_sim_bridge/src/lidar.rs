@@ -10,13 +10,22 @@ use rand::Rng;
 use rand_distr::Normal;
 
 use crate::config::LidarConfig;
-use crate::geometry::WorldGeometry;
+use crate::geometry::{FanDirs, FanScratch, WorldGeometry};
 use crate::normal::FastNormal;
 use crate::SimError;
 
 /// The lidar's frame (REP-105 / TurtleBot3 naming). Mounted at the robot
 /// centre with the orientation of `base_link`.
 pub const SCAN_FRAME: &str = "base_scan";
+
+/// The working buffers of one scan ([`Lidar::scan_with`]): the noise-free
+/// ranges and the ray cast's per-scan directions and bearings. Holds no
+/// state between scans, only allocations.
+#[derive(Debug, Clone, Default)]
+pub struct ScanScratch {
+    ranges: Vec<f64>,
+    fan: FanScratch,
+}
 
 /// A ray-casting 2-D lidar over a fixed world.
 ///
@@ -35,8 +44,8 @@ pub const SCAN_FRAME: &str = "base_scan";
 pub struct Lidar {
     geom: WorldGeometry,
     cfg: LidarConfig,
-    /// `(cos, sin)` of every beam angle in `base_scan`.
-    dirs: Vec<(f64, f64)>,
+    /// `cos` and `sin` of every beam angle in `base_scan`.
+    dirs: FanDirs,
     /// `N(0, range_noise_stddev_m^2)`, drawn as `rand_distr::Normal` would.
     noise: FastNormal,
     angle_increment: f64,
@@ -54,12 +63,11 @@ impl Lidar {
 
     pub(crate) fn new_unchecked(geom: WorldGeometry, cfg: &LidarConfig) -> Self {
         let inc = std::f64::consts::TAU / f64::from(cfg.beams);
-        let dirs = (0..cfg.beams)
-            .map(|i| {
-                let a = cfg.angle_min_rad + f64::from(i) * inc;
-                (a.cos(), a.sin())
-            })
-            .collect();
+        let angles = (0..cfg.beams).map(|i| cfg.angle_min_rad + f64::from(i) * inc);
+        let dirs = FanDirs {
+            cos: angles.clone().map(f64::cos).collect(),
+            sin: angles.map(f64::sin).collect(),
+        };
         let noise = Normal::new(0.0, cfg.range_noise_stddev_m)
             .expect("validated: stddev >= 0, finite")
             .into();
@@ -86,7 +94,7 @@ impl Lidar {
     /// the robot centre at `pose` to the first surface along beam `i`.
     pub fn true_range(&self, pose: &Pose2, i: usize) -> f64 {
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
-        let (bc, bs) = self.dirs[i];
+        let (bc, bs) = (self.dirs.cos[i], self.dirs.sin[i]);
         self.geom
             .cast(pose.x_m, pose.y_m, c * bc - s * bs, s * bc + c * bs)
     }
@@ -98,7 +106,7 @@ impl Lidar {
     pub fn scan_into<R: Rng + ?Sized>(&self, pose: &Pose2, rng: &mut R, ranges: &mut [f32]) {
         assert_eq!(
             ranges.len(),
-            self.dirs.len(),
+            self.dirs.cos.len(),
             "ranges must hold one value per beam"
         );
         let (noise, lo, hi) = (self.noise, self.cfg.range_min_m, self.cfg.range_max_m);
@@ -109,17 +117,18 @@ impl Lidar {
 
     /// The noise-free range of every beam from `pose` (the fan cast).
     fn true_ranges(&self, pose: &Pose2) -> Vec<f64> {
-        let mut t = Vec::new();
-        self.true_ranges_into(pose, &mut t);
-        t
+        let mut scratch = ScanScratch::default();
+        self.true_ranges_into(pose, &mut scratch);
+        scratch.ranges
     }
 
-    /// As `true_ranges`, into `t` (cleared and resized to `beams`; its
-    /// capacity is reused).
-    fn true_ranges_into(&self, pose: &Pose2, t: &mut Vec<f64>) {
+    /// As `true_ranges`, into `scratch.ranges` (cleared and resized to
+    /// `beams`; every buffer's capacity is reused).
+    fn true_ranges_into(&self, pose: &Pose2, scratch: &mut ScanScratch) {
         let (c, s) = (pose.yaw_rad.cos(), pose.yaw_rad.sin());
+        let t = &mut scratch.ranges;
         t.clear();
-        t.resize(self.dirs.len(), f64::INFINITY);
+        t.resize(self.dirs.cos.len(), f64::INFINITY);
         let beam0 = pose.yaw_rad + self.cfg.angle_min_rad;
         self.geom.cast_fan(
             pose.x_m,
@@ -128,6 +137,7 @@ impl Lidar {
             beam0,
             self.angle_increment,
             &self.dirs,
+            &mut scratch.fan,
             t,
         );
     }
@@ -135,18 +145,18 @@ impl Lidar {
     /// One `LaserScan` from `pose`, stamped `stamp` (sim time), frame
     /// [`SCAN_FRAME`].
     pub fn scan<R: Rng + ?Sized>(&self, pose: &Pose2, stamp: Duration, rng: &mut R) -> LaserScan {
-        self.scan_with(pose, stamp, rng, &mut Vec::new())
+        self.scan_with(pose, stamp, rng, &mut ScanScratch::default())
     }
 
-    /// As [`Lidar::scan`], with `scratch` as the buffer of the noise-free
-    /// ranges (its contents are overwritten; keep it between scans to reuse
-    /// its allocation).
+    /// As [`Lidar::scan`], with `scratch` as the buffers of the ray cast
+    /// (their contents are overwritten; keep it between scans to reuse its
+    /// allocations).
     pub fn scan_with<R: Rng + ?Sized>(
         &self,
         pose: &Pose2,
         stamp: Duration,
         rng: &mut R,
-        scratch: &mut Vec<f64>,
+        scratch: &mut ScanScratch,
     ) -> LaserScan {
         // As `scan_into`, collected without zero-filling a buffer first. The
         // noise and the range limits are copied to locals so that the loop
@@ -155,10 +165,11 @@ impl Lidar {
         self.true_ranges_into(pose, scratch);
         let (noise, lo, hi) = (self.noise, self.cfg.range_min_m, self.cfg.range_max_m);
         let ranges: Vec<f32> = scratch
+            .ranges
             .iter()
             .map(|&t| reading(t + noise.sample(rng), lo, hi))
             .collect();
-        let n = self.dirs.len();
+        let n = self.dirs.cos.len();
         LaserScan {
             header: Header {
                 stamp: Time::from_nanos(stamp.as_nanos() as i64),

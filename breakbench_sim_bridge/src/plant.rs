@@ -17,7 +17,7 @@ use rand_distr::Normal;
 
 use crate::config::{PlantConfig, Timing};
 use crate::geometry::WorldGeometry;
-use crate::lidar::Lidar;
+use crate::lidar::{Lidar, ScanScratch};
 use crate::normal::FastNormal;
 use crate::sensors::{GnssModel, ImuModel};
 use crate::SimError;
@@ -196,8 +196,8 @@ pub struct Plant {
     contacts: Vec<ContactEvent>,
     /// Lower bound of the true centre's clearance, metres.
     clear_lb: f64,
-    /// The lidar's noise-free range buffer, reused between scans.
-    scan_scratch: Vec<f64>,
+    /// The lidar's buffers, reused between scans.
+    scan_scratch: ScanScratch,
 }
 
 /// Wraps an angle to `(-pi, pi]`.
@@ -385,7 +385,7 @@ impl Plant {
             blocked_by: None,
             contacts: Vec::new(),
             clear_lb: clearance_m,
-            scan_scratch: Vec::new(),
+            scan_scratch: ScanScratch::default(),
         })
     }
 
