@@ -185,13 +185,10 @@ pub struct Navigator {
     best_distance: f64,
     last_progress: Duration,
     candidates: Vec<(f64, f64, f64)>,
-    /// The candidates' cos and sin as two flat columns (what the inner scan
-    /// loop reads).
-    cand_cos: Vec<f64>,
-    cand_sin: Vec<f64>,
-    /// (cos, sin, angle wrapped to (-pi, pi]) of each beam of the last scan
-    /// geometry, and that geometry.
-    beams: Vec<(f64, f64, f64)>,
+    /// The candidates' `[cos, sin]` (what the scan loop reads).
+    cand: Vec<[f64; 2]>,
+    /// Each beam of the last scan geometry, and that geometry.
+    beams: Vec<window::Beam>,
     beam_geometry: (f32, f32, usize),
     /// Per-candidate free distance of the current scan (reused buffer).
     free: Vec<f64>,
@@ -283,8 +280,7 @@ impl Navigator {
                 (a, a.cos(), a.sin())
             })
             .collect::<Vec<_>>();
-        let cand_cos = candidates.iter().map(|c| c.1).collect();
-        let cand_sin = candidates.iter().map(|c| c.2).collect();
+        let cand = candidates.iter().map(|c| [c.1, c.2]).collect();
         let health = health::Health::new(health::HealthConfig::from_navigator(&cfg));
         Self {
             health,
@@ -296,8 +292,7 @@ impl Navigator {
             best_distance: f64::INFINITY,
             last_progress: Duration::ZERO,
             candidates,
-            cand_cos,
-            cand_sin,
+            cand,
             beams: Vec::new(),
             beam_geometry: (0.0, 0.0, 0),
             free: Vec::new(),
@@ -310,11 +305,9 @@ impl Navigator {
     fn beam_table(&mut self, scan: &LaserScan) {
         let g = (scan.angle_min, scan.angle_increment, scan.ranges.len());
         if g != self.beam_geometry {
+            let (step, n) = (self.step_rad, self.half_count);
             self.beams = (0..g.2)
-                .map(|i| {
-                    let a = g.0 as f64 + i as f64 * g.1 as f64;
-                    (a.cos(), a.sin(), wrap(a))
-                })
+                .map(|i| window::Beam::new(g.0 as f64 + i as f64 * g.1 as f64, step, n))
                 .collect();
             self.beam_geometry = g;
         }
@@ -357,24 +350,14 @@ impl Navigator {
         let (step, n) = (self.step_rad, self.half_count);
         debug_assert!(step > 0.0 && n >= 0);
         let (range_min, range_max) = (scan.range_min as f64, scan.range_max as f64);
-        for (&r, &(bc, bs, theta)) in scan.ranges.iter().zip(&self.beams) {
+        for (&r, beam) in scan.ranges.iter().zip(&self.beams) {
             let r = r as f64;
             if !r.is_finite() || r < range_min || r > range_max || r >= reach {
                 continue;
             }
-            let (px, py) = (r * bc, r * bs);
             // Only the candidates that can have the point ahead and inside
             // the corridor (exact: the same result as testing them all).
-            let Some((k0, k1)) = window::candidate_window(theta, r, half_width, step, n) else {
-                continue;
-            };
-            window::relax(
-                &mut free[k0..=k1],
-                &self.cand_cos[k0..=k1],
-                &self.cand_sin[k0..=k1],
-                (px, py),
-                half_width,
-            );
+            window::relax(&mut free, &self.cand, beam, r, half_width, (step, n));
         }
         // Cost: angle away from the goal bearing plus a penalty per metre a
         // heading falls short of the lookahead; headings free for less than

@@ -1,88 +1,126 @@
 //! The candidate headings one scan return can constrain: a tight angular
 //! window around the beam, so [`crate::Navigator::on_scan`] tests each
 //! return against a few candidates instead of all of them.
+//!
+//! Why a window is exact: a candidate at angle `a` can hold a return at
+//! range `r` along the beam angle `theta` (wrapped to `(-pi, pi]`) ahead of
+//! the centre (`along > 0`) and inside the swept corridor of half-width
+//! `half_width` (`lateral = r |sin(theta - a)| < half_width`) only if
+//! `|theta - a| < asin(q)`, `q = half_width / r` (`along > 0` keeps it within
+//! a quarter turn of the beam, so the difference needs no wrapping:
+//! `|theta - a| <= 3 pi / 2` and `2 pi - asin(0.9) > 3 pi / 2`). The window
+//! bounds `asin(q)` from above without a libm call,
+//! `asin(q) <= q + q^3 / (6 (1 - q^2))` (the arcsine series' coefficients
+//! after the first are at most 1/6), widened by [`SLACK_RAD`] for the
+//! rounding of the floating-point test, which may accept a candidate a few
+//! ulps outside `asin(q)`. So every candidate the full test accepts is
+//! visited, and the free distances are the same to the bit as testing every
+//! candidate. Returns at `q >= 0.9` (near the centre; the bound grows steep
+//! there) and non-positive ranges visit every candidate.
 
 /// Extra half-width of every window, radians: far above the rounding of the
 /// candidate test and of the window's own arithmetic (both below 1e-14 rad),
 /// far below a candidate step (at least 0.1 degree = 1.7e-3 rad).
 const SLACK_RAD: f64 = 1e-9;
 
-/// The index range `k0..=k1` into the candidates `-n..=n` (angle `i * step`,
-/// index `i + n`) that can hold the return at range `r` along the beam angle
-/// `theta` (wrapped to `(-pi, pi]`) ahead of the centre (`along > 0`) and
-/// inside the swept corridor of half-width `half_width`
-/// (`lateral = r |sin(theta - a)| < half_width`); `None` if no candidate can.
-///
-/// Such a candidate has `|theta - a| < asin(q)`, `q = half_width / r`
-/// (`along > 0` keeps it within a quarter turn of the beam, so the
-/// difference needs no wrapping: `|theta - a| <= 3 pi / 2` and
-/// `2 pi - asin(0.9) > 3 pi / 2`). The window is `asin(q)` bounded from
-/// above without a libm call, `asin(q) <= q + q^3 / (6 (1 - q^2))` (the
-/// arcsine series' coefficients after the first are at most 1/6), widened by
-/// [`SLACK_RAD`] for the rounding of the floating-point test, which may
-/// accept a candidate a few ulps outside `asin(q)`. So every candidate the
-/// full test accepts is inside: the caller's result is the same to the bit
-/// as testing every candidate. Returns at `q >= 0.9` (near the centre; the
-/// bound grows steep there) and non-positive ranges get every candidate.
+/// One beam of the scan geometry, with its place among the candidates
+/// `i = -n..=n` (angle `i * step`), computed once per scan geometry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Beam {
+    /// Direction of the beam angle in `base_scan` (unwrapped, as the scan
+    /// gives it).
+    pub cos: f64,
+    pub sin: f64,
+    /// The beam angle wrapped to `(-pi, pi]`, in candidate steps.
+    at: f64,
+    /// The first candidate above `at` and the last at or below it, clamped
+    /// to `-n..=n` (the walks' starts; `up > n` or `down < -n` walk nothing).
+    up: i32,
+    down: i32,
+}
+
+impl Beam {
+    /// Beam at `angle` (radians) among the candidates `-n..=n` of spacing
+    /// `step`.
+    pub(crate) fn new(angle: f64, step: f64, n: i32) -> Self {
+        let at = crate::wrap(angle) / step;
+        // Saturating; NaN gives 0, and a NaN `at` then walks nothing (the
+        // full test accepts nothing from a NaN direction either).
+        let f = at.floor() as i32;
+        Self {
+            cos: angle.cos(),
+            sin: angle.sin(),
+            at,
+            up: f.saturating_add(1).max(-n),
+            down: f.min(n),
+        }
+    }
+}
+
+/// Calls `visit(i + n)` for every candidate `i` in `-n..=n` (spacing `step`)
+/// that can hold the return at range `r` along `beam` for a corridor of
+/// half-width `half_width` (a superset of those the full test accepts, see
+/// the module docs): upwards from just above the beam, then downwards from
+/// it, each while within the window.
 #[inline]
-pub(crate) fn candidate_window(
-    theta: f64,
+pub(crate) fn walk(
+    beam: &Beam,
     r: f64,
     half_width: f64,
     step: f64,
     n: i32,
-) -> Option<(usize, usize)> {
+    mut visit: impl FnMut(usize),
+) {
     let q = half_width / r;
     if !(r > 0.0 && q < 0.9) {
-        return Some((0, 2 * n as usize));
+        (0..=2 * n as usize).for_each(visit);
+        return;
     }
-    let w = q + q * q * q / (6.0 * (1.0 - q * q)) + SLACK_RAD;
-    let lo = ceil_i32((theta - w) / step).max(-n);
-    let hi = floor_i32((theta + w) / step).min(n);
-    (lo <= hi).then(|| ((lo + n) as usize, (hi + n) as usize))
+    let w = (q + q * q * q / (6.0 * (1.0 - q * q)) + SLACK_RAD) / step;
+    let (lo, hi) = (beam.at - w, beam.at + w);
+    let mut i = beam.up;
+    while i <= n && f64::from(i) <= hi {
+        visit((i + n) as usize);
+        i += 1;
+    }
+    let mut i = beam.down;
+    while i >= -n && f64::from(i) >= lo {
+        visit((i + n) as usize);
+        i -= 1;
+    }
 }
 
 /// Lowers each candidate's free distance `free[k]` (candidate direction
-/// `(cos[k], sin[k])`) to the distance the disc of half-width `half_width`
-/// can travel before the return at `(px, py)` (body frame) enters its swept
-/// corridor, where the point is ahead (`along > 0`) and inside the corridor
-/// (`lateral < half_width`); others stay (`d` is NaN outside, never taken).
+/// `cand[k] = [cos, sin]`, `k = i + n`) to the distance the disc of
+/// half-width `half_width` can travel before the return at range `r` along
+/// `beam` enters its swept corridor, where the point is ahead
+/// (`along > 0`) and inside the corridor (`lateral < half_width`), for the
+/// candidates of the return's window ([`walk`]).
 ///
-/// Branch-free, with a non-short-circuit `&`: the same IEEE operations per
-/// candidate as the full test. A function of its own so that the slices
-/// are known not to alias (the optimiser vectorises the loop without
-/// run-time overlap checks, which cost more than a window's few candidates).
+/// The same IEEE operations per candidate as the full test. Small windows
+/// (zero to three candidates) are why it is a scalar walk: a vectorised
+/// loop's setup costs more than the candidates themselves.
 #[inline]
 pub(crate) fn relax(
     free: &mut [f64],
-    cos: &[f64],
-    sin: &[f64],
-    (px, py): (f64, f64),
+    cand: &[[f64; 2]],
+    beam: &Beam,
+    r: f64,
     half_width: f64,
+    (step, n): (f64, i32),
 ) {
+    assert_eq!(free.len(), cand.len());
+    let (px, py) = (r * beam.cos, r * beam.sin);
     let hw2 = half_width * half_width;
-    for ((f, &c), &s) in free.iter_mut().zip(cos).zip(sin) {
+    walk(beam, r, half_width, step, n, |k| {
+        let [c, s] = cand[k];
         let along = px * c + py * s;
         let lateral = (py * c - px * s).abs();
         let d = along - (hw2 - lateral * lateral).sqrt();
-        let take = (along > 0.0) & (lateral < half_width) & (d < *f);
-        *f = if take { d } else { *f };
-    }
-}
-
-/// `x.floor() as i32` for `|x| < 2^31` by truncation and a correction
-/// (`f64::floor` is a libm call on baseline x86-64).
-#[inline]
-fn floor_i32(x: f64) -> i32 {
-    let t = x as i32;
-    t - i32::from(f64::from(t) > x)
-}
-
-/// `x.ceil() as i32` for `|x| < 2^31`, as [`floor_i32`].
-#[inline]
-fn ceil_i32(x: f64) -> i32 {
-    let t = x as i32;
-    t + i32::from(f64::from(t) < x)
+        if along > 0.0 && lateral < half_width && d < free[k] {
+            free[k] = d;
+        }
+    });
 }
 
 #[cfg(test)]
@@ -90,20 +128,12 @@ mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
 
-    /// Every candidate the floating-point corridor test accepts is inside
-    /// the window, over random beams and ranges (many near the corridor's
-    /// edge, where the test is decided by rounding) and candidate steps
-    /// from 0.1 to 90 degrees.
+    /// Every candidate the floating-point corridor test accepts is visited
+    /// (once), over random beams and ranges (many near the corridor's edge,
+    /// where the test is decided by rounding) and candidate steps from 0.1
+    /// to 90 degrees.
     #[test]
-    fn floor_and_ceil_by_truncation() {
-        for x in [-3.5, -3.0, -0.5, -0.0, 0.0, 0.5, 3.0, 3.5, 1e9, -1e9] {
-            assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
-            assert_eq!(ceil_i32(x), x.ceil() as i32, "{x}");
-        }
-    }
-
-    #[test]
-    fn window_holds_every_accepted_candidate() {
+    fn walk_visits_every_accepted_candidate() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut accepted = 0usize;
         for step_deg in [0.1, 1.0, 3.0, 10.0, 45.0, 90.0] {
@@ -111,9 +141,9 @@ mod tests {
             let n = (std::f64::consts::FRAC_PI_2 / step + 1e-9).floor() as i32;
             for _ in 0..20_000 {
                 let hw = rng.random_range(0.01..1.0);
-                // Beam angles as a scan gives them (past pi), wrapped as
-                // the navigator wraps them.
+                // Beam angles as a scan gives them (past pi).
                 let a_beam = rng.random_range(-std::f64::consts::PI..3.0 * std::f64::consts::PI);
+                let beam = Beam::new(a_beam, step, n);
                 let theta = crate::wrap(a_beam);
                 let i_near = ((theta / step).round() as i32).clamp(-n, n);
                 // Half the time, a range that puts the return exactly on the
@@ -128,8 +158,10 @@ mod tests {
                 } else {
                     rng.random_range(0.01..20.0)
                 };
-                let (px, py) = (r * a_beam.cos(), r * a_beam.sin());
-                let window = candidate_window(theta, r, hw, step, n);
+                let mut visited = vec![0u32; (2 * n + 1) as usize];
+                walk(&beam, r, hw, step, n, |k| visited[k] += 1);
+                assert!(visited.iter().all(|&v| v <= 1), "visited twice");
+                let (px, py) = (r * beam.cos, r * beam.sin);
                 for i in -n..=n {
                     let a = f64::from(i) * step;
                     let (c, s) = (a.cos(), a.sin());
@@ -137,11 +169,10 @@ mod tests {
                     let lateral = (py * c - px * s).abs();
                     if along > 0.0 && lateral < hw {
                         accepted += 1;
-                        let k = (i + n) as usize;
                         assert!(
-                            window.is_some_and(|(k0, k1)| k0 <= k && k <= k1),
+                            visited[(i + n) as usize] == 1,
                             "step {step_deg} deg, theta {theta}, r {r}, hw {hw}: \
-                             candidate {i} accepted outside {window:?}"
+                             candidate {i} accepted outside the window"
                         );
                     }
                 }
