@@ -237,39 +237,59 @@ fn arc(p: &Pose2, v: f64, w: f64, dt: f64) -> Pose2 {
 /// REP-105 frames). Used for the plant's `/odom` and `/oracle/odom` samples
 /// and the bridge's wheel odometry.
 pub fn odometry_msg(stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) -> Odometry {
-    Odometry {
+    // The strings built as `into()` builds them: their capacity is part of a
+    // message's `estimated_bytes` (the hold queues' byte cap).
+    let mut o = Odometry {
         header: Header {
             stamp,
             frame_id: frame.into(),
         },
         child_frame_id: BASE_FRAME.into(),
-        pose: PoseWithCovariance {
-            pose: Pose {
-                position: Point {
-                    x: p.x_m,
-                    y: p.y_m,
-                    z: 0.0,
-                },
-                orientation: Quaternion::from_yaw(p.yaw_rad),
+        ..Odometry::default()
+    };
+    fill_odometry(&mut o, stamp, frame, p, twist);
+    o
+}
+
+/// Overwrites every field of `o` with [`odometry_msg`]'s message, reusing
+/// the allocations of its frame strings (why: the run loop rewrites one
+/// ground-truth message 50 times a simulated second).
+pub fn fill_odometry(o: &mut Odometry, stamp: Time, frame: &str, p: &Pose2, twist: (f64, f64)) {
+    let set = |s: &mut String, v: &str| {
+        if s != v {
+            s.clear();
+            s.push_str(v);
+        }
+    };
+    o.header.stamp = stamp;
+    set(&mut o.header.frame_id, frame);
+    set(&mut o.child_frame_id, BASE_FRAME);
+    o.pose = PoseWithCovariance {
+        pose: Pose {
+            position: Point {
+                x: p.x_m,
+                y: p.y_m,
+                z: 0.0,
             },
-            covariance: [0.0; 36],
+            orientation: Quaternion::from_yaw(p.yaw_rad),
         },
-        twist: TwistWithCovariance {
-            twist: Twist {
-                linear: Vector3 {
-                    x: twist.0,
-                    y: 0.0,
-                    z: 0.0,
-                },
-                angular: Vector3 {
-                    x: 0.0,
-                    y: 0.0,
-                    z: twist.1,
-                },
+        covariance: [0.0; 36],
+    };
+    o.twist = TwistWithCovariance {
+        twist: Twist {
+            linear: Vector3 {
+                x: twist.0,
+                y: 0.0,
+                z: 0.0,
             },
-            covariance: [0.0; 36],
+            angular: Vector3 {
+                x: 0.0,
+                y: 0.0,
+                z: twist.1,
+            },
         },
-    }
+        covariance: [0.0; 36],
+    };
 }
 
 impl Plant {
@@ -449,6 +469,26 @@ impl Plant {
 
     /// Advances one fixed step and returns the messages due at the new time.
     pub fn step(&mut self) -> PlantOutputs {
+        let mut sensors = Vec::new();
+        let mut truth = Odometry::default();
+        let due = self.step_into(&mut sensors, &mut truth);
+        PlantOutputs {
+            sensors,
+            truth: due.then_some(truth),
+        }
+    }
+
+    /// As [`Plant::step`], into buffers the caller keeps between steps (why:
+    /// a run steps 100 times a simulated second, and building fresh outputs
+    /// allocates and moves every message): `sensors` is cleared and gets
+    /// [`PlantOutputs::sensors`]; `truth` is overwritten with the ground
+    /// truth if one is due (its strings keep their allocations), and the
+    /// return value says whether it was (`PlantOutputs::truth.is_some()`).
+    pub fn step_into(
+        &mut self,
+        sensors: &mut Vec<(&'static str, SensorMsg)>,
+        truth: &mut Odometry,
+    ) -> bool {
         let dt = self.cfg.step_s;
         let d = &self.cfg.drive;
         // Acceleration limits, then the mean over the step (trapezoid).
@@ -555,7 +595,7 @@ impl Plant {
         let stamp = Time::from_nanos(now as i64);
         let t = self.timing;
         let due = |period: Option<u64>| period.is_some_and(|p| now.is_multiple_of(p));
-        let mut sensors = Vec::new();
+        sensors.clear();
         if self.scan_wired && due(Some(t.scan_period_ns)) {
             let scan = self.lidar.scan_with(
                 &self.pose,
@@ -577,11 +617,11 @@ impl Plant {
             let s = m.sample(&self.pose, self.true_twist, Duration::from_nanos(now), rng);
             sensors.push((IMU_CHANNEL, SensorMsg::Imu(s)));
         }
-        PlantOutputs {
-            sensors,
-            truth: due(Some(t.truth_period_ns))
-                .then(|| odometry_msg(stamp, WORLD_FRAME, &self.pose, self.true_twist)),
+        let truth_due = due(Some(t.truth_period_ns));
+        if truth_due {
+            fill_odometry(truth, stamp, WORLD_FRAME, &self.pose, self.true_twist);
         }
+        truth_due
     }
 }
 

@@ -615,3 +615,22 @@ fn unknown_or_undeclared_sensors_and_a_missing_datum_are_refused() {
     // Not wired, no datum needed.
     Plant::new(&flat, &PlantConfig::default(), 0, WIRED).unwrap();
 }
+
+#[test]
+fn step_into_reused_buffers_equals_step() {
+    // The run loop's step_into, with its buffers kept across steps, yields
+    // exactly step()'s outputs (messages, ground truth and when it is due).
+    let cfg = PlantConfig::default();
+    let mut a = Plant::new(&corridor(), &cfg, 9, WIRED).unwrap();
+    let mut b = a.clone();
+    let (mut sensors, mut truth) = (Vec::new(), Default::default());
+    for k in 0..400 {
+        let w = if k < 200 { 0.4 } else { -0.7 };
+        a.set_cmd_vel(0.3, w);
+        b.set_cmd_vel(0.3, w);
+        let out = a.step();
+        let due = b.step_into(&mut sensors, &mut truth);
+        assert_eq!(out.sensors, sensors, "step {k}");
+        assert_eq!(out.truth.as_ref(), due.then_some(&truth), "step {k}");
+    }
+}

@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::plant::sensor_kind;
-use breakbench_sim_bridge::Plant;
+use breakbench_sim_bridge::{Plant, PlantOutputs};
 use kraken_faults::{channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector};
+use kraken_interfaces::ros::Odometry;
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
@@ -171,14 +172,18 @@ pub fn execute(
     let mut next_control = Duration::ZERO;
     let mut trace = TraceWriter::new();
 
+    // The plant's outputs, refilled in place every step.
+    let mut out = PlantOutputs::default();
+    let mut truth_msg = Odometry::default();
     while plant.now() < end {
-        let mut out = plant.step();
+        let truth_due = plant.step_into(&mut out.sensors, &mut truth_msg);
+        let truth = truth_due.then_some(&truth_msg);
         let now = plant.now();
         if schedule.next_due().is_some_and(|t| t <= now) {
             apply_schedule(&mut schedule, &mut injector, now)?;
         }
         if let Some(d) = driver.as_mut() {
-            if let Some(t) = &out.truth {
+            if let Some(t) = truth {
                 d.on_truth(t);
             }
             d.before_relay(now, &mut injector)?;
@@ -209,7 +214,7 @@ pub fn execute(
             d.on_controller(controller.take_logs(), controller.take_diagnostics());
             d.after_step(now, &injector)?;
         }
-        if let Some(t) = &out.truth {
+        if let Some(t) = truth {
             let s = PoseSample::from_odometry(t);
             let (ox, oy) = controller
                 .odom_pose()
