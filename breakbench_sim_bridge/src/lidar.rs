@@ -159,15 +159,16 @@ impl Lidar {
         scratch: &mut ScanScratch,
     ) -> LaserScan {
         // As `scan_into`, collected without zero-filling a buffer first. The
-        // noise and the range limits are copied to locals so that the loop
-        // keeps them in registers (the generator's writes could otherwise
-        // alias `self` for the optimiser, reloading them every beam).
+        // noise and the range limits are copied into the closure (`move`)
+        // so that the loop keeps them in registers (the generator's writes
+        // could otherwise alias them for the optimiser, reloading them
+        // every beam).
         self.true_ranges_into(pose, scratch);
         let (noise, lo, hi) = (self.noise, self.cfg.range_min_m, self.cfg.range_max_m);
         let ranges: Vec<f32> = scratch
             .ranges
             .iter()
-            .map(|&t| reading(t + noise.sample(rng), lo, hi))
+            .map(move |&t| reading(t + noise.sample(rng), lo, hi))
             .collect();
         let n = self.dirs.cos.len();
         LaserScan {

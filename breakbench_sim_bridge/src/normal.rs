@@ -43,9 +43,10 @@ impl From<Normal<f64>> for FastNormal {
 
 impl FastNormal {
     /// One draw: bit-identical to `Normal::sample` with these parameters on
-    /// the same generator, consuming the same draws.
+    /// the same generator, consuming the same draws. By value, so a loop
+    /// keeps the parameters in registers.
     #[inline(always)]
-    pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+    pub(crate) fn sample<R: Rng + ?Sized>(self, rng: &mut R) -> f64 {
         // `Normal::sample` is `mean + std_dev * StandardNormal`.
         self.mean + self.std_dev * standard_normal(rng)
     }
