@@ -350,9 +350,11 @@ impl Navigator {
         let (step, n) = (self.step_rad, self.half_count);
         debug_assert!(step > 0.0 && n >= 0);
         let (range_min, range_max) = (scan.range_min as f64, scan.range_max as f64);
-        for (&r, beam) in scan.ranges.iter().zip(&self.beams) {
-            let r = r as f64;
-            if !r.is_finite() || r < range_min || r > range_max || r >= reach {
+        // Most beams are beyond reach: that test first, on the f32 range.
+        let reach32 = window::least_f32_at_least(reach);
+        for (&r32, beam) in scan.ranges.iter().zip(&self.beams) {
+            let r = r32 as f64;
+            if r32 >= reach32 || !r.is_finite() || r < range_min || r > range_max {
                 continue;
             }
             // Only the candidates that can have the point ahead and inside

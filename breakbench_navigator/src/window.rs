@@ -123,10 +123,82 @@ pub(crate) fn relax(
     });
 }
 
+/// The least `f32` whose value is `>= x`, so that for every `f32` `r`,
+/// `r >= least_f32_at_least(x)` is `f64::from(r) >= x` (both false for a
+/// NaN `r` or `x`): one `f32` comparison instead of a conversion and an
+/// `f64` comparison per beam.
+///
+/// `x as f32` rounds to nearest, so it is within half a spacing of `x`:
+/// if it is below `x`, the next `f32` up is the least at or above it; if
+/// not, the next `f32` down is below `x`.
+pub(crate) fn least_f32_at_least(x: f64) -> f32 {
+    let t = x as f32;
+    if f64::from(t) < x {
+        t.next_up()
+    } else {
+        t
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
+
+    /// `r >= least_f32_at_least(x)` is `f64::from(r) >= x` for ranges and
+    /// thresholds around every kind of rounding, the binade edges, zero,
+    /// the f32 limits, infinities and NaN.
+    #[test]
+    fn f32_threshold_equals_the_f64_comparison() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            0.5,
+            1.7,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        xs.extend([
+            f64::NAN,
+            f64::from(f32::MAX),
+            f64::from(f32::MAX) * 1.0000001,
+            1e300,
+        ]);
+        xs.extend([f64::from(f32::MIN_POSITIVE), 1e-50, -1.7]);
+        for _ in 0..2000 {
+            let x: f64 = rng.random_range(0.0..20.0);
+            xs.push(x);
+            // Exactly on, and one f64 ulp around, an f32 value.
+            let f = f64::from(x as f32);
+            xs.extend([f, f.next_up(), f.next_down()]);
+        }
+        for &x in &xs {
+            let t = least_f32_at_least(x);
+            let near = x as f32;
+            let mut rs = vec![
+                t,
+                t.next_up(),
+                t.next_down(),
+                near,
+                near.next_up(),
+                near.next_down(),
+            ];
+            rs.extend([
+                0.0,
+                -0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                f32::NAN,
+                f32::MAX,
+            ]);
+            for r in rs {
+                assert_eq!(r >= t, f64::from(r) >= x, "r {r:e}, x {x:e}, t {t:e}");
+            }
+        }
+    }
 
     /// Every candidate the floating-point corridor test accepts is visited
     /// (once), over random beams and ranges (many near the corridor's edge,
