@@ -192,8 +192,9 @@ pub fn execute(
         // what is due out (a healthy channel passes it straight through).
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
-            let msg = out.take(name);
-            ch.relay(msg, now, &mut rngs[i], |m| {
+            // The message taken in the argument itself: through a local, the
+            // 752-byte `Option<SensorMsg>` was copied again, even when empty.
+            ch.relay(out.take(name), now, &mut rngs[i], |m| {
                 if let Some(d) = driver.as_mut() {
                     d.on_delivered(now, m);
                 }
