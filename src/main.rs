@@ -317,6 +317,24 @@ fn real_main() -> Result<ExitCode> {
                 sm.isolation.runs_checked,
                 check(sm.nominal.n > 0, sm.nominal.spread_converged)
             );
+            // Resilience tests: a failing robot is a result (exit 0), so
+            // say it here rather than only in junit.xml and the report.
+            for t in &sm.tests {
+                let c = |k: &breakbench::campaign::summary::ClassCounts| {
+                    format!(
+                        "pass {}, fail {}, invalid {}, unsupported {}, precondition_failed {}, error {}",
+                        k.pass, k.fail, k.invalid, k.unsupported, k.precondition_failed, k.error
+                    )
+                };
+                println!(
+                    "test {} ({} / {}): fault runs {}; baselines {}",
+                    t.test,
+                    t.requirement,
+                    t.hazard,
+                    c(&t.verdict_classes),
+                    c(&t.baselines)
+                );
+            }
             println!("report: {}", out.join("report.html").display());
             Ok(harness_exit(&r.harness_failures, &out))
         }

@@ -375,3 +375,50 @@ fn scan_timestamp_jump_warns_and_recovers_within_one_scan_period() {
         assert!(!expectation(&m, name).satisfied, "{name}");
     }
 }
+
+/// A test whose every expectation refers to its fault leaves its baseline
+/// nothing of its own to judge: the baseline is then judged by the three
+/// ground-truth invariants (and passes on this mission), so the fault runs
+/// are judged rather than all `invalid`.
+#[test]
+fn a_baseline_with_only_fault_expectations_is_judged_by_the_invariants() {
+    let s = variant("fault_only", |t| {
+        t.lines()
+            .filter(|l| !l.contains("invariant:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let b = run(&s, "baseline_scan_loss_at_obstacle_r0");
+    let names: Vec<&str> = b
+        .judgement
+        .expectations
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(
+        names[..3],
+        [
+            "baseline.operating_region_containment",
+            "baseline.obstacle_clearance",
+            "baseline.mission_completion_true_pose"
+        ]
+    );
+    // then the false-alarm probes of the detection expectations
+    assert!(
+        names[3..].len() == 3 && names[3..].iter().all(|n| n.ends_with(".false_alarm")),
+        "{names:?}"
+    );
+    assert_eq!(
+        b.judgement.verdict_class.class,
+        VerdictClass::Pass,
+        "{}",
+        b.judgement.verdict_class.reason
+    );
+    let m = run(&s, "test_scan_loss_at_obstacle_r0");
+    assert_eq!(
+        m.judgement.verdict_class.class,
+        VerdictClass::Pass,
+        "{}",
+        m.judgement.verdict_class.reason
+    );
+}

@@ -26,8 +26,9 @@ use breakbench_oracle::expect::observe::Clearance;
 use breakbench_oracle::expect::spec::Windowed;
 use breakbench_oracle::expect::{
     classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, ExpectationSet,
-    ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, LogSample, Observations,
-    OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger, TriggerState,
+    ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InvariantName, LogSample,
+    Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger,
+    TriggerState,
 };
 use kraken_faults::{FaultSchedule, Injector, MsgKind, ScheduledFault, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
@@ -84,10 +85,42 @@ impl TestDriver {
         let names = test.fault_names();
         let all = test.expectations();
         let specs: Vec<ExpectationSpec> = if baseline {
-            all.iter()
+            let own: Vec<ExpectationSpec> = all
+                .iter()
                 .filter(|s| !refers_to_fault(&all, &s.name))
                 .cloned()
+                .collect();
+            if own.is_empty() {
+                // Every expectation refers to the fault: the baseline (the
+                // same mission without it) is judged by the three
+                // ground-truth invariants instead of by nothing, which
+                // would make it and every paired fault run `invalid`.
+                [
+                    InvariantName::OperatingRegionContainment,
+                    InvariantName::ObstacleClearance,
+                    InvariantName::MissionCompletionTruePose,
+                ]
+                .into_iter()
+                .map(|inv| ExpectationSpec {
+                    name: format!(
+                        "baseline.{}",
+                        serde_json::to_value(inv)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default()
+                    ),
+                    role: None,
+                    within: None,
+                    never: None,
+                    always: None,
+                    at: None,
+                    persists: None,
+                    invariant: Some(inv),
+                })
                 .collect()
+            } else {
+                own
+            }
         } else {
             all
         };

@@ -93,6 +93,7 @@ pub fn render_html(
 mod render_tests {
     use super::test_corpus::{corpus, scenario};
     use super::*;
+    use crate::campaign::manifest::RunKind;
 
     /// The `<tr>` of the cells table whose first two cells are `a`, `b`.
     fn cell_row(html: &str, a: &str, b: &str) -> String {
@@ -111,6 +112,31 @@ mod render_tests {
         let ms = corpus();
         let summary = Summary::compute(&s.file, &s.hash, &ms);
         render_html(&s, &summary, &ms, out).unwrap()
+    }
+
+    /// A check the scenario did not declare (no canary, isolation off) is
+    /// shown as not run, not as failed; a declared one keeps its result.
+    #[test]
+    fn undeclared_harness_checks_are_not_shown_as_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = scenario();
+        let ms: Vec<_> = corpus()
+            .into_iter()
+            .filter(|m| m.kind != RunKind::Canary)
+            .collect();
+        let mut summary = Summary::compute(&s.file, &s.hash, &ms);
+        summary.isolation.runs_checked = 0;
+        summary.isolation.passed = false;
+        let html = render_html(&s, &summary, &ms, dir.path()).unwrap();
+        let checks = &html[html.find("<table id=\"checks\">").unwrap()..];
+        let checks = &checks[..checks.find("</table>").unwrap()];
+        assert!(checks.contains("not run (no canary declared)"), "{checks}");
+        assert!(
+            checks.contains("not run (isolation_check: false)"),
+            "{checks}"
+        );
+        assert!(!checks.contains("NOT detected") && !checks.contains("FAILED"));
+        assert!(render(dir.path()).contains("violation detected"));
     }
 
     #[test]

@@ -253,14 +253,22 @@ pub(super) fn checks_table(h: &mut String, s: &Summary) {
         "<tr><td class=\"l\">positive canary</td><td class=\"l\">{} run(s) driven open-loop into the obstacle; every one must be judged a safety violation{}</td><td class=\"l\">{}</td></tr>",
         c.runs,
         if c.harness_only { "; harness-only, excluded from corpus counts" } else { "; NOT marked harness-only" },
-        yes_no(c.violation_detected, "violation detected", "violation NOT detected")
+        if c.runs == 0 {
+            "not run (no canary declared)".to_string()
+        } else {
+            yes_no(c.violation_detected, "violation detected", "violation NOT detected")
+        }
     );
     let i = &s.isolation;
     let _ = writeln!(
         h,
         "<tr><td class=\"l\">verdict isolation</td><td class=\"l\">{} run(s) replayed with the self-report forced to success and to failure; all three predicates must be unchanged</td><td class=\"l\">{}</td></tr>",
         i.runs_checked,
-        yes_no(i.passed, "passed", "FAILED")
+        if i.runs_checked == 0 {
+            "not run (isolation_check: false)".to_string()
+        } else {
+            yes_no(i.passed, "passed", "FAILED")
+        }
     );
     let n = &s.nominal;
     let cr = &n.criterion;
