@@ -59,10 +59,12 @@ wait "$s2"; wait "$s3"
 cmp "$OUT/summary.json" "$OUT-merged/summary.json"
 echo "summary.json byte-identical: one process with --jobs 2, and 4 shard processes with --jobs 1 merged"
 
-step "shipped resilience tests: campaigns, analyze, statsmodels reference"
-# The negative variant must fail its 'at' expectation (a test of the test):
-# its campaign exits 0 (a failing robot is a result, not a harness error), so
-# the expected verdict classes are checked from summary.json.
+step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
+# A failing robot is a result, not a harness error (its campaign exits 0), so
+# the robot's tests' verdict classes are checked from summary.json below. The
+# negative variant (odom_lost_safe_stop_negative, a test of the test) and the
+# injection self-tests declare their class under `self_test:`, and their
+# campaign exits 1 if any fault run gets another (a failed harness check).
 for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump; do
   rm -rf "$OUT-$t"
   "$BB" campaign "scenarios/tests/$t.yaml" --out "$OUT-$t" --jobs 2 --quiet
@@ -72,12 +74,20 @@ done
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
-want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "odom_lost_safe_stop_negative": "fail", "scan_timestamp_jump": "pass"}
+want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "scan_timestamp_jump": "pass"}
 for t, cls in want.items():
     vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
     assert vc[cls] == sum(vc.values()) > 0, (t, vc)
     print(f"{t}: every fault run {cls} {vc}")
 PY
+rm -rf "$OUT-selftest" "$OUT-unknown"
+"$BB" campaign scenarios/selftest/injection.yaml --out "$OUT-selftest" --jobs 2 --quiet
+"$BB" analyze "$OUT-selftest" --check
+# the sixth negative test: an unknown target is refused at load (exit 2), nothing runs
+rc=0; "$BB" campaign scenarios/selftest/unknown_channel.yaml --out "$OUT-unknown" 2>"$OUT-unknown.err" || rc=$?
+[[ $rc == 2 && ! -e "$OUT-unknown" ]] && grep -q "unknown_channel.yaml:27:9: field 'tests\[0\].faults\[0\].channel': unknown channel 'lidar_front'" "$OUT-unknown.err" \
+  || { echo "unknown_channel.yaml: expected exit 2 and a file:line:column error, got $rc: $(cat "$OUT-unknown.err")"; exit 1; }
+echo "unknown_channel.yaml refused at load: $(cat "$OUT-unknown.err")"
 
 if [[ -x scripts/interop.sh ]]; then
   step "interop with real ROS 2 peers"

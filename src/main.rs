@@ -326,8 +326,17 @@ fn real_main() -> Result<ExitCode> {
                         k.pass, k.fail, k.invalid, k.unsupported, k.precondition_failed, k.error
                     )
                 };
+                let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
+                    format!(
+                        "; self-test (every fault run {}): {}/{} {}",
+                        st.expect_class.name(),
+                        st.met,
+                        st.runs,
+                        if st.passed { "ok" } else { "FAILED" }
+                    )
+                });
                 println!(
-                    "test {} ({} / {}): fault runs {}; baselines {}",
+                    "test {} ({} / {}): fault runs {}; baselines {}{self_test}",
                     t.test,
                     t.requirement,
                     t.hazard,

@@ -938,6 +938,13 @@ fn every_verdict_class_is_reached_and_only_pass_passes() {
     let mut x = facts(&ok, &f);
     x.injector_enabled = false;
     assert_eq!(c(x).class, Invalid);
+    // a disabled injector refuses every fault: the run is `invalid` (the
+    // harness's state), not an `error` of the refusal
+    let mut x = facts(&ok, &refused);
+    x.injector_enabled = false;
+    let d = c(x);
+    assert_eq!(d.class, Invalid);
+    assert_eq!(d.reason, "the injector was disabled");
     let mut x = facts(&ok, &f);
     x.real_time_factor = Some((0.4, 0.5));
     assert_eq!(c(x).class, Invalid);

@@ -27,11 +27,13 @@
 use std::collections::BTreeMap;
 
 use breakbench_oracle::expect::predicate::{Diagnostic, Rosout};
+use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::spec::Within;
 use breakbench_oracle::expect::{
     check_expectations, Anchor, DiagLevel, ExpectationSpec, LogLevel, Predicate, Role, TriggerSpec,
+    VerdictClass,
 };
-use kraken_faults::build_stage;
+use kraken_faults::{build_stage, FaultError};
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +94,77 @@ pub struct ResilienceTest {
     /// Pair each run with a baseline run (same seed, no fault); default true.
     #[serde(default = "yes")]
     pub baseline: bool,
+    /// A test of the harness or of the test itself (the negative tests of
+    /// seed 004, "Testy negatywne mechanizmu injection"): the verdict class
+    /// every fault run must get. A run of another class fails the campaign's
+    /// self-test check (exit code 1), whatever the class is.
+    #[serde(default)]
+    pub self_test: Option<SelfTest>,
+}
+
+/// `self_test:` of a test: what every one of its fault runs must come out as.
+///
+/// ```yaml
+/// self_test:
+///   expect_class: invalid                        # the verdict class of every fault run
+///   reason_contains: "the injector was disabled" # and the reason for it (optional)
+///   expect_satisfied: [scan_never_stale]         # expectations satisfied whatever the class (optional)
+///   injector_enabled: false                      # run the fault runs with the injector disabled (default true)
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfTest {
+    /// The verdict class every fault run of the test must get.
+    pub expect_class: VerdictClass,
+    /// A part of the verdict's reason every fault run must carry, so that a
+    /// run `invalid` for another reason (a failed baseline) does not pass.
+    #[serde(default)]
+    pub reason_contains: Option<String>,
+    /// Expectations (of the test, by name) that every fault run must satisfy,
+    /// whatever its class: how a run the class rules call `invalid` shows
+    /// what it did (the disabled injector changed nothing).
+    #[serde(default)]
+    pub expect_satisfied: Vec<String>,
+    /// `false`: the fault runs run with the injector disabled (the
+    /// production guard: every `set_fault` refused, every channel a
+    /// bit-exact passthrough). Baselines are not affected.
+    #[serde(default = "yes")]
+    pub injector_enabled: bool,
+}
+
+impl SelfTest {
+    /// Why the fault run judged `judgement` does not meet this self-test, or
+    /// `None` if it does.
+    pub fn mismatch(&self, judgement: &RunJudgement) -> Option<String> {
+        let v = &judgement.verdict_class;
+        if v.class != self.expect_class {
+            return Some(format!(
+                "expected {}, got {} ({})",
+                self.expect_class.name(),
+                v.class.name(),
+                v.reason
+            ));
+        }
+        if let Some(want) = self.reason_contains.as_deref() {
+            if !v.reason.contains(want) {
+                return Some(format!(
+                    "{} as expected, but for another reason: '{}' (expected it to contain '{want}')",
+                    v.class.name(),
+                    v.reason
+                ));
+            }
+        }
+        for name in &self.expect_satisfied {
+            match judgement.expectations.iter().find(|r| &r.name == name) {
+                Some(r) if r.satisfied => {}
+                Some(r) => {
+                    return Some(format!("expectation '{name}' not satisfied: {}", r.reason))
+                }
+                None => return Some(format!("expectation '{name}' was not evaluated")),
+            }
+        }
+        None
+    }
 }
 
 fn yes() -> bool {
@@ -178,8 +251,9 @@ impl ResilienceTest {
     /// an unknown channel, mode or parameter, a parameter value its fault
     /// stage refuses, both `duration_s` and `clear`, a bad trigger or
     /// surfacing, and every expectation check
-    /// ([`check_expectations`]). A mode that does not reach what the
-    /// navigator reads is not refused here: its runs are `unsupported`.
+    /// ([`check_expectations`]). A mode the injector does not implement for
+    /// the channel's message type, or one that does not reach what the
+    /// navigator reads, is not refused here: its runs are `unsupported`.
     pub fn validate(&self, field: &str, path: &str) -> Result<(), ConfigError> {
         let err = |f: String, m: String| Err(ConfigError::semantic(path, &f, m));
         for (k, v) in [
@@ -239,9 +313,14 @@ impl ResilienceTest {
             let spec = f
                 .spec()
                 .map_err(|(k, m)| ConfigError::semantic(path, &format!("{at}.{k}"), m))?;
-            build_stage(&spec, &f.channel, kind).map_err(|e| {
-                ConfigError::semantic(path, &format!("{at}.parameters"), e.to_string())
-            })?;
+            // A mode the injector does not implement for the channel's type
+            // is not refused: its runs are `unsupported` (JUnit skipped).
+            match build_stage(&spec, &f.channel, kind) {
+                Ok(_) | Err(FaultError::Unsupported { .. }) => {}
+                Err(e) => {
+                    return err(format!("{at}.parameters"), e.to_string());
+                }
+            }
             match (f.duration_s, &f.clear) {
                 (Some(_), Some(_)) => {
                     return err(at, "give at most one of duration_s, clear".into());
@@ -287,6 +366,27 @@ impl ResilienceTest {
         )?;
         // the generated surfacing expectations must not collide with the file's
         let all = self.expectations();
-        check_expectations(&all, &names, &format!("{field}.expectations"), path)
+        check_expectations(&all, &names, &format!("{field}.expectations"), path)?;
+        if let Some(st) = &self.self_test {
+            if st.reason_contains.as_deref() == Some("") {
+                return err(
+                    format!("{field}.self_test.reason_contains"),
+                    "is empty".into(),
+                );
+            }
+            for (i, n) in st.expect_satisfied.iter().enumerate() {
+                if !all.iter().any(|e| &e.name == n) {
+                    let known: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
+                    return err(
+                        format!("{field}.self_test.expect_satisfied[{i}]"),
+                        format!(
+                            "unknown expectation '{n}' (the test has {})",
+                            known.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 }

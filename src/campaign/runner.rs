@@ -157,6 +157,43 @@ fn checks(
             ));
         }
     }
+    failures.extend(self_test_failures(file, out, manifests));
+    failures
+}
+
+/// The self-test check: every fault run of a test with `self_test` must get
+/// its expected verdict class (and reason, and satisfied expectations); one
+/// message per test with a mismatch, naming its runs.
+fn self_test_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for t in &file.tests {
+        let Some(st) = &t.self_test else { continue };
+        let bad: Vec<String> = manifests
+            .iter()
+            .filter(|m| {
+                m.kind == RunKind::Test
+                    && m.judgement
+                        .test
+                        .as_ref()
+                        .is_some_and(|i| i.test == t.name && !i.baseline)
+            })
+            .filter_map(|m| {
+                st.mismatch(&m.judgement)
+                    .map(|why| format!("{}: {why}", m.run_id))
+            })
+            .collect();
+        if !bad.is_empty() {
+            failures.push(format!(
+                "self-test '{}': {} fault run(s) not {} as the test declares ({}{}): the harness or the test does not do what it claims; see their manifests in {}",
+                t.name,
+                bad.len(),
+                st.expect_class.name(),
+                bad.iter().take(3).cloned().collect::<Vec<_>>().join("; "),
+                if bad.len() > 3 { "; ..." } else { "" },
+                out.join("manifests").display()
+            ));
+        }
+    }
     failures
 }
 

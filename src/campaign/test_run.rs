@@ -65,6 +65,9 @@ pub struct TestDriver {
     clearance: Clearance,
     host0: Instant,
     error: Option<String>,
+    /// The injector is disabled for this run (`self_test.injector_enabled:
+    /// false`; fault runs only).
+    injector_enabled: bool,
 }
 
 impl TestDriver {
@@ -165,9 +168,14 @@ impl TestDriver {
                         "the controller does not read channel '{}'",
                         f.channel
                     )),
-                    Some(&(_, kind)) => {
-                        super::consumers::unreachable_axis(spec.mode, &f.mode, &f.channel, kind)
-                    }
+                    Some(&(_, kind)) => match kraken_faults::build_stage(&spec, &f.channel, kind) {
+                        Err(e @ kraken_faults::FaultError::Unsupported { .. }) => {
+                            Some(format!("the injector does not implement it: {e}"))
+                        }
+                        _ => {
+                            super::consumers::unreachable_axis(spec.mode, &f.mode, &f.channel, kind)
+                        }
+                    },
                 };
                 faults.push(FaultSlot {
                     name: f.name.clone(),
@@ -199,6 +207,8 @@ impl TestDriver {
             clearance: Clearance::new(world),
             host0: Instant::now(),
             error: None,
+            injector_enabled: baseline
+                || test.self_test.as_ref().is_none_or(|st| st.injector_enabled),
         })
     }
 
@@ -285,6 +295,9 @@ impl TestDriver {
         injector: &mut Injector,
     ) -> Result<(), CampaignError> {
         let t = now.as_secs_f64();
+        if injector.enabled() != self.injector_enabled {
+            injector.set_enabled(self.injector_enabled, now);
+        }
         for i in 0..self.faults.len() {
             let fired = self.faults[i].trigger.step(t, &self.obs, &self.timeline)?;
             if fired.is_some() {
@@ -308,9 +321,15 @@ impl TestDriver {
                         f.accepted = true;
                         self.timeline.note(&f.name, FaultEvent::Requested, st);
                     }
+                    // A disabled injector refuses every fault: that is
+                    // what it is for, not a harness error (the class rules
+                    // make the run `invalid`).
+                    Err(_) if !self.injector_enabled => {}
                     Err(e) => self.error = Some(format!("fault '{}': {e}", f.name)),
                 }
-                f.schedule = Some(schedule);
+                if f.accepted {
+                    f.schedule = Some(schedule);
+                }
             }
             let f = &mut self.faults[i];
             if let Some(s) = f.schedule.as_mut() {
@@ -397,7 +416,7 @@ impl TestDriver {
         let verdict_class = classify(&RunFacts {
             error: self.error.clone(),
             baseline,
-            injector_enabled: true,
+            injector_enabled: self.injector_enabled,
             real_time_factor: None,
             faults: &facts,
             expectations: &results,

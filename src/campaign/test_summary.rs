@@ -81,6 +81,24 @@ pub struct TestSummary {
     /// Baseline runs by verdict class.
     pub baselines: ClassCounts,
     pub expectations: Vec<ExpectationSummary>,
+    /// Tests with `self_test`: the declared class and how many fault runs
+    /// met the declaration (absent for the other tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_test: Option<SelfTestSummary>,
+}
+
+/// The outcome of a test's `self_test` declaration over its fault runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SelfTestSummary {
+    /// The verdict class every fault run must get.
+    pub expect_class: VerdictClass,
+    /// Fault runs of the test.
+    pub runs: u64,
+    /// Of them, those that met the declaration (class, reason, satisfied
+    /// expectations).
+    pub met: u64,
+    /// `runs > 0 && met == runs`.
+    pub passed: bool,
 }
 
 /// The summary of every test of `file` over the manifests `ms` (sorted by
@@ -153,6 +171,19 @@ pub fn summarize(file: &ScenarioFile, ms: &[&Manifest]) -> Vec<TestSummary> {
                 verdict_classes: classes,
                 baselines: ClassCounts::of(bases.iter().copied()),
                 expectations,
+                self_test: t.self_test.as_ref().map(|st| {
+                    let met = runs
+                        .iter()
+                        .filter(|m| st.mismatch(&m.judgement).is_none())
+                        .count() as u64;
+                    let n = runs.len() as u64;
+                    SelfTestSummary {
+                        expect_class: st.expect_class,
+                        runs: n,
+                        met,
+                        passed: n > 0 && met == n,
+                    }
+                }),
             }
         })
         .collect()

@@ -99,14 +99,16 @@ pub struct RunFacts<'a> {
 /// 3. a baseline that is not `pass` → `invalid`;
 /// 4. a trigger that never fired (timed out), or an expectation anchored on
 ///    a trigger that never happened → `precondition_failed`;
-/// 5. a fault refused by the injector → `error`;
-/// 6. faults with the injector disabled, the real-time factor below its
-///    floor, a fault accepted but never applied (an acknowledgement without
-///    effect), or an expectation that could not be judged (anchor missing,
-///    no data, run too short) → `invalid`;
-/// 7. no expectation at all → `invalid` (nothing was judged);
-/// 8. an unsatisfied expectation → `fail`;
-/// 9. otherwise → `pass`.
+/// 5. faults with the injector disabled (which refuses every fault) →
+///    `invalid`;
+/// 6. a fault refused by an enabled injector → `error`;
+/// 7. the real-time factor below its floor, a fault accepted but never
+///    applied (an acknowledgement without effect), or an expectation that
+///    could not be judged (anchor missing, no data, run too short) →
+///    `invalid`;
+/// 8. no expectation at all → `invalid` (nothing was judged);
+/// 9. an unsatisfied expectation → `fail`;
+/// 10. otherwise → `pass`.
 pub fn classify(f: &RunFacts<'_>) -> ClassifiedVerdict {
     let v = |class, reason: String| ClassifiedVerdict { class, reason };
     use VerdictClass::*;
@@ -149,6 +151,9 @@ pub fn classify(f: &RunFacts<'_>) -> ClassifiedVerdict {
             );
         }
     }
+    if !f.faults.is_empty() && !f.injector_enabled {
+        return v(Invalid, "the injector was disabled".into());
+    }
     if let Some(x) = f
         .faults
         .iter()
@@ -158,9 +163,6 @@ pub fn classify(f: &RunFacts<'_>) -> ClassifiedVerdict {
             Error,
             format!("fault '{}' was refused by the injector", x.name),
         );
-    }
-    if !f.faults.is_empty() && !f.injector_enabled {
-        return v(Invalid, "the injector was disabled".into());
     }
     if let Some((rtf, floor)) = f.real_time_factor.filter(|(r, fl)| r < fl) {
         return v(

@@ -187,9 +187,20 @@ fn verdict_table(h: &mut String, s: &Summary, ms: &[&Manifest]) {
     for t in &s.tests {
         let c = &t.verdict_classes;
         let runs: u64 = class_values(c).iter().map(|(_, n)| n).sum();
+        // A self-test (a test of the harness or of the test) declares the
+        // class of its runs: say whether they met it.
+        let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
+            format!(
+                "<br>self-test: every fault run {}: {}/{} met{}",
+                st.expect_class.name(),
+                st.met,
+                st.runs,
+                if st.passed { "" } else { " — FAILED" }
+            )
+        });
         let _ = write!(
             h,
-            "<tr{}><td class=\"l\">{}</td><td>{runs}</td>",
+            "<tr{}><td class=\"l\">{}{self_test}</td><td>{runs}</td>",
             if c.fail > 0 || c.excluded() > 0 {
                 " class=\"pos\""
             } else {
