@@ -65,7 +65,7 @@ step "shipped resilience tests: campaigns, analyze, statsmodels reference; the i
 # negative variant (odom_lost_safe_stop_negative, a test of the test) and the
 # injection self-tests declare their class under `self_test:`, and their
 # campaign exits 1 if any fault run gets another (a failed harness check).
-for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump; do
+for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump scan_loss_phase_sweep; do
   rm -rf "$OUT-$t"
   "$BB" campaign "scenarios/tests/$t.yaml" --out "$OUT-$t" --jobs 2 --quiet
   "$BB" analyze "$OUT-$t" --check
@@ -74,11 +74,16 @@ done
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
-want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "scan_timestamp_jump": "pass"}
+want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "scan_timestamp_jump": "pass", "scan_loss_phase_sweep": "pass"}
 for t, cls in want.items():
     vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
     assert vc[cls] == sum(vc.values()) > 0, (t, vc)
     print(f"{t}: every fault run {cls} {vc}")
+phases = json.load(open(f"{out}-scan_loss_phase_sweep/summary.json"))["tests"][0]["phases"]
+assert [p["phase_s"] for p in phases] == [k / 100 for k in range(10)], phases
+assert all(p["verdict_classes"]["pass"] == 5 for p in phases), phases
+print("scan_loss_phase_sweep: 10 phases x 5 runs, injection latency median per phase [s]:",
+      [round(p["injection_latency"]["median_s"], 3) for p in phases])
 PY
 rm -rf "$OUT-selftest" "$OUT-unknown"
 "$BB" campaign scenarios/selftest/injection.yaml --out "$OUT-selftest" --jobs 2 --quiet

@@ -422,3 +422,131 @@ fn a_baseline_with_only_fault_expectations_is_judged_by_the_invariants() {
         m.judgement.verdict_class.reason
     );
 }
+
+const PHASE_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/scenarios/tests/scan_loss_phase_sweep.yaml"
+);
+
+/// The shipped phase sweep with `edit` applied (written next to it).
+fn phase_variant(name: &str, edit: impl Fn(String) -> String) -> Result<Scenario, String> {
+    let text = edit(std::fs::read_to_string(PHASE_FILE).unwrap());
+    let path = Path::new(PHASE_FILE).with_file_name(format!(".{name}.tmp.yaml"));
+    std::fs::write(&path, text).unwrap();
+    let s = Scenario::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    s.map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_trigger_phase_sweep_shifts_the_trigger_by_each_phase() {
+    let s = Scenario::load(Path::new(PHASE_FILE)).unwrap_or_else(|e| panic!("{e}"));
+    let p = plan(&s);
+    let tests: Vec<&str> = p
+        .iter()
+        .filter(|r| r.kind == RunKind::Test)
+        .map(|r| r.run_id.as_str())
+        .collect();
+    let bases = p.iter().filter(|r| r.kind == RunKind::Baseline).count();
+    // 10 phases x 5 repeats, one shared baseline per repeat
+    assert_eq!((tests.len(), bases), (50, 5));
+    assert_eq!(
+        tests[..3],
+        [
+            "test_scan_loss_at_obstacle_phase0_r0",
+            "test_scan_loss_at_obstacle_phase0.01_r0",
+            "test_scan_loss_at_obstacle_phase0.02_r0"
+        ]
+    );
+    assert!(tests.contains(&"test_scan_loss_at_obstacle_phase0.09_r4"));
+    // every phase of a repeat runs on the repeat's seed (common random numbers)
+    let seed = |id: &str| p.iter().find(|r| r.run_id == id).unwrap().seed;
+    assert_eq!(
+        seed("test_scan_loss_at_obstacle_phase0_r2"),
+        seed("test_scan_loss_at_obstacle_phase0.07_r2")
+    );
+    assert_eq!(
+        seed("test_scan_loss_at_obstacle_phase0_r2"),
+        seed("baseline_scan_loss_at_obstacle_r2")
+    );
+    let times = |id: &str| {
+        let m = run(&s, id);
+        assert_eq!(m.judgement.verdict_class.class, VerdictClass::Pass, "{id}");
+        assert_eq!(m.cell.get("phase_s").copied(), Some(id_phase(id)));
+        let f = m
+            .judgement
+            .timeline
+            .as_ref()
+            .unwrap()
+            .fault("scan_loss")
+            .unwrap()
+            .clone();
+        (
+            f.t_trigger.unwrap().sim_s,
+            f.t_applied.unwrap().sim_s,
+            f.t_cleared.unwrap().sim_s,
+        )
+    };
+    fn id_phase(id: &str) -> f64 {
+        id.split("phase")
+            .nth(1)
+            .unwrap()
+            .split("_r")
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+    let (t0, a0, _) = times("test_scan_loss_at_obstacle_phase0_r0");
+    for ph in ["0.03", "0.08", "0.09"] {
+        let (t, a, c) = times(&format!("test_scan_loss_at_obstacle_phase{ph}_r0"));
+        let d: f64 = ph.parse().unwrap();
+        // the trigger (and the 3 s fault window) move by the phase ...
+        assert!(
+            (t - (t0 + d)).abs() < 1e-9,
+            "phase {ph}: trigger {t} vs {t0} + {d}"
+        );
+        assert!((c - (t + 3.0)).abs() < 1e-9, "phase {ph}: clear {c}");
+        // ... and the fault is applied at the first scan at or after it
+        // (the scan is 10 Hz: applied times are 0.1 s apart)
+        let scans = (a - a0) / 0.1;
+        assert!(
+            (scans - scans.round()).abs() < 1e-6,
+            "phase {ph}: applied {a} vs {a0}"
+        );
+        assert!(
+            a >= t - 1e-9 && a - t < 0.1 + 1e-9,
+            "phase {ph}: latency {}",
+            a - t
+        );
+    }
+}
+
+#[test]
+fn a_phase_sweep_is_checked_at_load() {
+    let e = phase_variant("unknown_fault", |t| {
+        t.replace("fault: scan_loss, span_s", "fault: scan_los, span_s")
+    })
+    .unwrap_err();
+    assert!(
+        e.contains(
+            "field 'tests[0].phase_sweep.fault': unknown fault 'scan_los' (the test has scan_loss)"
+        ),
+        "{e}"
+    );
+    let e = phase_variant("one_step", |t| t.replace("steps: 10 }", "steps: 1 }")).unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].phase_sweep.steps': must be in 2..=1000"),
+        "{e}"
+    );
+    let e = phase_variant("zero_span", |t| t.replace("span_s: 0.1,", "span_s: 0,")).unwrap_err();
+    assert!(e.contains("field 'tests[0].phase_sweep.span_s'"), "{e}");
+    // 20 phases over 0.1 s are 0.005 s apart, finer than the plant's 0.01 s step
+    let e = phase_variant("too_fine", |t| t.replace("steps: 10 }", "steps: 20 }")).unwrap_err();
+    assert!(
+        e.contains(".tmp.yaml:23:") && e.contains("field 'tests[0].phase_sweep.steps': 20 steps over 0.1 s are 0.005 s apart, finer than the plant's step_s 0.01 s"),
+        "{e}"
+    );
+    let e = phase_variant("typo", |t| t.replace("span_s: 0.1,", "span: 0.1,")).unwrap_err();
+    assert!(e.contains("unknown field `span`"), "{e}");
+}

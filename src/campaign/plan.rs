@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::manifest::RunKind;
+use super::resilience::PHASE_KEY;
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::CampaignError;
@@ -92,20 +93,37 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     }
     // Resilience tests: repeat r of test t is a fault run and, unless the
     // test opts out, its baseline, both seeded derive_seed(seed, "test-t-r").
+    // A phase-swept test has one fault run per phase and repeat (the same
+    // seed for every phase) and one baseline per repeat.
     for t in &s.tests {
+        let phases: Vec<Option<f64>> = match &t.phase_sweep {
+            Some(ps) => ps.phases().into_iter().map(Some).collect(),
+            None => vec![None],
+        };
         for r in 0..s.repeats {
             let seed = derive_seed(s.seed, &format!("test-{}-{r}", t.name));
-            let kinds: &[(RunKind, &str)] = if t.baseline {
-                &[(RunKind::Baseline, "baseline"), (RunKind::Test, "test")]
-            } else {
-                &[(RunKind::Test, "test")]
-            };
-            for &(kind, prefix) in kinds {
+            if t.baseline {
                 runs.push(RunSpec {
-                    run_id: format!("{prefix}_{}_r{r}", t.name),
-                    kind,
+                    run_id: format!("baseline_{}_r{r}", t.name),
+                    kind: RunKind::Baseline,
                     seed,
                     cell: BTreeMap::new(),
+                    test: Some(t.name.clone()),
+                });
+            }
+            for phase in &phases {
+                let (run_id, cell) = match phase {
+                    Some(p) => (
+                        format!("test_{}_phase{}_r{r}", t.name, fmt_value(*p)),
+                        BTreeMap::from([(PHASE_KEY.to_string(), *p)]),
+                    ),
+                    None => (format!("test_{}_r{r}", t.name), BTreeMap::new()),
+                };
+                runs.push(RunSpec {
+                    run_id,
+                    kind: RunKind::Test,
+                    seed,
+                    cell,
                     test: Some(t.name.clone()),
                 });
             }

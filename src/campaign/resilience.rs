@@ -100,6 +100,48 @@ pub struct ResilienceTest {
     /// self-test check (exit code 1), whatever the class is.
     #[serde(default)]
     pub self_test: Option<SelfTest>,
+    /// Sweep the trigger phase of one fault (seed 004, "Usterki trwałe,
+    /// przejściowe i intermittent": where in a sensor period a fault lands
+    /// changes what the robot sees). Each phase is a cell of the test.
+    #[serde(default)]
+    pub phase_sweep: Option<PhaseSweep>,
+}
+
+/// `phase_sweep:` of a test: `steps` phases `k * span_s / steps` (k = 0 ..
+/// steps - 1), each delaying the named fault's trigger by that much after
+/// its condition is met (the fault is set, and `t_trigger` noted, at the
+/// first sim step at or after condition time + phase). Every phase runs the
+/// test's `repeats` fault runs on the same seeds (common random numbers); the
+/// baselines (no fault) are shared by all phases. Run ids:
+/// `test_<name>_phase<phase_s>_r<repeat>`; the manifest's `cell` is
+/// `{phase_s: <phase>}`.
+///
+/// ```yaml
+/// phase_sweep: { fault: scan_loss, span_s: 0.1, steps: 10 }   # one 10 Hz scan period
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseSweep {
+    /// The fault (of the test, by name) whose trigger is shifted.
+    pub fault: String,
+    /// The span the phases cover, s (> 0; typically one sensor period).
+    pub span_s: f64,
+    /// How many phases (2 ..= 1000).
+    pub steps: usize,
+}
+
+/// The cell key of a phase-swept run (`cell: {phase_s: ...}`).
+pub const PHASE_KEY: &str = "phase_s";
+
+impl PhaseSweep {
+    /// The phases, s, in order: `k * span_s / steps`, rounded to whole
+    /// nanoseconds (so that `0.03`, not `0.030000000000000006`, names the run
+    /// and survives the manifest's JSON round trip).
+    pub fn phases(&self) -> Vec<f64> {
+        (0..self.steps)
+            .map(|k| (k as f64 * self.span_s / self.steps as f64 * 1e9).round() / 1e9)
+            .collect()
+    }
 }
 
 /// `self_test:` of a test: what every one of its fault runs must come out as.
@@ -367,6 +409,28 @@ impl ResilienceTest {
         // the generated surfacing expectations must not collide with the file's
         let all = self.expectations();
         check_expectations(&all, &names, &format!("{field}.expectations"), path)?;
+        if let Some(ps) = &self.phase_sweep {
+            let at = format!("{field}.phase_sweep");
+            if !names.contains(&ps.fault.as_str()) {
+                return err(
+                    format!("{at}.fault"),
+                    format!(
+                        "unknown fault '{}' (the test has {})",
+                        ps.fault,
+                        names.join(", ")
+                    ),
+                );
+            }
+            if !(ps.span_s.is_finite() && ps.span_s > 0.0 && ps.span_s <= 3600.0) {
+                return err(
+                    format!("{at}.span_s"),
+                    "must be a finite number in (0, 3600] (s)".into(),
+                );
+            }
+            if !(2..=1000).contains(&ps.steps) {
+                return err(format!("{at}.steps"), "must be in 2..=1000".into());
+            }
+        }
         if let Some(st) = &self.self_test {
             if st.reason_contains.as_deref() == Some("") {
                 return err(

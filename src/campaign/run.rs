@@ -87,7 +87,14 @@ pub fn execute(
                     message: "no such test in the scenario".into(),
                 })?;
             let baseline = spec.kind == RunKind::Baseline;
-            Some(TestDriver::new(test, world, spec.seed, baseline, &inputs)?)
+            let phase_s = spec
+                .cell
+                .get(super::resilience::PHASE_KEY)
+                .copied()
+                .unwrap_or(0.0);
+            Some(TestDriver::new(
+                test, world, spec.seed, baseline, phase_s, &inputs,
+            )?)
         }
         None => None,
     };
@@ -99,9 +106,13 @@ pub fn execute(
                 .iter()
                 .any(|t| t.name == *name && t.baseline) =>
         {
+            // The plan's baseline of this repeat (one for every phase of a
+            // phase-swept test): same seed, no fault.
+            let repeat = spec.run_id.rsplit_once("_r").map_or("0", |(_, r)| r);
             let b = RunSpec {
-                run_id: spec.run_id.replacen("test_", "baseline_", 1),
+                run_id: format!("baseline_{name}_r{repeat}"),
                 kind: RunKind::Baseline,
+                cell: BTreeMap::new(),
                 ..spec.clone()
             };
             Some(

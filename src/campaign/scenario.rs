@@ -413,6 +413,28 @@ impl Scenario {
                 .into());
             }
         }
+        // Across files: a phase step finer than the plant's step would make
+        // neighbouring phases fire at the same sim step (identical runs).
+        for (i, t) in file.tests.iter().enumerate() {
+            let Some(ps) = &t.phase_sweep else { continue };
+            let dphase = ps.span_s / ps.steps as f64;
+            if dphase < plant.step_s * (1.0 - 1e-9) {
+                let text = kraken_interfaces::config::read_text(path)?;
+                return Err(ConfigError::semantic(
+                    &path.display().to_string(),
+                    &format!("tests[{i}].phase_sweep.steps"),
+                    format!(
+                        "{} steps over {} s are {dphase} s apart, finer than the plant's step_s {} s of {}: neighbouring phases would fire at the same step",
+                        ps.steps,
+                        ps.span_s,
+                        plant.step_s,
+                        robot_path.display()
+                    ),
+                )
+                .located(&text)
+                .into());
+            }
+        }
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,

@@ -49,6 +49,11 @@ struct FaultSlot {
     accepted: bool,
     /// `messages_faulted` of its channel when it was set.
     faulted_at_set: u64,
+    /// The phase of a phase-swept fault, s: its trigger fires this long
+    /// after its condition is met (0 for every other fault).
+    phase_s: f64,
+    /// The condition was met; the phase-shifted fire time, s.
+    pending_s: Option<f64>,
 }
 
 /// The resilience-test state of one run (see the module docs).
@@ -73,7 +78,8 @@ pub struct TestDriver {
 impl TestDriver {
     /// The driver of `test` in a run seeded `seed` on `world`; `inputs` are
     /// the controller's channels (for the `unsupported` check). `baseline`:
-    /// inject nothing, judge by the fault-free expectations only.
+    /// inject nothing, judge by the fault-free expectations only. `phase_s`:
+    /// the phase of the test's `phase_sweep` fault, s (0 without one).
     ///
     /// # Errors
     /// [`CampaignError::Oracle`] if the expectations or triggers do not
@@ -83,6 +89,7 @@ impl TestDriver {
         world: &breakbench_world::World,
         seed: u64,
         baseline: bool,
+        phase_s: f64,
         inputs: &[(&'static str, MsgKind)],
     ) -> Result<Self, CampaignError> {
         let names = test.fault_names();
@@ -192,6 +199,11 @@ impl TestDriver {
                     unsupported,
                     accepted: false,
                     faulted_at_set: 0,
+                    phase_s: match &test.phase_sweep {
+                        Some(ps) if ps.fault == f.name => phase_s,
+                        _ => 0.0,
+                    },
+                    pending_s: None,
                 });
             }
         }
@@ -299,8 +311,17 @@ impl TestDriver {
             injector.set_enabled(self.injector_enabled, now);
         }
         for i in 0..self.faults.len() {
-            let fired = self.faults[i].trigger.step(t, &self.obs, &self.timeline)?;
+            let f = &mut self.faults[i];
+            if let Some(at) = f.trigger.step(t, &self.obs, &self.timeline)? {
+                f.pending_s = Some(at + f.phase_s);
+            }
+            // The fault is set at the first step at or after its
+            // (phase-shifted) fire time.
+            let fired = f
+                .pending_s
+                .filter(|p| t >= p - breakbench_oracle::expect::TIME_EPS_S);
             if fired.is_some() {
+                f.pending_s = None;
                 let st = self.stamp(now);
                 let f = &mut self.faults[i];
                 self.timeline.note(&f.name, FaultEvent::Trigger, st);
@@ -402,7 +423,17 @@ impl TestDriver {
             .iter_mut()
             .map(|f| FaultFacts {
                 name: f.name.clone(),
-                trigger: f.trigger.finish(end_s).clone(),
+                trigger: match f.pending_s {
+                    // the condition was met, but the run ended before the
+                    // phase-shifted fire time
+                    Some(p) => TriggerState::TimedOut {
+                        t_s: p,
+                        reason: format!(
+                            "its phase-shifted fire time {p} s is after the end of the run ({end_s} s)"
+                        ),
+                    },
+                    None => f.trigger.finish(end_s).clone(),
+                },
                 accepted: f.accepted,
                 applied: matches!(f.trigger.state(), TriggerState::Fired { .. })
                     && f.unsupported.is_none()

@@ -8,6 +8,7 @@ use breakbench_oracle::expect::{Role, VerdictClass};
 use serde::{Deserialize, Serialize};
 
 use super::manifest::Manifest;
+use super::resilience::{ResilienceTest, PHASE_KEY};
 use super::scenario::ScenarioFile;
 use super::summary::{ClassCounts, Proportion};
 
@@ -85,6 +86,28 @@ pub struct TestSummary {
     /// met the declaration (absent for the other tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub self_test: Option<SelfTestSummary>,
+    /// Tests with `phase_sweep`: the same counts per phase, in phase order
+    /// (absent for the other tests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseSummary>,
+}
+
+/// One phase of a phase-swept test: its fault runs' verdict classes,
+/// failure probability and, per expectation, p̂ of "unsatisfied" with its
+/// Wilson interval and the latency distribution. No false-positive rate:
+/// the baselines are shared by every phase (see the test's own entry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseSummary {
+    /// The trigger's phase, s.
+    pub phase_s: f64,
+    pub verdict_classes: ClassCounts,
+    pub failure: Proportion,
+    pub judged: u64,
+    pub excluded: u64,
+    /// Injection latency (applied − trigger) of the swept fault over the
+    /// phase's fault runs, s: where in the sensor period the trigger landed.
+    pub injection_latency: Option<LatencyStats>,
+    pub expectations: Vec<ExpectationSummary>,
 }
 
 /// The outcome of a test's `self_test` declaration over its fault runs.
@@ -122,45 +145,40 @@ pub fn summarize(file: &ScenarioFile, ms: &[&Manifest]) -> Vec<TestSummary> {
             let runs = of(false);
             let bases = of(true);
             let classes = ClassCounts::of(runs.iter().copied());
-            let judged: Vec<&Manifest> = runs
-                .iter()
-                .copied()
-                .filter(|m| m.judgement.verdict_class.class.counts_in_p_hat())
-                .collect();
-            let expectations = t
-                .expectations()
-                .iter()
-                .map(|e| {
-                    let results: Vec<_> = judged
-                        .iter()
-                        .filter_map(|m| m.judgement.expectations.iter().find(|r| r.name == e.name))
-                        .collect();
-                    let n = results.len() as u64;
-                    let k = results.iter().filter(|r| !r.satisfied).count() as u64;
-                    let latency =
-                        LatencyStats::of(results.iter().filter_map(|r| r.latency_s()).collect());
-                    let probe = format!("{}{FALSE_ALARM_SUFFIX}", e.name);
-                    let fp = (e.role == Some(Role::Detection)).then(|| {
-                        let probes: Vec<_> = bases
+            let expectations = expectation_summaries(t, &runs, Some(&bases), conf);
+            let phases = t.phase_sweep.as_ref().map_or(Vec::new(), |ps| {
+                ps.phases()
+                    .into_iter()
+                    .map(|p| {
+                        let of_phase: Vec<&Manifest> = runs
                             .iter()
-                            .filter_map(|m| {
-                                m.judgement.expectations.iter().find(|r| r.name == probe)
-                            })
-                            .filter(|r| r.undecidable.is_none())
+                            .copied()
+                            .filter(|m| m.cell.get(PHASE_KEY) == Some(&p))
                             .collect();
-                        let fired = probes.iter().filter(|r| !r.satisfied).count() as u64;
-                        Proportion::new(fired, probes.len() as u64, conf)
-                    });
-                    ExpectationSummary {
-                        name: e.name.clone(),
-                        role: e.role,
-                        n,
-                        unsatisfied: Proportion::new(k, n, conf),
-                        latency,
-                        false_positive: fp,
-                    }
-                })
-                .collect();
+                        let c = ClassCounts::of(of_phase.iter().copied());
+                        PhaseSummary {
+                            phase_s: p,
+                            failure: Proportion::new(c.fail, c.judged(), conf),
+                            judged: c.judged(),
+                            excluded: c.excluded(),
+                            verdict_classes: c,
+                            injection_latency: LatencyStats::of(
+                                of_phase
+                                    .iter()
+                                    .filter_map(|m| {
+                                        m.judgement
+                                            .timeline
+                                            .as_ref()?
+                                            .fault(&ps.fault)?
+                                            .injection_latency_s
+                                    })
+                                    .collect(),
+                            ),
+                            expectations: expectation_summaries(t, &of_phase, None, conf),
+                        }
+                    })
+                    .collect()
+            });
             TestSummary {
                 test: t.name.clone(),
                 requirement: t.requirement.clone(),
@@ -171,6 +189,7 @@ pub fn summarize(file: &ScenarioFile, ms: &[&Manifest]) -> Vec<TestSummary> {
                 verdict_classes: classes,
                 baselines: ClassCounts::of(bases.iter().copied()),
                 expectations,
+                phases,
                 self_test: t.self_test.as_ref().map(|st| {
                     let met = runs
                         .iter()
@@ -184,6 +203,55 @@ pub fn summarize(file: &ScenarioFile, ms: &[&Manifest]) -> Vec<TestSummary> {
                         passed: n > 0 && met == n,
                     }
                 }),
+            }
+        })
+        .collect()
+}
+
+/// Per expectation of `t` (surfacing included) over the fault runs `runs`:
+/// unsatisfied out of the runs counted in p̂, the latency distribution, and,
+/// given the baselines `bases`, the false-positive rate of a detection
+/// expectation.
+fn expectation_summaries(
+    t: &ResilienceTest,
+    runs: &[&Manifest],
+    bases: Option<&[&Manifest]>,
+    conf: f64,
+) -> Vec<ExpectationSummary> {
+    let judged: Vec<&Manifest> = runs
+        .iter()
+        .copied()
+        .filter(|m| m.judgement.verdict_class.class.counts_in_p_hat())
+        .collect();
+    t.expectations()
+        .iter()
+        .map(|e| {
+            let results: Vec<_> = judged
+                .iter()
+                .filter_map(|m| m.judgement.expectations.iter().find(|r| r.name == e.name))
+                .collect();
+            let n = results.len() as u64;
+            let k = results.iter().filter(|r| !r.satisfied).count() as u64;
+            let latency = LatencyStats::of(results.iter().filter_map(|r| r.latency_s()).collect());
+            let probe = format!("{}{FALSE_ALARM_SUFFIX}", e.name);
+            let fp = bases
+                .filter(|_| e.role == Some(Role::Detection))
+                .map(|bases| {
+                    let probes: Vec<_> = bases
+                        .iter()
+                        .filter_map(|m| m.judgement.expectations.iter().find(|r| r.name == probe))
+                        .filter(|r| r.undecidable.is_none())
+                        .collect();
+                    let fired = probes.iter().filter(|r| !r.satisfied).count() as u64;
+                    Proportion::new(fired, probes.len() as u64, conf)
+                });
+            ExpectationSummary {
+                name: e.name.clone(),
+                role: e.role,
+                n,
+                unsatisfied: Proportion::new(k, n, conf),
+                latency,
+                false_positive: fp,
             }
         })
         .collect()

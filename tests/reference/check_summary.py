@@ -79,23 +79,42 @@ def main(d: Path) -> int:
     if checked != n_cells:
         errors.append(f"summary has {checked} cells, scenario defines {n_cells}")
 
-    # resilience tests: class counts, p̂ and Wilson over pass + fail only
-    for t in summary.get("tests", []):
-        runs = [m for m in manifests if m.get("test", {}).get("test") == t["test"]
-                and not m["test"]["baseline"]]
+    # resilience tests: class counts, p̂ and Wilson over pass + fail only, of
+    # each test, each phase of a phase-swept test, and each expectation
+    def check_runs(what, entry, runs):
         ref_classes = {c: 0 for c in CLASSES}
         for m in runs:
             ref_classes[m["verdict_class"]["class"]] += 1
-        if t["verdict_classes"] != ref_classes:
-            errors.append(f"test {t['test']} verdict_classes: {t['verdict_classes']} vs {ref_classes}")
+        if entry["verdict_classes"] != ref_classes:
+            errors.append(f"{what} verdict_classes: {entry['verdict_classes']} vs {ref_classes}")
         k, n = ref_classes["fail"], ref_classes["pass"] + ref_classes["fail"]
-        if (t["judged"], t["excluded"], t["failure"]["k"]) != (n, len(runs) - n, k):
-            errors.append(f"test {t['test']}: judged/excluded/k {t['judged']}/{t['excluded']}/{t['failure']['k']} vs {n}/{len(runs) - n}/{k}")
+        if (entry["judged"], entry["excluded"], entry["failure"]["k"]) != (n, len(runs) - n, k):
+            errors.append(f"{what}: judged/excluded/k {entry['judged']}/{entry['excluded']}/{entry['failure']['k']} vs {n}/{len(runs) - n}/{k}")
         if n > 0:
             lo, hi = proportion_confint(k, n, alpha=1 - conf, method="wilson")
-            close(f"test {t['test']} p_hat", t["failure"]["p_hat"], k / n)
-            close(f"test {t['test']} wilson_low", t["failure"]["wilson_low"], float(lo))
-            close(f"test {t['test']} wilson_high", t["failure"]["wilson_high"], float(hi))
+            close(f"{what} p_hat", entry["failure"]["p_hat"], k / n)
+            close(f"{what} wilson_low", entry["failure"]["wilson_low"], float(lo))
+            close(f"{what} wilson_high", entry["failure"]["wilson_high"], float(hi))
+        judged = [m for m in runs if m["verdict_class"]["class"] in ("pass", "fail")]
+        for e in entry["expectations"]:
+            res = [r for m in judged for r in m["expectations"] if r["name"] == e["name"]]
+            ke, ne = sum(1 for r in res if not r["satisfied"]), len(res)
+            if (e["n"], e["unsatisfied"]["k"]) != (ne, ke):
+                errors.append(f"{what} expectation {e['name']}: k/n {e['unsatisfied']['k']}/{e['n']} vs {ke}/{ne}")
+            elif ne > 0:
+                lo, hi = proportion_confint(ke, ne, alpha=1 - conf, method="wilson")
+                close(f"{what} {e['name']} wilson_low", e["unsatisfied"]["wilson_low"], float(lo))
+                close(f"{what} {e['name']} wilson_high", e["unsatisfied"]["wilson_high"], float(hi))
+
+    phases_checked = 0
+    for t in summary.get("tests", []):
+        runs = [m for m in manifests if m.get("test", {}).get("test") == t["test"]
+                and not m["test"]["baseline"]]
+        check_runs(f"test {t['test']}", t, runs)
+        for ph in t.get("phases", []):
+            check_runs(f"test {t['test']} phase {ph['phase_s']}", ph,
+                       [m for m in runs if m["cell"].get("phase_s") == ph["phase_s"]])
+            phases_checked += 1
 
     corpus = [m for m in manifests if not m["harness_only"] and m["kind"] in ("grid", "nominal")]
     for pred, fn in (("safety", safety_violation), ("mission", mission_failure)):
@@ -118,7 +137,8 @@ def main(d: Path) -> int:
 
     for e in errors:
         print("MISMATCH", e)
-    print(f"reference check: {checked} cells, {len(corpus)} corpus runs, {len(canaries)} canary; "
+    print(f"reference check: {checked} cells, {len(summary.get('tests', []))} tests ({phases_checked} trigger phases), "
+          f"{len(corpus)} corpus runs, {len(canaries)} canary; "
           f"{len(errors)} mismatches (tolerance {TOL})")
     return 1 if errors else 0
 

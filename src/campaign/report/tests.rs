@@ -155,7 +155,65 @@ pub(super) fn section(h: &mut String, scenario: &Scenario, s: &Summary, ms: &[&M
     }
     traceability(h, scenario, s, ms);
     expectation_tables(h, scenario, s, ms);
+    phase_tables(h, scenario, s);
     timelines(h, s, ms);
+}
+
+/// Per phase-swept test, a row per trigger phase: the verdict classes, p̂ of
+/// failure, the injection latency, and per expectation "unsatisfied k/n"
+/// with its p̂ and median latency.
+fn phase_tables(h: &mut String, scenario: &Scenario, s: &Summary) {
+    for t in s.tests.iter().filter(|t| !t.phases.is_empty()) {
+        let Some(ps) = file_test(scenario, &t.test).and_then(|f| f.phase_sweep.as_ref()) else {
+            continue;
+        };
+        let _ = write!(
+            h,
+            "<h3>Trigger phase: test {}</h3>
+<p>The trigger of fault <code>{}</code> shifted by each phase over {} s in {} steps; every phase runs the same seeds. Per expectation: unsatisfied k/n, p̂ [Wilson], and the median latency of the satisfied runs.</p>
+<table class=\"phases\" id=\"phases-{}\">
+<tr><th>phase [s]</th><th>runs</th><th>pass</th><th>fail</th><th>excluded</th><th>p̂ fail [Wilson]</th><th>injection latency median (max) [s]</th>",
+            xml_escape(&t.test),
+            xml_escape(&ps.fault),
+            ps.span_s,
+            ps.steps,
+            xml_escape(&t.test)
+        );
+        for e in &t.expectations {
+            let _ = write!(h, "<th>{}</th>", xml_escape(&e.name));
+        }
+        h.push_str("</tr>\n");
+        for p in &t.phases {
+            let c = &p.verdict_classes;
+            let runs: u64 = class_values(c).iter().map(|(_, n)| n).sum();
+            let inj = p.injection_latency.as_ref().map_or("—".to_string(), |l| {
+                format!("{:.3} ({:.3})", l.median_s, l.max_s)
+            });
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{runs}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{inj}</td>",
+                p.phase_s,
+                c.pass,
+                c.fail,
+                c.excluded(),
+                xml_escape(&prop_text(&p.failure, p.judged)),
+            );
+            for e in &p.expectations {
+                let lat = e
+                    .latency
+                    .as_ref()
+                    .map_or(String::new(), |l| format!("; {:.3} s", l.median_s));
+                let _ = write!(
+                    h,
+                    "<td>{}{}</td>",
+                    xml_escape(&prop_text(&e.unsatisfied, e.n)),
+                    lat
+                );
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</table>\n");
+    }
 }
 
 fn class_header(h: &mut String) {
