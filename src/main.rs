@@ -25,10 +25,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run (or resume) a campaign: every grid cell × repeat, the nominal set and the canary.
-    /// Exit code: 0 all harness checks passed, 1 a harness check failed (the positive
-    /// canary was not detected or the verdict isolation check failed; results still
-    /// written), 2 error (bad input, plan over budget, I/O).
+    /// Run (or resume) a campaign: every grid cell × repeat, the nominal set, the canary
+    /// and each resilience test's fault and baseline runs. Exit code: 0 all harness checks
+    /// passed (a robot failing a test is a result, not a harness failure), 1 a harness check
+    /// failed (the positive canary was not detected, the verdict isolation check failed, or a
+    /// self-test's run got another verdict class than it declares; results still written),
+    /// 2 error (bad input, plan over budget, I/O).
     Campaign {
         /// Scenario file, e.g. scenarios/corridor_study.yaml
         scenario: PathBuf,

@@ -550,3 +550,53 @@ fn a_phase_sweep_is_checked_at_load() {
     let e = phase_variant("typo", |t| t.replace("span_s: 0.1,", "span: 0.1,")).unwrap_err();
     assert!(e.contains("unknown field `span`"), "{e}");
 }
+
+#[test]
+fn a_diagnostic_or_logger_the_navigator_does_not_publish_is_refused_at_load() {
+    let load = |tag: &str, edit: &dyn Fn(String) -> String| {
+        let text = edit(std::fs::read_to_string(FILE).unwrap());
+        let path = Path::new(FILE).with_file_name(format!(".{tag}.tmp.yaml"));
+        std::fs::write(&path, text).unwrap();
+        let s = Scenario::load(&path);
+        std::fs::remove_file(&path).unwrap();
+        s.map(|_| ()).map_err(|e| e.to_string())
+    };
+    // a misspelt status in an expectation
+    let e = load("diag", &|t| {
+        t.replacen(
+            "predicate: { diagnostic: { name: \"simple_navigator: scan\", at_least: ERROR } }",
+            "predicate: { diagnostic: { name: \"simple_navigator: lidar\", at_least: ERROR } }",
+            1,
+        )
+    })
+    .unwrap_err();
+    assert!(
+        e.contains(":45:38: field 'tests[0].expectations[1].within.predicate.diagnostic.name': no /diagnostics status 'simple_navigator: lidar': the navigator of ")
+            && e.contains("publishes 'simple_navigator: scan', 'simple_navigator: odom'"),
+        "{e}"
+    );
+    // a misspelt logger in surfacing
+    let e = load("logger", &|t| {
+        t.replace("logger: simple_navigator }", "logger: navigator }")
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].faults[0].surfacing.logger': no /rosout logger 'navigator': the navigator of ")
+            && e.contains("publishes 'simple_navigator'"),
+        "{e}"
+    );
+    // inside and/not of a trigger
+    let e = load("trigger", &|t| {
+        t.replace(
+            "predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }",
+            "predicate: { and: [ { compare: { observable: truth.x_m, op: gt, value: 4.0 } }, { not: { diagnostic: { name: scan, at_least: WARN } } } ] }",
+        )
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].faults[0].trigger.rising_edge.predicate.and[1].not.diagnostic.name': no /diagnostics status 'scan'"),
+        "{e}"
+    );
+    // the shipped names load
+    load("ok", &|t| t).unwrap();
+}

@@ -38,6 +38,18 @@ pub trait Controller {
     /// call, oldest first (at its declared rate and at every transition):
     /// what its node publishes on `/diagnostics`.
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray>;
+    /// What it publishes under: its `/diagnostics` status names and its
+    /// `/rosout` logger names (what a test's `diagnostic` and `rosout`
+    /// predicates may name; anything else is refused at load).
+    fn published_names(&self) -> PublishedNames;
+}
+
+/// The `/diagnostics` status names and `/rosout` logger names a controller
+/// publishes (see [`Controller::published_names`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PublishedNames {
+    pub diagnostics: Vec<String>,
+    pub loggers: Vec<String>,
 }
 
 /// The positive canary: drives straight at `linear_m_s` for `duration_s`
@@ -98,6 +110,10 @@ impl Controller for OpenLoop {
     /// The canary says nothing.
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray> {
         Vec::new()
+    }
+    /// None: the canary says nothing.
+    fn published_names(&self) -> PublishedNames {
+        PublishedNames::default()
     }
 }
 

@@ -495,6 +495,17 @@ impl crate::controller::Controller for Navigator {
     fn take_diagnostics(&mut self) -> Vec<kraken_interfaces::ros::DiagnosticArray> {
         self.health.take_diagnostics()
     }
+    /// `simple_navigator: scan`, `simple_navigator: odom`; logger
+    /// `simple_navigator` ([`health`]).
+    fn published_names(&self) -> crate::controller::PublishedNames {
+        crate::controller::PublishedNames {
+            diagnostics: health::Sensor::ALL
+                .iter()
+                .map(|s| s.status_name())
+                .collect(),
+            loggers: vec![health::LOGGER_NAME.to_string()],
+        }
+    }
 }
 
 #[cfg(test)]

@@ -28,7 +28,7 @@ use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, KeyValue, Log, O
 use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
-use crate::controller::Controller;
+use crate::controller::{Controller, PublishedNames};
 use crate::{health, CmdVel, Navigator, NavigatorConfig};
 
 /// The GNSS gating of the stack's estimator: which of the estimator's two
@@ -292,6 +292,17 @@ impl Controller for Stack {
     /// with the estimator's statuses (`ekf: wheel_odom`, `ekf: imu`,
     /// `ekf: gnss`) appended; and one array at every estimator transition
     /// (a refusal or re-acceptance it logged) between them.
+    /// The navigator's names and the estimator's (`ekf: wheel_odom`,
+    /// `ekf: imu`, `ekf: gnss`; logger `ekf_filter_node`).
+    fn published_names(&self) -> PublishedNames {
+        let mut n = self.nav.published_names();
+        n.diagnostics
+            .extend(self.estimator_statuses(Duration::ZERO).map(|s| s.name));
+        n.loggers
+            .push(breakbench_estimator::LOGGER_NAME.to_string());
+        n
+    }
+
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray> {
         let mut arrays = self.nav.take_diagnostics();
         for a in &mut arrays {

@@ -281,6 +281,44 @@ impl ResilienceTest {
         out
     }
 
+    /// Every `/diagnostics` status name and `/rosout` logger name the test
+    /// reads (expectations, surfacing, triggers and clear triggers), each
+    /// with its field path below `field` (`tests[0]`) and whether it is a
+    /// logger name; in file order.
+    pub fn published_names(&self, field: &str) -> Vec<(String, String, bool)> {
+        let mut out = Vec::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            let at = format!("{field}.faults[{i}]");
+            for (key, t) in [("trigger", Some(&f.trigger)), ("clear", f.clear.as_ref())] {
+                if let Some((k, p)) = t.and_then(TriggerSpec::predicate) {
+                    p.published_names(&format!("{at}.{key}.{k}"), &mut out);
+                }
+            }
+            if let Some(s) = &f.surfacing {
+                out.push((
+                    format!("{at}.surfacing.diagnostic"),
+                    s.diagnostic.clone(),
+                    false,
+                ));
+                if let Some(l) = &s.logger {
+                    out.push((format!("{at}.surfacing.logger"), l.clone(), true));
+                }
+            }
+        }
+        for (j, e) in self.expectations.iter().enumerate() {
+            let (Some(key), Some(p)) =
+                (e.kind_key(), e.kind().and_then(|k| k.predicate().cloned()))
+            else {
+                continue;
+            };
+            p.published_names(
+                &format!("{field}.expectations[{j}].{key}.predicate"),
+                &mut out,
+            );
+        }
+        out
+    }
+
     /// The names of its faults, in file order.
     pub fn fault_names(&self) -> Vec<&str> {
         self.faults.iter().map(|f| f.name.as_str()).collect()

@@ -42,6 +42,23 @@ pub struct RunOutput {
     pub trace_csv: String,
 }
 
+/// The controller under test the navigator config declares: the
+/// simple_navigator on wheel odometry, or on the estimator's output
+/// (`pose_source: estimator`, [`Stack`]).
+///
+/// # Errors
+/// [`CampaignError::Stack`] if the estimator's config does not build.
+pub fn controller_under_test(
+    navigator: &breakbench_navigator::NavigatorConfig,
+    world: &breakbench_world::World,
+) -> Result<Box<dyn Controller>, CampaignError> {
+    Ok(if navigator.pose_source == PoseSource::Estimator {
+        Box::new(Stack::declared(navigator.clone(), world)?)
+    } else {
+        Box::new(Navigator::new(navigator.clone(), world.goal_in_odom()))
+    })
+}
+
 /// Executes one run of `scenario`.
 ///
 /// The run lasts the world's mission timeout of sim time whatever the
@@ -61,13 +78,7 @@ pub fn execute(
         Some(c) if spec.kind == RunKind::Canary => {
             Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
         }
-        _ if scenario.navigator.pose_source == PoseSource::Estimator => {
-            Box::new(Stack::declared(scenario.navigator.clone(), world)?)
-        }
-        _ => Box::new(Navigator::new(
-            scenario.navigator.clone(),
-            world.goal_in_odom(),
-        )),
+        _ => controller_under_test(&scenario.navigator, world)?,
     };
     // One channel per controller input, in its delivery order, each of the
     // type the plant declares for it; the plant computes only these sensors.

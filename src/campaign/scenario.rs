@@ -413,6 +413,41 @@ impl Scenario {
                 .into());
             }
         }
+        // Across files: every /diagnostics status and /rosout logger a test
+        // names must be one the controller publishes (a misspelt name would
+        // never be seen, and read as the robot failing to report).
+        if !file.tests.is_empty() {
+            let published =
+                super::run::controller_under_test(&navigator, &world)?.published_names();
+            for (i, t) in file.tests.iter().enumerate() {
+                for (field, name, logger) in t.published_names(&format!("tests[{i}]")) {
+                    let (known, what) = if logger {
+                        (&published.loggers, "/rosout logger")
+                    } else {
+                        (&published.diagnostics, "/diagnostics status")
+                    };
+                    if !known.contains(&name) {
+                        let text = kraken_interfaces::config::read_text(path)?;
+                        let list: Vec<String> = known.iter().map(|n| format!("'{n}'")).collect();
+                        return Err(ConfigError::semantic(
+                            &path.display().to_string(),
+                            &field,
+                            format!(
+                                "no {what} '{name}': the navigator of {} publishes {}",
+                                nav_path.display(),
+                                if list.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    list.join(", ")
+                                }
+                            ),
+                        )
+                        .located(&text)
+                        .into());
+                    }
+                }
+            }
+        }
         // Across files: a phase step finer than the plant's step would make
         // neighbouring phases fire at the same sim step (identical runs).
         for (i, t) in file.tests.iter().enumerate() {

@@ -325,6 +325,35 @@ impl Predicate {
         }
     }
 
+    /// The `/diagnostics` status names and `/rosout` logger names this
+    /// predicate reads, each with its path below `field`
+    /// (`<field>.diagnostic.name`, `<field>.and[1].rosout.logger`) and
+    /// whether it is a logger name; in file order.
+    pub fn published_names(&self, field: &str, out: &mut Vec<(String, String, bool)>) {
+        match self {
+            Predicate::Diagnostic(d) => {
+                out.push((format!("{field}.diagnostic.name"), d.name.clone(), false))
+            }
+            Predicate::Rosout(r) => {
+                if let Some(l) = &r.logger {
+                    out.push((format!("{field}.rosout.logger"), l.clone(), true));
+                }
+            }
+            Predicate::And(ps) | Predicate::Or(ps) => {
+                let key = if matches!(self, Predicate::And(_)) {
+                    "and"
+                } else {
+                    "or"
+                };
+                for (i, p) in ps.iter().enumerate() {
+                    p.published_names(&format!("{field}.{key}[{i}]"), out);
+                }
+            }
+            Predicate::Not(p) => p.published_names(&format!("{field}.not"), out),
+            _ => {}
+        }
+    }
+
     /// Semantic checks; `field` is this predicate's path in the file.
     /// Returns `(field, message)` of the first problem.
     pub fn check(&self, field: &str, faults: &[&str]) -> Result<(), (String, String)> {

@@ -256,6 +256,19 @@ impl Kind {
 }
 
 impl ExpectationSpec {
+    /// The key of its kind as written in the file (`within`, `never`,
+    /// `always`, `at`, `persists`, `invariant`), `None` if zero or several.
+    pub fn kind_key(&self) -> Option<&'static str> {
+        Some(match self.kind()? {
+            Kind::Within(_) => "within",
+            Kind::Never(_) => "never",
+            Kind::Always(_) => "always",
+            Kind::At(_) => "at",
+            Kind::Persists(_) => "persists",
+            Kind::Invariant(_) => "invariant",
+        })
+    }
+
     /// The one kind set, `None` if zero or several are set.
     pub fn kind(&self) -> Option<Kind> {
         let mut k: Vec<Kind> = Vec::new();

@@ -92,6 +92,16 @@ pub enum TriggerSpec {
 }
 
 impl TriggerSpec {
+    /// The predicate of a `rising_edge` or `stable_baseline` trigger, with
+    /// its key (`rising_edge.predicate`).
+    pub fn predicate(&self) -> Option<(&'static str, &Predicate)> {
+        match self {
+            TriggerSpec::RisingEdge(r) => Some(("rising_edge.predicate", &r.predicate)),
+            TriggerSpec::StableBaseline(b) => Some(("stable_baseline.predicate", &b.predicate)),
+            _ => None,
+        }
+    }
+
     /// Semantic checks; `field` is the trigger's path, `fault` the fault it
     /// belongs to, `faults` every fault of the test. `(field, message)` of
     /// the first problem.
