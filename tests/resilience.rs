@@ -600,3 +600,50 @@ fn a_diagnostic_or_logger_the_navigator_does_not_publish_is_refused_at_load() {
     // the shipped names load
     load("ok", &|t| t).unwrap();
 }
+
+#[test]
+fn a_time_beyond_the_end_of_the_run_is_refused_at_load() {
+    let load = |tag: &str, from: &str, to: &str| {
+        let t = std::fs::read_to_string(FILE).unwrap();
+        assert!(t.contains(from), "{from}");
+        let path = Path::new(FILE).with_file_name(format!(".{tag}.tmp.yaml"));
+        std::fs::write(&path, t.replacen(from, to, 1)).unwrap();
+        let s = Scenario::load(&path);
+        std::fs::remove_file(&path).unwrap();
+        s.map(|_| ()).unwrap_err().to_string()
+    };
+    let rising = "rising_edge:\n            predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }\n            timeout_s: 40.0";
+    let e = load("at_time", rising, "at_time: { t_s: 500 }");
+    assert!(
+        e.contains("field 'tests[0].faults[0].trigger.at_time.t_s': 500 s is beyond the end of the run: every run lasts mission_timeout_s 60 s of "),
+        "{e}"
+    );
+    let e = load("timeout", "timeout_s: 40.0", "timeout_s: 4000");
+    assert!(
+        e.contains(
+            ":30:13: field 'tests[0].faults[0].trigger.rising_edge.timeout_s': 4000 s is beyond"
+        ),
+        "{e}"
+    );
+    let e = load("duration", "duration_s: 3.0", "duration_s: 1e6");
+    assert!(
+        e.contains("field 'tests[0].faults[0].duration_s': 1000000 s is beyond the end of the run")
+            && e.contains("(give no duration_s or clear for a fault that lasts to the end)"),
+        "{e}"
+    );
+    let e = load("within", "within_s: 2.0 ", "within_s: 61 ");
+    assert!(
+        e.contains("field 'tests[0].expectations[2].within.within_s': 61 s is beyond"),
+        "{e}"
+    );
+    // exactly the mission length is within the run
+    let t =
+        std::fs::read_to_string(FILE)
+            .unwrap()
+            .replacen("timeout_s: 40.0", "timeout_s: 60.0", 1);
+    let path = Path::new(FILE).with_file_name(".at_end.tmp.yaml");
+    std::fs::write(&path, t).unwrap();
+    let s = Scenario::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    s.unwrap();
+}

@@ -319,6 +319,42 @@ impl ResilienceTest {
         out
     }
 
+    /// Every time of the test, s, with its field path below `field`: trigger
+    /// and clear times, `duration_s`, surfacing and `within` bounds, `at`
+    /// times (`at_s + tol_s`), the phase sweep's span. A run lasts the
+    /// world's `mission_timeout_s`, so a time beyond it can never be met
+    /// (the scenario loader refuses it).
+    pub fn times(&self, field: &str) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        for (i, f) in self.faults.iter().enumerate() {
+            let at = format!("{field}.faults[{i}]");
+            for (key, t) in [("trigger", Some(&f.trigger)), ("clear", f.clear.as_ref())] {
+                for (k, v) in t.map(TriggerSpec::times).unwrap_or_default() {
+                    out.push((format!("{at}.{key}.{k}"), v));
+                }
+            }
+            if let Some(d) = f.duration_s {
+                out.push((format!("{at}.duration_s"), d));
+            }
+            if let Some(s) = &f.surfacing {
+                out.push((format!("{at}.surfacing.within_s"), s.within_s));
+            }
+        }
+        for (j, e) in self.expectations.iter().enumerate() {
+            let at = format!("{field}.expectations[{j}]");
+            if let Some(w) = &e.within {
+                out.push((format!("{at}.within.within_s"), w.within_s));
+            }
+            if let Some(a) = &e.at {
+                out.push((format!("{at}.at.at_s"), a.at_s + a.tol_s));
+            }
+        }
+        if let Some(ps) = &self.phase_sweep {
+            out.push((format!("{field}.phase_sweep.span_s"), ps.span_s));
+        }
+        out
+    }
+
     /// The names of its faults, in file order.
     pub fn fault_names(&self) -> Vec<&str> {
         self.faults.iter().map(|f| f.name.as_str()).collect()

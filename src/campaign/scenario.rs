@@ -448,6 +448,34 @@ impl Scenario {
                 }
             }
         }
+        // Across files: every time of a test must fall within the run (it
+        // lasts the world's mission_timeout_s): a trigger at 500 s of a 60 s
+        // mission would make every run precondition_failed.
+        for (i, t) in file.tests.iter().enumerate() {
+            for (field, v) in t.times(&format!("tests[{i}]")) {
+                if v > world.mission_timeout_s {
+                    let text = kraken_interfaces::config::read_text(path)?;
+                    return Err(ConfigError::semantic(
+                        &path.display().to_string(),
+                        &field,
+                        format!(
+                            "{v} s is beyond the end of the run: every run lasts mission_timeout_s {} s of {}{}",
+                            world.mission_timeout_s,
+                            world_path.display(),
+                            if field.ends_with(".duration_s") {
+                                " (give no duration_s or clear for a fault that lasts to the end)"
+                            } else if field.ends_with(".at.at_s") {
+                                " (at_s + tol_s)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    )
+                    .located(&text)
+                    .into());
+                }
+            }
+        }
         // Across files: a phase step finer than the plant's step would make
         // neighbouring phases fire at the same sim step (identical runs).
         for (i, t) in file.tests.iter().enumerate() {

@@ -92,6 +92,27 @@ pub enum TriggerSpec {
 }
 
 impl TriggerSpec {
+    /// Its times, s, with their keys (`at_time.t_s`, `rising_edge.timeout_s`,
+    /// ...): each must fall within the run (checked against the mission
+    /// length by the scenario loader).
+    pub fn times(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            TriggerSpec::AtTime(a) => vec![("at_time.t_s", a.t_s)],
+            TriggerSpec::RisingEdge(r) => vec![("rising_edge.timeout_s", r.timeout_s)],
+            TriggerSpec::AfterFault(a) => vec![
+                ("after_fault.delay_s", a.delay_s),
+                ("after_fault.timeout_s", a.timeout_s),
+            ],
+            TriggerSpec::StableBaseline(b) => vec![
+                ("stable_baseline.for_s", b.for_s),
+                ("stable_baseline.timeout_s", b.timeout_s),
+            ],
+            TriggerSpec::RandomInWindow(r) => vec![
+                ("random_in_window.from_s", r.from_s),
+                ("random_in_window.to_s", r.to_s),
+            ],
+        }
+    }
     /// The predicate of a `rising_edge` or `stable_baseline` trigger, with
     /// its key (`rising_edge.predicate`).
     pub fn predicate(&self) -> Option<(&'static str, &Predicate)> {
