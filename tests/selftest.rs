@@ -112,6 +112,34 @@ fn every_negative_test_gets_its_declared_class() {
             serde_json::Value::Null
         );
     }
+    // the manifest records what each fault withheld: the 4 s scan dropout
+    // (10 Hz) 40 scans, the 1 s odometry dropout (50 Hz) 50 messages, and
+    // nothing after either clear; the disabled injector set no fault
+    let faults = &m("test_two_channels_r0")["faults"];
+    let withheld: Vec<(String, u64, f64, f64)> = faults
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["axis"].as_str().unwrap().to_string(),
+                f["messages_in"].as_u64().unwrap() - f["messages_out"].as_u64().unwrap(),
+                f["first_applied_s"].as_f64().unwrap(),
+                f["cleared_s"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        withheld,
+        [
+            ("two_channels.scan_loss".to_string(), 40, 5.0, 9.0),
+            ("two_channels.odom_loss".to_string(), 50, 6.0, 7.0)
+        ]
+    );
+    assert_eq!(
+        m("test_disabled_injector_r0")["faults"],
+        serde_json::json!([])
+    );
     // ... while the same dropout with the injector enabled changes the run
     let c = m("test_clear_clears_r0");
     assert_ne!(

@@ -28,7 +28,8 @@ pub enum RunKind {
 /// One fault as requested and as delivered, measured at the apply site.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultRecord {
-    /// The scenario axis that set it.
+    /// The scenario axis that set it, or `<test>.<fault>` for a fault of a
+    /// resilience test.
     pub axis: String,
     pub channel: String,
     pub mode: String,

@@ -275,7 +275,7 @@ pub fn execute(
         .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))
         .unwrap_or(f64::NAN);
 
-    let fault_records = axes
+    let mut fault_records: Vec<FaultRecord> = axes
         .into_iter()
         .map(|(axis, v, fs)| {
             let ch = injector.channel(&fs.channel).expect("validated channel");
@@ -300,6 +300,9 @@ pub fn execute(
             }
         })
         .collect();
+    if let Some(d) = &driver {
+        fault_records.extend(d.fault_records(&injector));
+    }
 
     let contacts = plant
         .contacts()

@@ -34,6 +34,7 @@ use kraken_faults::{FaultSchedule, Injector, MsgKind, ScheduledFault, SensorMsg}
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
 use kraken_interfaces::FaultSpec;
 
+use super::manifest::FaultRecord;
 use super::resilience::ResilienceTest;
 use super::CampaignError;
 
@@ -409,6 +410,42 @@ impl TestDriver {
         }
         self.obs.retire_logs(st.sim_s);
         Ok(())
+    }
+
+    /// The manifest's record of each fault the run set (accepted by the
+    /// injector; none for a baseline): `axis` is `<test>.<fault>`, the mode's
+    /// main parameter and its requested value (`none` and 0 for a mode
+    /// without one, such as dropout), the channel's message counts over the
+    /// whole run, and the fault's first-applied and cleared sim times from
+    /// the timeline. No delivered-value probe (`delivered_metric: none`).
+    pub fn fault_records(&self, injector: &Injector) -> Vec<FaultRecord> {
+        self.faults
+            .iter()
+            .filter(|f| f.accepted)
+            .map(|f| {
+                let (parameter, requested) = f.spec.main_parameter().unwrap_or(("none", 0.0));
+                let st = injector.channel(&f.channel).map(|c| c.stats());
+                FaultRecord {
+                    axis: format!("{}.{}", self.test.name, f.name),
+                    channel: f.channel.clone(),
+                    mode: self
+                        .test
+                        .faults
+                        .iter()
+                        .find(|t| t.name == f.name)
+                        .map_or_else(String::new, |t| t.mode.clone()),
+                    parameter: parameter.into(),
+                    requested,
+                    axis_value: requested,
+                    delivered_metric: "none".into(),
+                    delivered: None,
+                    messages_in: st.as_ref().map_or(0, |s| s.messages_in),
+                    messages_out: st.as_ref().map_or(0, |s| s.messages_out),
+                    first_applied_s: self.timeline.event_s(&f.name, FaultEvent::Applied),
+                    cleared_s: self.timeline.event_s(&f.name, FaultEvent::Cleared),
+                }
+            })
+            .collect()
     }
 
     /// Ends the run at `end`: decides every expectation and trigger and
