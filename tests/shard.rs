@@ -226,6 +226,13 @@ fn merged_shards_equal_the_single_campaign_byte_for_byte_and_resume_per_shard() 
         assert_eq!(sf["shard"]["count"], 3);
         assert_eq!(sf["scenario_hash"], s.hash.as_str());
         assert!(sf["provenance"]["git_commit"].is_string());
+        // a shard alone is not a campaign: analyze refuses it
+        let e = analyze(dir).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("holds shard {k}/3 ("))
+                && e.contains("merge the shards with `breakbench merge"),
+            "{e}"
+        );
     }
 
     let merged = d.path().join("merged");

@@ -572,7 +572,22 @@ fn check_shard_identity(
 }
 
 /// `breakbench analyze`: recomputes summary.json from the manifests alone.
+///
+/// # Errors
+/// [`CampaignError::Shard`] for the directory of one shard (it has
+/// `shard.json`): its manifests are a slice of the plan, so their summary
+/// would read as the campaign's; merge the shards and analyze the merge.
+/// Those of loading the campaign directory.
 pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
+    if let Ok(text) = std::fs::read_to_string(out.join(SHARD_FILE)) {
+        let shard = serde_json::from_str::<ShardFile>(&text)
+            .map(|sf| format!("shard {} ({} runs of the plan)", sf.shard, sf.runs.len()))
+            .unwrap_or_else(|_| "a shard".into());
+        return Err(CampaignError::Shard(format!(
+            "{} holds {shard} of a sharded campaign ({SHARD_FILE}), not a whole campaign: merge the shards with `breakbench merge <shard dirs...> --out <dir>` and analyze the merged directory",
+            out.display()
+        )));
+    }
     let (cf, manifests) = load_campaign(out)?;
     Ok(Summary::compute(
         &cf.scenario,
