@@ -38,6 +38,13 @@ pub trait Controller {
     /// call, oldest first (at its declared rate and at every transition):
     /// what its node publishes on `/diagnostics`.
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray>;
+    /// The field groups it reads from a `kind` message on its inputs
+    /// (`kraken_faults::faults` field-group names, and
+    /// [`kraken_faults::faults::DELIVERY`] if whether and when a message
+    /// arrives matters): a fault that changes none of them cannot reach it,
+    /// and the campaign refuses such a fault axis (its runs would be
+    /// bit-identical to nominal) or makes such a test fault `unsupported`.
+    fn reads(&self, kind: MsgKind) -> &'static [&'static str];
     /// What it publishes under: its `/diagnostics` status names and its
     /// `/rosout` logger names (what a test's `diagnostic` and `rosout`
     /// predicates may name; anything else is refused at load).
@@ -110,6 +117,10 @@ impl Controller for OpenLoop {
     /// The canary says nothing.
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray> {
         Vec::new()
+    }
+    /// Nothing that changes what it does (its odometry is for the trace).
+    fn reads(&self, _kind: MsgKind) -> &'static [&'static str] {
+        &[]
     }
     /// None: the canary says nothing.
     fn published_names(&self) -> PublishedNames {

@@ -495,6 +495,25 @@ impl crate::controller::Controller for Navigator {
     fn take_diagnostics(&mut self) -> Vec<kraken_interfaces::ros::DiagnosticArray> {
         self.health.take_diagnostics()
     }
+    /// Of odometry its pose (position and yaw), of a scan its ranges (and
+    /// the beam geometry, which no mode changes), of both whether and when
+    /// they arrive and the `header.stamp`, which its sensor health compares
+    /// with the receive time ([`health`]: a stamp offset raises
+    /// `/diagnostics` WARN). No covariance, no twist.
+    fn reads(&self, kind: MsgKind) -> &'static [&'static str] {
+        use kraken_faults::faults::DELIVERY;
+        match kind {
+            MsgKind::Odometry => &[
+                DELIVERY,
+                "header.stamp",
+                "pose.pose.position",
+                "pose.pose.orientation",
+            ],
+            MsgKind::LaserScan => &[DELIVERY, "header.stamp", "ranges"],
+            // not among its inputs
+            MsgKind::NavSatFix | MsgKind::Imu => &[],
+        }
+    }
     /// `simple_navigator: scan`, `simple_navigator: odom`; logger
     /// `simple_navigator` ([`health`]).
     fn published_names(&self) -> crate::controller::PublishedNames {

@@ -292,6 +292,41 @@ impl Controller for Stack {
     /// with the estimator's statuses (`ekf: wheel_odom`, `ekf: imu`,
     /// `ekf: gnss`) appended; and one array at every estimator transition
     /// (a refusal or re-acceptance it logged) between them.
+    /// What the estimator fuses, and the navigator's scan: of the wheel
+    /// odometry its twist and twist covariance (the navigator drives on the
+    /// filtered pose, not the raw one), of the IMU its yaw rate and its
+    /// covariance, of a fix its status, position and position covariance;
+    /// of every input whether and when it arrives and its `header.stamp`.
+    fn reads(&self, kind: MsgKind) -> &'static [&'static str] {
+        use kraken_faults::faults::DELIVERY;
+        match kind {
+            MsgKind::Odometry => &[
+                DELIVERY,
+                "header.stamp",
+                "twist.twist.linear",
+                "twist.twist.angular",
+                "twist.covariance",
+            ],
+            MsgKind::Imu => &[
+                DELIVERY,
+                "header.stamp",
+                "angular_velocity",
+                "angular_velocity_covariance",
+            ],
+            MsgKind::NavSatFix => &[
+                DELIVERY,
+                "header.stamp",
+                "status",
+                "latitude",
+                "longitude",
+                "altitude",
+                "position_covariance",
+                "position_covariance_type",
+            ],
+            MsgKind::LaserScan => self.nav.reads(kind),
+        }
+    }
+
     /// The navigator's names and the estimator's (`ekf: wheel_odom`,
     /// `ekf: imu`, `ekf: gnss`; logger `ekf_filter_node`).
     fn published_names(&self) -> PublishedNames {

@@ -6,7 +6,9 @@
 //! (bias, slip or degrade on `odom` change only the twist; the navigator
 //! reads only the pose of odometry) gives verdicts bit-identical to nominal
 //! and no delivered value: a silent "no effect". The scenario loader refuses
-//! such an axis with [`unreachable_axis`].
+//! such an axis with [`unreachable_axis`], and a test fault like it is
+//! `unsupported`. What the consumer reads is declared by the controller
+//! (`breakbench_navigator::controller::Controller::reads`).
 //!
 //! What each mode changes is declared by the mode itself, next to its
 //! `apply` (`changes` of its registration in `kraken_faults/src/faults/`,
@@ -22,30 +24,17 @@ use kraken_interfaces::FaultSpec;
 use kraken_faults::faults::ODOM_FIELDS;
 pub use kraken_faults::faults::{mode_changes, DELIVERY};
 
-/// The field groups the navigator reads from a `kind` message (and
-/// [`DELIVERY`]): of odometry its pose (position and yaw), of a scan its
-/// ranges (and the beam geometry, which no mode changes), and of both the
-/// `header.stamp`, which its sensor health compares with the receive time
-/// (`breakbench_navigator::health`: a stamp offset raises `/diagnostics`
-/// WARN). It reads no covariance and no twist.
-pub fn navigator_reads(kind: MsgKind) -> &'static [&'static str] {
-    match kind {
-        MsgKind::Odometry => &[
-            DELIVERY,
-            "header.stamp",
-            "pose.pose.position",
-            "pose.pose.orientation",
-        ],
-        MsgKind::LaserScan => &[DELIVERY, "header.stamp", "ranges"],
-        _ => &[DELIVERY],
-    }
-}
-
-/// Why an axis with `mode` on `channel` (of type `kind`) cannot reach the
-/// navigator, or `None` if some field it changes is read.
-pub fn unreachable_axis(mode: u8, mode_name: &str, channel: &str, kind: MsgKind) -> Option<String> {
+/// Why a fault of `mode` on `channel` (of type `kind`) cannot reach a
+/// consumer that reads `reads` of it (its `Controller::reads`), or `None` if
+/// some field the mode changes is read.
+pub fn unreachable_axis(
+    mode: u8,
+    mode_name: &str,
+    channel: &str,
+    kind: MsgKind,
+    reads: &[&str],
+) -> Option<String> {
     let changes = mode_changes(mode, kind);
-    let reads = navigator_reads(kind);
     if changes.iter().any(|f| reads.contains(f)) {
         return None;
     }
@@ -56,15 +45,17 @@ pub fn unreachable_axis(mode: u8, mode_name: &str, channel: &str, kind: MsgKind)
     };
     Some(format!(
         "mode '{mode_name}' on channel '{channel}' ({kind:?}) changes {changed}, and the navigator reads {} of it: every run would be bit-identical to nominal (a silent 'no effect'); choose a mode that changes what the consumer reads",
-        reads.join(", ")
+        if reads.is_empty() { "nothing".to_string() } else { reads.join(", ") }
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use breakbench_navigator::controller::Controller;
+    use kraken_faults::faults::{fields_of, IMU_FIELDS, NAVSAT_FIELDS};
     use kraken_faults::{Channel, FaultRng, SensorMsg};
-    use kraken_interfaces::ros::{LaserScan, Odometry};
+    use kraken_interfaces::ros::{Imu, LaserScan, NavSatFix, NavSatStatus, Odometry};
     use kraken_interfaces::MODE_NAMES;
     use rand::SeedableRng;
     use std::time::Duration;
@@ -98,20 +89,136 @@ mod tests {
         }
     }
 
+    fn config(p: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
+    }
+
+    /// The simple_navigator of the shipped configs (pose_source
+    /// wheel_odometry).
+    fn nav() -> breakbench_navigator::Navigator {
+        let world = breakbench_world::World::load(&config("config/corridor.yaml")).unwrap();
+        let cfg =
+            breakbench_navigator::NavigatorConfig::load(&config("config/navigator.yaml")).unwrap();
+        breakbench_navigator::Navigator::new(cfg, world.goal_in_odom())
+    }
+
+    /// The navigator on the estimator's output (pose_source estimator).
+    fn stack() -> breakbench_navigator::stack::Stack {
+        let world = breakbench_world::World::load(&config("config/corridor.yaml")).unwrap();
+        let mut cfg =
+            breakbench_navigator::NavigatorConfig::load(&config("config/navigator.yaml")).unwrap();
+        cfg.pose_source = breakbench_navigator::PoseSource::Estimator;
+        breakbench_navigator::stack::Stack::declared(cfg, &world).unwrap()
+    }
+
+    /// GNSS and IMU faults reach the estimator stack through the fields it
+    /// fuses, and twist faults on the wheel odometry reach it too (it fuses
+    /// the twist), while they cannot reach the navigator on raw odometry.
+    #[test]
+    fn what_reaches_the_estimator_stack() {
+        let st = stack();
+        let reach = |mode: u8, channel: &str, kind: MsgKind| {
+            unreachable_axis(mode, "m", channel, kind, st.reads(kind))
+        };
+        for mode in [
+            FaultSpec::BIAS_RAMP,
+            FaultSpec::BIAS,
+            FaultSpec::DEGRADE,
+            FaultSpec::GARBAGE,
+            FaultSpec::CORRUPT_STATUS,
+            FaultSpec::DROPOUT,
+            FaultSpec::STUCK,
+            FaultSpec::DELAY,
+            FaultSpec::TIMESTAMP_JUMP,
+        ] {
+            assert_eq!(reach(mode, "gnss", MsgKind::NavSatFix), None, "gnss {mode}");
+        }
+        for mode in [
+            FaultSpec::BIAS_RAMP,
+            FaultSpec::BIAS,
+            FaultSpec::SCALE,
+            FaultSpec::SATURATION,
+            FaultSpec::GARBAGE,
+            FaultSpec::CORRUPT_STATUS,
+            FaultSpec::DEGRADE,
+        ] {
+            assert_eq!(reach(mode, "imu", MsgKind::Imu), None, "imu {mode}");
+        }
+        for mode in [FaultSpec::BIAS, FaultSpec::SLIP, FaultSpec::DEGRADE] {
+            assert_eq!(reach(mode, "odom", MsgKind::Odometry), None, "odom {mode}");
+            assert!(
+                unreachable_axis(
+                    mode,
+                    "m",
+                    "odom",
+                    MsgKind::Odometry,
+                    nav().reads(MsgKind::Odometry)
+                )
+                .is_some(),
+                "odom {mode} reaches the raw-odometry navigator?"
+            );
+        }
+        // scale changes only an odometry pose the stack does not read
+        let why = reach(FaultSpec::SCALE, "odom", MsgKind::Odometry).unwrap();
+        assert!(why.contains("changes only pose.pose.position, and the navigator reads delivery, header.stamp, twist.twist.linear"), "{why}");
+    }
+
+    fn fix(i: u32) -> NavSatFix {
+        let f = f64::from(i);
+        let mut m = NavSatFix::default();
+        m.header.stamp.sec = i as i32;
+        m.status.status = NavSatStatus::STATUS_FIX;
+        m.status.service = NavSatStatus::SERVICE_GPS;
+        m.latitude = 48.0 + 1e-5 * f;
+        m.longitude = 11.0 + 2e-5 * f;
+        m.altitude = 500.0 + 0.01 * f;
+        m.position_covariance = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 4.0];
+        m.position_covariance_type = NavSatFix::COVARIANCE_TYPE_DIAGONAL_KNOWN;
+        m
+    }
+
+    fn imu(i: u32) -> Imu {
+        let f = f64::from(i);
+        let mut m = Imu::default();
+        m.header.stamp.sec = i as i32;
+        m.orientation.z = 0.1;
+        m.orientation.w = 0.99;
+        m.orientation_covariance = [0.01; 9];
+        m.angular_velocity.x = 0.01;
+        m.angular_velocity.y = -0.02;
+        m.angular_velocity.z = 0.1 + 0.01 * f;
+        m.angular_velocity_covariance = [0.001; 9];
+        m.linear_acceleration.x = 0.2 + 0.01 * f;
+        m.linear_acceleration.z = 9.81;
+        m.linear_acceleration_covariance = [0.1; 9];
+        m
+    }
+
     /// Field groups that differ between `a` and `b`.
     fn changed(a: &SensorMsg, b: &SensorMsg) -> Vec<&'static str> {
         let mut out = Vec::new();
-        match (a, b) {
-            (SensorMsg::Odometry(a), SensorMsg::Odometry(b)) => {
-                let j = |x: &Odometry| serde_json::to_value(x).unwrap();
-                let (ja, jb) = (j(a), j(b));
-                for f in ODOM_FIELDS {
-                    let p = format!("/{}", f.replace('.', "/"));
-                    if ja.pointer(&p) != jb.pointer(&p) {
-                        out.push(f);
-                    }
+        let diff = |ja: serde_json::Value,
+                    jb: serde_json::Value,
+                    fields: &[&'static str],
+                    out: &mut Vec<&'static str>| {
+            for f in fields {
+                let p = format!("/{}", f.replace('.', "/"));
+                if ja.pointer(&p) != jb.pointer(&p) {
+                    out.push(*f);
                 }
             }
+        };
+        fn j<T: serde::Serialize>(x: &T) -> serde_json::Value {
+            serde_json::to_value(x).unwrap()
+        }
+        match (a, b) {
+            (SensorMsg::Odometry(a), SensorMsg::Odometry(b)) => {
+                diff(j(a), j(b), &ODOM_FIELDS, &mut out)
+            }
+            (SensorMsg::NavSatFix(a), SensorMsg::NavSatFix(b)) => {
+                diff(j(a), j(b), &NAVSAT_FIELDS, &mut out)
+            }
+            (SensorMsg::Imu(a), SensorMsg::Imu(b)) => diff(j(a), j(b), &IMU_FIELDS, &mut out),
             (SensorMsg::LaserScan(a), SensorMsg::LaserScan(b)) => {
                 if a.header.stamp != b.header.stamp {
                     out.push("header.stamp");
@@ -153,7 +260,12 @@ mod tests {
     /// input order; delivery changes are not content changes).
     #[test]
     fn observed_changes_are_declared() {
-        for (channel, kind) in [("odom", MsgKind::Odometry), ("scan", MsgKind::LaserScan)] {
+        for (channel, kind) in [
+            ("odom", MsgKind::Odometry),
+            ("scan", MsgKind::LaserScan),
+            ("gnss", MsgKind::NavSatFix),
+            ("imu", MsgKind::Imu),
+        ] {
             for (mode, name) in MODE_NAMES.iter().enumerate() {
                 let mode = mode as u8;
                 let mut ch = Channel::new(channel, kind);
@@ -168,7 +280,9 @@ mod tests {
                 let inputs: Vec<SensorMsg> = (0..40)
                     .map(|i| match kind {
                         MsgKind::Odometry => SensorMsg::Odometry(odom(i)),
-                        _ => SensorMsg::LaserScan(scan(i)),
+                        MsgKind::NavSatFix => SensorMsg::NavSatFix(fix(i)),
+                        MsgKind::Imu => SensorMsg::Imu(imu(i)),
+                        MsgKind::LaserScan => SensorMsg::LaserScan(scan(i)),
                     })
                     .collect();
                 let mut outputs = Vec::new();
@@ -192,6 +306,12 @@ mod tests {
                     seen.extend(best);
                 }
                 let declared = mode_changes(mode, kind);
+                for f in declared {
+                    assert!(
+                        *f == DELIVERY || fields_of(kind).contains(f),
+                        "{name} on {channel} declares '{f}', not a field group of {kind:?}"
+                    );
+                }
                 for f in &seen {
                     assert!(
                         declared.contains(f),
@@ -212,8 +332,14 @@ mod tests {
             (FaultSpec::SATURATION, "saturation"),
             (FaultSpec::CORRUPT_STATUS, "corrupt_status"),
         ] {
-            let why = unreachable_axis(mode, name, "odom", MsgKind::Odometry)
-                .unwrap_or_else(|| panic!("{name} reaches?"));
+            let why = unreachable_axis(
+                mode,
+                name,
+                "odom",
+                MsgKind::Odometry,
+                nav().reads(MsgKind::Odometry),
+            )
+            .unwrap_or_else(|| panic!("{name} reaches?"));
             assert!(
                 why.starts_with(&format!(
                     "mode '{name}' on channel 'odom' (Odometry) changes only "
@@ -237,7 +363,13 @@ mod tests {
             FaultSpec::TIMESTAMP_JUMP,
         ] {
             assert_eq!(
-                unreachable_axis(mode, "m", "odom", MsgKind::Odometry),
+                unreachable_axis(
+                    mode,
+                    "m",
+                    "odom",
+                    MsgKind::Odometry,
+                    nav().reads(MsgKind::Odometry)
+                ),
                 None,
                 "{mode}"
             );
@@ -249,12 +381,25 @@ mod tests {
             FaultSpec::DELAY,
         ] {
             assert_eq!(
-                unreachable_axis(mode, "m", "scan", MsgKind::LaserScan),
+                unreachable_axis(
+                    mode,
+                    "m",
+                    "scan",
+                    MsgKind::LaserScan,
+                    nav().reads(MsgKind::LaserScan)
+                ),
                 None,
                 "{mode}"
             );
         }
-        let why = unreachable_axis(FaultSpec::SLIP, "slip", "scan", MsgKind::LaserScan).unwrap();
+        let why = unreachable_axis(
+            FaultSpec::SLIP,
+            "slip",
+            "scan",
+            MsgKind::LaserScan,
+            nav().reads(MsgKind::LaserScan),
+        )
+        .unwrap();
         assert!(why.contains("changes nothing"), "{why}");
     }
 }

@@ -104,7 +104,12 @@ pub fn execute(
                 .copied()
                 .unwrap_or(0.0);
             Some(TestDriver::new(
-                test, world, spec.seed, baseline, phase_s, &inputs,
+                test,
+                world,
+                spec.seed,
+                baseline,
+                phase_s,
+                controller.as_ref(),
             )?)
         }
         None => None,

@@ -163,10 +163,10 @@ const MAX_VALUE_CHARS: usize = 24;
 impl ScenarioFile {
     /// The semantic checks of a scenario file, after parsing: every number
     /// in its declared range ([`SCENARIO_RANGES`]), axis names usable as cell
-    /// keys and file names, one axis per harness channel, each axis' mode able
-    /// to change a field the navigator reads on its channel
-    /// ([`super::consumers::unreachable_axis`]), each axis' parameter one its mode reads, and
-    /// every grid value accepted by the fault stage it builds.
+    /// keys and file names, one axis per harness channel, each axis'
+    /// parameter one its mode reads, and every grid value accepted by the
+    /// fault stage it builds. (That each axis' mode changes a field the
+    /// controller reads is checked across files by [`Scenario::load`].)
     ///
     /// # Errors
     /// A [`ConfigError`] naming `path` and the field (its line is filled in
@@ -272,11 +272,6 @@ impl ScenarioFile {
                     ),
                 );
             };
-            if let Some(why) =
-                super::consumers::unreachable_axis(mode, &axis.mode, &axis.channel, kind)
-            {
-                return err(&format!("axes[{i}].mode"), why);
-            }
             if !FaultSpec::mode_reads(mode, &axis.parameter) {
                 let own = FaultSpec::mode_parameters(mode);
                 return err(
@@ -413,12 +408,38 @@ impl Scenario {
                 .into());
             }
         }
+        let controller = super::run::controller_under_test(&navigator, &world)?;
+        // Across files: each axis' mode must change a field the controller
+        // reads on its channel (else every run is bit-identical to nominal).
+        for (i, axis) in file.axes.iter().enumerate() {
+            let (Some(mode), Some(&(_, kind))) = (
+                mode_from_name(&axis.mode),
+                controller.inputs().iter().find(|(n, _)| *n == axis.channel),
+            ) else {
+                continue; // unknown mode: refused by validate; no consumer: below
+            };
+            if let Some(why) = super::consumers::unreachable_axis(
+                mode,
+                &axis.mode,
+                &axis.channel,
+                kind,
+                controller.reads(kind),
+            ) {
+                let text = kraken_interfaces::config::read_text(path)?;
+                return Err(ConfigError::semantic(
+                    &path.display().to_string(),
+                    &format!("axes[{i}].mode"),
+                    why,
+                )
+                .located(&text)
+                .into());
+            }
+        }
         // Across files: every /diagnostics status and /rosout logger a test
         // names must be one the controller publishes (a misspelt name would
         // never be seen, and read as the robot failing to report).
         if !file.tests.is_empty() {
-            let published =
-                super::run::controller_under_test(&navigator, &world)?.published_names();
+            let published = controller.published_names();
             for (i, t) in file.tests.iter().enumerate() {
                 for (field, name, logger) in t.published_names(&format!("tests[{i}]")) {
                     let (known, what) = if logger {
@@ -628,14 +649,29 @@ mod tests {
         )
         .unwrap();
         let nav_line = format!("navigator: {}", nav.display());
-        let s = load_edited(|t| {
+        let on_stack = |t: String| {
             gnss(t).replace(
                 &format!("navigator: {root}/config/navigator.yaml"),
                 &nav_line,
             )
+        };
+        // The estimator fuses the wheel odometry's twist, not its pose: the
+        // fixture's odometry scale (a pose fault) cannot reach it ...
+        let e = load_edited(on_stack).unwrap_err().to_string();
+        assert!(
+            e.contains("s.yaml:18:5: field 'axes[1].mode': mode 'scale' on channel 'odom' (Odometry) changes only pose.pose.position, and the navigator reads delivery, header.stamp, twist.twist.linear, twist.twist.angular, twist.covariance of it"),
+            "{e}"
+        );
+        // ... a twist bias does
+        let s = load_edited(|t| {
+            on_stack(t).replace("mode: scale", "mode: bias").replace(
+                "parameter: scale_factor\n    offset: 1.0",
+                "parameter: bias\n    offset: 0.0",
+            )
         })
         .unwrap();
         assert_eq!(s.file.axes[0].channel, "gnss");
+        assert_eq!(s.file.axes[1].mode, "bias");
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 use std::time::{Duration, Instant};
 
+use breakbench_navigator::controller::Controller;
 use breakbench_oracle::expect::observe::Clearance;
 use breakbench_oracle::expect::spec::Windowed;
 use breakbench_oracle::expect::{
@@ -30,7 +31,7 @@ use breakbench_oracle::expect::{
     Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger,
     TriggerState,
 };
-use kraken_faults::{FaultSchedule, Injector, MsgKind, ScheduledFault, SensorMsg};
+use kraken_faults::{FaultSchedule, Injector, ScheduledFault, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
 use kraken_interfaces::FaultSpec;
 
@@ -77,8 +78,9 @@ pub struct TestDriver {
 }
 
 impl TestDriver {
-    /// The driver of `test` in a run seeded `seed` on `world`; `inputs` are
-    /// the controller's channels (for the `unsupported` check). `baseline`:
+    /// The driver of `test` in a run seeded `seed` on `world`; `controller`
+    /// is the one under test (its inputs, and what it reads of them, decide
+    /// whether a fault is `unsupported`). `baseline`:
     /// inject nothing, judge by the fault-free expectations only. `phase_s`:
     /// the phase of the test's `phase_sweep` fault, s (0 without one).
     ///
@@ -91,8 +93,9 @@ impl TestDriver {
         seed: u64,
         baseline: bool,
         phase_s: f64,
-        inputs: &[(&'static str, MsgKind)],
+        controller: &dyn Controller,
     ) -> Result<Self, CampaignError> {
+        let inputs = controller.inputs();
         let names = test.fault_names();
         let all = test.expectations();
         let specs: Vec<ExpectationSpec> = if baseline {
@@ -180,9 +183,13 @@ impl TestDriver {
                         Err(e @ kraken_faults::FaultError::Unsupported { .. }) => {
                             Some(format!("the injector does not implement it: {e}"))
                         }
-                        _ => {
-                            super::consumers::unreachable_axis(spec.mode, &f.mode, &f.channel, kind)
-                        }
+                        _ => super::consumers::unreachable_axis(
+                            spec.mode,
+                            &f.mode,
+                            &f.channel,
+                            kind,
+                            controller.reads(kind),
+                        ),
                     },
                 };
                 faults.push(FaultSlot {

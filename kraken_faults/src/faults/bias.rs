@@ -126,7 +126,8 @@ pub(super) const MODES: &[Registration] = &[
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
-                _ => &[],
+                MsgKind::NavSatFix => &["latitude", "longitude"],
+                MsgKind::Imu => &["angular_velocity"],
             },
     },
     Registration {
@@ -136,7 +137,8 @@ pub(super) const MODES: &[Registration] = &[
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
-                _ => &[],
+                MsgKind::NavSatFix => &["latitude", "longitude"],
+                MsgKind::Imu => &["angular_velocity"],
             },
     },
 ];

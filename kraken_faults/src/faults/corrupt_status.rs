@@ -82,7 +82,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.covariance", "twist.covariance"],
             MsgKind::LaserScan => &[],
-            _ => &[],
+            MsgKind::NavSatFix => &["status", "position_covariance"],
+            MsgKind::Imu => &["orientation_covariance", "angular_velocity_covariance", "linear_acceleration_covariance"],
         },
 }];
 

@@ -113,7 +113,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR, "twist.covariance"],
             MsgKind::LaserScan => &["ranges"],
-            _ => &[],
+            MsgKind::NavSatFix => &["status", "latitude", "longitude", "altitude", "position_covariance"],
+            MsgKind::Imu => &["angular_velocity", "angular_velocity_covariance"],
         },
 }];
 

@@ -49,7 +49,11 @@ pub(super) const MODES: &[Registration] = &[Registration {
         }))
     },
     probe: None,
-    changes: |_| &[DELIVERY],
+    changes: |kind| match kind {
+        // a receiver that lost lock keeps publishing, without a fix
+        MsgKind::NavSatFix => &["status", "position_covariance", "position_covariance_type"],
+        _ => &[DELIVERY],
+    },
 }];
 
 #[cfg(test)]

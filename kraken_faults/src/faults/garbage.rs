@@ -131,7 +131,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position", TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],
-            _ => &[],
+            MsgKind::NavSatFix => &["latitude", "longitude", "altitude"],
+            MsgKind::Imu => &["angular_velocity", "linear_acceleration"],
         },
 }];
 

@@ -134,6 +134,36 @@ pub const ODOM_FIELDS: [&str; 7] = [
 ];
 /// Every field group of `sensor_msgs/LaserScan` a mode can change.
 pub const SCAN_FIELDS: [&str; 2] = ["header.stamp", "ranges"];
+/// Every field group of `sensor_msgs/NavSatFix` a mode can change.
+pub const NAVSAT_FIELDS: [&str; 7] = [
+    "header.stamp",
+    "status",
+    "latitude",
+    "longitude",
+    "altitude",
+    "position_covariance",
+    "position_covariance_type",
+];
+/// Every field group of `sensor_msgs/Imu` a mode can change.
+pub const IMU_FIELDS: [&str; 7] = [
+    "header.stamp",
+    "orientation",
+    "orientation_covariance",
+    "angular_velocity",
+    "angular_velocity_covariance",
+    "linear_acceleration",
+    "linear_acceleration_covariance",
+];
+
+/// Every field group of a `kind` message a mode can change.
+pub fn fields_of(kind: MsgKind) -> &'static [&'static str] {
+    match kind {
+        MsgKind::Odometry => &ODOM_FIELDS,
+        MsgKind::LaserScan => &SCAN_FIELDS,
+        MsgKind::NavSatFix => &NAVSAT_FIELDS,
+        MsgKind::Imu => &IMU_FIELDS,
+    }
+}
 
 /// One mode's entry in the registry: its constant, its constructor (which
 /// checks the parameters, see each mode's `from_spec`) and the field groups

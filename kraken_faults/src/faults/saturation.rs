@@ -90,7 +90,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],
-            _ => &[],
+            MsgKind::NavSatFix => &[],
+            MsgKind::Imu => &["angular_velocity"],
         },
 }];
 

@@ -93,7 +93,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position"],
             MsgKind::LaserScan => &["ranges"],
-            _ => &[],
+            MsgKind::NavSatFix => &[],
+            MsgKind::Imu => &["angular_velocity"],
         },
 }];
 

@@ -68,7 +68,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &[],
-            _ => &[],
+            MsgKind::NavSatFix => &[],
+            MsgKind::Imu => &[],
         },
 }];
 

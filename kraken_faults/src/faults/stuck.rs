@@ -53,7 +53,8 @@ pub(super) const MODES: &[Registration] = &[Registration {
     changes: |kind| match kind {
             MsgKind::Odometry => &ODOM_FIELDS,
             MsgKind::LaserScan => &SCAN_FIELDS,
-            _ => &[],
+            MsgKind::NavSatFix => &NAVSAT_FIELDS,
+            MsgKind::Imu => &IMU_FIELDS,
         },
 }];
 
