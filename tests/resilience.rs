@@ -453,26 +453,35 @@ fn the_trigger_phase_sweep_shifts_the_trigger_by_each_phase() {
     assert_eq!(
         tests[..3],
         [
-            "test_scan_loss_at_obstacle_phase0_r0",
-            "test_scan_loss_at_obstacle_phase0.01_r0",
-            "test_scan_loss_at_obstacle_phase0.02_r0"
+            "test_scan_loss_at_obstacle_p0_r0",
+            "test_scan_loss_at_obstacle_p1_r0",
+            "test_scan_loss_at_obstacle_p2_r0"
         ]
     );
-    assert!(tests.contains(&"test_scan_loss_at_obstacle_phase0.09_r4"));
+    assert!(tests.contains(&"test_scan_loss_at_obstacle_p9_r4"));
     // every phase of a repeat runs on the repeat's seed (common random numbers)
     let seed = |id: &str| p.iter().find(|r| r.run_id == id).unwrap().seed;
     assert_eq!(
-        seed("test_scan_loss_at_obstacle_phase0_r2"),
-        seed("test_scan_loss_at_obstacle_phase0.07_r2")
+        seed("test_scan_loss_at_obstacle_p0_r2"),
+        seed("test_scan_loss_at_obstacle_p7_r2")
     );
     assert_eq!(
-        seed("test_scan_loss_at_obstacle_phase0_r2"),
+        seed("test_scan_loss_at_obstacle_p0_r2"),
         seed("baseline_scan_loss_at_obstacle_r2")
     );
     let times = |id: &str| {
         let m = run(&s, id);
         assert_eq!(m.judgement.verdict_class.class, VerdictClass::Pass, "{id}");
-        assert_eq!(m.cell.get("phase_s").copied(), Some(id_phase(id)));
+        let k: f64 = id
+            .split("_p")
+            .nth(1)
+            .unwrap()
+            .split("_r")
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(m.cell.get("phase_s").copied(), Some(k / 100.0), "{id}");
         let f = m
             .judgement
             .timeline
@@ -487,20 +496,10 @@ fn the_trigger_phase_sweep_shifts_the_trigger_by_each_phase() {
             f.t_cleared.unwrap().sim_s,
         )
     };
-    fn id_phase(id: &str) -> f64 {
-        id.split("phase")
-            .nth(1)
-            .unwrap()
-            .split("_r")
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
-    }
-    let (t0, a0, _) = times("test_scan_loss_at_obstacle_phase0_r0");
-    for ph in ["0.03", "0.08", "0.09"] {
-        let (t, a, c) = times(&format!("test_scan_loss_at_obstacle_phase{ph}_r0"));
-        let d: f64 = ph.parse().unwrap();
+    let (t0, a0, _) = times("test_scan_loss_at_obstacle_p0_r0");
+    for k in [3, 8, 9] {
+        let (t, a, c) = times(&format!("test_scan_loss_at_obstacle_p{k}_r0"));
+        let (ph, d) = (k, f64::from(k) / 100.0);
         // the trigger (and the 3 s fault window) move by the phase ...
         assert!(
             (t - (t0 + d)).abs() < 1e-9,
@@ -545,6 +544,55 @@ fn a_phase_sweep_is_checked_at_load() {
     let e = phase_variant("too_fine", |t| t.replace("steps: 10 }", "steps: 20 }")).unwrap_err();
     assert!(
         e.contains(".tmp.yaml:23:") && e.contains("field 'tests[0].phase_sweep.steps': 20 steps over 0.1 s are 0.005 s apart, finer than the plant's step_s 0.01 s"),
+        "{e}"
+    );
+    // 0.15 s in 10 steps are 0.015 s apart: not a whole number of 0.01 s steps
+    let e = phase_variant("uneven", |t| t.replace("span_s: 0.1,", "span_s: 0.15,")).unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].phase_sweep.span_s': 0.15 s in 10 steps are 0.015 s apart, not a whole number of the plant's step_s 0.01 s"),
+        "{e}"
+    );
+    // an at_time trigger the largest phase pushes past the 60 s run
+    let at55 = |t: String| {
+        t.replace(
+            "trigger:\n          rising_edge:\n            predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }\n            timeout_s: 40.0",
+            "trigger: { at_time: { t_s: 55.0 } }",
+        )
+        .replace("span_s: 0.1, steps: 10", "span_s: 20.0, steps: 2")
+    };
+    let e = phase_variant("past_end", at55).unwrap_err();
+    assert!(
+        e.contains(
+            "field 'tests[0].faults[0].trigger.at_time.t_s': 65 s is beyond the end of the run"
+        ),
+        "{e}"
+    );
+    // a clear at or before the (largest-phase) trigger
+    let e = phase_variant("clear_first", |t| {
+        t.replace(
+            "trigger:\n          rising_edge:\n            predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }\n            timeout_s: 40.0",
+            "trigger: { at_time: { t_s: 5.0 } }",
+        )
+        .replace("duration_s: 3.0", "clear: { at_time: { t_s: 5.05 } }")
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].faults[0].clear.at_time.t_s': 5.05 s is not after the fault's trigger at 5.09 s (its largest phase included)"),
+        "{e}"
+    );
+    // a second test whose run ids collide with the sweep's
+    let e = phase_variant("collide", |t| {
+        let test = t.split("tests:\n").nth(1).unwrap().to_string();
+        format!(
+            "{t}{}",
+            test.replacen("  - name: scan_loss_at_obstacle\n    phase_sweep: { fault: scan_loss, span_s: 0.1, steps: 10 }\n", "  - name: scan_loss_at_obstacle_p0\n", 1)
+        )
+    })
+    .unwrap_err();
+    assert!(
+        e.contains(
+            "field 'tests[1].name': run id 'test_scan_loss_at_obstacle_p0_r0' is planned by both"
+        ),
         "{e}"
     );
     let e = phase_variant("typo", |t| t.replace("span_s: 0.1,", "span: 0.1,")).unwrap_err();
@@ -646,4 +694,21 @@ fn a_time_beyond_the_end_of_the_run_is_refused_at_load() {
     let s = Scenario::load(&path);
     std::fs::remove_file(&path).unwrap();
     s.unwrap();
+}
+
+#[test]
+fn a_parameter_the_mode_does_not_read_is_refused_at_load() {
+    let t = std::fs::read_to_string(FILE).unwrap().replacen(
+        "mode: dropout",
+        "mode: delay\n        parameters: { jitter_s: 0.1 }",
+        1,
+    );
+    let path = Path::new(FILE).with_file_name(".unread_param.tmp.yaml");
+    std::fs::write(&path, t).unwrap();
+    let e = Scenario::load(&path).map(|_| ()).unwrap_err().to_string();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        e.contains("field 'tests[0].faults[0].parameters': mode 'delay' does not read 'jitter_s' (its parameters: delay_s)"),
+        "{e}"
+    );
 }

@@ -96,8 +96,17 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     // A phase-swept test has one fault run per phase and repeat (the same
     // seed for every phase) and one baseline per repeat.
     for t in &s.tests {
-        let phases: Vec<Option<f64>> = match &t.phase_sweep {
-            Some(ps) => ps.phases().into_iter().map(Some).collect(),
+        // Phase k is `_p<k>` zero-padded to the width of steps - 1, so that
+        // ids sort in phase order (the value is the run's cell).
+        let phases: Vec<Option<(String, f64)>> = match &t.phase_sweep {
+            Some(ps) => {
+                let width = (ps.steps - 1).to_string().len();
+                ps.phases()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, p)| Some((format!("p{k:0width$}"), p)))
+                    .collect()
+            }
             None => vec![None],
         };
         for r in 0..s.repeats {
@@ -113,8 +122,8 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             }
             for phase in &phases {
                 let (run_id, cell) = match phase {
-                    Some(p) => (
-                        format!("test_{}_phase{}_r{r}", t.name, fmt_value(*p)),
+                    Some((k, p)) => (
+                        format!("test_{}_{k}_r{r}", t.name),
                         BTreeMap::from([(PHASE_KEY.to_string(), *p)]),
                     ),
                     None => (format!("test_{}_r{r}", t.name), BTreeMap::new()),

@@ -113,8 +113,8 @@ pub struct ResilienceTest {
 /// first sim step at or after condition time + phase). Every phase runs the
 /// test's `repeats` fault runs on the same seeds (common random numbers); the
 /// baselines (no fault) are shared by all phases. Run ids:
-/// `test_<name>_phase<phase_s>_r<repeat>`; the manifest's `cell` is
-/// `{phase_s: <phase>}`.
+/// `test_<name>_p<k>_r<repeat>` (k zero-padded to the width of `steps - 1`,
+/// so ids sort in phase order); the manifest's `cell` is `{phase_s: <phase>}`.
 ///
 /// ```yaml
 /// phase_sweep: { fault: scan_loss, span_s: 0.1, steps: 10 }   # one 10 Hz scan period
@@ -232,6 +232,21 @@ impl TestFault {
         })?;
         let mut spec = FaultSpec::new(self.channel.clone(), mode);
         for (k, v) in &self.parameters {
+            if !FaultSpec::mode_reads(mode, k) {
+                let own = FaultSpec::mode_parameters(mode);
+                return Err((
+                    "parameters",
+                    format!(
+                        "mode '{}' does not read '{k}' (its parameters: {})",
+                        self.mode,
+                        if own.is_empty() {
+                            "none".to_string()
+                        } else {
+                            own.join(", ")
+                        }
+                    ),
+                ));
+            }
             spec.set_param(k, ParamValue::Float(*v))
                 .map_err(|e| ("parameters", format!("{k}: {e}")))?;
         }
@@ -351,6 +366,21 @@ impl ResilienceTest {
         }
         if let Some(ps) = &self.phase_sweep {
             out.push((format!("{field}.phase_sweep.span_s"), ps.span_s));
+            // a fixed trigger time shifted by the largest phase
+            if let Some((i, f)) = self
+                .faults
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.name == ps.fault)
+            {
+                if let TriggerSpec::AtTime(t) = &f.trigger {
+                    let last = ps.phases().last().copied().unwrap_or(0.0);
+                    out.push((
+                        format!("{field}.faults[{i}].trigger.at_time.t_s"),
+                        t.t_s + last,
+                    ));
+                }
+            }
         }
         out
     }
@@ -503,6 +533,28 @@ impl ResilienceTest {
             }
             if !(2..=1000).contains(&ps.steps) {
                 return err(format!("{at}.steps"), "must be in 2..=1000".into());
+            }
+        }
+        // Fixed times knowable at load: a clear at or before its fault's
+        // trigger (the largest phase included) would clear a fault never set.
+        for (i, f) in self.faults.iter().enumerate() {
+            let phase_max = self
+                .phase_sweep
+                .as_ref()
+                .filter(|ps| ps.fault == f.name)
+                .map_or(0.0, |ps| ps.phases().last().copied().unwrap_or(0.0));
+            if let (TriggerSpec::AtTime(t), Some(TriggerSpec::AtTime(c))) = (&f.trigger, &f.clear) {
+                if c.t_s <= t.t_s + phase_max {
+                    return err(
+                        format!("{field}.faults[{i}].clear.at_time.t_s"),
+                        format!(
+                            "{} s is not after the fault's trigger at {} s{}: the clear would come before the fault",
+                            c.t_s,
+                            t.t_s + phase_max,
+                            if phase_max > 0.0 { " (its largest phase included)" } else { "" }
+                        ),
+                    );
+                }
             }
         }
         if let Some(st) = &self.self_test {

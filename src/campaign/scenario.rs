@@ -194,6 +194,26 @@ impl ScenarioFile {
             }
             t.validate(&format!("tests[{i}]"), path)?;
         }
+        // Run ids name files: two tests must not plan the same one (a test
+        // named `t_p0` beside a phase-swept test `t`).
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for r in super::plan::plan_file(file) {
+            let owner = r.test.clone().unwrap_or_else(|| "the study".into());
+            if let Some(other) = seen.insert(r.run_id.clone(), owner.clone()) {
+                let i = file
+                    .tests
+                    .iter()
+                    .rposition(|t| t.name == owner || t.name == other)
+                    .unwrap_or(0);
+                return err(
+                    &format!("tests[{i}].name"),
+                    format!(
+                        "run id '{}' is planned by both '{other}' and '{owner}': rename a test",
+                        r.run_id
+                    ),
+                );
+            }
+        }
         let c = &file.nominal.convergence;
         if c.window + 2 > file.nominal.runs {
             return err(
@@ -502,6 +522,25 @@ impl Scenario {
         for (i, t) in file.tests.iter().enumerate() {
             let Some(ps) = &t.phase_sweep else { continue };
             let dphase = ps.span_s / ps.steps as f64;
+            let steps_per_phase = dphase / plant.step_s;
+            if dphase >= plant.step_s * (1.0 - 1e-9)
+                && (steps_per_phase - steps_per_phase.round()).abs() > 1e-6
+            {
+                let text = kraken_interfaces::config::read_text(path)?;
+                return Err(ConfigError::semantic(
+                    &path.display().to_string(),
+                    &format!("tests[{i}].phase_sweep.span_s"),
+                    format!(
+                        "{} s in {} steps are {dphase} s apart, not a whole number of the plant's step_s {} s of {}: the trigger can only fire on a step, so the phases would not be the shifts they name",
+                        ps.span_s,
+                        ps.steps,
+                        plant.step_s,
+                        robot_path.display()
+                    ),
+                )
+                .located(&text)
+                .into());
+            }
             if dphase < plant.step_s * (1.0 - 1e-9) {
                 let text = kraken_interfaces::config::read_text(path)?;
                 return Err(ConfigError::semantic(
