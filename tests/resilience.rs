@@ -182,7 +182,7 @@ fn a_trigger_that_never_fires_and_an_ack_without_effect_are_not_counted_in_p_hat
     // JUnit: pass, skipped (precondition_failed), error (invalid); the four
     // harness checks are skipped too (no canary, isolation off, no nominal
     // runs in this hand-made corpus, no grid), never passed.
-    let junit = breakbench::campaign::outputs::junit(&sum, &all);
+    let junit = breakbench::campaign::outputs::junit(&s.file, &sum, &all);
     assert!(
         junit.contains("failures=\"0\" errors=\"1\" skipped=\"5\""),
         "{junit}"

@@ -89,9 +89,22 @@ fn every_negative_test_gets_its_declared_class() {
     }
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
-        report.contains("disabled_injector<br>self-test: every fault run invalid: 2/2 met</td>"),
+        report.contains("disabled_injector<br>self-test: every fault run invalid, for the reason &apos;the injector was disabled&apos;, with scan_never_stale, mission_completes satisfied, the injector disabled: 2/2 met</td>"),
         "report.html"
     );
+    // JUnit: a self-test's fault run that gets its declared class passes
+    // (the invalid and unsupported runs it expects are not errors); only
+    // baselines that are not pass would count, and every one passed; one
+    // check case per self-test
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(junit.contains("failures=\"0\" errors=\"0\""), "{junit}");
+    assert_eq!(
+        junit
+            .matches("classname=\"breakbench.checks\" name=\"self_test_")
+            .count(),
+        6
+    );
+    assert!(junit.contains("name=\"self_test_disabled_injector\" time=\"0.000000\"><system-out>every fault run invalid: 2/2 met</system-out>"), "{junit}");
     // the disabled injector changed nothing: its runs' trajectories are
     // their baselines' (same seed), bit for bit
     let m = |id: &str| -> serde_json::Value {
@@ -150,8 +163,8 @@ fn every_negative_test_gets_its_declared_class() {
 
 #[test]
 fn a_self_test_that_gets_another_class_fails_the_campaign() {
-    // The disabled-injector test run with the injector enabled: its fault
-    // runs are `pass` (the navigator copes), not the declared `invalid`.
+    // The disabled-injector test run with the injector enabled: the scan
+    // goes stale, so its fault runs are `fail`, not the declared `invalid`.
     let p = variant("enabled", |t| {
         assert!(t.contains("      injector_enabled: false\n"));
         t.replace(
@@ -165,7 +178,7 @@ fn a_self_test_that_gets_another_class_fails_the_campaign() {
     std::fs::remove_file(&p).unwrap();
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     assert!(
-        stderr.contains("error: harness check failed: self-test 'disabled_injector': 2 fault run(s) not invalid as the test declares (test_disabled_injector_r0: expected invalid, got "),
+        stderr.contains("error: harness check failed: self-test 'disabled_injector': 2 of 2 fault run(s) do not meet its declaration (every fault run invalid, for the reason 'the injector was disabled', with scan_never_stale, mission_completes satisfied): test_disabled_injector_r0: expected invalid, got fail"),
         "{stderr}"
     );
     assert!(
@@ -174,7 +187,17 @@ fn a_self_test_that_gets_another_class_fails_the_campaign() {
     );
     assert!(!classes(&out)["disabled_injector"].1);
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(report.contains("self-test: every fault run invalid: 0/2 met — FAILED"));
+    assert!(
+        report.contains("with scan_never_stale, mission_completes satisfied: 0/2 met — FAILED"),
+        "report.html"
+    );
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains("<failure message=\"self-test: every fault run invalid: 0/2 met\"/>")
+            && junit.contains("<failure message=\"self-test: expected invalid, got fail"),
+        "{junit}"
+    );
+    assert!(junit.contains("failures=\"3\""), "{junit}");
     assert_eq!(
         stderr.matches("harness check failed").count(),
         1,
@@ -196,7 +219,7 @@ fn a_self_test_invalid_for_another_reason_fails() {
     std::fs::remove_file(&p).unwrap();
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("invalid as expected, but for another reason: 'the injector was disabled' (expected it to contain 'real-time factor')"),
+        stderr.contains("invalid as declared, but for another reason: 'the injector was disabled' (declared: containing 'real-time factor')"),
         "{stderr}"
     );
 }

@@ -47,8 +47,9 @@ pub struct FaultRecord {
     /// Sim time the fault first touched a message, seconds.
     pub first_applied_s: Option<f64>,
     /// Sim time the fault was cleared or expired during the run, seconds;
-    /// `None` when it stayed active to the end (every in-process campaign
-    /// fault). Absent in manifests written before the field existed.
+    /// `None` when it stayed active to the end (every in-process grid
+    /// fault; a resilience test's fault records its clear). Absent in
+    /// manifests written before the field existed.
     #[serde(default)]
     pub cleared_s: Option<f64>,
 }

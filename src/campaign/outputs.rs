@@ -7,7 +7,7 @@ use breakbench_oracle::expect::VerdictClass;
 
 use super::atomic::write_atomic;
 use super::manifest::{Manifest, RunKind};
-use super::scenario::Scenario;
+use super::scenario::{Scenario, ScenarioFile};
 use super::summary::Summary;
 use super::CampaignError;
 
@@ -42,7 +42,14 @@ pub fn xml_escape(s: &str) -> String {
 /// isolation check that changed a verdict). Safety violations and mission
 /// failures in fault cells are results of the study, not harness failures.
 /// `time` is the run's wall-clock time in seconds, as JUnit consumers expect.
-pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
+///
+/// A resilience test's run is a pass, a failure (`fail`), skipped
+/// (`unsupported`, `precondition_failed`) or an error (`invalid`, `error`),
+/// with the reason; except for the fault runs of a test with `self_test`
+/// (of `file`), which pass when they meet the declaration and fail when they
+/// do not, whatever their class. Each self-test also gets its check case
+/// (`self_test_<test>`).
+pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> String {
     let mut ms: Vec<&Manifest> = manifests.iter().collect();
     ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
     let mut cases = String::new();
@@ -108,7 +115,18 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
             v.mission_completion_true_pose.holds
         );
         let mut failure = None;
-        if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
+        let self_test = (m.kind == RunKind::Test)
+            .then(|| m.judgement.test.as_ref())
+            .flatten()
+            .and_then(|i| file.tests.iter().find(|t| t.name == i.test))
+            .and_then(|t| t.self_test.as_ref());
+        if let Some(st) = self_test {
+            // A test of the harness or of a test: its run passes when it gets
+            // the declared class, whatever that class is.
+            failure = st
+                .mismatch(&m.judgement)
+                .map(|why| Outcome::Failure(format!("self-test: {why}")));
+        } else if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
             // A resilience test: pass, failure, skipped (unsupported,
             // precondition_failed) or error (invalid, error), with the reason.
             let why = format!("{}: {}", vc.class.name(), vc.reason);
@@ -186,7 +204,27 @@ pub fn junit(summary: &Summary, manifests: &[Manifest]) -> String {
         };
         case("breakbench.checks", name, 0.0, &[], outcome, String::new());
     }
-    let total = ms.len() + checks.len();
+    let mut self_tests = 0;
+    for t in &summary.tests {
+        let Some(st) = &t.self_test else { continue };
+        self_tests += 1;
+        let what = format!(
+            "every fault run {}: {}/{} met",
+            st.expect_class.name(),
+            st.met,
+            st.runs
+        );
+        let outcome = (!st.passed).then(|| Outcome::Failure(format!("self-test: {what}")));
+        case(
+            "breakbench.checks",
+            &format!("self_test_{}", t.test),
+            0.0,
+            &[],
+            outcome,
+            what,
+        );
+    }
+    let total = ms.len() + checks.len() + self_tests;
     format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
         xml_escape(&summary.scenario_name)
@@ -200,7 +238,10 @@ pub fn write_outputs(
     summary: &Summary,
     manifests: &[Manifest],
 ) -> Result<(), CampaignError> {
-    write_atomic(&out.join("junit.xml"), junit(summary, manifests).as_bytes())?;
+    write_atomic(
+        &out.join("junit.xml"),
+        junit(&scenario.file, summary, manifests).as_bytes(),
+    )?;
     let html = super::report::render_html(scenario, summary, manifests, out)?;
     write_atomic(&out.join("report.html"), html.as_bytes())
 }

@@ -175,6 +175,25 @@ pub struct SelfTest {
 }
 
 impl SelfTest {
+    /// The declaration in words: `every fault run invalid, for the reason
+    /// '…', with a, b satisfied, the injector disabled`.
+    pub fn describe(&self) -> String {
+        let mut s = format!("every fault run {}", self.expect_class.name());
+        if let Some(r) = &self.reason_contains {
+            s.push_str(&format!(", for the reason '{r}'"));
+        }
+        if !self.expect_satisfied.is_empty() {
+            s.push_str(&format!(
+                ", with {} satisfied",
+                self.expect_satisfied.join(", ")
+            ));
+        }
+        if !self.injector_enabled {
+            s.push_str(", the injector disabled");
+        }
+        s
+    }
+
     /// Why the fault run judged `judgement` does not meet this self-test, or
     /// `None` if it does.
     pub fn mismatch(&self, judgement: &RunJudgement) -> Option<String> {
@@ -190,7 +209,7 @@ impl SelfTest {
         if let Some(want) = self.reason_contains.as_deref() {
             if !v.reason.contains(want) {
                 return Some(format!(
-                    "{} as expected, but for another reason: '{}' (expected it to contain '{want}')",
+                    "{} as declared, but for another reason: '{}' (declared: containing '{want}')",
                     v.class.name(),
                     v.reason
                 ));

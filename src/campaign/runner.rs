@@ -168,7 +168,7 @@ fn self_test_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -
     let mut failures = Vec::new();
     for t in &file.tests {
         let Some(st) = &t.self_test else { continue };
-        let bad: Vec<String> = manifests
+        let runs: Vec<&Manifest> = manifests
             .iter()
             .filter(|m| {
                 m.kind == RunKind::Test
@@ -177,6 +177,9 @@ fn self_test_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -
                         .as_ref()
                         .is_some_and(|i| i.test == t.name && !i.baseline)
             })
+            .collect();
+        let bad: Vec<String> = runs
+            .iter()
             .filter_map(|m| {
                 st.mismatch(&m.judgement)
                     .map(|why| format!("{}: {why}", m.run_id))
@@ -184,10 +187,11 @@ fn self_test_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -
             .collect();
         if !bad.is_empty() {
             failures.push(format!(
-                "self-test '{}': {} fault run(s) not {} as the test declares ({}{}): the harness or the test does not do what it claims; see their manifests in {}",
+                "self-test '{}': {} of {} fault run(s) do not meet its declaration ({}): {}{}; the harness or the test does not do what it claims; see their manifests in {}",
                 t.name,
                 bad.len(),
-                st.expect_class.name(),
+                runs.len(),
+                st.describe(),
                 bad.iter().take(3).cloned().collect::<Vec<_>>().join("; "),
                 if bad.len() > 3 { "; ..." } else { "" },
                 out.join("manifests").display()

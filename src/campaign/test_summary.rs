@@ -115,6 +115,9 @@ pub struct PhaseSummary {
 pub struct SelfTestSummary {
     /// The verdict class every fault run must get.
     pub expect_class: VerdictClass,
+    /// The whole declaration in words (class, reason, satisfied
+    /// expectations, disabled injector).
+    pub declaration: String,
     /// Fault runs of the test.
     pub runs: u64,
     /// Of them, those that met the declaration (class, reason, satisfied
@@ -198,6 +201,7 @@ pub fn summarize(file: &ScenarioFile, ms: &[&Manifest]) -> Vec<TestSummary> {
                     let n = runs.len() as u64;
                     SelfTestSummary {
                         expect_class: st.expect_class,
+                        declaration: st.describe(),
                         runs: n,
                         met,
                         passed: n > 0 && met == n,

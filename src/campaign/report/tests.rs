@@ -249,8 +249,8 @@ fn verdict_table(h: &mut String, s: &Summary, ms: &[&Manifest]) {
         // class of its runs: say whether they met it.
         let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
             format!(
-                "<br>self-test: every fault run {}: {}/{} met{}",
-                st.expect_class.name(),
+                "<br>self-test: {}: {}/{} met{}",
+                xml_escape(&st.declaration),
                 st.met,
                 st.runs,
                 if st.passed { "" } else { " — FAILED" }
