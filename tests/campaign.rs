@@ -71,6 +71,16 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     std::fs::remove_file(mdir.join(format!("{}.json", ids[3]))).unwrap();
     std::fs::remove_file(mdir.join(format!("{}.json", ids[ids.len() - 1]))).unwrap();
     std::fs::remove_file(d.path().join("summary.json")).unwrap();
+    // analyze does not pass an interrupted campaign off as the whole one
+    let e = analyze(d.path()).unwrap_err().to_string();
+    assert!(
+        e.contains(&format!(
+            "2 of {} planned runs have no manifest (first: {}): resume the campaign",
+            ids.len(),
+            ids[3]
+        )),
+        "{e}"
+    );
     let r = campaign(&s, d.path(), 2);
     assert_eq!(r.timing.runs_executed, 2);
     assert_eq!(r.timing.runs_resumed, ids.len() - 2);

@@ -88,6 +88,16 @@ pub enum CampaignError {
     /// nothing was written.
     #[error("merge refused: {0}")]
     Merge(String),
+    /// `breakbench analyze` on a campaign directory that lacks manifests of
+    /// planned runs (an interrupted campaign): its summary would read as the
+    /// whole campaign's.
+    #[error("{dir}: {missing} of {planned} planned runs have no manifest (first: {first}): resume the campaign with the same `breakbench campaign` command, then analyze")]
+    Incomplete {
+        dir: String,
+        missing: usize,
+        planned: usize,
+        first: String,
+    },
 
     /// The graph executor's launch config cannot be run (bad config, params
     /// file, `--graph-set`, missing executable): nothing ran.

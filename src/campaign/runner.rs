@@ -581,7 +581,9 @@ fn check_shard_identity(
 /// [`CampaignError::Shard`] for the directory of one shard (it has
 /// `shard.json`): its manifests are a slice of the plan, so their summary
 /// would read as the campaign's; merge the shards and analyze the merge.
-/// Those of loading the campaign directory.
+/// [`CampaignError::Incomplete`] when a planned run has no manifest (an
+/// interrupted campaign: resume it first). Those of loading the campaign
+/// directory.
 pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
     if let Ok(text) = std::fs::read_to_string(out.join(SHARD_FILE)) {
         let shard = serde_json::from_str::<ShardFile>(&text)
@@ -593,6 +595,22 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
         )));
     }
     let (cf, manifests) = load_campaign(out)?;
+    if manifests.len() < cf.runs.len() {
+        let have: std::collections::BTreeSet<&str> =
+            manifests.iter().map(|m| m.run_id.as_str()).collect();
+        let first = cf
+            .runs
+            .iter()
+            .find(|id| !have.contains(id.as_str()))
+            .cloned()
+            .unwrap_or_default();
+        return Err(CampaignError::Incomplete {
+            dir: out.display().to_string(),
+            missing: cf.runs.len() - manifests.len(),
+            planned: cf.runs.len(),
+            first,
+        });
+    }
     Ok(Summary::compute(
         &cf.scenario,
         &cf.scenario_hash,
