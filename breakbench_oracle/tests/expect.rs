@@ -1071,3 +1071,22 @@ fn a_step_back_in_time_or_a_nan_time_is_refused() {
     assert!(set.step(f64::NAN, &obs, &tl).is_err());
     set.step(1.0, &obs, &tl).unwrap();
 }
+
+/// Times in a reason read as written: the bound 7.37 + 1.0 s is `8.37`,
+/// not the float sum `8.370000000000001`.
+#[test]
+fn reasons_print_times_without_float_noise() {
+    let yaml = "
+- name: late
+  at:
+    anchor: { applied: f }
+    at_s: 0.5
+    tol_s: 0.5
+    predicate: { compare: { observable: truth.x_m, op: gt, value: 1.0 } }
+";
+    assert_eq!(7.37 + 1.0, 8.370000000000001);
+    let steps = [(7.37, 0.0), (8.0, 0.0), (8.38, 0.0)];
+    let r = &run_x(yaml, &steps, &[(7.37, FaultEvent::Applied)], 9.0)[0];
+    assert!(!r.satisfied);
+    assert_eq!(r.reason, "too late: still false at 8.38 s, after 8.37 s");
+}

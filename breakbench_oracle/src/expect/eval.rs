@@ -40,6 +40,16 @@ use crate::verdict::Monitor;
 /// Slack of every time comparison, s.
 pub const TIME_EPS_S: f64 = 1e-9;
 
+/// A time in a reason, s: rounded to whole nanoseconds, so that a bound
+/// computed as 7.37 + 1.0 reads `8.37`, not `8.370000000000001`.
+struct S(f64);
+
+impl std::fmt::Display for S {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", (self.0 * 1e9).round() / 1e9)
+    }
+}
+
 enum AnchorAt {
     At(f64),
     Pending,
@@ -272,7 +282,7 @@ impl ExpectationSet {
                             deadline - t,
                             MarginUnit::Seconds,
                             None,
-                            format!("true at {t} s, {} s after the anchor", t - a),
+                            format!("true at {} s, {} s after the anchor", S(t), S(t - a)),
                             anchor_s,
                         )
                     })
@@ -318,11 +328,15 @@ impl ExpectationSet {
                 let margin = |t: f64| at.tol_s - (t - mid).abs();
                 if t > hi + TIME_EPS_S {
                     let (reason, value) = match e {
-                        Some(e) if e.truth => {
-                            (format!("true only at {t} s, after {hi} s"), e.value)
-                        }
-                        Some(e) => (format!("still false at {t} s, after {hi} s"), e.value),
-                        None => (format!("no value by {hi} s"), f64::NAN),
+                        Some(e) if e.truth => (
+                            format!("true only at {} s, after {} s", S(t), S(hi)),
+                            e.value,
+                        ),
+                        Some(e) => (
+                            format!("still false at {} s, after {} s", S(t), S(hi)),
+                            e.value,
+                        ),
+                        None => (format!("no value by {} s", S(hi)), f64::NAN),
                     };
                     let und = (!tr.saw && e.is_none()).then_some(Undecidable::NoData);
                     let mut r = b.done(
@@ -352,7 +366,7 @@ impl ExpectationSet {
                                 t_s: t,
                                 value: e.value,
                             }),
-                            format!("too early: true at {t} s, before {lo} s"),
+                            format!("too early: true at {} s, before {} s", S(t), S(lo)),
                             anchor_s,
                         ))
                     } else {
@@ -362,7 +376,7 @@ impl ExpectationSet {
                             margin(t),
                             MarginUnit::Seconds,
                             None,
-                            format!("true at {t} s, in [{lo}, {hi}] s"),
+                            format!("true at {} s, in [{}, {}] s", S(t), S(lo), S(hi)),
                             anchor_s,
                         ))
                     }
@@ -410,7 +424,7 @@ impl ExpectationSet {
                         e.rho,
                         MarginUnit::Observable,
                         v,
-                        format!("became false again at {t} s"),
+                        format!("became false again at {} s", S(t)),
                         anchor_s,
                     )),
                     _ => None,
@@ -541,8 +555,11 @@ impl ExpectationSet {
                 let mut r = b.late_within(tr, deadline, end, None, anchor_s);
                 if end < deadline - TIME_EPS_S {
                     r.decided_at_s = end;
-                    r.reason =
-                        format!("the run ended at {end} s, before the deadline {deadline} s");
+                    r.reason = format!(
+                        "the run ended at {} s, before the deadline {} s",
+                        S(end),
+                        S(deadline)
+                    );
                     r.undecidable = Some(Undecidable::RunEnded);
                 }
                 r
@@ -558,7 +575,10 @@ impl ExpectationSet {
                     0.0,
                     MarginUnit::Seconds,
                     None,
-                    format!("the run ended at {end} s, before the predicate became true"),
+                    format!(
+                        "the run ended at {} s, before the predicate became true",
+                        S(end)
+                    ),
                     anchor_s,
                 );
                 if end < hi - TIME_EPS_S {
@@ -566,7 +586,8 @@ impl ExpectationSet {
                 } else {
                     r.decided_at_s = hi;
                     r.margin = at.tol_s - (end - (a + at.at_s)).abs();
-                    r.reason = format!("too late: still false at the end of the run ({end} s)");
+                    r.reason =
+                        format!("too late: still false at the end of the run ({} s)", S(end));
                 }
                 r
             }
