@@ -62,10 +62,11 @@ echo "summary.json byte-identical: one process with --jobs 2, and 4 shard proces
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
 # A failing robot is a result, not a harness error (its campaign exits 0), so
 # the robot's tests' verdict classes are checked from summary.json below. The
-# negative variant (odom_lost_safe_stop_negative, a test of the test) and the
-# injection self-tests declare their class under `self_test:`, and their
+# negative variants (odom_lost_safe_stop_negative, gnss_spoof_ungated: tests
+# of the tests) and the injection self-tests declare their class under
+# `self_test:`, and their
 # campaign exits 1 if any fault run gets another (a failed harness check).
-for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump scan_loss_phase_sweep; do
+for t in scan_loss_at_obstacle odom_lost_safe_stop odom_lost_safe_stop_negative scan_timestamp_jump scan_loss_phase_sweep gnss_spoof_gated gnss_spoof_ungated; do
   rm -rf "$OUT-$t"
   "$BB" campaign "scenarios/tests/$t.yaml" --out "$OUT-$t" --jobs 2 --quiet
   "$BB" analyze "$OUT-$t" --check
@@ -74,7 +75,7 @@ done
 python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
-want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "scan_timestamp_jump": "pass", "scan_loss_phase_sweep": "pass"}
+want = {"scan_loss_at_obstacle": "pass", "odom_lost_safe_stop": "pass", "scan_timestamp_jump": "pass", "scan_loss_phase_sweep": "pass", "gnss_spoof_gated": "pass"}
 for t, cls in want.items():
     vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
     assert vc[cls] == sum(vc.values()) > 0, (t, vc)

@@ -30,6 +30,12 @@ pub trait Controller {
     fn self_report(&self) -> Option<(SelfReport, Duration)>;
     /// Its latest odometry pose `[x m, y m, yaw rad]` in `odom`, for the trace.
     fn odom_pose(&self) -> Option<[f64; 3]>;
+    /// Its pose estimate `[x m, y m, yaw rad]` in `map` (= the world frame)
+    /// if it keeps one (an estimator fusing GNSS); `None` for a controller
+    /// that only dead-reckons in `odom`.
+    fn map_pose(&self) -> Option<[f64; 3]> {
+        None
+    }
     /// The `rcl_interfaces/msg/Log` records (levels 10..50, logger name,
     /// message, stamp on the sim clock) it emitted since the last call, oldest
     /// first: what its node publishes on `/rosout`.

@@ -279,6 +279,11 @@ impl Controller for Stack {
         Some([x[0], x[1], x[2]])
     }
 
+    /// The estimator's `map`-frame filter.
+    fn map_pose(&self) -> Option<[f64; 3]> {
+        Some(Stack::map_pose(self))
+    }
+
     /// The navigator's records and the estimator's (logger
     /// `ekf_filter_node`), in stamp order.
     fn take_logs(&mut self) -> Vec<Log> {

@@ -1090,3 +1090,26 @@ fn reasons_print_times_without_float_noise() {
     assert!(!r.satisfied);
     assert_eq!(r.reason, "too late: still false at 8.38 s, after 8.37 s");
 }
+
+/// `estimate.error_m` is the distance between the latest estimate and the
+/// latest true position; unknown until both have a sample.
+#[test]
+fn the_estimate_error_observable() {
+    use breakbench_oracle::expect::{EstimateSample, Observable};
+    let mut obs = Observations::new();
+    assert_eq!(Observable::EstimateError.value(&obs), None);
+    obs.push_truth(truth(1.0, 2.0));
+    assert_eq!(Observable::EstimateError.value(&obs), None);
+    obs.push_estimate(EstimateSample {
+        t_s: 1.0,
+        x_m: 5.0,
+        y_m: 4.0,
+        yaw_rad: 0.3,
+    });
+    // truth (2, 0) vs estimate (5, 4): a 3-4-5 triangle
+    assert_eq!(Observable::EstimateError.value(&obs), Some(5.0));
+    assert_eq!(Observable::EstimateX.value(&obs), Some(5.0));
+    assert_eq!(Observable::EstimateYaw.value(&obs), Some(0.3));
+    let o: Observable = serde_json::from_str("\"estimate.error_m\"").unwrap();
+    assert_eq!(o, Observable::EstimateError);
+}

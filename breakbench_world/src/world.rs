@@ -121,6 +121,19 @@ impl World {
     /// The goal centre `[x m, y m]` in the robot's `odom` frame, whose origin
     /// and heading are the start pose (REP-105): the world offset from the
     /// start rotated by `-start.yaw_rad`.
+    /// A pose `[x m, y m, yaw rad]` in `odom` (the robot's start frame,
+    /// REP-105) in the world frame: rotated by the start yaw and translated
+    /// to the start position.
+    pub fn odom_to_world(&self, p: [f64; 3]) -> [f64; 3] {
+        let s = self.start;
+        let (si, c) = s.yaw_rad.sin_cos();
+        [
+            s.x_m + c * p[0] - si * p[1],
+            s.y_m + si * p[0] + c * p[1],
+            s.yaw_rad + p[2],
+        ]
+    }
+
     pub fn goal_in_odom(&self) -> [f64; 2] {
         let s = self.start;
         let (dx, dy) = (self.goal.center_m[0] - s.x_m, self.goal.center_m[1] - s.y_m);
@@ -299,6 +312,17 @@ mod tests {
         assert_eq!(w.goal.radius_m, 0.3);
         assert_eq!(w.clearance_threshold_m, 0.10);
         assert_eq!(w.mission_timeout_s, 60.0);
+        // odom -> world: the start pose is odom's origin
+        let mut w2 = w.clone();
+        w2.start.x_m = 1.0;
+        w2.start.y_m = 2.0;
+        w2.start.yaw_rad = std::f64::consts::FRAC_PI_2;
+        let p = w2.odom_to_world([1.0, 0.5, 0.25]);
+        assert!(
+            (p[0] - 0.5).abs() < 1e-12 && (p[1] - 3.0).abs() < 1e-12,
+            "{p:?}"
+        );
+        assert!((p[2] - (std::f64::consts::FRAC_PI_2 + 0.25)).abs() < 1e-12);
         assert_eq!(w.footprint_radius_m, 0.2);
         let d = w.datum.unwrap();
         assert_eq!(

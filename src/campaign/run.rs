@@ -237,6 +237,14 @@ pub fn execute(
             }
         }
         if let Some(d) = driver.as_mut() {
+            // What the controller believes: its map-frame estimate, or its
+            // odometry pose moved into the world frame.
+            if let Some(p) = controller
+                .map_pose()
+                .or_else(|| controller.odom_pose().map(|p| world.odom_to_world(p)))
+            {
+                d.on_estimate(now, p);
+            }
             // What the controller said this step: its /rosout and
             // /diagnostics output, through the same code as its node.
             d.on_controller(controller.take_logs(), controller.take_diagnostics());

@@ -26,10 +26,10 @@ use breakbench_navigator::controller::Controller;
 use breakbench_oracle::expect::observe::Clearance;
 use breakbench_oracle::expect::spec::Windowed;
 use breakbench_oracle::expect::{
-    classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, ExpectationSet,
-    ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InvariantName, LogSample,
-    Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger,
-    TriggerState,
+    classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, EstimateSample,
+    ExpectationSet, ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InvariantName,
+    LogSample, Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline,
+    Trigger, TriggerState,
 };
 use kraken_faults::{FaultSchedule, Injector, ScheduledFault, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
@@ -258,6 +258,17 @@ impl TestDriver {
                 angular_z_rad_s: o.twist.twist.angular.z,
             });
         }
+    }
+
+    /// Records the controller's pose estimate in the world frame
+    /// (`estimate.*` observables).
+    pub fn on_estimate(&mut self, now: Duration, p: [f64; 3]) {
+        self.obs.push_estimate(EstimateSample {
+            t_s: now.as_secs_f64(),
+            x_m: p[0],
+            y_m: p[1],
+            yaw_rad: p[2],
+        });
     }
 
     /// Records a command of the controller (`cmd_vel`).

@@ -41,8 +41,8 @@ pub use eval::{
     ExpectationResult, ExpectationSet, MarginUnit, Undecidable, ViolationSample, TIME_EPS_S,
 };
 pub use observe::{
-    CmdVelSample, DiagLevel, DiagnosticSample, FaultStatusSample, LogLevel, LogSample, Observable,
-    Observations, OdomSample, TruthSample,
+    CmdVelSample, DiagLevel, DiagnosticSample, EstimateSample, FaultStatusSample, LogLevel,
+    LogSample, Observable, Observations, OdomSample, TruthSample,
 };
 pub use predicate::{CmpOp, Eval, Predicate};
 pub use record::{RunJudgement, TestInfo};

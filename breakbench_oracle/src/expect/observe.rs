@@ -62,6 +62,18 @@ pub struct OdomSample {
     pub angular_z_rad_s: f64,
 }
 
+/// The robot's own pose estimate at `t_s`, in the world frame (the map
+/// frame of an estimator; a wheel-odometry pose moved from `odom` by the
+/// start pose): what it believes, for `estimate.*` observables.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateSample {
+    pub t_s: f64,
+    pub x_m: f64,
+    pub y_m: f64,
+    pub yaw_rad: f64,
+}
+
 /// One `diagnostic_msgs/DiagnosticStatus` received at `t_s`: its `name` and
 /// `level` (OK = 0, WARN = 1, ERROR = 2, STALE = 3).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -169,6 +181,16 @@ pub enum Observable {
     OdomLinear,
     #[serde(rename = "odom.angular_z_rad_s")]
     OdomAngular,
+    #[serde(rename = "estimate.x_m")]
+    EstimateX,
+    #[serde(rename = "estimate.y_m")]
+    EstimateY,
+    #[serde(rename = "estimate.yaw_rad")]
+    EstimateYaw,
+    /// Distance between the robot's estimate and the true position, m
+    /// (latest sample of each).
+    #[serde(rename = "estimate.error_m")]
+    EstimateError,
 }
 
 impl Observable {
@@ -189,6 +211,13 @@ impl Observable {
             OdomYaw => o.odom.map(|s| s.yaw_rad),
             OdomLinear => o.odom.map(|s| s.linear_x_m_s),
             OdomAngular => o.odom.map(|s| s.angular_z_rad_s),
+            EstimateX => o.estimate.map(|s| s.x_m),
+            EstimateY => o.estimate.map(|s| s.y_m),
+            EstimateYaw => o.estimate.map(|s| s.yaw_rad),
+            EstimateError => match (o.estimate, o.truth) {
+                (Some(e), Some(t)) => Some((e.x_m - t.x_m).hypot(e.y_m - t.y_m)),
+                _ => None,
+            },
         }
     }
 }
@@ -207,6 +236,8 @@ pub struct Observations {
     pub cmd_vel: Option<CmdVelSample>,
     /// Latest odometry message.
     pub odom: Option<OdomSample>,
+    /// Latest pose estimate of the robot.
+    pub estimate: Option<EstimateSample>,
     /// Latest level of each diagnostic status, by status name.
     pub diagnostics: BTreeMap<String, u8>,
     /// `/rosout` entries in arrival order (see [`Observations::retire_logs`]).
@@ -232,6 +263,10 @@ impl Observations {
     /// Records an odometry message.
     pub fn push_odom(&mut self, s: OdomSample) {
         self.odom = Some(s);
+    }
+    /// Records the robot's pose estimate.
+    pub fn push_estimate(&mut self, s: EstimateSample) {
+        self.estimate = Some(s);
     }
     /// Records a diagnostic status (its level replaces the previous one of
     /// the same name).

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use breakbench_world::world::{Point2, Pose2};
+use breakbench_world::world::Point2;
 use breakbench_world::World;
 use plotters::prelude::*;
 
@@ -22,17 +22,6 @@ const BELIEVED_COLOR: RGBColor = RGBColor(213, 94, 0);
 
 /// Most points drawn per path (traces are decimated by a constant stride).
 const MAX_PATH_POINTS: usize = 1500;
-
-/// Odom frame → world frame. The odom frame's origin is the start pose
-/// (REP-105: odom is fixed at the robot's start), so
-/// `x_w = x0 + cos(yaw0)·x − sin(yaw0)·y`, `y_w = y0 + sin(yaw0)·x + cos(yaw0)·y`.
-fn odom_to_world(start: &Pose2, p: Point2) -> Point2 {
-    let (s, c) = start.yaw_rad.sin_cos();
-    [
-        start.x_m + c * p[0] - s * p[1],
-        start.y_m + s * p[0] + c * p[1],
-    ]
-}
 
 /// Pixel size `(width, height)` of a plotting area with equal metres per
 /// pixel on both axes for spans `(dx, dy)`, fitting in `max_w × max_h`.
@@ -343,7 +332,7 @@ pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest]
             .iter()
             .filter(|r| r.odom_x_m.is_finite() && r.odom_y_m.is_finite())
             .map(|r| {
-                let p = odom_to_world(&scenario.world.start, [r.odom_x_m, r.odom_y_m]);
+                let p = scenario.world.odom_to_world([r.odom_x_m, r.odom_y_m, 0.0]);
                 (p[0], p[1])
             })
             .collect();
@@ -382,27 +371,6 @@ pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest]
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn odom_to_world_rotates_and_translates() {
-        // Start (1, 2) facing +y: odom (1, 0) is 1 m ahead → world (1, 3);
-        // odom (0, 1) is 1 m to the left (−x) → world (0, 2).
-        let start = Pose2 {
-            x_m: 1.0,
-            y_m: 2.0,
-            yaw_rad: std::f64::consts::FRAC_PI_2,
-        };
-        let a = odom_to_world(&start, [1.0, 0.0]);
-        let b = odom_to_world(&start, [0.0, 1.0]);
-        assert!(
-            (a[0] - 1.0).abs() < 1e-12 && (a[1] - 3.0).abs() < 1e-12,
-            "{a:?}"
-        );
-        assert!(
-            (b[0] - 0.0).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12,
-            "{b:?}"
-        );
-    }
 
     #[test]
     fn equal_aspect_and_decimation() {
