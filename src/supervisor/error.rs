@@ -43,4 +43,15 @@ pub enum SupervisorError {
     NoScenarioNode { config: PathBuf },
     #[error("--scenario {}: no such file", .0.display())]
     NoScenarioFile(PathBuf),
+    /// An external stack's program is neither a file nor on `PATH`.
+    #[error("program {program:?} of the command template not found ({looked})")]
+    ProgramNotFound { program: String, looked: String },
+    /// An external stack's command or reset template is malformed.
+    #[error("{flag} {template:?}: {source}")]
+    Template {
+        flag: &'static str,
+        template: String,
+        #[source]
+        source: super::template::TemplateError,
+    },
 }
