@@ -6,12 +6,12 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use breakbench::campaign::executor::{Executor, InProcess};
 use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphSource};
-use breakbench::supervisor::external::ExternalStack;
-use breakbench::supervisor::template::CommandTemplate;
 use breakbench::campaign::merge::merge;
 use breakbench::campaign::plan::Shard;
 use breakbench::campaign::runner::{analyze, run_campaign_on, run_shard_on, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
+use breakbench::supervisor::external::ExternalStack;
+use breakbench::supervisor::template::CommandTemplate;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -89,7 +89,12 @@ enum Command {
         #[arg(long, value_name = "TEMPLATE", requires = "graph_cmd")]
         reset_cmd: Option<String>,
         /// Graph runs: ROS_DOMAIN_IDs used are BASE .. BASE + jobs (one per graph running at once)
-        #[arg(long, default_value_t = 100, value_name = "BASE", requires = "graph_source")]
+        #[arg(
+            long,
+            default_value_t = 100,
+            value_name = "BASE",
+            requires = "graph_source"
+        )]
         graph_domain_base: u16,
         /// Graph runs: `node.param=value` override (repeatable), applied after the executor's
         /// `sim_bridge.real_time_factor=0` (lock-step)

@@ -56,7 +56,9 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
             if v.starts_with('/') {
                 Ok(v)
             } else {
-                Err(format!("{flag} {v:?}: expected an absolute ROS name (/...)"))
+                Err(format!(
+                    "{flag} {v:?}: expected an absolute ROS name (/...)"
+                ))
             }
         };
         match a.as_str() {
@@ -192,10 +194,7 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
                 Some(Ok(Msg(r))) if r.success => done(&format!("{name} answered {:?}", r.message)),
                 Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
                 Some(Err(e)) => bail!("{name}: call failed: {e}"),
-                None => bail!(
-                    "{name}: no answer within {:.1} s",
-                    p.timeout.as_secs_f64()
-                ),
+                None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
             }
         }
         // 3. /clock advancing.

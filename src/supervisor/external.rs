@@ -166,6 +166,11 @@ fn probe(
     loop {
         let lines = sup.pump(Duration::from_millis(50));
         scan(&lines, verdict);
+        if verdict.is_some() {
+            // The run already ended (a short run, a free-running clock):
+            // nothing left to wait for; the probe is stopped with the rest.
+            return Ok(());
+        }
         check_running(sup, t0, timeout, Some(idx))?;
         if sup.procs[stack].exited.is_some() {
             return Err((EXIT_ERROR, "the stack exited before it was ready".into()));
@@ -217,7 +222,10 @@ fn kill_marked(token: &str) -> Vec<String> {
             let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
             // SAFETY: plain syscall.
             unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            found.push(format!("{} {pid} (outside the stack's process group)", comm.trim()));
+            found.push(format!(
+                "{} {pid} (outside the stack's process group)",
+                comm.trim()
+            ));
         }
     }
     found

@@ -17,7 +17,10 @@ use std::fmt;
 
 /// The placeholders of a command template and what each expands to.
 pub const PLACEHOLDERS: [(&str, &str); 4] = [
-    ("domain_id", "the run's ROS_DOMAIN_ID (also set in the environment)"),
+    (
+        "domain_id",
+        "the run's ROS_DOMAIN_ID (also set in the environment)",
+    ),
     (
         "seed",
         "the run's seed as a ROS int64 parameter value (the u64 seed's two's-complement bits)",
@@ -36,7 +39,9 @@ pub enum TemplateError {
     #[error("empty command")]
     Empty,
     /// `{name}` with a name not in [`PLACEHOLDERS`].
-    #[error("unknown placeholder {{{name}}} (known: {known}; write {{{{ and }}}} for literal braces)")]
+    #[error(
+        "unknown placeholder {{{name}}} (known: {known}; write {{{{ and }}}} for literal braces)"
+    )]
     UnknownPlaceholder { name: String, known: String },
     /// A `{` without its `}`.
     #[error("unclosed '{{' at byte {at} (write {{{{ for a literal brace)")]

@@ -149,4 +149,3 @@ pub fn alive(pid: i32) -> bool {
         Err(_) => false,
     }
 }
-
