@@ -310,9 +310,9 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
             )?;
         }
         loop {
-            if verdict.is_some() {
+            if let Some(v) = verdict.take() {
                 sup.stage = Stage::Collect;
-                return Ok(verdict.expect("checked"));
+                return Ok(v);
             }
             let lines = sup.pump(Duration::from_millis(100));
             scan(&lines, &mut verdict);
