@@ -11,7 +11,6 @@ use breakbench::campaign::plan::Shard;
 use breakbench::campaign::runner::{analyze, run_campaign_on, run_shard_on, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
 use breakbench::supervisor::external::ExternalStack;
-use breakbench::supervisor::template::CommandTemplate;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -219,42 +218,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The external stack of `campaign --graph-cmd` from its flags: templates
-/// parsed (an unknown placeholder is named), names absolute.
-fn external_stack(
-    cmd: &str,
-    ready_topics: Vec<String>,
-    start_service: Option<String>,
-    clock_advancing: bool,
-    reset_cmd: Option<&str>,
-) -> Result<ExternalStack> {
-    use breakbench::supervisor::SupervisorError;
-    let parse = |flag: &'static str, t: &str| {
-        CommandTemplate::parse(t).map_err(|source| SupervisorError::Template {
-            flag,
-            template: t.to_string(),
-            source,
-        })
-    };
-    for (flag, name) in ready_topics
-        .iter()
-        .map(|t| ("--ready-topic", t))
-        .chain(start_service.iter().map(|s| ("--start-service", s)))
-    {
-        anyhow::ensure!(
-            name.starts_with('/') && name.len() > 1,
-            "{flag} {name:?}: expected an absolute ROS name (/...)"
-        );
-    }
-    Ok(ExternalStack {
-        command: parse("--graph-cmd", cmd)?,
-        ready_topics,
-        start_service,
-        clock_advancing,
-        reset: reset_cmd.map(|t| parse("--reset-cmd", t)).transpose()?,
-    })
-}
-
 fn real_main() -> Result<ExitCode> {
     let cli = Cli::parse();
     match cli.command {
@@ -326,7 +289,7 @@ fn real_main() -> Result<ExitCode> {
                     share_dir: None,
                     sets: graph_sets,
                 }),
-                (None, Some(cmd)) => Some(GraphSource::External(external_stack(
+                (None, Some(cmd)) => Some(GraphSource::External(ExternalStack::new(
                     cmd,
                     ready_topic,
                     start_service,

@@ -98,6 +98,49 @@ fn program_exists(program: &str) -> Result<(), SupervisorError> {
 }
 
 impl ExternalStack {
+    /// The stack of `campaign --graph-cmd <command> [--ready-topic T]...
+    /// [--start-service S] [--no-ready-clock] [--reset-cmd <reset>]`:
+    /// the templates parsed, the names checked.
+    ///
+    /// # Errors
+    /// [`SupervisorError::Template`] naming the flag and what is wrong (an
+    /// unknown placeholder by name); [`SupervisorError::BadName`] for a
+    /// topic or service name that is not absolute.
+    pub fn new(
+        command: &str,
+        ready_topics: Vec<String>,
+        start_service: Option<String>,
+        clock_advancing: bool,
+        reset: Option<&str>,
+    ) -> Result<Self, SupervisorError> {
+        let parse = |flag: &'static str, t: &str| {
+            CommandTemplate::parse(t).map_err(|source| SupervisorError::Template {
+                flag,
+                template: t.to_string(),
+                source,
+            })
+        };
+        for (flag, name) in ready_topics
+            .iter()
+            .map(|t| ("--ready-topic", t))
+            .chain(start_service.iter().map(|s| ("--start-service", s)))
+        {
+            if !(name.starts_with('/') && name.len() > 1) {
+                return Err(SupervisorError::BadName {
+                    flag,
+                    name: name.clone(),
+                });
+            }
+        }
+        Ok(Self {
+            command: parse("--graph-cmd", command)?,
+            ready_topics,
+            start_service,
+            clock_advancing,
+            reset: reset.map(|t| parse("--reset-cmd", t)).transpose()?,
+        })
+    }
+
     /// Checks what can be checked before any run: the programs of the
     /// command and reset templates (when not a placeholder) exist, and the
     /// probe and `kraken_scenario` are installed.
@@ -365,4 +408,60 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
         left
     };
     run_with(r.quiet, r.ready_timeout, true, body, reset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_are_checked_and_templates_parsed() {
+        let s = ExternalStack::new(
+            "ros2 launch x y.launch.py seed:={seed}",
+            vec!["/a".into()],
+            Some("/sim_bridge/start".into()),
+            true,
+            Some("pkill -f {run_id}"),
+        )
+        .unwrap();
+        assert!(s.command.uses("seed") && s.reset.as_ref().unwrap().uses("run_id"));
+        let e = ExternalStack::new("x", vec!["a".into()], None, true, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--ready-topic \"a\": expected an absolute ROS name (/...)"
+        );
+        let e = ExternalStack::new("x", vec![], None, true, Some("r {outdir}")).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("--reset-cmd \"r {outdir}\": unknown placeholder {outdir}"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_named_before_anything_runs() {
+        let s =
+            ExternalStack::new("/nonexistent/launcher {seed}", vec![], None, true, None).unwrap();
+        let e = s.check().unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("program \"/nonexistent/launcher\" of the command template not found"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn verdict_lines_are_found_behind_a_prefix() {
+        let mut v = None;
+        scan(
+            &[(
+                0,
+                "[oracle-3] oracle: verdict safety_violation=false mission_failure=true self_report=none samples=3000 manifest=/o/manifests/r.json".into(),
+            )],
+            &mut v,
+        );
+        let v = v.expect("parsed");
+        assert!(v.mission_failure && !v.safety_violation);
+        assert_eq!(v.manifest, PathBuf::from("/o/manifests/r.json"));
+    }
 }
