@@ -290,6 +290,9 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
     let mut env = BTreeMap::new();
     env.insert("ROS_DOMAIN_ID".to_string(), r.vars.domain_id.to_string());
     env.insert(STACK_MARKER.to_string(), token.clone());
+    // `ros2 launch` (Python) writing into our pipe: line by line, so the
+    // verdict line arrives when the oracle prints it.
+    env.insert("PYTHONUNBUFFERED".to_string(), "1".to_string());
     let ready_s = format!("{}", r.ready_timeout.as_secs_f64());
     let probe_args = |extra: Vec<String>| {
         let mut a = extra;
