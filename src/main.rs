@@ -30,7 +30,6 @@ enum Command {
     /// Exit code: 0 all harness checks passed, 1 a harness check failed (the positive
     /// canary was not detected or the verdict isolation check failed; results still
     /// written), 2 error (bad input, plan over budget, I/O).
-    #[command(group(clap::ArgGroup::new("graph_source").args(["graph", "graph_cmd"])))]
     Campaign {
         /// Scenario file, e.g. scenarios/corridor_study.yaml
         scenario: PathBuf,
@@ -64,13 +63,18 @@ enum Command {
         /// Execute each run on a ROS 2 graph started from this `breakbench up` launch config
         /// (e.g. launch/corridor.graph.yaml), lock-step, instead of in-process: same plan,
         /// manifests, resume and outputs. Default --jobs 1 then.
-        #[arg(long, value_name = "LAUNCH_CONFIG")]
+        #[arg(long, value_name = "LAUNCH_CONFIG", group = "graph_source")]
         graph: Option<PathBuf>,
         /// Execute each run on an external stack (your own ROS 2 graph) started by this
         /// command template, e.g. 'ros2 launch breakbench corridor.launch.py seed:={seed}
         /// run_id:={run_id} out_dir:={out} start_service:=true'. Placeholders: {domain_id},
         /// {seed}, {run_id}, {out}; words split as by a shell, no other shell syntax
-        #[arg(long, value_name = "TEMPLATE", conflicts_with = "graph")]
+        #[arg(
+            long,
+            value_name = "TEMPLATE",
+            conflicts_with = "graph",
+            group = "graph_source"
+        )]
         graph_cmd: Option<String>,
         /// External stack: a topic that must have a publisher before the run is armed
         /// (repeatable; must not need the clock, e.g. /fault_injector/status)

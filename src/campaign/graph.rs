@@ -128,9 +128,8 @@ impl GraphExecutor {
     ///
     /// # Errors
     /// [`CampaignError::GraphOptions`] when the domain range passes 232 (the
-    /// largest ROS 2 domain id); [`CampaignError::Graph`] when an external
-    /// stack's program, the readiness probe (`breakbench_ready`) or
-    /// `kraken_scenario` is not found.
+    /// largest ROS 2 domain id) or when an external stack's program, the
+    /// readiness probe (`breakbench_ready`) or `kraken_scenario` is not found.
     pub fn new(opts: GraphOptions) -> Result<Self, CampaignError> {
         let jobs = opts.jobs.max(1);
         let last = usize::from(opts.domain_base) + jobs - 1;
@@ -145,12 +144,11 @@ impl GraphExecutor {
             .map(|i| opts.domain_base + i as u16)
             .collect();
         let exes = match &opts.source {
-            GraphSource::External(stack) => {
-                Some(stack.check().map_err(|source| CampaignError::Graph {
-                    config: opts.source.describe(),
-                    source: Box::new(source),
-                })?)
-            }
+            // The message names the template and what is missing (as
+            // GraphOptions: no duplicated source chain).
+            GraphSource::External(stack) => Some(stack.check().map_err(|e| {
+                CampaignError::GraphOptions(format!("{}: {e}", opts.source.describe()))
+            })?),
             GraphSource::Launch { .. } => None,
         };
         Ok(Self {

@@ -50,11 +50,10 @@ pub enum SupervisorError {
     #[error("{flag} {name:?}: expected an absolute ROS name (/...)")]
     BadName { flag: &'static str, name: String },
     /// An external stack's command or reset template is malformed.
-    #[error("{flag} {template:?}: {source}")]
+    #[error("{flag} {template:?}: {error}")]
     Template {
         flag: &'static str,
         template: String,
-        #[source]
-        source: super::template::TemplateError,
+        error: super::template::TemplateError,
     },
 }

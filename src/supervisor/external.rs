@@ -114,10 +114,10 @@ impl ExternalStack {
         reset: Option<&str>,
     ) -> Result<Self, SupervisorError> {
         let parse = |flag: &'static str, t: &str| {
-            CommandTemplate::parse(t).map_err(|source| SupervisorError::Template {
+            CommandTemplate::parse(t).map_err(|error| SupervisorError::Template {
                 flag,
                 template: t.to_string(),
-                source,
+                error,
             })
         };
         for (flag, name) in ready_topics
