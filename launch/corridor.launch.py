@@ -3,6 +3,18 @@
     ros2 launch breakbench corridor.launch.py [plant:=embedded|gazebo] [world:=...]
         [channels:=...] [use_sim_time:=true] [cmd_vel_stamped:=false] [params_file:=...]
         [gz_world:=...] [gz_flags:="-r -s --headless-rendering"]
+        [seed:=N] [run_id:=ID] [out_dir:=DIR] [real_time_factor:=X] [start_service:=true]
+
+The last five are one run's settings for a campaign on this launch file as an
+external stack (`breakbench campaign S --out D --graph-cmd 'ros2 launch
+breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out}
+real_time_factor:=0 start_service:=true' --start-service /sim_bridge/start ...`,
+README "Graph campaigns"). Empty (the default), each leaves the parameters
+file's value; given, it overrides (RUN_ARGS below): `seed` the plant's and
+the oracle's seed (int64), `run_id` and `out_dir` the oracle's run id and
+manifest directory, `real_time_factor` the plant's pacing (0: lock-step),
+`start_service` the plant's start gate (true: sim_bridge steps only after a
+call of /sim_bridge/start).
 
 Nodes (graph contract, docs/nav2.md):
   - plant:=embedded (default): `sim_bridge` (breakbench_sim_bridge), our kinematic
@@ -31,7 +43,15 @@ that every node exits 0 and the oracle publishes its verdict.
 """
 
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, EmitEvent, IncludeLaunchDescription, RegisterEventHandler
+import os
+
+from launch.actions import (
+    DeclareLaunchArgument,
+    EmitEvent,
+    IncludeLaunchDescription,
+    OpaqueFunction,
+    RegisterEventHandler,
+)
 from launch.conditions import IfCondition
 from launch.event_handlers import OnProcessExit
 from launch.events import Shutdown
@@ -60,6 +80,30 @@ SENSOR_REMAPS = [
 # Default parameters file, relative to the breakbench share directory (same as
 # `params_file` in launch/corridor.graph.yaml).
 PARAMS_FILE = "config/params/corridor.yaml"
+
+# One run's launch arguments (default empty: the parameters file's value) and
+# the (node, parameter, type) each overrides when given.
+RUN_ARGS = {
+    "seed": [("sim_bridge", "seed", int), ("oracle", "seed", int)],
+    "run_id": [("oracle", "run_id", str)],
+    "out_dir": [("oracle", "manifest_dir", os.path.abspath)],
+    "real_time_factor": [("sim_bridge", "real_time_factor", float)],
+    "start_service": [("sim_bridge", "start_service", lambda v: v.strip().lower() in ("true", "1"))],
+}
+
+
+def run_overrides(context, node):
+    """The parameters of `node` set by the run's launch arguments given (non-empty),
+    as a list of at most one parameters dict for `Node(parameters=...)`."""
+    out = {}
+    for arg, targets in RUN_ARGS.items():
+        value = LaunchConfiguration(arg).perform(context)
+        if value == "":
+            continue
+        for name, param, typ in targets:
+            if name == node:
+                out[param] = typ(value)
+    return [out] if out else []
 
 
 def generate_launch_description():
@@ -118,25 +162,37 @@ def generate_launch_description():
             default_value=PathJoinSubstitution([share, PARAMS_FILE]),
             description="ROS 2 parameters file for every node of the graph",
         ),
+    ] + [
+        DeclareLaunchArgument(
+            arg,
+            default_value="",
+            description="One run's setting (empty: the parameters file's): "
+            + ", ".join(f"{node}.{param}" for node, param, _ in targets),
+        )
+        for arg, targets in RUN_ARGS.items()
     ]
 
     # ---- the plant: embedded ----
-    sim_bridge = Node(
-        package="breakbench_sim_bridge",
-        executable="sim_bridge",
-        name="sim_bridge",
-        output="screen",
-        condition=embedded,
-        parameters=[
-            params_file,
-            {
-                "world_file": world,
-                "robot_file": robot_file,
-                "cmd_vel_stamped": cmd_vel_stamped,
-            },
-        ],
-        remappings=SENSOR_REMAPS,
-    )
+    def sim_bridge(context):
+        return [
+            Node(
+                package="breakbench_sim_bridge",
+                executable="sim_bridge",
+                name="sim_bridge",
+                output="screen",
+                condition=embedded,
+                parameters=[
+                    params_file,
+                    {
+                        "world_file": world,
+                        "robot_file": robot_file,
+                        "cmd_vel_stamped": cmd_vel_stamped,
+                    },
+                ]
+                + run_overrides(context, "sim_bridge"),
+                remappings=SENSOR_REMAPS,
+            )
+        ]
 
     # ---- the plant: Gazebo Harmonic ----
     gz_sim = IncludeLaunchDescription(
@@ -189,18 +245,29 @@ def generate_launch_description():
     )
 
     # ---- the judge: ground truth only ----
-    oracle = Node(
-        package="breakbench_oracle",
-        executable="oracle",
-        name="oracle",
-        output="screen",
-        parameters=[params_file, {"world_file": world, "use_sim_time": use_sim_time}],
-    )
-    # The run ends when the oracle has written its manifest and exited.
-    end_with_oracle = RegisterEventHandler(
-        OnProcessExit(target_action=oracle, on_exit=[EmitEvent(event=Shutdown(reason="oracle finished"))])
-    )
+    def oracle(context):
+        judge = Node(
+            package="breakbench_oracle",
+            executable="oracle",
+            name="oracle",
+            output="screen",
+            parameters=[params_file, {"world_file": world, "use_sim_time": use_sim_time}]
+            + run_overrides(context, "oracle"),
+        )
+        # The run ends when the oracle has written its manifest and exited.
+        end_with_oracle = RegisterEventHandler(
+            OnProcessExit(target_action=judge, on_exit=[EmitEvent(event=Shutdown(reason="oracle finished"))])
+        )
+        return [judge, end_with_oracle]
 
     return LaunchDescription(
-        args + [fault_injector, simple_navigator, oracle, end_with_oracle, sim_bridge, gz_sim, gz_bridge]
+        args
+        + [
+            fault_injector,
+            simple_navigator,
+            OpaqueFunction(function=oracle),
+            OpaqueFunction(function=sim_bridge),
+            gz_sim,
+            gz_bridge,
+        ]
     )

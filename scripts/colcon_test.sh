@@ -60,7 +60,7 @@ colcon build "${PATHS[@]}" "${COMMON[@]}" \
 echo "colcon_test: colcon build took $(( $(date +%s) - tb )) s"
 
 missing=0
-for exe in kraken_faults/fault_injector breakbench_sim_bridge/sim_bridge breakbench_oracle/oracle breakbench/simple_navigator breakbench/breakbench; do
+for exe in kraken_faults/fault_injector breakbench_sim_bridge/sim_bridge breakbench_oracle/oracle breakbench/simple_navigator breakbench/breakbench breakbench/breakbench_ready; do
   f="$WS/install/${exe%%/*}/lib/${exe%%/*}/${exe##*/}"
   if [[ -x "$f" ]]; then echo "installed: $f"; else echo "MISSING: $f"; missing=1; fi
 done

@@ -14,7 +14,10 @@
 #
 # Then: ros2 launch exits 0, every node is reported "process has finished
 # cleanly" (exit 0 on launch's SIGINT), no line of the run says ERROR or WARN,
-# and the oracle's manifest holds a verdict. Everything runs inside a
+# and the oracle's manifest holds a verdict. Last, a one-run campaign with
+# `ros2 launch breakbench corridor.launch.py seed:={seed} ...` as an external
+# stack (`breakbench campaign --graph-cmd`) gives the in-process verdict.
+# Everything runs inside a
 # loopback-only network namespace (scripts/netns.sh) on its own ROS_DOMAIN_ID.
 #
 # Needs: scripts/setup_peers.sh (.venv-ros with the ros2 CLI) and a colcon
@@ -153,6 +156,40 @@ assert all(isinstance(p["holds"], bool) for p in v.values()), v
 assert [(f["channel"], f["mode"]) for f in m["faults"]] == [("gnss", "dropout")], m["faults"]
 EOF
 then pass "oracle manifest: a verdict on the three predicates; the gnss dropout set from the CLI recorded"; else fail "oracle manifest $m"; fi
+
+# ---- 3. a campaign on corridor.launch.py as an external stack (README "Graph campaigns") ----
+# One run (slice 0 of 4 of tests/graph/one_cell.yaml: its grid run, one fault),
+# lock-step with sim_bridge's start gate; the verdict must be the in-process one
+# ("done" also means no process of the stack was left after its stop).
+BB="$WS/install/breakbench/lib/breakbench/breakbench"
+ext_domain=$((DOMAIN_BASE + 2))
+echo "==== ros2cli_test: breakbench campaign --graph-cmd 'ros2 launch breakbench corridor.launch.py ...' (ROS_DOMAIN_ID=$ext_domain)"
+t3=$(date +%s)
+set +e
+timeout 150 "$BB" campaign "$ROOT/tests/graph/one_cell.yaml" --out "$RUN/ext_campaign" --shard 0/4 --quiet \
+  --graph-cmd 'ros2 launch breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out} real_time_factor:=0 start_service:=true' \
+  --ready-topic /fault_injector/status --ready-topic /oracle/odom --start-service /sim_bridge/start \
+  --graph-domain-base "$ext_domain" >ext_campaign.log 2>&1
+ec=$?
+"$BB" campaign "$ROOT/tests/graph/one_cell.yaml" --out "$RUN/ext_inproc" --shard 0/4 --quiet >ext_inproc.log 2>&1
+set -e
+echo "ros2cli_test: external-stack campaign exited $ec after $(( $(date +%s) - t3 )) s"
+sed 's/\x1b\[[0-9;]*m//g' ext_campaign.log
+if "$VENV/bin/python3" - "$RUN/ext_campaign" "$RUN/ext_inproc" <<'EOF'
+import glob, json, os, sys
+def load(d):
+    return {os.path.basename(p): json.load(open(p)) for p in glob.glob(os.path.join(d, "manifests", "*.json"))}
+g, p = load(sys.argv[1]), load(sys.argv[2])
+assert len(g) == 1 and set(g) == set(p), (sorted(g), sorted(p))
+for k, m in g.items():
+    rec = m["graph"]
+    print(k, "state", rec["state_reached"], rec.get("invalid_reason"), "wall", rec["wall_time_s"], "faults", [(f["channel"], f["first_applied_s"]) for f in m["faults"]])
+    assert rec["state_reached"] == "done", rec
+    assert {n: v["holds"] for n, v in m["verdict"].items()} == {n: v["holds"] for n, v in p[k]["verdict"].items()}, (m["verdict"], p[k]["verdict"])
+    assert len(m["faults"]) == len(p[k]["faults"]) and all(f["first_applied_s"] is not None for f in m["faults"])
+EOF
+then pass "external stack (ros2 launch corridor.launch.py): the run is done, the in-process verdict, faults applied"
+else fail "external-stack campaign (exit $ec; log above)"; fi
 
 [[ $lt -eq 0 ]] && pass "launch test (tests/launch/test_corridor_launch.py)" || fail "launch test exit code $lt"
 echo "ros2cli_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"

@@ -5,11 +5,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use breakbench::campaign::executor::{Executor, InProcess};
-use breakbench::campaign::graph::{GraphExecutor, GraphOptions};
+use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphSource};
 use breakbench::campaign::merge::merge;
 use breakbench::campaign::plan::Shard;
 use breakbench::campaign::runner::{analyze, run_campaign_on, run_shard_on, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
+use breakbench::supervisor::external::ExternalStack;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -64,10 +65,41 @@ enum Command {
         /// Execute each run on a ROS 2 graph started from this `breakbench up` launch config
         /// (e.g. launch/corridor.graph.yaml), lock-step, instead of in-process: same plan,
         /// manifests, resume and outputs. Default --jobs 1 then.
-        #[arg(long, value_name = "LAUNCH_CONFIG")]
+        #[arg(long, value_name = "LAUNCH_CONFIG", group = "graph_source")]
         graph: Option<PathBuf>,
+        /// Execute each run on an external stack (your own ROS 2 graph) started by this
+        /// command template, e.g. 'ros2 launch breakbench corridor.launch.py seed:={seed}
+        /// run_id:={run_id} out_dir:={out} start_service:=true'. Placeholders: {domain_id},
+        /// {seed}, {run_id}, {out}; words split as by a shell, no other shell syntax
+        #[arg(
+            long,
+            value_name = "TEMPLATE",
+            conflicts_with = "graph",
+            group = "graph_source"
+        )]
+        graph_cmd: Option<String>,
+        /// External stack: a topic that must have a publisher before the run is armed
+        /// (repeatable; must not need the clock, e.g. /fault_injector/status)
+        #[arg(long, value_name = "TOPIC", requires = "graph_cmd")]
+        ready_topic: Vec<String>,
+        /// External stack: std_srvs/Trigger service called after arming that starts the
+        /// stack's clock (e.g. /sim_bridge/start); without it the clock runs while arming
+        #[arg(long, value_name = "SERVICE", requires = "graph_cmd")]
+        start_service: Option<String>,
+        /// External stack: do not require /clock to advance after arming
+        #[arg(long, requires = "graph_cmd")]
+        no_ready_clock: bool,
+        /// External stack: command template run after each run's stack was stopped (the
+        /// reset rule; default: the stack is restarted per run, nothing else)
+        #[arg(long, value_name = "TEMPLATE", requires = "graph_cmd")]
+        reset_cmd: Option<String>,
         /// Graph runs: ROS_DOMAIN_IDs used are BASE .. BASE + jobs (one per graph running at once)
-        #[arg(long, default_value_t = 100, value_name = "BASE", requires = "graph")]
+        #[arg(
+            long,
+            default_value_t = 100,
+            value_name = "BASE",
+            requires = "graph_source"
+        )]
         graph_domain_base: u16,
         /// Graph runs: `node.param=value` override (repeatable), applied after the executor's
         /// `sim_bridge.real_time_factor=0` (lock-step)
@@ -77,14 +109,15 @@ enum Command {
             requires = "graph"
         )]
         graph_sets: Vec<String>,
-        /// Graph runs: deadline of each node's ready marker, seconds
-        #[arg(long, default_value_t = 30.0, requires = "graph")]
+        /// Graph runs: deadline of each node's ready marker (external stack: of each
+        /// readiness check), seconds
+        #[arg(long, default_value_t = 30.0, requires = "graph_source")]
         ready_timeout_s: f64,
         /// Graph runs: deadline of a whole run, start to verdict, seconds
-        #[arg(long, default_value_t = 300.0, requires = "graph")]
+        #[arg(long, default_value_t = 300.0, requires = "graph_source")]
         run_timeout_s: f64,
         /// Graph runs: real-time factor floor (sim s per wall s); a run below it is invalid
-        #[arg(long, requires = "graph")]
+        #[arg(long, requires = "graph_source")]
         min_rtf: Option<f64>,
     },
     /// Merge the directories of `campaign --shard K/N` into one campaign directory: checks
@@ -205,6 +238,11 @@ fn real_main() -> Result<ExitCode> {
             max_output_bytes,
             shard,
             graph,
+            graph_cmd,
+            ready_topic,
+            start_service,
+            no_ready_clock,
+            reset_cmd,
             graph_domain_base,
             graph_sets,
             ready_timeout_s,
@@ -228,7 +266,7 @@ fn real_main() -> Result<ExitCode> {
                 );
             }
             let jobs = jobs.map(usize::from).unwrap_or_else(|| {
-                if graph.is_some() {
+                if graph.is_some() || graph_cmd.is_some() {
                     1
                 } else {
                     std::thread::available_parallelism()
@@ -251,13 +289,26 @@ fn real_main() -> Result<ExitCode> {
                     "--min-rtf {r:?}: must be a positive real-time factor"
                 );
             }
-            let executor: Box<dyn Executor> = match &graph {
-                Some(config) => Box::new(GraphExecutor::new(GraphOptions {
+            let source = match (&graph, &graph_cmd) {
+                (Some(config), _) => Some(GraphSource::Launch {
                     config: config.clone(),
                     share_dir: None,
+                    sets: graph_sets,
+                }),
+                (None, Some(cmd)) => Some(GraphSource::External(ExternalStack::new(
+                    cmd,
+                    ready_topic,
+                    start_service,
+                    !no_ready_clock,
+                    reset_cmd.as_deref(),
+                )?)),
+                (None, None) => None,
+            };
+            let executor: Box<dyn Executor> = match source {
+                Some(source) => Box::new(GraphExecutor::new(GraphOptions {
+                    source,
                     domain_base: graph_domain_base,
                     jobs,
-                    sets: graph_sets,
                     ready_timeout: std::time::Duration::from_secs_f64(ready_timeout_s),
                     run_timeout: std::time::Duration::from_secs_f64(run_timeout_s),
                     min_rtf,

@@ -1,6 +1,18 @@
 //! The graph executor: each run of a campaign on a ROS 2 graph of child
-//! processes (`breakbench campaign <scenario> --graph <launch config>`),
-//! started by the supervisor of `breakbench up` ([`crate::supervisor`]).
+//! processes, started in one of two ways ([`GraphSource`]):
+//!
+//! * `breakbench campaign <scenario> --graph <launch config>`: by the
+//!   supervisor of `breakbench up` ([`crate::supervisor`]) from a launch
+//!   config of ours;
+//! * `breakbench campaign <scenario> --graph-cmd '<command template>'`: an
+//!   external stack, the user's own (e.g. `ros2 launch my_robot
+//!   sim.launch.py seed:={seed} ...`), started from a command template with
+//!   placeholders ([`crate::supervisor::template`]) and readiness
+//!   conditions ([`crate::supervisor::external`], which documents how its
+//!   states map onto the ones below).
+//!
+//! Both go through the same states, deadlines, collection and `invalid`
+//! paths below.
 //!
 //! Per run, a state machine with a deadline per state (the state reached is
 //! recorded in the manifest's [`GraphRecord`]):
@@ -43,25 +55,54 @@ use super::manifest::{GraphRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEM
 use super::run::{RunOutput, RunSpec};
 use super::trace::{trace_file, TraceWriter};
 use super::{CampaignError, Scenario};
+use crate::supervisor::external::{self, ExternalExes, ExternalRun, ExternalStack};
+use crate::supervisor::template::TemplateVars;
 use crate::supervisor::{self, Stage, UpOptions};
+
+/// How the graph of each run is started.
+#[derive(Debug, Clone)]
+pub enum GraphSource {
+    /// By the `breakbench up` supervisor from a launch config of ours.
+    Launch {
+        /// The launch config (e.g. `launch/corridor.graph.yaml`).
+        config: PathBuf,
+        /// Share directory (default: the parent of the config's `launch/` directory).
+        share_dir: Option<PathBuf>,
+        /// `node.param=value` overrides added after the executor's own
+        /// (`sim_bridge.real_time_factor=0`, lock-step, comes first and can be
+        /// overridden here).
+        sets: Vec<String>,
+    },
+    /// An external stack started from a command template. Its command must
+    /// pass the run's seed, id and output directory on to its plant and
+    /// oracle through the placeholders; lock-step is up to the stack (see
+    /// [`crate::supervisor::external`] for the start gate).
+    External(ExternalStack),
+}
+
+impl GraphSource {
+    /// How the source is named in errors: the launch config's path, or
+    /// `--graph-cmd <template>`.
+    pub fn describe(&self) -> String {
+        match self {
+            GraphSource::Launch { config, .. } => config.display().to_string(),
+            GraphSource::External(s) => format!("--graph-cmd {:?}", s.command.to_string()),
+        }
+    }
+}
 
 /// How the graph executor runs its graphs.
 #[derive(Debug, Clone)]
 pub struct GraphOptions {
-    /// The `breakbench up` launch config (e.g. `launch/corridor.graph.yaml`).
-    pub config: PathBuf,
-    /// Share directory (default: the parent of the config's `launch/` directory).
-    pub share_dir: Option<PathBuf>,
+    /// How each run's graph is started.
+    pub source: GraphSource,
     /// Runs use `ROS_DOMAIN_ID`s `domain_base .. domain_base + jobs`, one per
     /// graph running at once.
     pub domain_base: u16,
     /// Graphs side by side (the campaign's `--jobs`).
     pub jobs: usize,
-    /// `node.param=value` overrides added after the executor's own
-    /// (`sim_bridge.real_time_factor=0`, lock-step, comes first and can be
-    /// overridden here).
-    pub sets: Vec<String>,
-    /// Deadline of the `start` state, per node (its ready marker).
+    /// Deadline of the `start` state, per node (its ready marker); for an
+    /// external stack, of each readiness check.
     pub ready_timeout: Duration,
     /// Deadline of the whole run, start to verdict.
     pub run_timeout: Duration,
@@ -76,6 +117,8 @@ pub struct GraphOptions {
 /// The graph executor (see the module docs).
 pub struct GraphExecutor {
     opts: GraphOptions,
+    /// An external stack's helper executables (found by [`Self::new`]).
+    exes: Option<ExternalExes>,
     /// Domain ids not in use by a running graph.
     free_domains: Mutex<Vec<u16>>,
 }
@@ -85,7 +128,8 @@ impl GraphExecutor {
     ///
     /// # Errors
     /// [`CampaignError::GraphOptions`] when the domain range passes 232 (the
-    /// largest ROS 2 domain id).
+    /// largest ROS 2 domain id) or when an external stack's program, the
+    /// readiness probe (`breakbench_ready`) or `kraken_scenario` is not found.
     pub fn new(opts: GraphOptions) -> Result<Self, CampaignError> {
         let jobs = opts.jobs.max(1);
         let last = usize::from(opts.domain_base) + jobs - 1;
@@ -99,8 +143,17 @@ impl GraphExecutor {
             .rev()
             .map(|i| opts.domain_base + i as u16)
             .collect();
+        let exes = match &opts.source {
+            // The message names the template and what is missing (as
+            // GraphOptions: no duplicated source chain).
+            GraphSource::External(stack) => Some(stack.check().map_err(|e| {
+                CampaignError::GraphOptions(format!("{}: {e}", opts.source.describe()))
+            })?),
+            GraphSource::Launch { .. } => None,
+        };
         Ok(Self {
             opts,
+            exes,
             free_domains: Mutex::new(free),
         })
     }
@@ -169,37 +222,62 @@ impl GraphExecutor {
         } else {
             None
         };
-        // ROS integer parameters are int64: the u64 seed's bits.
-        let seed = spec.seed as i64;
-        let kind = if spec.kind == RunKind::Grid {
-            "grid"
-        } else {
-            "nominal"
+        let outcome = match &self.opts.source {
+            GraphSource::Launch {
+                config,
+                share_dir,
+                sets: user_sets,
+            } => {
+                // ROS integer parameters are int64: the u64 seed's bits.
+                let seed = spec.seed as i64;
+                let kind = if spec.kind == RunKind::Grid {
+                    "grid"
+                } else {
+                    "nominal"
+                };
+                let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
+                sets.extend(user_sets.iter().cloned());
+                sets.extend([
+                    format!("sim_bridge.seed={seed}"),
+                    format!("oracle.seed={seed}"),
+                    format!("oracle.run_id={}", spec.run_id),
+                    format!("oracle.manifest_dir={}", dir.display()),
+                    format!("oracle.run_kind={kind}"),
+                    format!("oracle.scenario_name={}", scenario.file.name),
+                ]);
+                supervisor::up(&UpOptions {
+                    config: config.clone(),
+                    sets,
+                    domain_id: Some(domain),
+                    timeout: self.opts.run_timeout,
+                    scenario: faults,
+                    share_dir: share_dir.clone(),
+                    quiet: true,
+                    ready_timeout: self.opts.ready_timeout,
+                })
+                .map_err(|source| CampaignError::Graph {
+                    config: config.display().to_string(),
+                    source: Box::new(source),
+                })?
+            }
+            GraphSource::External(stack) => {
+                let out = std::path::absolute(dir).map_err(|e| io(dir, e))?;
+                external::run(&ExternalRun {
+                    stack,
+                    exes: self.exes.as_ref().expect("found by new()"),
+                    vars: TemplateVars {
+                        domain_id: domain,
+                        seed: spec.seed,
+                        run_id: spec.run_id.clone(),
+                        out,
+                    },
+                    scenario: faults,
+                    timeout: self.opts.run_timeout,
+                    ready_timeout: self.opts.ready_timeout,
+                    quiet: true,
+                })
+            }
         };
-        let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
-        sets.extend(self.opts.sets.iter().cloned());
-        sets.extend([
-            format!("sim_bridge.seed={seed}"),
-            format!("oracle.seed={seed}"),
-            format!("oracle.run_id={}", spec.run_id),
-            format!("oracle.manifest_dir={}", dir.display()),
-            format!("oracle.run_kind={kind}"),
-            format!("oracle.scenario_name={}", scenario.file.name),
-        ]);
-        let outcome = supervisor::up(&UpOptions {
-            config: self.opts.config.clone(),
-            sets,
-            domain_id: Some(domain),
-            timeout: self.opts.run_timeout,
-            scenario: faults,
-            share_dir: self.opts.share_dir.clone(),
-            quiet: true,
-            ready_timeout: self.opts.ready_timeout,
-        })
-        .map_err(|source| CampaignError::Graph {
-            config: self.opts.config.display().to_string(),
-            source: Box::new(source),
-        })?;
         let collected = collect(scenario, spec, provenance, &outcome);
         Ok((collected, outcome))
     }

@@ -43,4 +43,17 @@ pub enum SupervisorError {
     NoScenarioNode { config: PathBuf },
     #[error("--scenario {}: no such file", .0.display())]
     NoScenarioFile(PathBuf),
+    /// An external stack's program is neither a file nor on `PATH`.
+    #[error("program {program:?} of the command template not found ({looked})")]
+    ProgramNotFound { program: String, looked: String },
+    /// A topic or service name of an external stack that is not absolute.
+    #[error("{flag} {name:?}: expected an absolute ROS name (/...)")]
+    BadName { flag: &'static str, name: String },
+    /// An external stack's command or reset template is malformed.
+    #[error("{flag} {template:?}: {error}")]
+    Template {
+        flag: &'static str,
+        template: String,
+        error: super::template::TemplateError,
+    },
 }

@@ -29,7 +29,9 @@ pub mod args;
 pub mod config;
 pub mod error;
 pub mod exe;
+pub mod external;
 mod supervise;
+pub mod template;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,6 +55,9 @@ pub const EXIT_ERROR: u8 = 2;
 pub const EXIT_INTERRUPTED: u8 = 130;
 /// Time between SIGTERM and SIGKILL at shutdown.
 pub const KILL_GRACE: Duration = Duration::from_secs(3);
+/// External stacks: time between SIGINT (what `ros2 launch` handles) and
+/// SIGTERM at shutdown.
+pub const INT_GRACE: Duration = Duration::from_secs(5);
 /// How long a node may take to print its ready marker.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::Stage;
 use super::{
     NodeSpec, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_PASS,
-    EXIT_VERDICT_FAIL, KILL_GRACE,
+    EXIT_VERDICT_FAIL, INT_GRACE, KILL_GRACE,
 };
 
 /// Lines of each child's output kept for the early-exit report.
@@ -26,30 +26,33 @@ extern "C" fn on_signal(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-struct Proc {
-    name: String,
-    child: Child,
-    exited: Option<std::process::ExitStatus>,
+pub(super) struct Proc {
+    pub(super) name: String,
+    pub(super) child: Child,
+    pub(super) exited: Option<std::process::ExitStatus>,
     /// A one-shot helper (kraken_scenario) whose exit is expected.
-    one_shot: bool,
+    pub(super) one_shot: bool,
     /// The last [`TAIL_LINES`] lines of its stdout and stderr.
-    tail: std::collections::VecDeque<String>,
+    pub(super) tail: std::collections::VecDeque<String>,
 }
 
 /// Owns every child; kills every process group on drop (also on panic).
-struct Supervisor {
-    procs: Vec<Proc>,
+pub(super) struct Supervisor {
+    pub(super) procs: Vec<Proc>,
     tx: mpsc::Sender<(usize, bool, String)>,
     rx: mpsc::Receiver<(usize, bool, String)>,
     quiet: bool,
     width: usize,
     /// The last state entered.
-    stage: Stage,
-    ready_timeout: Duration,
+    pub(super) stage: Stage,
+    pub(super) ready_timeout: Duration,
+    /// Shut down with SIGINT first (what `ros2 launch` expects), then
+    /// SIGTERM after [`INT_GRACE`], then SIGKILL after [`KILL_GRACE`].
+    interrupt_first: bool,
 }
 
 impl Supervisor {
-    fn spawn(
+    pub(super) fn spawn(
         &mut self,
         name: &str,
         exe: &Path,
@@ -110,7 +113,7 @@ impl Supervisor {
     }
 
     /// Echoes output for up to `wait` and returns the lines seen.
-    fn pump(&mut self, wait: Duration) -> Vec<(usize, String)> {
+    pub(super) fn pump(&mut self, wait: Duration) -> Vec<(usize, String)> {
         let mut seen = Vec::new();
         let deadline = Instant::now() + wait;
         loop {
@@ -151,7 +154,7 @@ impl Supervisor {
 
     /// Prints the last lines of child `i` on stderr (also with `--quiet`:
     /// they say why it failed), after draining what its readers still hold.
-    fn report_tail(&mut self, i: usize) {
+    pub(super) fn report_tail(&mut self, i: usize) {
         self.pump(Duration::from_millis(200));
         let p = &self.procs[i];
         eprintln!(
@@ -164,7 +167,9 @@ impl Supervisor {
         }
     }
 
-    fn shutdown(&mut self) {
+    /// Signals the process group of every child still running with `sig`
+    /// and waits up to `grace` for every child to exit.
+    fn signal_all(&mut self, sig: libc::c_int, grace: Duration) {
         let live: Vec<i32> = self
             .procs
             .iter_mut()
@@ -175,10 +180,10 @@ impl Supervisor {
             .collect();
         for pid in &live {
             // SAFETY: plain syscall; the group id is the child's pid (process_group(0)).
-            unsafe { libc::killpg(*pid, libc::SIGTERM) };
+            unsafe { libc::killpg(*pid, sig) };
         }
         let t0 = Instant::now();
-        while t0.elapsed() < KILL_GRACE
+        while t0.elapsed() < grace
             && self
                 .procs
                 .iter_mut()
@@ -186,6 +191,13 @@ impl Supervisor {
         {
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    pub(super) fn shutdown(&mut self) {
+        if self.interrupt_first {
+            self.signal_all(libc::SIGINT, INT_GRACE);
+        }
+        self.signal_all(libc::SIGTERM, KILL_GRACE);
         for p in &mut self.procs {
             // The group may hold grandchildren even after the leader exited.
             unsafe { libc::killpg(p.child.id() as i32, libc::SIGKILL) };
@@ -195,7 +207,7 @@ impl Supervisor {
 
     /// The children whose process group still has a member, as `name pid`,
     /// after waiting up to one second for the kernel to finish the kills.
-    fn leftover(&self) -> Vec<String> {
+    pub(super) fn leftover(&self) -> Vec<String> {
         let alive = || -> Vec<String> {
             self.procs
                 .iter()
@@ -238,6 +250,29 @@ pub(super) fn run(
     ready_timeout: Duration,
     quiet: bool,
 ) -> UpOutcome {
+    run_with(
+        quiet,
+        ready_timeout,
+        false,
+        |sup, t0| supervise(sup, plan, scenario, env, timeout, t0),
+        |_| Vec::new(),
+    )
+}
+
+/// The frame of a supervised run, shared by `breakbench up` and the
+/// external-stack runner ([`super::external`]): catches SIGINT and SIGTERM,
+/// runs `body` (which starts children on the [`Supervisor`] and returns the
+/// oracle's verdict or why there is none), then shuts every process group
+/// down (SIGINT first when `interrupt_first`), calls `reset` (which returns
+/// further leftover processes, `name pid`) and checks that no child's group
+/// is left.
+pub(super) fn run_with(
+    quiet: bool,
+    ready_timeout: Duration,
+    interrupt_first: bool,
+    body: impl FnOnce(&mut Supervisor, Instant) -> Result<VerdictLine, Fail>,
+    reset: impl FnOnce(&mut Supervisor) -> Vec<String>,
+) -> UpOutcome {
     INTERRUPTED.store(false, Ordering::SeqCst);
     // SAFETY: the handler only stores to an atomic (async-signal-safe).
     unsafe {
@@ -254,10 +289,12 @@ pub(super) fn run(
         width: 0,
         stage: Stage::Start,
         ready_timeout,
+        interrupt_first,
     };
-    let result = supervise(&mut sup, plan, scenario, env, timeout, t0);
+    let result = body(&mut sup, t0);
     sup.shutdown();
-    let leftover = sup.leftover();
+    let mut leftover = sup.leftover();
+    leftover.extend(reset(&mut sup));
     let stage = sup.stage;
     let wall_s = t0.elapsed().as_secs_f64();
     match result {
@@ -284,9 +321,12 @@ pub(super) fn run(
     }
 }
 
-type Fail = (u8, String);
+/// Why a run has no verdict: exit code and message.
+pub(super) type Fail = (u8, String);
 
-fn check_running(
+/// Fails the run when it was interrupted, passed `timeout` since `t0`, or
+/// a child other than `except` and the one-shot helpers exited.
+pub(super) fn check_running(
     sup: &mut Supervisor,
     t0: Instant,
     timeout: Duration,
@@ -320,6 +360,46 @@ fn check_running(
     Ok(())
 }
 
+/// State `arm`: runs the kraken scenario `file` with `kraken_scenario`
+/// (`sexe`; the injector's real `set_fault` service) to completion.
+///
+/// # Errors
+/// The scenario failed (its output tail is printed), the run timed out or
+/// another child exited.
+pub(super) fn arm(
+    sup: &mut Supervisor,
+    sexe: &Path,
+    file: &Path,
+    env: &BTreeMap<String, String>,
+    t0: Instant,
+    timeout: Duration,
+) -> Result<(), Fail> {
+    let a = vec![
+        file.display().to_string(),
+        "--ros-args".into(),
+        "-p".into(),
+        "timeout_s:=20.0".into(),
+    ];
+    let idx = sup
+        .spawn("kraken_scenario", sexe, &a, env)
+        .map_err(|e| (EXIT_ERROR, e.to_string()))?;
+    sup.procs[idx].one_shot = true;
+    loop {
+        sup.pump(Duration::from_millis(50));
+        check_running(sup, t0, timeout, Some(idx))?;
+        if let Some(s) = sup.procs[idx].exited {
+            if !s.success() {
+                sup.report_tail(idx);
+                return Err((
+                    EXIT_ERROR,
+                    format!("kraken_scenario {} failed ({s})", file.display()),
+                ));
+            }
+            return Ok(());
+        }
+    }
+}
+
 fn supervise(
     sup: &mut Supervisor,
     plan: &[(NodeSpec, PathBuf, Vec<String>)],
@@ -335,29 +415,8 @@ fn supervise(
     for (node, exe, args) in plan {
         if node.after_scenario && !scenario_done {
             let (sexe, file) = scenario.expect("not done means given");
-            let a = vec![
-                file.display().to_string(),
-                "--ros-args".into(),
-                "-p".into(),
-                "timeout_s:=20.0".into(),
-            ];
             sup.stage = Stage::Arm;
-            let idx = sup.spawn("kraken_scenario", sexe, &a, env).map_err(err)?;
-            sup.procs[idx].one_shot = true;
-            loop {
-                sup.pump(Duration::from_millis(50));
-                check_running(sup, t0, timeout, Some(idx))?;
-                if let Some(s) = sup.procs[idx].exited {
-                    if !s.success() {
-                        sup.report_tail(idx);
-                        return Err((
-                            EXIT_ERROR,
-                            format!("kraken_scenario {} failed ({s})", file.display()),
-                        ));
-                    }
-                    break;
-                }
-            }
+            arm(sup, sexe, file, env, t0, timeout)?;
             scenario_done = true;
         }
         let mut node_env = env.clone();

@@ -30,7 +30,11 @@
 //! Start: the bridge prints `ready` once its entities exist, then waits (up
 //! to `start_timeout_s` wall) until `/oracle/odom`, `/scan` and `/odom` each
 //! have a subscriber (and, in lock-step, `/cmd_vel` a publisher), pauses
-//! `start_settle_s`, and starts stepping at sim time 0.
+//! `start_settle_s`, and starts stepping at sim time 0. With `start_service:
+//! true` it also waits (same deadline) for a call of its `~/start` service
+//! (std_srvs/Trigger, `/sim_bridge/start` by default): the campaign's
+//! external-stack executor arms the run's faults first, then calls it, so
+//! the first message of the run already goes through the faults.
 //!
 //! Parameters: see the crate README ("Node"). Environment: `ROS_DOMAIN_ID`,
 //! `RMW_IMPLEMENTATION`, `RUST_LOG`.
@@ -42,7 +46,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{qos, to_stamp, RosArgs, RosEnv, RosNode, Shutdown};
+use breakbench_ros::{qos, to_stamp, Msg, RosArgs, RosEnv, RosNode, Shutdown, TriggerSrv};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
@@ -52,7 +56,7 @@ use breakbench_world::World;
 use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
-    TransformStamped, Twist, TwistStamped, Vector3,
+    TransformStamped, TriggerResponse, Twist, TwistStamped, Vector3,
 };
 
 const NODE_NAME: &str = "sim_bridge";
@@ -94,6 +98,8 @@ struct Params {
     wheel_period_ns: u64,
     start_timeout: Duration,
     start_settle: Duration,
+    /// Serve `~/start` and wait for its call before stepping.
+    start_service: bool,
     stop_at: Option<Duration>,
 }
 
@@ -144,6 +150,7 @@ impl Params {
             wheel_period_ns: period_ns(args, "wheel_rate_hz", 50.0, step_ns)?,
             start_timeout: Duration::from_secs_f64(positive(args, "start_timeout_s", 20.0)?),
             start_settle: Duration::from_secs_f64(non_negative(args, "start_settle_s", 0.5)?),
+            start_service: args.param_bool("start_service", false)?,
             stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
         })
     }
@@ -323,6 +330,12 @@ fn run() -> Result<()> {
     } else {
         CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
     };
+    let start_srv = if p.start_service {
+        Some(node.server::<TriggerSrv>("~/start")?)
+    } else {
+        None
+    };
+    let mut start_called = start_srv.is_none();
     let _spinner = node.spawn_spinner()?;
     // Once: transient local keeps it for every later subscriber.
     publish(&pubs.tf_static, "/tf_static", static_sensor_tf());
@@ -352,6 +365,7 @@ fn run() -> Result<()> {
         .into_iter()
         .filter(|(_, matched)| !matched)
         .map(|(t, _)| t)
+        .chain((!start_called).then_some("a call of ~/start (start_service: true)"))
         .chain(
             (lockstep
                 && !match &cmd {
@@ -363,6 +377,18 @@ fn run() -> Result<()> {
         .collect();
         if missing.is_empty() {
             break;
+        }
+        if let Some(srv) = &start_srv {
+            while let Ok(Some((id, _))) = srv.receive_request() {
+                start_called = true;
+                let resp = TriggerResponse {
+                    success: true,
+                    message: "stepping from sim time 0 once the graph has matched".into(),
+                };
+                if let Err(e) = srv.send_response(id, Msg(resp)) {
+                    tracing::warn!("~/start: response not sent: {e:?}");
+                }
+            }
         }
         if shutdown.is_requested() {
             tracing::info!("stopped while waiting for peers on {missing:?}");

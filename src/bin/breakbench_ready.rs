@@ -1,0 +1,229 @@
+//! `breakbench_ready`: the readiness probe of an external stack
+//! (`breakbench campaign --graph-cmd`), a one-shot ROS 2 helper the
+//! campaign runs on the stack's `ROS_DOMAIN_ID`.
+//!
+//! ```text
+//! breakbench_ready [--topic /x]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
+//! ```
+//!
+//! Checks, in this order, each within `--timeout-s` (wall seconds, default
+//! 30, counted from the probe's start):
+//! 1. every `--topic` has at least one publisher (a discovered DDS writer on
+//!    the topic, any type; names are absolute ROS names);
+//! 2. `--call-trigger`: the std_srvs/Trigger service is found, called once
+//!    and answers `success: true` (a lock-step plant's start gate, e.g.
+//!    `/sim_bridge/start`);
+//! 3. `--clock-advancing`: two `/clock` (rosgraph_msgs/Clock) messages with
+//!    increasing times are received.
+//!
+//! Prints `ready: <check> after <s> s` per check on stdout. Exit code: 0
+//! when every check passed; 1 when one missed its deadline or the service
+//! answered `success: false` (`not ready: ...` on stderr); 2 for bad
+//! arguments. Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, TriggerSrv};
+use kraken_interfaces::ros::{Clock, TriggerRequest};
+
+/// The probe's arguments.
+struct Probe {
+    topics: Vec<String>,
+    trigger: Option<String>,
+    clock: bool,
+    timeout: Duration,
+}
+
+const USAGE: &str = "usage: breakbench_ready [--topic /x]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
+
+fn parse(rest: &[String]) -> Result<Probe, String> {
+    let mut p = Probe {
+        topics: Vec::new(),
+        trigger: None,
+        clock: false,
+        timeout: Duration::from_secs(30),
+    };
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        let mut value = |flag: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value; {USAGE}"))
+        };
+        let absolute = |flag: &str, v: String| {
+            if v.starts_with('/') {
+                Ok(v)
+            } else {
+                Err(format!(
+                    "{flag} {v:?}: expected an absolute ROS name (/...)"
+                ))
+            }
+        };
+        match a.as_str() {
+            "--topic" => {
+                let v = value("--topic")?;
+                p.topics.push(absolute("--topic", v)?);
+            }
+            "--call-trigger" => {
+                let v = value("--call-trigger")?;
+                p.trigger = Some(absolute("--call-trigger", v)?);
+            }
+            "--clock-advancing" => p.clock = true,
+            "--timeout-s" => {
+                let v = value("--timeout-s")?;
+                let s: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--timeout-s {v:?}: not a number"))?;
+                if !(s.is_finite() && s > 0.0 && s <= 3600.0) {
+                    return Err(format!("--timeout-s {s}: must be in (0, 3600] s"));
+                }
+                p.timeout = Duration::from_secs_f64(s);
+            }
+            other => return Err(format!("unknown argument {other:?}; {USAGE}")),
+        }
+    }
+    Ok(p)
+}
+
+fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        "breakbench_ready",
+        "readiness probe of an external stack: topics with a publisher, a start service (std_srvs/Trigger), /clock advancing",
+        "README.md (Graph campaigns: an external stack)",
+    );
+    breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
+    let (args, rest) = match RosArgs::parse(std::env::args().skip(1), "breakbench_ready") {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("breakbench_ready: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let probe = match parse(&rest) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("breakbench_ready: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args, &probe) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("breakbench_ready: not ready: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -> Option<T> {
+    futures::pin_mut!(f);
+    match futures::future::select(f, Box::pin(smol::Timer::after(d))).await {
+        futures::future::Either::Left((v, _)) => Some(v),
+        futures::future::Either::Right(_) => None,
+    }
+}
+
+fn run(args: RosArgs, p: &Probe) -> Result<()> {
+    let t0 = Instant::now();
+    let env = RosEnv::from_env()?;
+    let mut node = RosNode::new(env, args)?;
+    let trigger = match &p.trigger {
+        Some(s) => Some((s.clone(), node.client::<TriggerSrv>(s)?)),
+        None => None,
+    };
+    let clock = if p.clock {
+        Some(node.subscription::<Clock>("/clock", qos::clock())?)
+    } else {
+        None
+    };
+    let _spinner = node.spawn_spinner()?;
+    let left = || p.timeout.saturating_sub(t0.elapsed());
+    let done = |what: &str| println!("ready: {what} after {:.2} s", t0.elapsed().as_secs_f64());
+
+    // 1. Topics with a publisher.
+    let mut waiting: Vec<&String> = p.topics.iter().collect();
+    loop {
+        waiting.retain(|t| {
+            let found = node.node.publisher_count(t) > 0;
+            if found {
+                done(&format!("{t} has a publisher"));
+            }
+            !found
+        });
+        if waiting.is_empty() {
+            break;
+        }
+        if left().is_zero() {
+            bail!(
+                "no publisher on {} within {:.1} s (ROS_DOMAIN_ID {})",
+                waiting
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                p.timeout.as_secs_f64(),
+                env.domain_id
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    smol::block_on(async {
+        // 2. The start gate.
+        if let Some((name, client)) = &trigger {
+            let found = with_timeout(left(), async {
+                while !node.service_ready(client) {
+                    smol::Timer::after(Duration::from_millis(20)).await;
+                }
+            })
+            .await;
+            if found.is_none() {
+                bail!(
+                    "service {name} not found within {:.1} s",
+                    p.timeout.as_secs_f64()
+                );
+            }
+            match with_timeout(
+                left(),
+                client.async_call_service(Msg(TriggerRequest::default())),
+            )
+            .await
+            {
+                Some(Ok(Msg(r))) if r.success => done(&format!("{name} answered {:?}", r.message)),
+                Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+                Some(Err(e)) => bail!("{name}: call failed: {e}"),
+                None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
+            }
+        }
+        // 3. /clock advancing.
+        if let Some(sub) = &clock {
+            let advanced = with_timeout(left(), async {
+                let mut first = None;
+                loop {
+                    if let Ok((c, _)) = sub.async_take().await {
+                        let t = (c.clock.sec, c.clock.nanosec);
+                        match first {
+                            None => first = Some(t),
+                            Some(f) if t > f => return (f, t),
+                            Some(_) => {}
+                        }
+                    }
+                }
+            })
+            .await;
+            match advanced {
+                Some((a, b)) => done(&format!(
+                    "/clock advancing ({}.{:09} s -> {}.{:09} s)",
+                    a.0, a.1, b.0, b.1
+                )),
+                None => bail!(
+                    "/clock did not advance within {:.1} s",
+                    p.timeout.as_secs_f64()
+                ),
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,151 @@
+//! Set-up shared by the graph-campaign tests (`tests/graph_campaign.rs`,
+//! `tests/external_stack.rs`): paths, the node binaries, a campaign run
+//! inside the loopback-only network namespace, and readers of its outputs.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use breakbench::campaign::manifest::Manifest;
+use serde_json::Value;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Directory of the binaries of this test's profile (`target/<profile>`).
+pub fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf()
+}
+
+pub fn build_nodes() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let release = bin_dir().file_name().is_some_and(|n| n == "release");
+        let mut c = Command::new(cargo);
+        c.current_dir(root()).args([
+            "build",
+            "--offline",
+            "--bins",
+            "-p",
+            "breakbench",
+            "-p",
+            "breakbench_sim_bridge",
+            "-p",
+            "breakbench_oracle",
+            "-p",
+            "kraken_faults",
+        ]);
+        if release {
+            c.arg("--release");
+        }
+        let st = c.status().expect("running cargo build");
+        assert!(st.success(), "cargo build of the node binaries failed");
+    });
+}
+
+pub fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bb_graph_{}_{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `breakbench campaign <args>` inside the network namespace with
+/// `BREAKBENCH_BIN_DIR=bin`; returns (exit code, combined output). Killed
+/// after `limit`.
+pub fn campaign(args: &[String], bin: &Path, log: &Path, limit: Duration) -> (i32, String) {
+    build_nodes();
+    let f = std::fs::File::create(log).unwrap();
+    let mut child = Command::new(root().join("scripts/netns.sh"))
+        .arg(env!("CARGO_BIN_EXE_breakbench"))
+        .arg("campaign")
+        .args(args)
+        .env("BREAKBENCH_BIN_DIR", bin)
+        .env_remove("ROS_DOMAIN_ID")
+        .stdin(Stdio::null())
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .spawn()
+        .expect("scripts/netns.sh breakbench campaign");
+    let t0 = Instant::now();
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code().unwrap_or(-1);
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "breakbench campaign did not finish in {limit:?}; log: {}",
+                log.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    eprintln!(
+        "breakbench campaign: exit {code} after {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    (code, text)
+}
+
+pub fn manifests(out: &Path) -> Vec<Manifest> {
+    let mut v: Vec<Manifest> = std::fs::read_dir(out.join("manifests"))
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap();
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect();
+    v.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    v
+}
+
+/// summary.json's cells as (cell, n, k_safety, k_mission); read as JSON
+/// values (a cell with n = 0 has p̂ = null).
+pub fn cells(out: &Path) -> Vec<(String, u64, u64, u64)> {
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    v["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .map(|c| {
+            let key = format!("latency_s={} odom_bias={}", c["latency_s"], c["odom_bias"]);
+            let u = |x: &Value| x.as_u64().unwrap_or_else(|| panic!("count in {c}"));
+            (key, u(&c["n"]), u(&c["safety"]["k"]), u(&c["mission"]["k"]))
+        })
+        .collect()
+}
+
+/// Pids of the processes the supervisor started (`[up] started <name> pid <pid>`).
+pub fn started_pids(log: &str) -> Vec<(String, i32)> {
+    log.lines()
+        .filter_map(|l| {
+            let rest = l.split("[up] started ").nth(1)?;
+            let mut w = rest.split_whitespace();
+            let name = w.next()?.to_string();
+            (w.next()? == "pid").then_some(())?;
+            Some((name, w.next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+pub fn alive(pid: i32) -> bool {
+    // A zombie is not a running process; anything else in /proc is.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(s) => !s
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}

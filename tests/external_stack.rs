@@ -1,0 +1,306 @@
+//! External stacks: `breakbench campaign <scenario> --graph-cmd '<command
+//! template>'` runs each run on a graph the campaign does not know, started
+//! from a command with placeholders, with readiness conditions.
+//!
+//! * parity: our own corridor graph started as an "external stack" (the
+//!   command template is `breakbench up launch/corridor.graph.yaml
+//!   --domain-id {domain_id} --set oracle.run_id={run_id} ...`, what a
+//!   user's `ros2 launch` would be; sim_bridge holds its clock until the
+//!   start gate `/sim_bridge/start` is called after arming) gives the
+//!   in-process verdict per run and the same k per cell on
+//!   `tests/graph/one_cell.yaml` (1 grid run, 3 nominal runs);
+//! * a stack whose readiness topic never gets a publisher gives `invalid`
+//!   runs in state `start`, stopped with SIGINT, and leaves no process;
+//! * a stack that leaves a process outside its process group (setsid) gives
+//!   `invalid` runs in state `reset`, and that process is killed;
+//! * an unknown placeholder is refused before anything runs.
+//!
+//! Every DDS packet stays in a loopback-only network namespace
+//! (`scripts/netns.sh`); this file's graphs use `ROS_DOMAIN_ID` 180..=189.
+//! The `ros2 launch breakbench corridor.launch.py` variant runs in
+//! `scripts/ros2cli_test.sh` (it needs the real launch system).
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use breakbench::campaign::manifest::RunKind;
+use breakbench::campaign::runner::{run_campaign, CampaignOptions};
+use breakbench::campaign::{Budget, Scenario};
+use common::{alive, bin_dir, campaign, cells, manifests, root, started_pids, tmp};
+
+/// The campaign's arguments for `--graph-cmd` with `extra` after them.
+fn args(scenario: &str, out: &std::path::Path, cmd: &str, extra: &[&str]) -> Vec<String> {
+    let mut a = vec![
+        root().join(scenario).display().to_string(),
+        "--out".into(),
+        out.display().to_string(),
+        "--graph-cmd".into(),
+        cmd.into(),
+        "--quiet".into(),
+    ];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
+#[test]
+fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
+    let scen = "tests/graph/one_cell.yaml";
+    let s = Scenario::load(&root().join(scen)).unwrap();
+    let inproc = tmp("ext_inproc");
+    run_campaign(
+        &s,
+        &CampaignOptions {
+            out: inproc.clone(),
+            jobs: 2,
+            progress: false,
+            budget: Budget::default(),
+        },
+    )
+    .unwrap();
+
+    let out = tmp("ext_graph");
+    let log = tmp("ext_graph_log").join("campaign.log");
+    let cmd = format!(
+        "{} up {} --domain-id {{domain_id}} --timeout-s 600 \
+         --set sim_bridge.real_time_factor=0 --set sim_bridge.start_service=true \
+         --set sim_bridge.start_timeout_s=120 --set sim_bridge.seed={{seed}} \
+         --set oracle.seed={{seed}} --set oracle.run_id={{run_id}} --set oracle.manifest_dir={{out}}",
+        env!("CARGO_BIN_EXE_breakbench"),
+        root().join("launch/corridor.graph.yaml").display()
+    );
+    let (code, text) = campaign(
+        &args(
+            scen,
+            &out,
+            &cmd,
+            &[
+                "--ready-topic",
+                "/fault_injector/status",
+                "--ready-topic",
+                "/oracle/odom",
+                "--start-service",
+                "/sim_bridge/start",
+                "--graph-domain-base",
+                "180",
+            ],
+        ),
+        &bin_dir(),
+        &log,
+        Duration::from_secs(900),
+    );
+    assert_eq!(code, 0, "external-stack campaign failed; log:\n{text}");
+    let g = manifests(&out);
+    let p = manifests(&inproc);
+    assert_eq!(
+        g.iter().map(|m| &m.run_id).collect::<Vec<_>>(),
+        p.iter().map(|m| &m.run_id).collect::<Vec<_>>()
+    );
+    let mut diffs = Vec::new();
+    for (gm, pm) in g.iter().zip(&p) {
+        let rec = gm.graph.as_ref().expect("graph record");
+        assert_eq!(
+            rec.invalid_reason, None,
+            "{}: invalid (state {})",
+            gm.run_id, rec.state_reached
+        );
+        assert_eq!(rec.state_reached, "done");
+        assert_eq!(rec.domain_id, 180);
+        assert_eq!((gm.seed, &gm.cell), (pm.seed, &pm.cell));
+        if gm.kind == RunKind::Grid {
+            assert_eq!(gm.faults.len(), 1, "{}", gm.run_id);
+            assert!(gm.faults[0].first_applied_s.is_some());
+            assert_eq!(gm.faults[0].requested, pm.faults[0].requested);
+        } else {
+            assert!(gm.faults.is_empty(), "{}", gm.run_id);
+        }
+        let line = format!(
+            "{:32} external: safety_violation={} mission_failure={} | in-process: safety_violation={} mission_failure={} | wall {:.1} s rtf {:.2}",
+            gm.run_id,
+            gm.verdict.safety_violation(),
+            gm.verdict.mission_failure(),
+            pm.verdict.safety_violation(),
+            pm.verdict.mission_failure(),
+            rec.wall_time_s,
+            rec.rtf_achieved
+        );
+        eprintln!("{line}");
+        if gm.verdict.safety_violation() != pm.verdict.safety_violation()
+            || gm.verdict.mission_failure() != pm.verdict.mission_failure()
+        {
+            diffs.push(line);
+        }
+    }
+    let (gs, ps) = (cells(&out), cells(&inproc));
+    eprintln!("cells external {gs:?} / in-process {ps:?}");
+    assert_eq!(gs, ps, "k per cell differs");
+    assert!(diffs.is_empty(), "verdicts differ:\n{}", diffs.join("\n"));
+    // Every process the campaign started is gone.
+    let started = started_pids(&text);
+    assert!(started.iter().any(|(n, _)| n == "stack"), "{started:?}");
+    for (name, pid) in started {
+        assert!(!alive(pid), "{name} pid {pid} left running");
+    }
+}
+
+/// Writes an executable `sh` script into `dir`.
+fn script(dir: &std::path::Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.display().to_string()
+}
+
+fn pids(file: &std::path::Path) -> Vec<i32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_never_ready_stack_is_invalid_in_start_is_interrupted_and_leaves_nothing() {
+    let t = tmp("ext_never_ready");
+    let (pid_file, int_file) = (t.join("pids"), t.join("sigint"));
+    // Records its pid, and SIGINT when it gets one; never publishes anything.
+    let stack = script(
+        &t,
+        "stack.sh",
+        &format!(
+            "echo $$ >> {}\ntrap 'echo \"$1\" >> {}; exit 0' INT\nwhile true; do sleep 0.1; done\n",
+            pid_file.display(),
+            int_file.display()
+        ),
+    );
+    let out = t.join("out");
+    let log = t.join("campaign.log");
+    let (code, text) = campaign(
+        &args(
+            "tests/graph/one_cell.yaml",
+            &out,
+            &format!("{stack} {{run_id}}"),
+            &[
+                "--ready-topic",
+                "/never/published",
+                "--ready-timeout-s",
+                "2",
+                "--graph-domain-base",
+                "185",
+            ],
+        ),
+        &bin_dir(),
+        &log,
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, 1, "log:\n{text}");
+    assert!(text.contains("graph: 4 run(s) invalid"), "log:\n{text}");
+    let ms = manifests(&out);
+    assert_eq!(ms.len(), 4);
+    for m in &ms {
+        let g = m.graph.as_ref().expect("graph record");
+        assert_eq!(g.state_reached, "start", "{}", m.run_id);
+        let why = g.invalid_reason.as_deref().unwrap_or("");
+        assert!(
+            why.contains("not ready: no publisher on /never/published within 2.0 s"),
+            "{}: {why}",
+            m.run_id
+        );
+        assert!(g.wall_time_s < 20.0, "{}: {} s", m.run_id, g.wall_time_s);
+    }
+    assert!(cells(&out).iter().all(|c| c.1 == 0), "invalid runs counted");
+    // Stopped with SIGINT (run id passed through the template), one stack per run.
+    let mut ints: Vec<String> = std::fs::read_to_string(&int_file)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    ints.sort();
+    let mut ids: Vec<String> = ms.iter().map(|m| m.run_id.clone()).collect();
+    ids.sort();
+    assert_eq!(ints, ids, "each run's stack got SIGINT");
+    let script_pids = pids(&pid_file);
+    assert_eq!(script_pids.len(), 4);
+    let started = started_pids(&text);
+    assert_eq!(started.len(), 4 * 2, "stack and probe per run: {started:?}");
+    for (name, pid) in started
+        .into_iter()
+        .chain(script_pids.into_iter().map(|p| ("script".into(), p)))
+    {
+        assert!(!alive(pid), "{name} pid {pid} left running");
+    }
+}
+
+#[test]
+fn a_process_left_outside_the_group_is_killed_and_makes_the_run_invalid_in_reset() {
+    let t = tmp("ext_escapee");
+    let pid_file = t.join("escaped");
+    // Starts a process in a session of its own (not in the stack's group).
+    let stack = script(
+        &t,
+        "stack.sh",
+        &format!(
+            "setsid sleep 600 &\necho $! >> {}\nexec sleep 600\n",
+            pid_file.display()
+        ),
+    );
+    let out = t.join("out");
+    let (code, text) = campaign(
+        &args(
+            "tests/graph/one_cell.yaml",
+            &out,
+            &stack,
+            &[
+                "--ready-topic",
+                "/never/published",
+                "--ready-timeout-s",
+                "1",
+                "--graph-domain-base",
+                "186",
+            ],
+        ),
+        &bin_dir(),
+        &t.join("campaign.log"),
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, 1, "log:\n{text}");
+    for m in manifests(&out) {
+        let g = m.graph.as_ref().expect("graph record");
+        assert_eq!(g.state_reached, "reset", "{}", m.run_id);
+        let why = g.invalid_reason.as_deref().unwrap_or("");
+        assert!(
+            why.contains("processes left after the shutdown: sleep")
+                && why.contains("(outside the stack's process group)"),
+            "{}: {why}",
+            m.run_id
+        );
+    }
+    let escaped = pids(&pid_file);
+    assert_eq!(escaped.len(), 4);
+    for pid in escaped {
+        assert!(!alive(pid), "escaped sleep {pid} left running");
+    }
+}
+
+/// An unknown placeholder is an error naming it (exit 2) before anything
+/// runs or is written.
+#[test]
+fn an_unknown_placeholder_is_refused_before_anything_runs() {
+    let out = tmp("ext_bad_template");
+    let o = Command::new(env!("CARGO_BIN_EXE_breakbench"))
+        .current_dir(root())
+        .args(["campaign", "tests/graph/one_cell.yaml", "--graph-cmd"])
+        .arg("ros2 launch breakbench corridor.launch.py seed:={sed}")
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .expect("breakbench runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown placeholder {sed}"), "{err}");
+    assert!(err.contains("--graph-cmd"), "{err}");
+    assert!(!out.join("manifests").exists());
+}
