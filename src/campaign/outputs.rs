@@ -116,7 +116,7 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
         );
         let mut failure = None;
         let self_test = (m.kind == RunKind::Test)
-            .then(|| m.judgement.test.as_ref())
+            .then_some(m.judgement.test.as_ref())
             .flatten()
             .and_then(|i| file.tests.iter().find(|t| t.name == i.test))
             .and_then(|t| t.self_test.as_ref());
