@@ -373,11 +373,26 @@ fn real_main() -> Result<ExitCode> {
             // Resilience tests: a failing robot is a result (exit 0), so
             // say it here rather than only in junit.xml and the report.
             for t in &sm.tests {
+                // Only the classes that occurred: a healthy run's line does
+                // not read "error 0" to a log scanner.
                 let c = |k: &breakbench::campaign::summary::ClassCounts| {
-                    format!(
-                        "pass {}, fail {}, invalid {}, unsupported {}, precondition_failed {}, error {}",
-                        k.pass, k.fail, k.invalid, k.unsupported, k.precondition_failed, k.error
-                    )
+                    let parts: Vec<String> = [
+                        ("pass", k.pass),
+                        ("fail", k.fail),
+                        ("invalid", k.invalid),
+                        ("unsupported", k.unsupported),
+                        ("precondition_failed", k.precondition_failed),
+                        ("harness error", k.error),
+                    ]
+                    .into_iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(name, n)| format!("{name} {n}"))
+                    .collect();
+                    if parts.is_empty() {
+                        "none".to_string()
+                    } else {
+                        parts.join(", ")
+                    }
                 };
                 let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
                     format!(

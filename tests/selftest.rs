@@ -104,7 +104,7 @@ fn every_negative_test_gets_its_declared_class() {
             .count(),
         6
     );
-    assert!(junit.contains("name=\"self_test_disabled_injector\" time=\"0.000000\"><system-out>every fault run invalid: 2/2 met</system-out>"), "{junit}");
+    assert!(junit.contains("name=\"self_test_disabled_injector\" time=\"0.000000\"><system-out>every fault run invalid, for the reason &apos;the injector was disabled&apos;, with scan_never_stale, mission_completes satisfied, the injector disabled: 2/2 met</system-out>"), "{junit}");
     // the disabled injector changed nothing: its runs' trajectories are
     // their baselines' (same seed), bit for bit
     let m = |id: &str| -> serde_json::Value {
@@ -193,7 +193,7 @@ fn a_self_test_that_gets_another_class_fails_the_campaign() {
     );
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
     assert!(
-        junit.contains("<failure message=\"self-test: every fault run invalid: 0/2 met\"/>")
+        junit.contains("<failure message=\"self-test: every fault run invalid, for the reason &apos;the injector was disabled&apos;, with scan_never_stale, mission_completes satisfied: 0/2 met\"/>")
             && junit.contains("<failure message=\"self-test: expected invalid, got fail"),
         "{junit}"
     );

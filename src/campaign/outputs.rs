@@ -208,12 +208,7 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
     for t in &summary.tests {
         let Some(st) = &t.self_test else { continue };
         self_tests += 1;
-        let what = format!(
-            "every fault run {}: {}/{} met",
-            st.expect_class.name(),
-            st.met,
-            st.runs
-        );
+        let what = format!("{}: {}/{} met", st.declaration, st.met, st.runs);
         let outcome = (!st.passed).then(|| Outcome::Failure(format!("self-test: {what}")));
         case(
             "breakbench.checks",
