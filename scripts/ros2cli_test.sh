@@ -168,7 +168,7 @@ t3=$(date +%s)
 set +e
 timeout 150 "$BB" campaign "$ROOT/tests/graph/one_cell.yaml" --out "$RUN/ext_campaign" --shard 0/4 --quiet \
   --graph-cmd 'ros2 launch breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out} real_time_factor:=0 start_service:=true' \
-  --ready-topic /fault_injector/status --ready-topic /oracle/odom --start-service /sim_bridge/start \
+  --ready-topic /oracle/odom --ready-message /fault_injector/status --start-service /sim_bridge/start \
   --graph-domain-base "$ext_domain" >ext_campaign.log 2>&1
 ec=$?
 "$BB" campaign "$ROOT/tests/graph/one_cell.yaml" --out "$RUN/ext_inproc" --shard 0/4 --quiet >ext_inproc.log 2>&1

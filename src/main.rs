@@ -82,6 +82,10 @@ enum Command {
         /// (repeatable; must not need the clock, e.g. /fault_injector/status)
         #[arg(long, value_name = "TOPIC", requires = "graph_cmd")]
         ready_topic: Vec<String>,
+        /// External stack: a topic on which a message must arrive before the run is armed
+        /// (repeatable; any message type; must not need the clock, e.g. /fault_injector/status)
+        #[arg(long, value_name = "TOPIC", requires = "graph_cmd")]
+        ready_message: Vec<String>,
         /// External stack: std_srvs/Trigger service called after arming that starts the
         /// stack's clock (e.g. /sim_bridge/start); without it the clock runs while arming
         #[arg(long, value_name = "SERVICE", requires = "graph_cmd")]
@@ -240,6 +244,7 @@ fn real_main() -> Result<ExitCode> {
             graph,
             graph_cmd,
             ready_topic,
+            ready_message,
             start_service,
             no_ready_clock,
             reset_cmd,
@@ -295,13 +300,16 @@ fn real_main() -> Result<ExitCode> {
                     share_dir: None,
                     sets: graph_sets,
                 }),
-                (None, Some(cmd)) => Some(GraphSource::External(ExternalStack::new(
-                    cmd,
-                    ready_topic,
-                    start_service,
-                    !no_ready_clock,
-                    reset_cmd.as_deref(),
-                )?)),
+                (None, Some(cmd)) => Some(GraphSource::External(
+                    ExternalStack::new(
+                        cmd,
+                        ready_topic,
+                        start_service,
+                        !no_ready_clock,
+                        reset_cmd.as_deref(),
+                    )?
+                    .with_ready_messages(ready_message)?,
+                )),
                 (None, None) => None,
             };
             let executor: Box<dyn Executor> = match source {

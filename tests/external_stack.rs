@@ -14,6 +14,7 @@
 //! * a stack that leaves a process outside its process group (setsid) gives
 //!   `invalid` runs in state `reset`, and that process is killed;
 //! * an unknown placeholder is refused before anything runs.
+//! * readiness by message: an advertised but silent topic is not ready.
 //!
 //! Every DDS packet stays in a loopback-only network namespace
 //! (`scripts/netns.sh`); this file's graphs use `ROS_DOMAIN_ID` 180..=189.
@@ -80,6 +81,10 @@ fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
                 "/fault_injector/status",
                 "--ready-topic",
                 "/oracle/odom",
+                // The injector publishes its status on a wall timer from
+                // start-up: it must deliver one before the run is armed.
+                "--ready-message",
+                "/fault_injector/status",
                 "--start-service",
                 "/sim_bridge/start",
                 "--graph-domain-base",
@@ -303,4 +308,56 @@ fn an_unknown_placeholder_is_refused_before_anything_runs() {
     assert!(err.contains("unknown placeholder {sed}"), "{err}");
     assert!(err.contains("--graph-cmd"), "{err}");
     assert!(!out.join("manifests").exists());
+}
+
+/// Readiness by message (`--ready-message`, the probe's `--message`): a
+/// topic that is advertised but silent is not ready. sim_bridge with its
+/// start gate (`start_service: true`, lock-step) advertises `/clock` and
+/// publishes nothing until `/sim_bridge/start` is called; a topic nobody
+/// advertises is reported as such.
+#[test]
+fn an_advertised_but_silent_topic_is_not_ready() {
+    common::build_nodes();
+    let bin = bin_dir();
+    let script = format!(
+        "export ROS_DOMAIN_ID=188\n\
+         {bin}/sim_bridge --ros-args -p start_service:=true -p real_time_factor:=0.0 >/dev/null 2>&1 &\n\
+         sb=$!\n\
+         {bin}/breakbench_ready --topic /clock --message /clock --timeout-s 4; echo \"rc=$?\"\n\
+         {bin}/breakbench_ready --message /never/advertised --timeout-s 1; echo \"rc=$?\"\n\
+         kill -INT $sb; wait $sb; echo \"bridge=$?\"\n",
+        bin = bin.display()
+    );
+    let out = Command::new(root().join("scripts/netns.sh"))
+        .args(["bash", "-c", &script])
+        .current_dir(root())
+        .output()
+        .expect("scripts/netns.sh bash");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("ready: /clock has a publisher"),
+        "the publisher check passes:\n{text}"
+    );
+    assert!(
+        text.contains(
+            "not ready: /clock (rosgraph_msgs/msg/Clock) has a publisher but delivered no message within 4.0 s"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "not ready: no publisher of a ROS 2 message type on /never/advertised within 1.0 s"
+        ),
+        "{text}"
+    );
+    let rcs: Vec<&str> = text.lines().filter(|l| l.starts_with("rc=")).collect();
+    assert_eq!(rcs, ["rc=1", "rc=1"], "{text}");
+    assert!(
+        text.contains("bridge=0"),
+        "sim_bridge exits 0 on SIGINT:\n{text}"
+    );
 }

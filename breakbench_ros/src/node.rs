@@ -125,6 +125,47 @@ impl RosNode {
             .map_err(dds("subscription"))
     }
 
+    /// The ROS type of the publishers discovered on `topic` (absolute ROS
+    /// name), as `(package, type)` from the DDS type name
+    /// `<pkg>::msg::dds_::<Type>_`; `None` while no publisher was
+    /// discovered or when its DDS type name is not a ROS 2 message type.
+    pub fn discovered_type(&self, topic: &str) -> Option<(String, String)> {
+        // The node only matters for relative names; `self.name` expanded those.
+        let node = NodeName::new("/", "breakbench").ok()?;
+        let dds_name = self.name(topic).ok()?.to_dds_name("rt", &node, "");
+        self._context
+            .domain_participant()
+            .discovered_writers()
+            .iter()
+            .filter(|w| w.publication_topic_data.topic_name == dds_name)
+            .find_map(|w| ros_type_of_dds(&w.publication_topic_data.type_name))
+    }
+
+    /// A subscription to `topic` of the ROS type `(package, type)` whose
+    /// messages are not decoded: each sample arrives as `()` with its
+    /// [`ros2_client::MessageInfo`] (take it with
+    /// [`Subscription::take_seed`] / `async_stream_seed` and [`Undecoded`]).
+    /// For a readiness check on a topic of any type.
+    pub fn undecoded_subscription(
+        &mut self,
+        topic: &str,
+        ros_type: &(String, String),
+        qos: QosProfile,
+    ) -> Result<Subscription<()>, RosError> {
+        let n = self.name(topic)?;
+        let t = self
+            .node
+            .create_topic(
+                &n,
+                ros2_client::MessageTypeName::new(&ros_type.0, &ros_type.1),
+                &qos,
+            )
+            .map_err(dds("topic"))?;
+        self.node
+            .create_subscription(&t, Some(qos))
+            .map_err(dds("subscription"))
+    }
+
     /// A service server for `S` on `service`, with the mapping of the RMW in use.
     pub fn server<S: RosService>(&mut self, service: &str) -> Result<RosServer<S>, RosError> {
         let n = self.name(service)?;
@@ -224,5 +265,51 @@ impl RosNode {
                 drop(exited);
             })
             .map_err(|e| RosError::Dds(format!("spinner thread: {e}")))
+    }
+}
+
+/// `(package, type)` of a ROS 2 message's DDS type name
+/// `<pkg>::msg::dds_::<Type>_` (the rosidl DDS mangling, as ros2-client's
+/// `MessageTypeName::dds_msg_type` writes it).
+fn ros_type_of_dds(dds_type: &str) -> Option<(String, String)> {
+    let (pkg, rest) = dds_type.split_once("::msg::dds_::")?;
+    let name = rest.strip_suffix('_')?;
+    (!pkg.is_empty() && !name.is_empty() && !name.contains(':'))
+        .then(|| (pkg.to_string(), name.to_string()))
+}
+
+/// A [`serde::de::DeserializeSeed`] that reads nothing: the sample is
+/// received (it counts as delivered) and its bytes are not decoded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Undecoded;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Undecoded {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, _d: D) -> Result<(), D::Error> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ros_type_of_dds;
+
+    #[test]
+    fn dds_type_names_map_to_ros_types() {
+        assert_eq!(
+            ros_type_of_dds("nav_msgs::msg::dds_::Odometry_"),
+            Some(("nav_msgs".into(), "Odometry".into()))
+        );
+        assert_eq!(
+            ros_type_of_dds("kraken_interfaces::msg::dds_::FaultStatus_"),
+            Some(("kraken_interfaces".into(), "FaultStatus".into()))
+        );
+        // Not a ROS 2 message type (a service request, a bare DDS type).
+        assert_eq!(
+            ros_type_of_dds("std_srvs::srv::dds_::Trigger_Request_"),
+            None
+        );
+        assert_eq!(ros_type_of_dds("Odometry"), None);
+        assert_eq!(ros_type_of_dds("nav_msgs::msg::dds_::_"), None);
     }
 }

@@ -3,17 +3,22 @@
 //! campaign runs on the stack's `ROS_DOMAIN_ID`.
 //!
 //! ```text
-//! breakbench_ready [--topic /x]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
+//! breakbench_ready [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
 //! ```
 //!
 //! Checks, in this order, each within `--timeout-s` (wall seconds, default
 //! 30, counted from the probe's start):
 //! 1. every `--topic` has at least one publisher (a discovered DDS writer on
 //!    the topic, any type; names are absolute ROS names);
-//! 2. `--call-trigger`: the std_srvs/Trigger service is found, called once
+//! 2. every `--message` topic delivers a message: its type is read from its
+//!    discovered publisher (any ROS 2 message type, the sample is not
+//!    decoded), the probe subscribes best-effort/volatile (which matches
+//!    every writer) and one sample must arrive. This is "the topic is
+//!    publishing", not just "someone advertised it";
+//! 3. `--call-trigger`: the std_srvs/Trigger service is found, called once
 //!    and answers `success: true` (a lock-step plant's start gate, e.g.
 //!    `/sim_bridge/start`);
-//! 3. `--clock-advancing`: two `/clock` (rosgraph_msgs/Clock) messages with
+//! 4. `--clock-advancing`: two `/clock` (rosgraph_msgs/Clock) messages with
 //!    increasing times are received.
 //!
 //! Prints `ready: <check> after <s> s` per check on stdout. Exit code: 0
@@ -25,22 +30,26 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
+use breakbench_ros::node::Undecoded;
 use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, TriggerSrv};
+use futures::StreamExt;
 use kraken_interfaces::ros::{Clock, TriggerRequest};
 
 /// The probe's arguments.
 struct Probe {
     topics: Vec<String>,
+    messages: Vec<String>,
     trigger: Option<String>,
     clock: bool,
     timeout: Duration,
 }
 
-const USAGE: &str = "usage: breakbench_ready [--topic /x]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
+const USAGE: &str = "usage: breakbench_ready [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
 
 fn parse(rest: &[String]) -> Result<Probe, String> {
     let mut p = Probe {
         topics: Vec::new(),
+        messages: Vec::new(),
         trigger: None,
         clock: false,
         timeout: Duration::from_secs(30),
@@ -66,6 +75,10 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
                 let v = value("--topic")?;
                 p.topics.push(absolute("--topic", v)?);
             }
+            "--message" => {
+                let v = value("--message")?;
+                p.messages.push(absolute("--message", v)?);
+            }
             "--call-trigger" => {
                 let v = value("--call-trigger")?;
                 p.trigger = Some(absolute("--call-trigger", v)?);
@@ -90,7 +103,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
-        "readiness probe of an external stack: topics with a publisher, a start service (std_srvs/Trigger), /clock advancing",
+        "readiness probe of an external stack: topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
         "README.md (Graph campaigns: an external stack)",
     );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
@@ -170,8 +183,50 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
         std::thread::sleep(Duration::from_millis(50));
     }
 
+    // 2. Topics delivering a message: the type from the discovered
+    // publisher, then one undecoded sample.
+    let mut subs = Vec::new();
+    for t in &p.messages {
+        let ros_type = loop {
+            if let Some(ty) = node.discovered_type(t) {
+                break ty;
+            }
+            if left().is_zero() {
+                bail!(
+                    "no publisher of a ROS 2 message type on {t} within {:.1} s (ROS_DOMAIN_ID {})",
+                    p.timeout.as_secs_f64(),
+                    env.domain_id
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        subs.push((
+            t,
+            ros_type.clone(),
+            node.undecoded_subscription(t, &ros_type, qos::subscribe(1))?,
+        ));
+    }
+
     smol::block_on(async {
-        // 2. The start gate.
+        for (t, (pkg, ty), sub) in &subs {
+            let got = with_timeout(left(), async {
+                let mut s = std::pin::pin!(sub.async_stream_seed(Undecoded));
+                loop {
+                    if let Some(Ok(_)) = s.next().await {
+                        return;
+                    }
+                }
+            })
+            .await;
+            match got {
+                Some(()) => done(&format!("{t} ({pkg}/msg/{ty}) delivered a message")),
+                None => bail!(
+                    "{t} ({pkg}/msg/{ty}) has a publisher but delivered no message within {:.1} s",
+                    p.timeout.as_secs_f64()
+                ),
+            }
+        }
+        // 3. The start gate.
         if let Some((name, client)) = &trigger {
             let found = with_timeout(left(), async {
                 while !node.service_ready(client) {
@@ -197,7 +252,7 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
                 None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
             }
         }
-        // 3. /clock advancing.
+        // 4. /clock advancing.
         if let Some(sub) = &clock {
             let advanced = with_timeout(left(), async {
                 let mut first = None;

@@ -7,7 +7,8 @@
 //! 1. `start`: the command runs on the run's `ROS_DOMAIN_ID` as the leader
 //!    of its own process group; the readiness probe (`breakbench_ready`, a
 //!    ROS 2 helper) waits until every [`ExternalStack::ready_topics`] topic
-//!    has a publisher, within the ready deadline. These topics must not
+//!    has a publisher and every [`ExternalStack::ready_messages`] topic has
+//!    delivered a message, within the ready deadline. These topics must not
 //!    need the clock (e.g. `/fault_injector/status`, `/oracle/odom`).
 //! 2. `arm`: the run's faults are set by `kraken_scenario` through the
 //!    injector's real `set_fault` service (confirmed applied later, from
@@ -53,6 +54,10 @@ pub struct ExternalStack {
     /// Topics (absolute ROS names) that must have a publisher before the
     /// run is armed; none of them may need the clock.
     pub ready_topics: Vec<String>,
+    /// Topics (absolute ROS names) on which a message must arrive before the
+    /// run is armed (the topic is publishing, not just advertised); any
+    /// ROS 2 message type, none of them may need the clock.
+    pub ready_messages: Vec<String>,
     /// A std_srvs/Trigger service called after arming that starts the
     /// stack's clock (e.g. `/sim_bridge/start`); `None`: the clock runs free.
     pub start_service: Option<String>,
@@ -135,10 +140,27 @@ impl ExternalStack {
         Ok(Self {
             command: parse("--graph-cmd", command)?,
             ready_topics,
+            ready_messages: Vec::new(),
             start_service,
             clock_advancing,
             reset: reset.map(|t| parse("--reset-cmd", t)).transpose()?,
         })
+    }
+
+    /// The stack with `--ready-message` topics: each must deliver a message
+    /// before the run is armed.
+    ///
+    /// # Errors
+    /// [`SupervisorError::BadName`] for a name that is not absolute.
+    pub fn with_ready_messages(mut self, topics: Vec<String>) -> Result<Self, SupervisorError> {
+        if let Some(t) = topics.iter().find(|t| !(t.starts_with('/') && t.len() > 1)) {
+            return Err(SupervisorError::BadName {
+                flag: "--ready-message",
+                name: t.clone(),
+            });
+        }
+        self.ready_messages = topics;
+        Ok(self)
     }
 
     /// Checks what can be checked before any run: the programs of the
@@ -306,12 +328,12 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
         let stack = sup
             .spawn("stack", Path::new(&argv[0]), &argv[1..], &env)
             .map_err(|e| (EXIT_ERROR, e.to_string()))?;
-        if !r.stack.ready_topics.is_empty() {
-            let a = r
-                .stack
-                .ready_topics
-                .iter()
-                .flat_map(|t| ["--topic".to_string(), t.clone()])
+        if !(r.stack.ready_topics.is_empty() && r.stack.ready_messages.is_empty()) {
+            let topics = r.stack.ready_topics.iter().map(|t| ("--topic", t));
+            let messages = r.stack.ready_messages.iter().map(|t| ("--message", t));
+            let a = topics
+                .chain(messages)
+                .flat_map(|(flag, t)| [flag.to_string(), t.clone()])
                 .collect();
             probe(
                 sup,
