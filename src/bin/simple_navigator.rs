@@ -38,7 +38,17 @@
 //! `goal_x_m`/`goal_y_m` (double, override the goal in `odom`),
 //! `input_settle_s` (double, 0.002), `input_wait_max_s` (double, 0.05),
 //! `self_report_rate_hz` (double, 1.0),
-//! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false).
+//! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false),
+//! `open_loop_linear_m_s` (double, 0.0: off) and `open_loop_duration_s`
+//! (double, 0.0): the campaign's positive canary, a harness check (see
+//! below).
+//!
+//! Positive canary: with `open_loop_linear_m_s` ≠ 0 the node drives the
+//! in-process canary's controller ([`OpenLoop`]: straight ahead at that
+//! speed for `open_loop_duration_s` of its clock, then stop) instead of the
+//! navigator, and says nothing (no self-report, `/rosout` or
+//! `/diagnostics`), as in-process. The graph executor sets it for the
+//! canary run of a study; the oracle must judge that run a safety violation.
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
 use std::path::PathBuf;
@@ -46,6 +56,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
+use breakbench_navigator::controller::{Controller, OpenLoop};
 use breakbench_navigator::health::Sensor;
 use breakbench_navigator::{Navigator, NavigatorConfig, PoseSource};
 use breakbench_ros::ros2_client::qos::{Durability, History};
@@ -192,6 +203,13 @@ fn run() -> Result<()> {
         "parameter 'self_report_rate_hz' must be > 0, got {report_hz}"
     );
     let stamped = args.param_bool("cmd_vel_stamped", false)?;
+    let open_loop_m_s = args.param_f64("open_loop_linear_m_s", 0.0)?;
+    let open_loop_s = args.param_f64("open_loop_duration_s", 0.0)?;
+    ensure!(
+        open_loop_m_s.is_finite() && open_loop_s.is_finite() && open_loop_s >= 0.0,
+        "parameters 'open_loop_linear_m_s' = {open_loop_m_s} and 'open_loop_duration_s' = {open_loop_s}: finite, duration >= 0"
+    );
+    let mut open_loop = (open_loop_m_s != 0.0).then(|| OpenLoop::new(open_loop_m_s, open_loop_s));
     let settle = Duration::from_secs_f64(settle);
     let report_period = Duration::from_secs_f64(1.0 / report_hz);
     let period = cfg.control_period();
@@ -351,10 +369,18 @@ fn run() -> Result<()> {
                     _ => w >= last_input + settle,
                 } || w >= pending_since + wait_max;
                 if ready {
-                    for s in scans.drain(..) {
-                        nav.on_scan(&s);
-                    }
-                    let c = nav.tick(t);
+                    let c = match &mut open_loop {
+                        Some(canary) => {
+                            scans.clear();
+                            canary.tick(t)
+                        }
+                        None => {
+                            for s in scans.drain(..) {
+                                nav.on_scan(&s);
+                            }
+                            nav.tick(t)
+                        }
+                    };
                     let twist = Twist {
                         linear: Vector3 {
                             x: c.linear_m_s,
@@ -382,14 +408,22 @@ fn run() -> Result<()> {
                     if let Err(e) = r {
                         tracing::warn!("/cmd_vel: publish failed: {e}");
                     }
-                    for mut l in nav.health_mut().take_logs() {
+                    // The canary says nothing (its navigator never ticks).
+                    let (logs, diagnostics) = match open_loop {
+                        Some(_) => (Vec::new(), Vec::new()),
+                        None => (
+                            nav.health_mut().take_logs(),
+                            nav.health_mut().take_diagnostics(),
+                        ),
+                    };
+                    for mut l in logs {
                         trace_log(&l);
                         l.stamp = on_node_clock(l.stamp, epoch);
                         if let Err(e) = rosout_pub.publish(l) {
                             tracing::warn!("/rosout: publish failed: {e:?}");
                         }
                     }
-                    for mut a in nav.health_mut().take_diagnostics() {
+                    for mut a in diagnostics {
                         a.header.stamp = on_node_clock(a.header.stamp, epoch);
                         if let Err(e) = diag_pub.publish(a) {
                             tracing::warn!("/diagnostics: publish failed: {e:?}");

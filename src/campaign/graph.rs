@@ -37,8 +37,10 @@
 //! (never `fail`): its manifest carries the state it stopped in and why;
 //! the summary does not count it, and a resumed campaign runs it again.
 //!
-//! The positive canary (an open-loop controller) has no node in the graph:
-//! its run is `invalid` (`unsupported`) on a graph.
+//! The positive canary (an open-loop controller) runs in our graph's
+//! `simple_navigator` node (its `open_loop_*` parameters, the same
+//! [`breakbench_navigator::controller::OpenLoop`] as in-process); on an
+//! external stack its run is `invalid` (`unsupported`).
 
 use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::{ClassifiedVerdict, VerdictClass};
@@ -237,6 +239,14 @@ impl GraphExecutor {
                 };
                 let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
                 sets.extend(user_sets.iter().cloned());
+                // The positive canary: the navigator node drives the
+                // in-process canary's open-loop controller.
+                if let (RunKind::Canary, Some(c)) = (spec.kind, &scenario.file.canary) {
+                    sets.extend([
+                        format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
+                        format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
+                    ]);
+                }
                 sets.extend([
                     format!("sim_bridge.seed={seed}"),
                     format!("oracle.seed={seed}"),
@@ -471,9 +481,9 @@ impl Executor for GraphExecutor {
             host_cpu_busy: None,
             wall_time_s: 0.0,
         };
-        if spec.kind == RunKind::Canary {
+        if spec.kind == RunKind::Canary && matches!(self.opts.source, GraphSource::External(_)) {
             record.invalid_reason = Some(
-                "unsupported: the positive canary's open-loop controller has no node in the graph"
+                "unsupported: the positive canary needs our simple_navigator's open-loop parameters, which an external stack's command template does not take"
                     .into(),
             );
             return Ok(RunOutput {
