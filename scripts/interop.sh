@@ -209,7 +209,7 @@ stop_injector
 # d2) and /rosout (tests/interop/rclpy_ekf_peer.py; its constants must equal
 # the parameters below).
 export ROS_DOMAIN_ID=$((BASE + 9))
-RUST_LOG=info "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
+env -u RUST_LOG "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
   -p datum_latitude_deg:=52.2297 -p datum_longitude_deg:=21.0122 -p datum_altitude_m:=100.0 \
   -p initial_x_m:=2.0 -p initial_y_m:=3.0 -p initial_yaw_rad:=0.5 \
   -p initial_v_m_s:=1.2 -p initial_yaw_rate_rad_s:=0.1 -p diagnostics_rate_hz:=10.0 >"$LOGDIR/ekf.log" 2>&1 &
@@ -224,6 +224,13 @@ fi
 kill -INT "$EKF" 2>/dev/null || true
 set +e; wait "$EKF"; erc=$?; set -e
 if [[ $erc -eq 0 ]]; then pass "ekf_node: exits 0 on SIGINT"; else fail "ekf_node: exit $erc on SIGINT"; fi
+# The only WARN lines are the estimator's own refusals (phases B and C of the
+# peer: logger ekf_filter_node); no ERROR at all.
+if grep -E "WARN|ERROR" "$LOGDIR/ekf.log" | grep -v "logger.*ekf_filter_node" | grep -q .; then
+  fail "ekf_node: unexpected WARN/ERROR lines:"; grep -E "WARN|ERROR" "$LOGDIR/ekf.log" | grep -v "logger.*ekf_filter_node" | head -5
+else
+  pass "ekf_node: no WARN/ERROR besides the estimator's refusal records"
+fi
 echo "interop: phase 9 (ekf_node) took $(( $(date +%s) - ekf_start )) s"
 # ==== end of block 9
 
