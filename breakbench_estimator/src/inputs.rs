@@ -66,7 +66,6 @@ impl Estimator {
     }
 }
 
-
 /// Inputs held until the node's clock reaches their stamp (see the module
 /// docs).
 #[derive(Debug, Clone, Default)]
@@ -135,7 +134,9 @@ mod tests {
         Input::Gnss(m)
     }
     fn stamps(v: &[Input]) -> Vec<(i64, Sensor)> {
-        v.iter().map(|i| (i.stamp().as_nanos(), i.sensor())).collect()
+        v.iter()
+            .map(|i| (i.stamp().as_nanos(), i.sensor()))
+            .collect()
     }
 
     const MS: i64 = 1_000_000;
@@ -150,7 +151,10 @@ mod tests {
         h.push(odom(40 * MS));
         h.push(imu(20 * MS));
         let tol = 100 * MS;
-        assert_eq!(stamps(&h.take_due(20 * MS, tol)), vec![(20 * MS, Sensor::Imu)]);
+        assert_eq!(
+            stamps(&h.take_due(20 * MS, tol)),
+            vec![(20 * MS, Sensor::Imu)]
+        );
         assert_eq!(h.len(), 3, "the 40 ms inputs wait for their clock tick");
         assert!(h.take_due(39 * MS, tol).is_empty());
         assert_eq!(

@@ -146,7 +146,13 @@ mod tests {
         .to_ros();
         assert_eq!(d.level, kraken_interfaces::ros::DiagnosticStatus::ERROR);
         assert_eq!(d.values.len(), 2);
-        assert_eq!((d.values[0].key.as_str(), d.values[0].value.as_str()), ("d2", "14.2"));
-        assert_eq!(DiagLevel::Stale.as_u8(), kraken_interfaces::ros::DiagnosticStatus::STALE);
+        assert_eq!(
+            (d.values[0].key.as_str(), d.values[0].value.as_str()),
+            ("d2", "14.2")
+        );
+        assert_eq!(
+            DiagLevel::Stale.as_u8(),
+            kraken_interfaces::ros::DiagnosticStatus::STALE
+        );
     }
 }

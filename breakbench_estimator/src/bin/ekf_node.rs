@@ -29,7 +29,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
-use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, Input, InitialState, Pose2};
+use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, InitialState, Input, Pose2};
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::{qos, NodeClock, ParamValue, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
 use breakbench_world::geodesy::{GeodeticDatum, LocalEnu};
@@ -80,8 +80,12 @@ fn yaml_of(v: &ParamValue) -> serde_yaml_ng::Value {
         ParamValue::Double(d) => Y::Number((*d).into()),
         ParamValue::String(s) => Y::String(s.clone()),
         ParamValue::BoolArray(a) => Y::Sequence(a.iter().map(|b| Y::Bool(*b)).collect()),
-        ParamValue::IntegerArray(a) => Y::Sequence(a.iter().map(|i| Y::Number((*i).into())).collect()),
-        ParamValue::DoubleArray(a) => Y::Sequence(a.iter().map(|d| Y::Number((*d).into())).collect()),
+        ParamValue::IntegerArray(a) => {
+            Y::Sequence(a.iter().map(|i| Y::Number((*i).into())).collect())
+        }
+        ParamValue::DoubleArray(a) => {
+            Y::Sequence(a.iter().map(|d| Y::Number((*d).into())).collect())
+        }
         ParamValue::StringArray(a) => Y::Sequence(a.iter().map(|s| Y::String(s.clone())).collect()),
     }
 }
@@ -93,7 +97,10 @@ fn yaml_of(v: &ParamValue) -> serde_yaml_ng::Value {
 fn ekf_config(args: &RosArgs) -> Result<(EkfConfig, String)> {
     let file = args.param_string("ekf_file", "")?;
     let (base, origin) = if file.is_empty() {
-        (EkfConfig::default(), "the defaults of config/ekf.yaml".to_string())
+        (
+            EkfConfig::default(),
+            "the defaults of config/ekf.yaml".to_string(),
+        )
     } else {
         let cfg = EkfConfig::load(file.as_ref())
             .with_context(|| format!("parameter 'ekf_file' = {file}"))?;
@@ -127,7 +134,7 @@ fn ekf_config(args: &RosArgs) -> Result<(EkfConfig, String)> {
     if overridden.is_empty() {
         return Ok((base, origin));
     }
-    let what = format!("ROS parameters {overridden:?} over {origin}");
+    let what = format!("<ROS parameters {overridden:?} applied over {origin}>");
     let text = serde_yaml_ng::to_string(&tree).context("estimator parameters as YAML")?;
     let cfg = EkfConfig::parse(&text, &what).map_err(|e| anyhow!("{e}"))?;
     Ok((cfg, what))
@@ -136,8 +143,15 @@ fn ekf_config(args: &RosArgs) -> Result<(EkfConfig, String)> {
 /// The datum of the `map` frame: the three `datum_*` parameters, else the
 /// world file's `datum`, else none.
 fn datum(args: &RosArgs, world: Option<&World>) -> Result<Option<GeodeticDatum>> {
-    let names = ["datum_latitude_deg", "datum_longitude_deg", "datum_altitude_m"];
-    let given = names.iter().filter(|n| args.params.contains_key(**n)).count();
+    let names = [
+        "datum_latitude_deg",
+        "datum_longitude_deg",
+        "datum_altitude_m",
+    ];
+    let given = names
+        .iter()
+        .filter(|n| args.params.contains_key(**n))
+        .count();
     match given {
         0 => Ok(world.and_then(|w| w.datum)),
         3 => {
@@ -290,7 +304,9 @@ fn run() -> Result<()> {
     let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
         odom_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::WheelOdom(m)))))
+            .filter_map(|r| {
+                std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::WheelOdom(m))))
+            })
             .boxed_local(),
         imu_sub
             .async_stream()
@@ -426,4 +442,87 @@ fn run() -> Result<()> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> RosArgs {
+        RosArgs::parse(a.iter().copied(), NODE_NAME).unwrap().0
+    }
+
+    #[test]
+    fn dotted_parameters_override_estimator_fields() {
+        let (cfg, origin) = ekf_config(&args(&[
+            "--ros-args",
+            "-p",
+            "gnss.mahalanobis_gate:=false",
+            "-p",
+            "consistency.k_high_sigma:=5",
+            "-p",
+            "map_frame:=world",
+            "-p",
+            "use_sim_time:=true",
+        ]))
+        .unwrap();
+        let mut want = EkfConfig::default();
+        want.gnss.mahalanobis_gate = false;
+        want.consistency.k_high_sigma = 5.0;
+        want.map_frame = "world".into();
+        assert_eq!(cfg, want);
+        assert!(origin.contains("consistency.k_high_sigma"), "{origin}");
+        let (cfg, _) = ekf_config(&args(&["--ros-args", "-p", "use_sim_time:=true"])).unwrap();
+        assert_eq!(cfg, EkfConfig::default());
+    }
+
+    #[test]
+    fn bad_parameters_are_refused_by_name() {
+        for (p, want) in [
+            (
+                "gnss.mahalanobis_gatee:=true",
+                "unknown parameter 'gnss.mahalanobis_gatee'",
+            ),
+            ("gnss:=1", "parameter 'gnss' is a section"),
+            ("gnss.enabled:=1", "field 'gnss.enabled'"),
+            (
+                "consistency.k_high_sigma:=-3.0",
+                "field 'consistency.k_high_sigma'",
+            ),
+            ("initial_sigma.xy_m:=.nan", "field 'initial_sigma.xy_m'"),
+        ] {
+            let err = ekf_config(&args(&["--ros-args", "-p", p]))
+                .map(|_| ())
+                .unwrap_err();
+            let msg = format!("{err:#}");
+            assert!(msg.contains(want), "{p}: {msg}");
+        }
+    }
+
+    #[test]
+    fn datum_and_initial_pose_from_parameters() {
+        let a = args(&[
+            "--ros-args",
+            "-p",
+            "datum_latitude_deg:=52.0",
+            "-p",
+            "datum_longitude_deg:=21",
+            "-p",
+            "datum_altitude_m:=100.0",
+            "-p",
+            "initial_x_m:=2.0",
+            "-p",
+            "initial_v_m_s:=1.2",
+        ]);
+        let d = datum(&a, None).unwrap().unwrap();
+        assert_eq!(
+            (d.latitude_deg, d.longitude_deg, d.altitude_m),
+            (52.0, 21.0, 100.0)
+        );
+        let i = initial(&a, None).unwrap();
+        assert_eq!((i.map.x_m, i.map.y_m, i.v_m_s), (2.0, 0.0, 1.2));
+        let partial = args(&["--ros-args", "-p", "datum_latitude_deg:=52.0"]);
+        assert!(datum(&partial, None).is_err());
+        assert!(datum(&args(&[]), None).unwrap().is_none());
+    }
 }
