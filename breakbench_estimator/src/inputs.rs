@@ -16,6 +16,8 @@ use crate::estimator::{EnuConversion, Estimator, Fused, Sensor};
 use crate::guards::RejectReason;
 
 /// One estimator input.
+// Odometry is large and inputs arrive at 20-50 Hz: moved once, not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
     /// `nav_msgs/Odometry` from the wheels (its twist is fused).
