@@ -34,9 +34,8 @@ if [[ "${1:-}" != "--inside" ]]; then
   fi
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
   # (graph block, phase 6: the sim_bridge node)
-  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench --bins)
-  # (phase 9: the estimator node)
-  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_estimator --bins)
+  # (phase 9: breakbench_estimator's ekf_node, in the same build: one feature set)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
