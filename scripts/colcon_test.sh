@@ -91,10 +91,11 @@ from ament_index_python.packages import get_package_prefix, get_package_share_di
 share = get_package_share_directory(\"breakbench\")
 assert os.path.isfile(os.path.join(share, \"launch\", \"corridor.launch.py\")), share
 for pkg, exe in [(\"kraken_faults\", \"fault_injector\"), (\"breakbench_sim_bridge\", \"sim_bridge\"),
-                 (\"breakbench_oracle\", \"oracle\"), (\"breakbench\", \"simple_navigator\")]:
+                 (\"breakbench_oracle\", \"oracle\"), (\"breakbench\", \"simple_navigator\"),
+                 (\"breakbench_estimator\", \"ekf_node\")]:
     f = os.path.join(get_package_prefix(pkg), \"lib\", pkg, exe)
     assert os.access(f, os.X_OK), f
-print(\"colcon_test: ament_index after sourcing install/setup.bash finds the launch file and the 4 node executables\")
+print(\"colcon_test: ament_index after sourcing install/setup.bash finds the launch file and the 5 node executables\")
 "' _ "$WS" "$ROSVENV"
 [[ "${1:-}" == "--build-only" ]] && exit 0
 

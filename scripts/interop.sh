@@ -8,7 +8,9 @@
 #   4. kraken_scenario driving the node from a scenario file,
 #   5. remapping + use_sim_time with an rclpy /clock publisher,
 #   6. sim_bridge with an rclpy peer (decoded sensor values, /cmd_vel drives it),
-#   7. the corridor graph (breakbench up) watched by an rclpy peer (/oracle/status).
+#   7. the corridor graph (breakbench up) watched by an rclpy peer (/oracle/status),
+#   8. hostile requests through the real service path,
+#   9. ekf_node fed by an rclpy peer (odometry/filtered, /diagnostics, /rosout).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -32,7 +34,8 @@ if [[ "${1:-}" != "--inside" ]]; then
   fi
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
   # (graph block, phase 6: the sim_bridge node)
-  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench --bins)
+  # (phase 9: breakbench_estimator's ekf_node, in the same build: one feature set)
+  (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -198,6 +201,37 @@ else
 fi
 stop_injector
 # ==== end of block 8
+
+# ==== 9. ekf_node vs an rclpy peer (issue 9): the peer owns /clock, publishes
+# odom, imu/data and gnss/fix and checks odometry/filtered (exact for
+# noise-free motion), /diagnostics (counted refusals, the spoof at ERROR with
+# d2) and /rosout (tests/interop/rclpy_ekf_peer.py; its constants must equal
+# the parameters below).
+export ROS_DOMAIN_ID=$((BASE + 9))
+env -u RUST_LOG "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
+  -p datum_latitude_deg:=52.2297 -p datum_longitude_deg:=21.0122 -p datum_altitude_m:=100.0 \
+  -p initial_x_m:=2.0 -p initial_y_m:=3.0 -p initial_yaw_rad:=0.5 \
+  -p initial_v_m_s:=1.2 -p initial_yaw_rate_rad_s:=0.1 -p diagnostics_rate_hz:=10.0 >"$LOGDIR/ekf.log" 2>&1 &
+EKF=$!
+PIDS+=("$EKF")
+ekf_start=$(date +%s)
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_ekf_peer.py"; then
+  pass "ekf_node: rclpy peer reads exact odometry/filtered, counted refusals and the spoof on /diagnostics and /rosout"
+else
+  fail "ekf_node rclpy peer (node log: $LOGDIR/ekf.log)"; tail -20 "$LOGDIR/ekf.log"
+fi
+kill -INT "$EKF" 2>/dev/null || true
+set +e; wait "$EKF"; erc=$?; set -e
+if [[ $erc -eq 0 ]]; then pass "ekf_node: exits 0 on SIGINT"; else fail "ekf_node: exit $erc on SIGINT"; fi
+# The only WARN lines are the estimator's own refusals (phases B and C of the
+# peer: logger ekf_filter_node); no ERROR at all.
+if grep -E "WARN|ERROR" "$LOGDIR/ekf.log" | grep -v "logger.*ekf_filter_node" | grep -q .; then
+  fail "ekf_node: unexpected WARN/ERROR lines:"; grep -E "WARN|ERROR" "$LOGDIR/ekf.log" | grep -v "logger.*ekf_filter_node" | head -5
+else
+  pass "ekf_node: no WARN/ERROR besides the estimator's refusal records"
+fi
+echo "interop: phase 9 (ekf_node) took $(( $(date +%s) - ekf_start )) s"
+# ==== end of block 9
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

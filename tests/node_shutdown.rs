@@ -7,7 +7,7 @@
 //! ready. The DDS traffic stays in a loopback-only network namespace: the
 //! test re-runs itself under `scripts/netns.sh` (`BREAKBENCH_NETNS_CHILD=1`
 //! marks the inner run). It builds the node binaries it needs (`cargo build
-//! --offline --bins` of the four packages, same profile and target directory).
+//! --offline --bins` of the five packages, same profile and target directory).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -42,6 +42,8 @@ fn build_nodes() {
         "breakbench_oracle",
         "-p",
         "kraken_faults",
+        "-p",
+        "breakbench_estimator",
     ]);
     if release {
         c.arg("--release");
@@ -162,6 +164,17 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
         (
             "simple_navigator",
             vec!["--ros-args", "-p", "use_sim_time:=true"],
+            "ready",
+        ),
+        (
+            "ekf_node",
+            vec![
+                "--ros-args",
+                "-p",
+                "use_sim_time:=true",
+                "-p",
+                "world_file:=config/corridor.yaml",
+            ],
             "ready",
         ),
     ];

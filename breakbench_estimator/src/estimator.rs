@@ -43,6 +43,15 @@ impl<F: Fn(f64, f64, f64) -> Option<[f64; 3]>> EnuConversion for F {
     }
 }
 
+/// The world's local ENU frame at its datum (WGS 84 → ECEF → ENU, exact;
+/// [`breakbench_world::geodesy`]): the conversion the in-process stack and
+/// `ekf_node` both use, so `map` is ENU at the datum.
+impl EnuConversion for breakbench_world::geodesy::LocalEnu {
+    fn to_enu(&self, latitude_deg: f64, longitude_deg: f64, altitude_m: f64) -> Option<[f64; 3]> {
+        Some(self.from_geodetic(latitude_deg, longitude_deg, altitude_m))
+    }
+}
+
 /// A planar pose: position in metres, yaw in radians (REP-103).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Pose2 {
@@ -681,7 +690,8 @@ impl Estimator {
     /// message was refused or none was fused for its `timeout_s`; else OK.
     /// Keys: `d2`, `d2_threshold`, `divergence_sigma` (GNSS: also
     /// `divergence_m`, `combined_sigma_m`, `monitor`), `fused`, `rejected`,
-    /// `last_rejection`.
+    /// `last_rejection`, then `rejected.<reason>` (e.g. `rejected.no_fix`)
+    /// for each reason counted at least once.
     pub fn diagnostics(&self, now: Time) -> Vec<DiagnosticStatus> {
         [Sensor::WheelOdom, Sensor::Imu, Sensor::Gnss]
             .into_iter()
@@ -757,6 +767,14 @@ impl Estimator {
             "last_rejection".into(),
             st.last_reason.map_or("none", |r| r.name()).into(),
         ));
+        // One counter per reason that occurred (`rejected.no_fix`, ...), in
+        // `RejectReason::ALL` order.
+        for r in RejectReason::ALL {
+            let n = st.counters.rejected(r);
+            if n > 0 {
+                values.push((format!("rejected.{}", r.name()), n.to_string()));
+            }
+        }
         DiagnosticStatus {
             level,
             name: format!("ekf: {}", sensor.name()),

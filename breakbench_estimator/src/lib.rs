@@ -27,6 +27,7 @@ pub mod config;
 pub mod estimator;
 pub mod filter;
 pub mod guards;
+pub mod inputs;
 pub mod monitor;
 pub mod report;
 
@@ -34,6 +35,7 @@ pub use config::EkfConfig;
 pub use estimator::{EnuConversion, Estimator, Fused, InitialState, Pose2, Sensor};
 pub use filter::Innovation;
 pub use guards::{RejectReason, SensorCounters, StampNote};
+pub use inputs::{HeldInputs, Input};
 pub use monitor::{ConsistencyMonitor, Divergence, MonitorState};
 pub use report::{DiagLevel, DiagnosticStatus, LogLevel, LogRecord, LOGGER_NAME};
 

@@ -82,3 +82,77 @@ impl DiagnosticStatus {
             .map(|(_, v)| v.as_str())
     }
 }
+
+impl LogRecord {
+    /// The record as `rcl_interfaces/msg/Log` (`/rosout`): stamp from
+    /// `stamp_ns`, level byte, logger name and message; `file` names this
+    /// crate's estimator, `function` the estimator type, `line` 0. The
+    /// in-process stack and `ekf_node` publish exactly this.
+    pub fn to_ros(self) -> kraken_interfaces::ros::Log {
+        kraken_interfaces::ros::Log {
+            stamp: kraken_interfaces::ros::Time::from_nanos(self.stamp_ns),
+            level: self.level.as_u8(),
+            name: self.name,
+            msg: self.msg,
+            file: "breakbench_estimator/src/estimator.rs".into(),
+            function: "breakbench_estimator::Estimator".into(),
+            line: 0,
+        }
+    }
+}
+
+impl DiagnosticStatus {
+    /// The status as `diagnostic_msgs/msg/DiagnosticStatus` (level byte,
+    /// name, message, hardware id, key/value pairs in order). The in-process
+    /// stack and `ekf_node` publish exactly this.
+    pub fn to_ros(self) -> kraken_interfaces::ros::DiagnosticStatus {
+        kraken_interfaces::ros::DiagnosticStatus {
+            level: self.level.as_u8(),
+            name: self.name,
+            message: self.message,
+            hardware_id: self.hardware_id,
+            values: self
+                .values
+                .into_iter()
+                .map(|(key, value)| kraken_interfaces::ros::KeyValue { key, value })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ros_conversions_keep_levels_and_values() {
+        let l = LogRecord {
+            stamp_ns: 3_000_000_007,
+            level: LogLevel::Warn,
+            name: LOGGER_NAME.into(),
+            msg: "gnss: refused".into(),
+        }
+        .to_ros();
+        assert_eq!(l.level, kraken_interfaces::ros::Log::WARN);
+        assert_eq!((l.stamp.sec, l.stamp.nanosec), (3, 7));
+        assert_eq!(l.name, "ekf_filter_node");
+        let d = DiagnosticStatus {
+            level: DiagLevel::Error,
+            name: "ekf: gnss".into(),
+            message: "m".into(),
+            hardware_id: LOGGER_NAME.into(),
+            values: vec![("d2".into(), "14.2".into()), ("fused".into(), "3".into())],
+        }
+        .to_ros();
+        assert_eq!(d.level, kraken_interfaces::ros::DiagnosticStatus::ERROR);
+        assert_eq!(d.values.len(), 2);
+        assert_eq!(
+            (d.values[0].key.as_str(), d.values[0].value.as_str()),
+            ("d2", "14.2")
+        );
+        assert_eq!(
+            DiagLevel::Stale.as_u8(),
+            kraken_interfaces::ros::DiagnosticStatus::STALE
+        );
+    }
+}

@@ -18,13 +18,11 @@
 
 use std::time::Duration;
 
-use breakbench_estimator::{
-    DiagLevel, EkfConfig, Estimator, EstimatorError, InitialState, LogRecord, Pose2,
-};
+use breakbench_estimator::{EkfConfig, Estimator, EstimatorError, InitialState, Pose2};
 use breakbench_world::geodesy::LocalEnu;
 use breakbench_world::World;
 use kraken_faults::{MsgKind, SensorMsg};
-use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, KeyValue, Log, Odometry, Time};
+use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, Log, Odometry, Time};
 use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
@@ -101,39 +99,6 @@ fn time(now: Duration) -> Time {
 
 fn header_time(h: &kraken_interfaces::ros::Header) -> Duration {
     Duration::from_nanos(h.stamp.as_nanos().max(0) as u64)
-}
-
-/// An estimator record as `rcl_interfaces/msg/Log`.
-fn log_of(r: LogRecord) -> Log {
-    Log {
-        stamp: Time::from_nanos(r.stamp_ns),
-        level: r.level.as_u8(),
-        name: r.name,
-        msg: r.msg,
-        file: file!().into(),
-        function: "breakbench_estimator::Estimator".into(),
-        line: 0,
-    }
-}
-
-/// An estimator status as `diagnostic_msgs/msg/DiagnosticStatus`.
-fn status_of(s: breakbench_estimator::DiagnosticStatus) -> DiagnosticStatus {
-    DiagnosticStatus {
-        level: match s.level {
-            DiagLevel::Ok => DiagnosticStatus::OK,
-            DiagLevel::Warn => DiagnosticStatus::WARN,
-            DiagLevel::Error => DiagnosticStatus::ERROR,
-            DiagLevel::Stale => DiagnosticStatus::STALE,
-        },
-        name: s.name,
-        message: s.message,
-        hardware_id: s.hardware_id,
-        values: s
-            .values
-            .into_iter()
-            .map(|(key, value)| KeyValue { key, value })
-            .collect(),
-    }
 }
 
 impl Stack {
@@ -218,12 +183,15 @@ impl Stack {
         let new = self.est.drain_logs();
         if !new.is_empty() {
             self.transition = true;
-            self.logs.extend(new.into_iter().map(log_of));
+            self.logs.extend(new.into_iter().map(|r| r.to_ros()));
         }
     }
 
     fn estimator_statuses(&self, now: Duration) -> impl Iterator<Item = DiagnosticStatus> {
-        self.est.diagnostics(time(now)).into_iter().map(status_of)
+        self.est
+            .diagnostics(time(now))
+            .into_iter()
+            .map(|s| s.to_ros())
     }
 }
 
@@ -249,9 +217,7 @@ impl Controller for Stack {
                 self.dirty = true;
             }
             SensorMsg::NavSatFix(f) => {
-                let enu = &self.enu;
-                let conv = |lat: f64, lon: f64, alt: f64| Some(enu.from_geodetic(lat, lon, alt));
-                let _ = self.est.fuse_navsat(f, t, &conv);
+                let _ = self.est.fuse_navsat(f, t, &self.enu);
                 self.dirty = true;
             }
             SensorMsg::LaserScan(_) => {

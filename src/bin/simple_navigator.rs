@@ -162,11 +162,12 @@ fn run() -> Result<()> {
     let cfg = NavigatorConfig::load(&nav_file)
         .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
     // The node drives from its odometry topic; the estimator stack runs
-    // in-process only until the estimator has a node of its own. Refused,
-    // not silently driven from raw odometry.
+    // in-process only until the graph starts ekf_node (breakbench_estimator)
+    // and this node reads its odometry/filtered. Refused, not silently
+    // driven from raw odometry.
     ensure!(
         cfg.pose_source == PoseSource::WheelOdometry,
-        "{}: field 'pose_source': 'estimator' is supported in-process only (no estimator node yet); this node drives from wheel odometry: set pose_source: wheel_odometry",
+        "{}: field 'pose_source': 'estimator' is supported in-process only (the graph does not start ekf_node yet); this node drives from wheel odometry: set pose_source: wheel_odometry",
         nav_file.display()
     );
     let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
