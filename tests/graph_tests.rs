@@ -122,8 +122,14 @@ fn shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph() {
         }
         // Fault events on both clocks' sim side.
         if let (Some(pt), Some(gt)) = (&p.judgement.timeline, &gm.judgement.timeline) {
-            println!("  timeline in-process {}", serde_json::to_string(pt).unwrap());
-            println!("  timeline graph      {}", serde_json::to_string(gt).unwrap());
+            println!(
+                "  timeline in-process {}",
+                serde_json::to_string(pt).unwrap()
+            );
+            println!(
+                "  timeline graph      {}",
+                serde_json::to_string(gt).unwrap()
+            );
         }
         for pe in &p.judgement.expectations {
             let Some(ge) = gm.judgement.expectations.iter().find(|e| e.name == pe.name) else {
@@ -174,7 +180,11 @@ fn shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph() {
             assert!(!gm.faults.is_empty(), "{}: no fault record", spec.run_id);
         }
     }
-    assert!(failures.is_empty(), "graph vs in-process:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "graph vs in-process:\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]

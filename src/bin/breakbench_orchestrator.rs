@@ -53,7 +53,9 @@ use breakbench_ros::ros2_client::Client;
 use breakbench_ros::{qos, to_stamp, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, Log, Odometry, Twist};
-use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse};
+use kraken_interfaces::{
+    ChannelFaultStatus, FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse,
+};
 
 const NODE_NAME: &str = "breakbench_orchestrator";
 /// Reader depth of every input: a whole lock-step burst is queued.
@@ -106,7 +108,9 @@ impl GraphPort {
         }
     }
     fn call(&mut self, spec: FaultSpec) -> Result<(), String> {
-        let call = self.set.async_call_service(Msg(SetFaultRequest { fault: spec }));
+        let call = self
+            .set
+            .async_call_service(Msg(SetFaultRequest { fault: spec }));
         let timeout = self.timeout;
         let r = smol::block_on(async {
             futures::future::select(Box::pin(call), Box::pin(smol::Timer::after(timeout))).await
@@ -114,7 +118,9 @@ impl GraphPort {
         match r {
             futures::future::Either::Left((Ok(Msg(resp)), _)) if resp.success => Ok(()),
             futures::future::Either::Left((Ok(Msg(resp)), _)) => Err(resp.message),
-            futures::future::Either::Left((Err(e), _)) => Err(format!("set_fault call failed: {e:?}")),
+            futures::future::Either::Left((Err(e), _)) => {
+                Err(format!("set_fault call failed: {e:?}"))
+            }
             futures::future::Either::Right(_) => {
                 Err(format!("set_fault: no response within {timeout:?}"))
             }
@@ -302,10 +308,7 @@ fn run() -> Result<()> {
         smol::block_on(async {
             let n = events.next();
             futures::pin_mut!(n);
-            let stop = futures::future::select(
-                Box::pin(smol::Timer::after(wait)),
-                shutdown.wait(),
-            );
+            let stop = futures::future::select(Box::pin(smol::Timer::after(wait)), shutdown.wait());
             match futures::future::select(n, stop).await {
                 futures::future::Either::Left((e, _)) => e,
                 futures::future::Either::Right(_) => None,
@@ -350,9 +353,7 @@ fn run() -> Result<()> {
             waiting_since = None;
             let m = truths.pop_front().expect("checked");
             let g = gt.on_truth(&m, &mut port)?;
-            if let Err(e) = gate_pub.publish(Clock {
-                clock: to_stamp(g),
-            }) {
+            if let Err(e) = gate_pub.publish(Clock { clock: to_stamp(g) }) {
                 tracing::warn!("{gate_topic}: publish failed: {e:?}");
             }
             last_gate = Some(g);
@@ -366,10 +367,11 @@ fn run() -> Result<()> {
                 .is_some_and(|c| c >= end.as_secs_f64() - step.as_secs_f64() - 1e-9);
             let have_status = !gt.watching_injector() || port.status_s >= end.as_secs_f64() - 1e-9;
             if (have_cmd && have_status) || since.elapsed() > status_wait {
-                let r = test_run
-                    .take()
-                    .expect("judged once")
-                    .finish(end, &port, baseline_class.as_ref())?;
+                let r = test_run.take().expect("judged once").finish(
+                    end,
+                    &port,
+                    baseline_class.as_ref(),
+                )?;
                 write_judgement(&judgement_file, &r.0, &r.1)?;
                 println!(
                     "judgement: {} ({})",

@@ -260,14 +260,15 @@ impl GraphExecutor {
                 sets.extend(user_sets.iter().cloned());
                 let (config, share_dir) = match &spec.test {
                     Some(test) => {
-                        let (c, extra) =
-                            test_graph(scenario, spec, config, dir, test, baseline)?;
+                        let (c, extra) = test_graph(scenario, spec, config, dir, test, baseline)?;
                         sets.extend(extra);
                         (
                             c,
-                            Some(share_dir.clone().unwrap_or_else(|| {
-                                supervisor::args::default_share_dir(config)
-                            })),
+                            Some(
+                                share_dir
+                                    .clone()
+                                    .unwrap_or_else(|| supervisor::args::default_share_dir(config)),
+                            ),
                         )
                     }
                     None => (config.clone(), share_dir.clone()),
@@ -366,7 +367,8 @@ fn test_graph(
         .unwrap_or(cfg.nodes.len());
     cfg.nodes.insert(at, node);
     let path = dir.join("graph.yaml");
-    let text = serde_yaml_ng::to_string(&cfg).map_err(|e| CampaignError::GraphOptions(e.to_string()))?;
+    let text =
+        serde_yaml_ng::to_string(&cfg).map_err(|e| CampaignError::GraphOptions(e.to_string()))?;
     std::fs::write(&path, text).map_err(|e| CampaignError::io(&path, e))?;
     let abs = |p: &Path| std::path::absolute(p).map_err(|e| CampaignError::io(p, e));
     let kind = if spec.kind == RunKind::Baseline {
@@ -383,7 +385,10 @@ fn test_graph(
         format!("sim_bridge.gate_topic={GATE_TOPIC}"),
         "fault_injector.status_rate_hz=1000.0".into(),
         format!("orchestrator.gate_topic={GATE_TOPIC}"),
-        format!("orchestrator.scenario_file={}", abs(&scenario.path)?.display()),
+        format!(
+            "orchestrator.scenario_file={}",
+            abs(&scenario.path)?.display()
+        ),
         format!("orchestrator.test={test}"),
         format!("orchestrator.run_kind={kind}"),
         format!("orchestrator.seed={}", spec.seed as i64),
@@ -606,9 +611,12 @@ impl Executor for GraphExecutor {
             // The navigator's pose estimate has no topic on the graph: an
             // `estimate.*` observable (or `source: estimate`) would never
             // get a sample there.
-            if let Some(t) = scenario.file.tests.iter().find(|t| {
-                serde_json::to_string(t).is_ok_and(|j| j.contains("\"estimate"))
-            }) {
+            if let Some(t) = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| serde_json::to_string(t).is_ok_and(|j| j.contains("\"estimate")))
+            {
                 return refuse(
                     "tests",
                     &format!(
@@ -617,11 +625,12 @@ impl Executor for GraphExecutor {
                     ),
                 );
             }
-            if let Some(t) = scenario.file.tests.iter().find(|t| {
-                t.self_test
-                    .as_ref()
-                    .is_some_and(|st| !st.injector_enabled)
-            }) {
+            if let Some(t) = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| t.self_test.as_ref().is_some_and(|st| !st.injector_enabled))
+            {
                 return refuse(
                     "tests",
                     &format!(

@@ -439,9 +439,7 @@ impl TestDriver {
                 if f.unsupported.is_some() {
                     continue;
                 }
-                f.faulted_at_set = port
-                    .counts(&f.channel)
-                    .map_or(0, |c| c.messages_faulted);
+                f.faulted_at_set = port.counts(&f.channel).map_or(0, |c| c.messages_faulted);
                 match port.set_fault(&f.spec, now) {
                     Ok(()) => {
                         f.accepted = true;
@@ -471,11 +469,12 @@ impl TestDriver {
                 if let Some(c) = f.clear.as_mut() {
                     if c.step(t, &self.obs, &self.timeline)?.is_some() {
                         f.set = false;
-                        port.clear_fault(&f.channel, now)
-                            .map_err(|message| CampaignError::Axis {
+                        port.clear_fault(&f.channel, now).map_err(|message| {
+                            CampaignError::Axis {
                                 axis: f.name.clone(),
                                 message,
-                            })?;
+                            }
+                        })?;
                     }
                 }
             }

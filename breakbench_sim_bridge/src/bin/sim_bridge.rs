@@ -208,7 +208,12 @@ impl CmdSub {
 
 /// Waits up to `timeout` for a gate message stamped at or after `t`
 /// (`false` on timeout or at shutdown).
-fn wait_gate(gate: &Subscription<Clock>, t: Duration, timeout: Duration, shutdown: &Shutdown) -> bool {
+fn wait_gate(
+    gate: &Subscription<Clock>,
+    t: Duration,
+    timeout: Duration,
+    shutdown: &Shutdown,
+) -> bool {
     let reached = |c: &Clock| {
         let s = c.clock.as_secs_f64();
         s + 1e-9 >= t.as_secs_f64()
