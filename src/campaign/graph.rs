@@ -404,7 +404,11 @@ fn test_graph(
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default();
         sets.push(format!("orchestrator.baseline_class={class}"));
-        sets.push(format!("orchestrator.baseline_reason={}", b.reason));
+        // A YAML single-quoted scalar: the reason may hold `: ` or `#`.
+        sets.push(format!(
+            "orchestrator.baseline_reason='{}'",
+            b.reason.replace('\'', "''")
+        ));
     }
     Ok((path, sets))
 }
