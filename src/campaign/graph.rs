@@ -41,6 +41,23 @@
 //! `simple_navigator` node (its `open_loop_*` parameters, the same
 //! [`breakbench_navigator::controller::OpenLoop`] as in-process); on an
 //! external stack its run is `invalid` (`unsupported`).
+//!
+//! Resilience tests (`tests:`; test and baseline runs): the executor adds a
+//! node `orchestrator` (`breakbench_orchestrator`, before the first
+//! `after_scenario` node) to a copy of the launch config in the run's
+//! working directory, gates the lock-step sim_bridge on it
+//! (`sim_bridge.gate_topic=/breakbench/gate`) and raises the injector's
+//! status rate (`fault_injector.status_rate_hz=1000`, wall) so that
+//! `applied` is read from the status within a few plant steps. The
+//! orchestrator fires the triggers from ground truth, sets and clears the
+//! faults through the injector's real services, evaluates the expectations
+//! with the in-process code ([`super::orchestrate`]) and writes the run's
+//! judgement; the manifest takes its `judgement` (verdict class, timeline,
+//! expectations) and fault records. No judgement, or a fault the oracle's
+//! status record and the orchestrator's disagree on, is `invalid` with the
+//! state reached (`collect`). A fault run's paired baseline is the campaign's
+//! baseline run of the same test and repeat (run first if this executor has
+//! not run it yet, as in-process).
 
 use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::{ClassifiedVerdict, VerdictClass};
@@ -123,6 +140,8 @@ pub struct GraphExecutor {
     exes: Option<ExternalExes>,
     /// Domain ids not in use by a running graph.
     free_domains: Mutex<Vec<u16>>,
+    /// Verdict classes of the resilience-test baselines run so far, by run id.
+    baselines: Mutex<BTreeMap<String, ClassifiedVerdict>>,
 }
 
 impl GraphExecutor {
@@ -157,6 +176,7 @@ impl GraphExecutor {
             opts,
             exes,
             free_domains: Mutex::new(free),
+            baselines: Mutex::new(BTreeMap::new()),
         })
     }
 }
@@ -211,6 +231,7 @@ impl GraphExecutor {
         provenance: &Provenance,
         domain: u16,
         dir: &Path,
+        baseline: Option<&ClassifiedVerdict>,
     ) -> Result<(Collected, supervisor::UpOutcome), CampaignError> {
         let io = |p: &Path, e| CampaignError::io(p, e);
         if dir.exists() {
@@ -239,6 +260,15 @@ impl GraphExecutor {
                 };
                 let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
                 sets.extend(user_sets.iter().cloned());
+                // The scenario's navigator, not the params file's default
+                // (a test's variant navigator, e.g. a longer grace window).
+                let nav = scenario
+                    .path
+                    .parent()
+                    .unwrap_or(Path::new("."))
+                    .join(&scenario.file.navigator);
+                let nav = std::path::absolute(&nav).map_err(|e| io(&nav, e))?;
+                sets.push(format!("simple_navigator.navigator_file={}", nav.display()));
                 // The positive canary: the navigator node drives the
                 // in-process canary's open-loop controller.
                 if let (RunKind::Canary, Some(c)) = (spec.kind, &scenario.file.canary) {
@@ -247,6 +277,21 @@ impl GraphExecutor {
                         format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
                     ]);
                 }
+                let (config, share_dir) = match &spec.test {
+                    Some(test) => {
+                        let (c, extra) = test_graph(scenario, spec, config, dir, test, baseline)?;
+                        sets.extend(extra);
+                        (
+                            c,
+                            Some(
+                                share_dir
+                                    .clone()
+                                    .unwrap_or_else(|| supervisor::args::default_share_dir(config)),
+                            ),
+                        )
+                    }
+                    None => (config.clone(), share_dir.clone()),
+                };
                 sets.extend([
                     format!("sim_bridge.seed={seed}"),
                     format!("oracle.seed={seed}"),
@@ -261,7 +306,7 @@ impl GraphExecutor {
                     domain_id: Some(domain),
                     timeout: self.opts.run_timeout,
                     scenario: faults,
-                    share_dir: share_dir.clone(),
+                    share_dir,
                     quiet: true,
                     ready_timeout: self.opts.ready_timeout,
                 })
@@ -288,9 +333,103 @@ impl GraphExecutor {
                 })
             }
         };
-        let collected = collect(scenario, spec, provenance, &outcome);
+        let judgement = spec.test.is_some().then(|| dir.join(JUDGEMENT_FILE));
+        let collected = collect(scenario, spec, provenance, &outcome, judgement.as_deref());
         Ok((collected, outcome))
     }
+}
+
+/// The orchestrator's output in a run's working directory.
+const JUDGEMENT_FILE: &str = "judgement.json";
+/// The lock-step gate between the orchestrator and the sim_bridge.
+const GATE_TOPIC: &str = "/breakbench/gate";
+
+/// The orchestrator's output file: the run's judgement and fault records.
+#[derive(serde::Deserialize)]
+struct Judged {
+    judgement: RunJudgement,
+    faults: Vec<super::manifest::FaultRecord>,
+}
+
+/// A resilience-test run's graph: a copy of the launch config `config` in
+/// `dir` with the node `orchestrator` (`breakbench_orchestrator`) before the
+/// first `after_scenario` node, and the `--set`s that configure it, gate the
+/// sim_bridge on it and raise the injector's status rate (see the module
+/// docs).
+fn test_graph(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    config: &Path,
+    dir: &Path,
+    test: &str,
+    baseline: Option<&ClassifiedVerdict>,
+) -> Result<(PathBuf, Vec<String>), CampaignError> {
+    let bad = |source| CampaignError::Graph {
+        config: config.display().to_string(),
+        source: Box::new(source),
+    };
+    let mut cfg = supervisor::config::LaunchConfig::load(config).map_err(bad)?;
+    let node = supervisor::config::NodeSpec {
+        name: "orchestrator".into(),
+        package: "breakbench".into(),
+        executable: "breakbench_orchestrator".into(),
+        ready: Some("ready".into()),
+        role: None,
+        after_scenario: false,
+        remaps: Vec::new(),
+        env: BTreeMap::new(),
+    };
+    let at = cfg
+        .nodes
+        .iter()
+        .position(|n| n.after_scenario)
+        .unwrap_or(cfg.nodes.len());
+    cfg.nodes.insert(at, node);
+    let path = dir.join("graph.yaml");
+    let text =
+        serde_yaml_ng::to_string(&cfg).map_err(|e| CampaignError::GraphOptions(e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| CampaignError::io(&path, e))?;
+    let abs = |p: &Path| std::path::absolute(p).map_err(|e| CampaignError::io(p, e));
+    let kind = if spec.kind == RunKind::Baseline {
+        "baseline"
+    } else {
+        "test"
+    };
+    let phase_s = spec
+        .cell
+        .get(super::resilience::PHASE_KEY)
+        .copied()
+        .unwrap_or(0.0);
+    let mut sets = vec![
+        format!("sim_bridge.gate_topic={GATE_TOPIC}"),
+        "fault_injector.status_rate_hz=1000.0".into(),
+        format!("orchestrator.gate_topic={GATE_TOPIC}"),
+        format!(
+            "orchestrator.scenario_file={}",
+            abs(&scenario.path)?.display()
+        ),
+        format!("orchestrator.test={test}"),
+        format!("orchestrator.run_kind={kind}"),
+        format!("orchestrator.seed={}", spec.seed as i64),
+        format!("orchestrator.phase_s={phase_s:?}"),
+        format!(
+            "orchestrator.judgement_file={}",
+            abs(&dir.join(JUDGEMENT_FILE))?.display()
+        ),
+    ];
+    if let Some(b) = baseline {
+        let class = serde_json::to_value(b.class)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        sets.push(format!("orchestrator.baseline_class={class}"));
+        // A YAML single-quoted scalar: the reason may hold `: ` or `#`.
+        sets.push(format!(
+            "orchestrator.baseline_reason='{}'",
+            b.reason.replace('\'', "''")
+        ));
+    }
+    Ok((path, sets))
 }
 
 /// Reads the oracle's manifest and trace of a finished graph and checks the
@@ -300,6 +439,7 @@ fn collect(
     spec: &RunSpec,
     provenance: &Provenance,
     o: &supervisor::UpOutcome,
+    judgement: Option<&Path>,
 ) -> Collected {
     let Some(v) = &o.verdict else {
         let why = o.error.clone().unwrap_or_else(|| "no verdict".into());
@@ -354,7 +494,38 @@ fn collect(
             faults.push(f);
         }
     }
-    if faults.len() != m.faults.len() {
+    if let Some(jpath) = judgement {
+        // A resilience test: the orchestrator's judgement and fault records;
+        // the oracle's record of the injector's status must show the same
+        // faults applied (by channel), and none on a baseline.
+        let text = std::fs::read_to_string(jpath).map_err(|e| {
+            bad(format!(
+                "the orchestrator wrote no judgement ({}: {e})",
+                jpath.display()
+            ))
+        })?;
+        let j: Judged =
+            serde_json::from_str(&text).map_err(|e| bad(format!("{}: {e}", jpath.display())))?;
+        let applied = |fs: &[super::manifest::FaultRecord]| -> Vec<String> {
+            let mut v: Vec<String> = fs
+                .iter()
+                .filter(|f| f.first_applied_s.is_some())
+                .map(|f| f.channel.clone())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        if applied(&m.faults) != applied(&j.faults) {
+            return Err(bad(format!(
+                "the oracle recorded faults applied on {:?} from /fault_injector/status, the orchestrator on {:?}",
+                applied(&m.faults),
+                applied(&j.faults)
+            )));
+        }
+        faults = j.faults;
+        m.judgement = j.judgement;
+    } else if faults.len() != m.faults.len() {
         return Err((
             "reset",
             format!(
@@ -437,10 +608,13 @@ fn invalid_manifest(
 
 impl Executor for GraphExecutor {
     /// The graph runs grid, nominal and canary runs of a corridor-type
-    /// study. Not yet: resilience tests (`tests:` need an orchestrator that
-    /// fires triggers on the graph and an oracle node that evaluates the
-    /// expectations live) and a navigator driving from the estimator (no
-    /// estimator node). Refused rather than run as something else.
+    /// study, and resilience tests (`tests:`) on a launch config of ours
+    /// (the orchestrator is added to it). Not yet: resilience tests on an
+    /// external stack (`--graph-cmd`: no place for the orchestrator and the
+    /// gate in a user's launch), self-tests with a disabled injector (the
+    /// graph's injector is enabled by its `enable` parameter only) and a
+    /// navigator driving from the estimator (no estimator node). Refused
+    /// rather than run as something else.
     fn supports(&self, scenario: &Scenario) -> Result<(), CampaignError> {
         let refuse = |field: &str, why: &str| {
             Err(CampaignError::Unsupported {
@@ -451,10 +625,43 @@ impl Executor for GraphExecutor {
             })
         };
         if !scenario.file.tests.is_empty() {
-            return refuse(
-                "tests",
-                "resilience tests run in-process only (no graph orchestrator for triggers and expectations yet); run without --graph",
-            );
+            if let GraphSource::External(_) = self.opts.source {
+                return refuse(
+                    "tests",
+                    "resilience tests on the graph need our launch config (--graph), not --graph-cmd: the orchestrator and the sim_bridge's gate are added to it",
+                );
+            }
+            // The navigator's pose estimate has no topic on the graph: an
+            // `estimate.*` observable (or `source: estimate`) would never
+            // get a sample there.
+            if let Some(t) = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| serde_json::to_string(t).is_ok_and(|j| j.contains("\"estimate")))
+            {
+                return refuse(
+                    "tests",
+                    &format!(
+                        "test '{}' reads the navigator's pose estimate (estimate.*), which no topic of the graph carries; run without --graph",
+                        t.name
+                    ),
+                );
+            }
+            if let Some(t) = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| t.self_test.as_ref().is_some_and(|st| !st.injector_enabled))
+            {
+                return refuse(
+                    "tests",
+                    &format!(
+                        "test '{}': self_test.injector_enabled: false needs a disabled injector, and the graph's fault_injector is enabled by its `enable` parameter; run without --graph",
+                        t.name
+                    ),
+                );
+            }
         }
         if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator {
             return refuse(
@@ -481,6 +688,39 @@ impl Executor for GraphExecutor {
             host_cpu_busy: None,
             wall_time_s: 0.0,
         };
+        // A resilience-test fault run: its paired baseline's class (the
+        // same seed without the fault), run first if not run yet.
+        let baseline = match (&spec.test, spec.kind) {
+            (Some(name), RunKind::Test)
+                if scenario
+                    .file
+                    .tests
+                    .iter()
+                    .any(|t| t.name == *name && t.baseline) =>
+            {
+                let repeat = spec.run_id.rsplit_once("_r").map_or("0", |(_, r)| r);
+                let id = format!("baseline_{name}_r{repeat}");
+                let known = self.baselines.lock().expect("lock").get(&id).cloned();
+                match known {
+                    Some(c) => Some(c),
+                    None => {
+                        let b = RunSpec {
+                            run_id: id,
+                            kind: RunKind::Baseline,
+                            cell: BTreeMap::new(),
+                            ..spec.clone()
+                        };
+                        Some(
+                            self.execute(scenario, &b, provenance)?
+                                .manifest
+                                .judgement
+                                .verdict_class,
+                        )
+                    }
+                }
+            }
+            _ => None,
+        };
         if spec.kind == RunKind::Canary && matches!(self.opts.source, GraphSource::External(_)) {
             record.invalid_reason = Some(
                 "unsupported: the positive canary needs our simple_navigator's open-loop parameters, which an external stack's command template does not take"
@@ -500,7 +740,7 @@ impl Executor for GraphExecutor {
         record.domain_id = domain;
         let dir = self.opts.work_dir.join(&spec.run_id);
         let cpu0 = cpu_counters();
-        let res = self.run_graph(scenario, spec, provenance, domain, &dir);
+        let res = self.run_graph(scenario, spec, provenance, domain, &dir, baseline.as_ref());
         self.free_domains.lock().expect("lock").push(domain);
         let (collected, outcome) = res?;
         if outcome.exit_code == supervisor::EXIT_INTERRUPTED {
@@ -549,6 +789,12 @@ impl Executor for GraphExecutor {
         match result {
             Ok((mut m, trace)) => {
                 record.state_reached = "done".into();
+                if spec.kind == RunKind::Baseline {
+                    self.baselines
+                        .lock()
+                        .expect("lock")
+                        .insert(spec.run_id.clone(), m.judgement.verdict_class.clone());
+                }
                 m.wall_time_s = record.wall_time_s;
                 m.graph = Some(record);
                 let _ = std::fs::remove_dir_all(&dir);

@@ -16,6 +16,7 @@ pub mod executor;
 pub mod graph;
 pub mod manifest;
 pub mod merge;
+pub mod orchestrate;
 pub mod outputs;
 pub mod plan;
 pub mod report;

@@ -19,6 +19,10 @@
 //!
 //! A baseline run (same seed, no fault) evaluates only the expectations that
 //! do not refer to a fault ([`refers_to_fault`]) and injects nothing.
+//!
+//! The injector side is a [`FaultPort`]: in-process the [`Injector`] itself;
+//! on the ROS 2 graph the `breakbench_orchestrator` node's client of the
+//! `fault_injector` node (its `~/set_fault` service and `~/status` counters).
 
 use std::time::{Duration, Instant};
 
@@ -31,13 +35,93 @@ use breakbench_oracle::expect::{
     LogSample, Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline,
     Trigger, TriggerState,
 };
-use kraken_faults::{FaultSchedule, Injector, ScheduledFault, SensorMsg};
+use kraken_faults::{Injector, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
 use kraken_interfaces::FaultSpec;
 
 use super::manifest::FaultRecord;
 use super::resilience::ResilienceTest;
 use super::CampaignError;
+
+/// A channel's message counters as the injector reports them
+/// (`kraken_faults::ChannelStats`, or `ChannelFaultStatus` of
+/// `/fault_injector/status` on the graph).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChannelCounts {
+    /// Messages received on the channel.
+    pub messages_in: u64,
+    /// Messages released on the channel.
+    pub messages_out: u64,
+    /// Messages a fault changed or withheld (the only evidence of `applied`).
+    pub messages_faulted: u64,
+}
+
+/// The injector as a resilience test drives it: set and clear a fault, and
+/// read back what the injector itself says it did (its message counters and
+/// clear time), never the acknowledgement. In-process it is the
+/// [`Injector`]; on the ROS 2 graph a client of the `fault_injector` node
+/// (`breakbench_orchestrator`).
+pub trait FaultPort {
+    /// Whether injection is enabled (the production guard).
+    fn enabled(&self) -> bool;
+    /// Enables or disables injection at `now` (self-tests only).
+    ///
+    /// # Errors
+    /// A message when the port cannot do it (the graph's injector is enabled
+    /// by its `enable` parameter only).
+    fn set_enabled(&mut self, on: bool, now: Duration) -> Result<(), String>;
+    /// Sets `spec` on its channel at `now`.
+    ///
+    /// # Errors
+    /// The injector's refusal (or the transport's failure), as text.
+    fn set_fault(&mut self, spec: &FaultSpec, now: Duration) -> Result<(), String>;
+    /// Clears the fault of `channel` at `now`.
+    ///
+    /// # Errors
+    /// As [`FaultPort::set_fault`].
+    fn clear_fault(&mut self, channel: &str, now: Duration) -> Result<(), String>;
+    /// The counters of `channel` (`None`: no such channel, or not reported yet).
+    fn counts(&self, channel: &str) -> Option<ChannelCounts>;
+    /// When the last fault of `channel` was cleared, replaced or expired.
+    fn cleared(&self, channel: &str) -> Option<Duration>;
+    /// Whether a fault of `channel` acts at `now`.
+    fn is_active(&self, channel: &str, now: Duration) -> bool;
+}
+
+impl FaultPort for Injector {
+    fn enabled(&self) -> bool {
+        Injector::enabled(self)
+    }
+    fn set_enabled(&mut self, on: bool, now: Duration) -> Result<(), String> {
+        Injector::set_enabled(self, on, now);
+        Ok(())
+    }
+    fn set_fault(&mut self, spec: &FaultSpec, now: Duration) -> Result<(), String> {
+        Injector::set_fault(self, spec, now).map_err(|e| e.to_string())
+    }
+    fn clear_fault(&mut self, channel: &str, now: Duration) -> Result<(), String> {
+        self.channel_mut(channel)
+            .map_err(|e| e.to_string())?
+            .clear_at(now);
+        Ok(())
+    }
+    fn counts(&self, channel: &str) -> Option<ChannelCounts> {
+        self.channel(channel).map(|c| {
+            let s = c.stats();
+            ChannelCounts {
+                messages_in: s.messages_in,
+                messages_out: s.messages_out,
+                messages_faulted: s.messages_faulted,
+            }
+        })
+    }
+    fn cleared(&self, channel: &str) -> Option<Duration> {
+        self.channel(channel).and_then(|c| c.cleared())
+    }
+    fn is_active(&self, channel: &str, now: Duration) -> bool {
+        self.channel(channel).is_some_and(|c| c.is_active(now))
+    }
+}
 
 struct FaultSlot {
     name: String,
@@ -46,7 +130,10 @@ struct FaultSlot {
     duration: Option<Duration>,
     trigger: Trigger,
     clear: Option<Trigger>,
-    schedule: Option<FaultSchedule>,
+    /// Set (accepted by the injector) and not yet cleared by the driver.
+    set: bool,
+    /// When its `duration_s` ends, s (cleared by the driver at that time).
+    clear_at: Option<Duration>,
     unsupported: Option<String>,
     accepted: bool,
     /// `messages_faulted` of its channel when it was set.
@@ -203,7 +290,8 @@ impl TestDriver {
                         .as_ref()
                         .map(|c| Trigger::new(c, &format!("{}/clear", f.name), &names, seed))
                         .transpose()?,
-                    schedule: None,
+                    set: false,
+                    clear_at: None,
                     unsupported,
                     accepted: false,
                     faulted_at_set: 0,
@@ -316,18 +404,22 @@ impl TestDriver {
         self.obs.push_diagnostic(s);
     }
 
-    /// Steps the triggers at `now` and sets / clears the faults they fire.
+    /// Steps the triggers at `now` and sets / clears the faults they fire
+    /// through `port`.
     ///
     /// # Errors
-    /// [`CampaignError::Oracle`] for a bad step time.
-    pub fn before_relay(
+    /// [`CampaignError::Oracle`] for a bad step time; [`CampaignError::Axis`]
+    /// when clearing a set fault fails.
+    pub fn before_relay<P: FaultPort + ?Sized>(
         &mut self,
         now: Duration,
-        injector: &mut Injector,
+        port: &mut P,
     ) -> Result<(), CampaignError> {
         let t = now.as_secs_f64();
-        if injector.enabled() != self.injector_enabled {
-            injector.set_enabled(self.injector_enabled, now);
+        if port.enabled() != self.injector_enabled {
+            if let Err(e) = port.set_enabled(self.injector_enabled, now) {
+                self.error = Some(e);
+            }
         }
         for i in 0..self.faults.len() {
             let f = &mut self.faults[i];
@@ -347,18 +439,12 @@ impl TestDriver {
                 if f.unsupported.is_some() {
                     continue;
                 }
-                let mut schedule = FaultSchedule::new(vec![ScheduledFault {
-                    spec: f.spec.clone(),
-                    set_at: now,
-                    clear_at: f.duration.map(|d| now + d),
-                }])
-                .expect("clear_at >= set_at");
-                f.faulted_at_set = injector
-                    .channel(&f.channel)
-                    .map_or(0, |c| c.stats().messages_faulted);
-                match schedule.apply_due(injector, now) {
+                f.faulted_at_set = port.counts(&f.channel).map_or(0, |c| c.messages_faulted);
+                match port.set_fault(&f.spec, now) {
                     Ok(()) => {
                         f.accepted = true;
+                        f.set = true;
+                        f.clear_at = f.duration.map(|d| now + d);
                         self.timeline.note(&f.name, FaultEvent::Requested, st);
                     }
                     // A disabled injector refuses every fault: that is
@@ -367,22 +453,28 @@ impl TestDriver {
                     Err(_) if !self.injector_enabled => {}
                     Err(e) => self.error = Some(format!("fault '{}': {e}", f.name)),
                 }
-                if f.accepted {
-                    f.schedule = Some(schedule);
-                }
             }
             let f = &mut self.faults[i];
-            if let Some(s) = f.schedule.as_mut() {
-                if s.next_due().is_some_and(|d| d <= now) {
-                    s.apply_due(injector, now)
-                        .map_err(|e| CampaignError::Axis {
+            if f.set {
+                // Its duration ends: cleared at that time.
+                if let Some(c) = f.clear_at.filter(|c| *c <= now) {
+                    f.clear_at = None;
+                    f.set = false;
+                    port.clear_fault(&f.channel, c)
+                        .map_err(|message| CampaignError::Axis {
                             axis: f.name.clone(),
-                            message: e.to_string(),
+                            message,
                         })?;
                 }
                 if let Some(c) = f.clear.as_mut() {
                     if c.step(t, &self.obs, &self.timeline)?.is_some() {
-                        injector.channel_mut(&f.channel)?.clear_at(now);
+                        f.set = false;
+                        port.clear_fault(&f.channel, now).map_err(|message| {
+                            CampaignError::Axis {
+                                axis: f.name.clone(),
+                                message,
+                            }
+                        })?;
                     }
                 }
             }
@@ -390,25 +482,29 @@ impl TestDriver {
         Ok(())
     }
 
-    /// Notes `applied` / `cleared` from the injector and steps the
-    /// expectations at `now`.
+    /// Notes `applied` / `cleared` from the injector's counters and clear
+    /// time as `port` reports them, and steps the expectations at `now`.
     ///
     /// # Errors
     /// [`CampaignError::Oracle`] for a bad step or ground-truth sample.
-    pub fn after_step(&mut self, now: Duration, injector: &Injector) -> Result<(), CampaignError> {
+    pub fn after_step<P: FaultPort + ?Sized>(
+        &mut self,
+        now: Duration,
+        port: &P,
+    ) -> Result<(), CampaignError> {
         let st = self.stamp(now);
         for f in &self.faults {
-            if f.schedule.is_none() || !f.accepted {
+            if !f.accepted {
                 continue;
             }
-            let Some(ch) = injector.channel(&f.channel) else {
+            let Some(c) = port.counts(&f.channel) else {
                 continue;
             };
-            let applied = ch.stats().messages_faulted > f.faulted_at_set;
+            let applied = c.messages_faulted > f.faulted_at_set;
             if applied {
                 self.timeline.note(&f.name, FaultEvent::Applied, st);
             }
-            if let Some(c) = ch.cleared() {
+            if let Some(c) = port.cleared(&f.channel).filter(|c| *c <= now) {
                 let at = Stamp {
                     sim_s: c.as_secs_f64(),
                     host_s: st.host_s,
@@ -418,7 +514,7 @@ impl TestDriver {
             self.obs.push_fault_status(FaultStatusSample {
                 t_s: st.sim_s,
                 fault: f.name.clone(),
-                active: ch.is_active(now),
+                active: port.is_active(&f.channel, now),
                 applied,
             });
         }
@@ -430,19 +526,34 @@ impl TestDriver {
         Ok(())
     }
 
+    /// Whether a fault the injector accepted has its `applied` (or, once
+    /// the driver cleared it, its `cleared`) not yet read from the injector.
+    pub fn awaiting_injector(&self) -> bool {
+        self.faults.iter().filter(|f| f.accepted).any(|f| {
+            self.timeline
+                .event_s(&f.name, FaultEvent::Applied)
+                .is_none()
+                || (!f.set
+                    && self
+                        .timeline
+                        .event_s(&f.name, FaultEvent::Cleared)
+                        .is_none())
+        })
+    }
+
     /// The manifest's record of each fault the run set (accepted by the
     /// injector; none for a baseline): `axis` is `<test>.<fault>`, the mode's
     /// main parameter and its requested value (`none` and 0 for a mode
     /// without one, such as dropout), the channel's message counts over the
     /// whole run, and the fault's first-applied and cleared sim times from
     /// the timeline. No delivered-value probe (`delivered_metric: none`).
-    pub fn fault_records(&self, injector: &Injector) -> Vec<FaultRecord> {
+    pub fn fault_records<P: FaultPort + ?Sized>(&self, port: &P) -> Vec<FaultRecord> {
         self.faults
             .iter()
             .filter(|f| f.accepted)
             .map(|f| {
                 let (parameter, requested) = f.spec.main_parameter().unwrap_or(("none", 0.0));
-                let st = injector.channel(&f.channel).map(|c| c.stats());
+                let st = port.counts(&f.channel);
                 FaultRecord {
                     axis: format!("{}.{}", self.test.name, f.name),
                     channel: f.channel.clone(),

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kraken_interfaces::config::load_yaml_checked;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::SupervisorError;
 
 /// One node of the graph.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
     /// Node name (`-r __node:=<name>`; also its key in the parameters file).
@@ -39,7 +39,7 @@ pub struct NodeSpec {
 }
 
 /// A launch config.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchConfig {
     pub name: String,

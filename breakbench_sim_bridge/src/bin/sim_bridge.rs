@@ -27,6 +27,17 @@
 //!   command answers the sensor data up to `t`, as in-process. No command
 //!   within `lockstep_timeout_s` of wall time is an error (exit 1).
 //!
+//! Gate (`gate_topic`, empty by default: off): a process outside the
+//! control loop that must act at the sim time of a ground-truth sample
+//! (the resilience-test orchestrator, which sets a fault when a trigger over
+//! ground truth fires) joins the loop: at every step that publishes ground
+//! truth the bridge publishes `/oracle/odom` first, then waits (up to
+//! `lockstep_timeout_s` wall) for a rosgraph_msgs/Clock on `gate_topic`
+//! stamped at or after that step's time, and only then publishes the step's
+//! sensors, `/tf` and `/clock`. So a fault set in answer to the sample of
+//! `t` acts on the sensor messages of `t`, as in-process, whatever the wall
+//! time jitter.
+//!
 //! Start: the bridge prints `ready` once its entities exist, then waits (up
 //! to `start_timeout_s` wall) until `/oracle/odom`, `/scan` and `/odom` each
 //! have a subscriber (and, in lock-step, `/cmd_vel` a publisher), pauses
@@ -101,6 +112,8 @@ struct Params {
     /// Serve `~/start` and wait for its call before stepping.
     start_service: bool,
     stop_at: Option<Duration>,
+    /// Wait at each ground-truth step for a gate message on this topic.
+    gate_topic: Option<String>,
 }
 
 fn positive(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
@@ -152,6 +165,7 @@ impl Params {
             start_settle: Duration::from_secs_f64(non_negative(args, "start_settle_s", 0.5)?),
             start_service: args.param_bool("start_service", false)?,
             stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
+            gate_topic: Some(args.param_string("gate_topic", "")?).filter(|t| !t.is_empty()),
         })
     }
 }
@@ -190,6 +204,42 @@ impl CmdSub {
             }
         })
     }
+}
+
+/// Waits up to `timeout` for a gate message stamped at or after `t`
+/// (`false` on timeout or at shutdown).
+fn wait_gate(
+    gate: &Subscription<Clock>,
+    t: Duration,
+    timeout: Duration,
+    shutdown: &Shutdown,
+) -> bool {
+    let reached = |c: &Clock| {
+        let s = c.clock.as_secs_f64();
+        s + 1e-9 >= t.as_secs_f64()
+    };
+    while let Ok(Some((c, _))) = gate.take() {
+        if reached(&c) {
+            return true;
+        }
+    }
+    smol::block_on(async {
+        let next = async {
+            loop {
+                match gate.async_take().await {
+                    Ok((c, _)) if reached(&c) => return true,
+                    Ok(_) => {}
+                    Err(_) => return false,
+                }
+            }
+        };
+        futures::pin_mut!(next);
+        let stop = futures::future::select(Box::pin(smol::Timer::after(timeout)), shutdown.wait());
+        match futures::future::select(next, stop).await {
+            futures::future::Either::Left((r, _)) => r,
+            futures::future::Either::Right(_) => false,
+        }
+    })
 }
 
 /// A wheel-odometry message (`odom` → `base_link`) from the plant's state.
@@ -330,6 +380,13 @@ fn run() -> Result<()> {
     } else {
         CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
     };
+    let gate = match &p.gate_topic {
+        Some(t) => Some(node.subscription::<Clock>(
+            t,
+            qos::publish().history(History::KeepLast { depth: PUB_DEPTH }),
+        )?),
+        None => None,
+    };
     let start_srv = if p.start_service {
         Some(node.server::<TriggerSrv>("~/start")?)
     } else {
@@ -373,6 +430,11 @@ fn run() -> Result<()> {
                     CmdSub::Stamped(s) => node.has_publisher(s),
                 })
             .then_some("/cmd_vel (publisher)"),
+        )
+        .chain(
+            gate.as_ref()
+                .is_some_and(|g| !node.has_publisher(g))
+                .then_some("gate_topic (publisher)"),
         )
         .collect();
         if missing.is_empty() {
@@ -430,9 +492,24 @@ fn run() -> Result<()> {
                 commands += 1;
             }
         }
-        let out = plant.step();
+        let mut out = plant.step();
         let now = plant.now();
         let ns = now.as_nanos() as u64;
+        if let (Some(g), Some(t)) = (&gate, out.truth.take()) {
+            // Ground truth first, then the gate, then the step's sensors.
+            publish(&pubs.truth, "/oracle/odom", t);
+            if !wait_gate(g, now, p.lockstep_timeout, &shutdown) {
+                if shutdown.is_requested() {
+                    break;
+                }
+                bail!(
+                    "gate: nothing on {} stamped at or after sim time {:.3} s within lockstep_timeout_s = {:.1} s (is the orchestrator running?)",
+                    p.gate_topic.as_deref().unwrap_or_default(),
+                    now.as_secs_f64(),
+                    p.lockstep_timeout.as_secs_f64()
+                );
+            }
+        }
         // The plant's sensor pairs in its fixed order; each message type has
         // one topic (the plant emits one channel per type).
         for (_, m) in out.sensors {

@@ -1,0 +1,408 @@
+//! `breakbench_orchestrator`: runs one resilience test (`tests:` of a
+//! campaign scenario) on the ROS 2 graph, separate from the robot
+//! (REQ-TEST-GRAPH).
+//!
+//! Subscribes ground truth `/oracle/odom` (nav_msgs/Odometry) for the
+//! triggers, and the observables of the expectations: `/cmd_vel`
+//! (geometry_msgs/Twist), the robot's odometry as delivered `/odom`,
+//! `/diagnostics` (diagnostic_msgs/DiagnosticArray), `/rosout`
+//! (rcl_interfaces/Log) and the injector's `<injector>/status`
+//! (kraken_interfaces/FaultStatus). A fired trigger calls the injector's
+//! real `<injector>/set_fault` service (a clear: `set_fault` with mode
+//! `healthy` on the fault's channel); `applied` is read only from the
+//! status' `messages_faulted` counter, `cleared` from its `cleared` stamp.
+//! The test itself is the in-process code ([`breakbench::campaign::test_run`]
+//! through [`breakbench::campaign::orchestrate::GraphTest`]).
+//!
+//! Lock-step: after it has processed the ground-truth sample of sim time `t`
+//! (and, if a trigger fired, after `set_fault` replied) it publishes
+//! `gate_topic` (rosgraph_msgs/Clock stamped `t`); a sim_bridge with the same
+//! `gate_topic` waits for it before publishing that step's sensors.
+//!
+//! At the end of the mission (the world's `mission_timeout_s` of sim time)
+//! it writes the run's judgement (verdict class, timeline, expectations) and
+//! fault records as JSON to `judgement_file`, prints `judgement: <class>`,
+//! and waits for SIGINT/SIGTERM (exit 0).
+//!
+//! Parameters: `scenario_file` (string, required: the campaign scenario),
+//! `test` (string, required: `tests[].name`), `run_kind` (`test` |
+//! `baseline`), `seed` (integer, the run's seed, int64 bits), `phase_s`
+//! (double, 0: the phase of a phase-swept fault), `judgement_file` (string,
+//! required), `baseline_class` / `baseline_reason` (strings, empty: the
+//! paired baseline's verdict class, e.g. `pass`), `gate_topic` (string,
+//! `/breakbench/gate`), `injector` (string, `/fault_injector`),
+//! `status_wait_s` (double, 1.0: longest wall wait for an injector status as
+//! recent as the steps to complete while a fault's `applied` / `cleared` is
+//! awaited), `service_timeout_s` (double, 10.0).
+//! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Context, Result};
+use breakbench::campaign::manifest::FaultRecord;
+use breakbench::campaign::orchestrate::GraphTest;
+use breakbench::campaign::run::controller_under_test;
+use breakbench::campaign::test_run::{ChannelCounts, FaultPort, TestDriver};
+use breakbench::campaign::Scenario;
+use breakbench_oracle::expect::{ClassifiedVerdict, RunJudgement, VerdictClass};
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::Client;
+use breakbench_ros::{qos, to_stamp, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown};
+use futures::stream::{select_all, LocalBoxStream, StreamExt};
+use kraken_interfaces::ros::{Clock, DiagnosticArray, Log, Odometry, Twist};
+use kraken_interfaces::{
+    ChannelFaultStatus, FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse,
+};
+
+const NODE_NAME: &str = "breakbench_orchestrator";
+/// Reader depth of every input: a whole lock-step burst is queued.
+const DEPTH: usize = 5000;
+
+fn main() -> ExitCode {
+    breakbench_ros::exit_on_help(
+        NODE_NAME,
+        "runs one resilience test of a campaign scenario on the graph: triggers from /oracle/odom, faults through /fault_injector/set_fault, applied from /fault_injector/status, expectations over /cmd_vel, /odom, /diagnostics, /rosout; gates a lock-step sim_bridge",
+        "README.md",
+    );
+    breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{NODE_NAME}: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Output<'a> {
+    judgement: &'a RunJudgement,
+    faults: &'a [FaultRecord],
+}
+
+/// The injector on the graph: its `set_fault` service and the latest
+/// `~/status` it published.
+struct GraphPort {
+    set: Client<Msg<SetFaultRequest>, Msg<SetFaultResponse>>,
+    timeout: Duration,
+    enabled: bool,
+    status: BTreeMap<String, ChannelFaultStatus>,
+    /// Stamp of the latest status, sim s.
+    status_s: f64,
+}
+
+fn time_opt(t: &kraken_interfaces::ros::Time) -> Option<Duration> {
+    let s = t.as_secs_f64();
+    (s > 0.0).then(|| Duration::from_secs_f64(s))
+}
+
+impl GraphPort {
+    fn on_status(&mut self, s: FaultStatus) {
+        self.enabled = s.enabled;
+        self.status_s = s.stamp.as_secs_f64();
+        for c in s.channels {
+            self.status.insert(c.channel.clone(), c);
+        }
+    }
+    fn call(&mut self, spec: FaultSpec) -> Result<(), String> {
+        let call = self
+            .set
+            .async_call_service(Msg(SetFaultRequest { fault: spec }));
+        let timeout = self.timeout;
+        let r = smol::block_on(async {
+            futures::future::select(Box::pin(call), Box::pin(smol::Timer::after(timeout))).await
+        });
+        match r {
+            futures::future::Either::Left((Ok(Msg(resp)), _)) if resp.success => Ok(()),
+            futures::future::Either::Left((Ok(Msg(resp)), _)) => Err(resp.message),
+            futures::future::Either::Left((Err(e), _)) => {
+                Err(format!("set_fault call failed: {e:?}"))
+            }
+            futures::future::Either::Right(_) => {
+                Err(format!("set_fault: no response within {timeout:?}"))
+            }
+        }
+    }
+}
+
+impl FaultPort for GraphPort {
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+    fn set_enabled(&mut self, on: bool, _now: Duration) -> Result<(), String> {
+        Err(format!(
+            "the graph's injector is {} by its `enable` parameter; the test asks for it {}",
+            if self.enabled { "enabled" } else { "disabled" },
+            if on { "enabled" } else { "disabled" }
+        ))
+    }
+    fn set_fault(&mut self, spec: &FaultSpec, _now: Duration) -> Result<(), String> {
+        self.call(spec.clone())
+    }
+    fn clear_fault(&mut self, channel: &str, _now: Duration) -> Result<(), String> {
+        self.call(FaultSpec::new(channel.to_string(), FaultSpec::HEALTHY))
+    }
+    fn counts(&self, channel: &str) -> Option<ChannelCounts> {
+        self.status.get(channel).map(|c| ChannelCounts {
+            messages_in: c.messages_in,
+            messages_out: c.messages_out,
+            messages_faulted: c.messages_faulted,
+        })
+    }
+    fn cleared(&self, channel: &str) -> Option<Duration> {
+        self.status.get(channel).and_then(|c| time_opt(&c.cleared))
+    }
+    fn is_active(&self, channel: &str, now: Duration) -> bool {
+        self.status.get(channel).is_some_and(|c| {
+            c.fault.mode != FaultSpec::HEALTHY
+                && time_opt(&c.requested).is_some_and(|r| r <= now)
+                && time_opt(&c.cleared).is_none_or(|x| x > now)
+        })
+    }
+}
+
+#[allow(clippy::large_enum_variant)]
+enum Event {
+    Truth(Odometry),
+    Cmd(Twist),
+    Odom(Odometry),
+    Log(Log),
+    Diag(DiagnosticArray),
+    Status(FaultStatus),
+}
+
+fn run() -> Result<()> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
+    ensure!(
+        rest.is_empty(),
+        "unexpected arguments {rest:?} (node arguments go after --ros-args)"
+    );
+    let shutdown = Shutdown::on_signals()?;
+    let env = RosEnv::from_env()?;
+    let required = |name: &str| -> Result<String> {
+        let v = args.param_string(name, "")?;
+        ensure!(!v.is_empty(), "parameter '{name}' is required");
+        Ok(v)
+    };
+    let scenario_file = PathBuf::from(required("scenario_file")?);
+    let test_name = required("test")?;
+    let judgement_file = PathBuf::from(required("judgement_file")?);
+    let baseline = match args.param_string("run_kind", "test")?.as_str() {
+        "test" => false,
+        "baseline" => true,
+        other => bail!("parameter 'run_kind' must be test or baseline, got {other:?}"),
+    };
+    let seed = args.param_i64("seed", 0)? as u64;
+    let phase_s = args.param_f64("phase_s", 0.0)?;
+    let baseline_class = match args.param_string("baseline_class", "")?.as_str() {
+        "" => None,
+        c => Some(ClassifiedVerdict {
+            class: serde_json::from_value::<VerdictClass>(serde_json::Value::String(c.into()))
+                .with_context(|| format!("parameter 'baseline_class' = {c:?}"))?,
+            reason: args.param_string("baseline_reason", "")?,
+        }),
+    };
+    let gate_topic = args.param_string("gate_topic", "/breakbench/gate")?;
+    let injector = args.param_string("injector", "/fault_injector")?;
+    let status_wait = Duration::from_secs_f64(args.param_f64("status_wait_s", 1.0)?);
+    let service_timeout = Duration::from_secs_f64(args.param_f64("service_timeout_s", 10.0)?);
+
+    let scenario = Scenario::load(&scenario_file)
+        .with_context(|| format!("parameter 'scenario_file' = {}", scenario_file.display()))?;
+    let test = scenario
+        .file
+        .tests
+        .iter()
+        .find(|t| t.name == test_name)
+        .with_context(|| {
+            format!(
+                "parameter 'test' = {test_name:?}: no such test in {}",
+                scenario_file.display()
+            )
+        })?;
+    let world = &scenario.world;
+    let controller = controller_under_test(&scenario.navigator, world)?;
+    let driver = TestDriver::new(test, world, seed, baseline, phase_s, controller.as_ref())?;
+    let step = Duration::from_nanos(
+        scenario
+            .plant
+            .timing(&scenario_file.display().to_string())?
+            .step_ns,
+    );
+    let end = Duration::from_secs_f64(world.mission_timeout_s);
+    let mut test_run = Some(GraphTest::new(
+        driver,
+        step,
+        scenario.navigator.control_period(),
+    ));
+
+    let mut node = RosNode::new(env, args)?;
+    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+    let truth_sub = node.subscription::<Odometry>("/oracle/odom", deep())?;
+    let cmd_sub = node.subscription::<Twist>("/cmd_vel", deep())?;
+    let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
+    let log_sub = node.subscription::<Log>("/rosout", deep())?;
+    let diag_sub = node.subscription::<DiagnosticArray>("/diagnostics", deep())?;
+    let status_sub = node.subscription::<FaultStatus>(&format!("{injector}/status"), deep())?;
+    let gate_pub = node.publisher::<Clock>(&gate_topic, deep())?;
+    let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
+    let _spinner = node.spawn_spinner()?;
+    let t0 = Instant::now();
+    while !node.service_ready(&set) {
+        if shutdown.is_requested() {
+            return Ok(());
+        }
+        if t0.elapsed() > service_timeout {
+            bail!("{injector}/set_fault not found within service_timeout_s = {service_timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut port = GraphPort {
+        set,
+        timeout: service_timeout,
+        enabled: true,
+        status: BTreeMap::new(),
+        status_s: -1.0,
+    };
+    tracing::info!(
+        test = %test_name,
+        baseline,
+        seed,
+        scenario = %scenario_file.display(),
+        gate = %gate_topic,
+        "ready"
+    );
+
+    let streams: Vec<LocalBoxStream<'_, Event>> = vec![
+        truth_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
+            .boxed_local(),
+        cmd_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Cmd(m))))
+            .boxed_local(),
+        odom_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
+            .boxed_local(),
+        log_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Log(m))))
+            .boxed_local(),
+        diag_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Diag(m))))
+            .boxed_local(),
+        status_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+            .boxed_local(),
+    ];
+    let mut events = select_all(streams);
+    let next = |events: &mut futures::stream::SelectAll<LocalBoxStream<'_, Event>>,
+                wait: Duration| {
+        smol::block_on(async {
+            let n = events.next();
+            futures::pin_mut!(n);
+            let stop = futures::future::select(Box::pin(smol::Timer::after(wait)), shutdown.wait());
+            match futures::future::select(n, stop).await {
+                futures::future::Either::Left((e, _)) => e,
+                futures::future::Either::Right(_) => None,
+            }
+        })
+    };
+    let mut truths: std::collections::VecDeque<Odometry> = Default::default();
+    // Wall time since the oldest queued truth sample waited for the status.
+    let mut waiting_since: Option<Instant> = None;
+    let mut last_gate: Option<Duration> = None;
+    let mut result: Option<(RunJudgement, Vec<FaultRecord>)> = None;
+    let mut end_wait: Option<Instant> = None;
+    while !shutdown.is_requested() {
+        let ev = next(&mut events, Duration::from_millis(5));
+        let Some(gt) = test_run.as_mut() else {
+            continue;
+        };
+        match ev {
+            Some(Event::Truth(m)) => truths.push_back(m),
+            Some(Event::Cmd(t)) => gt.on_cmd_vel(t.linear.x, t.angular.z),
+            Some(Event::Odom(o)) => gt.on_odom(o),
+            Some(Event::Log(l)) => gt.on_log(l),
+            Some(Event::Diag(a)) => gt.on_diagnostics(a),
+            Some(Event::Status(s)) => port.on_status(s),
+            None => {}
+        }
+        // Ground truth in order; each waits, while a fault's applied or
+        // cleared is awaited, for a status as recent as the steps before it.
+        while let Some(m) = truths.front() {
+            let t = Duration::from_secs_f64(m.header.stamp.as_secs_f64().max(0.0));
+            let upto = t.saturating_sub(step).as_secs_f64() - 1e-9;
+            if gt.watching_injector() && port.status_s < upto {
+                let since = *waiting_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < status_wait {
+                    break;
+                }
+                tracing::warn!(
+                    "no {injector}/status at or after sim time {upto:.3} s within status_wait_s; judging from the latest ({:.3} s)",
+                    port.status_s
+                );
+            }
+            waiting_since = None;
+            let m = truths.pop_front().expect("checked");
+            let g = gt.on_truth(&m, &mut port)?;
+            if let Err(e) = gate_pub.publish(Clock { clock: to_stamp(g) }) {
+                tracing::warn!("{gate_topic}: publish failed: {e:?}");
+            }
+            last_gate = Some(g);
+        }
+        // The end: the last control instant's command and a status at the
+        // end are in (or waited for long enough), then judge.
+        if last_gate.is_some_and(|g| g >= end) {
+            let since = *end_wait.get_or_insert_with(Instant::now);
+            let have_cmd = gt
+                .last_command_s()
+                .is_some_and(|c| c >= end.as_secs_f64() - step.as_secs_f64() - 1e-9);
+            let have_status = !gt.watching_injector() || port.status_s >= end.as_secs_f64() - 1e-9;
+            if (have_cmd && have_status) || since.elapsed() > status_wait {
+                let r = test_run.take().expect("judged once").finish(
+                    end,
+                    &port,
+                    baseline_class.as_ref(),
+                )?;
+                write_judgement(&judgement_file, &r.0, &r.1)?;
+                println!(
+                    "judgement: {} ({})",
+                    serde_json::to_value(r.0.verdict_class.class)?
+                        .as_str()
+                        .unwrap_or("?"),
+                    r.0.verdict_class.reason
+                );
+                result = Some(r);
+            }
+        }
+    }
+    if result.is_none() {
+        tracing::info!(
+            "stopped before the end of the mission (last gate {:?}); no judgement written",
+            last_gate
+        );
+    }
+    Ok(())
+}
+
+fn write_judgement(path: &std::path::Path, j: &RunJudgement, faults: &[FaultRecord]) -> Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).with_context(|| d.display().to_string())?;
+    }
+    let text = serde_json::to_string_pretty(&Output {
+        judgement: j,
+        faults,
+    })?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).with_context(|| tmp.display().to_string())?;
+    std::fs::rename(&tmp, path).with_context(|| path.display().to_string())?;
+    Ok(())
+}
