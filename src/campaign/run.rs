@@ -191,9 +191,7 @@ pub fn execute(
                 ScheduledFault {
                     spec: fs.clone(),
                     set_at,
-                    clear_at: axis
-                        .duration_s
-                        .map(|d| set_at + Duration::from_secs_f64(d)),
+                    clear_at: axis.duration_s.map(|d| set_at + Duration::from_secs_f64(d)),
                 }
             })
             .collect(),

@@ -65,7 +65,7 @@ pub struct Axis {
     pub at_s: f64,
     /// How long it is held once set, s, in [0.001, 1e6]; absent: to the end
     /// of the run (a step glitch held 20 s is `at_s: 5, duration_s: 20`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
 }
 
@@ -307,7 +307,10 @@ impl ScenarioFile {
         for (i, na) in file.navigator_axes.iter().enumerate() {
             let at = format!("navigator_axes[{i}]");
             if na.name.is_empty()
-                || !na.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || !na
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
                 return err(
                     &format!("{at}.name"),
@@ -369,7 +372,8 @@ impl ScenarioFile {
             if d.at_least == breakbench_oracle::expect::DiagLevel::Ok {
                 return err(
                     "detection.at_least",
-                    "OK is every status' healthy level, not a detection; use WARN, ERROR or STALE".into(),
+                    "OK is every status' healthy level, not a detection; use WARN, ERROR or STALE"
+                        .into(),
                 );
             }
         }
@@ -1202,6 +1206,75 @@ mod tests {
             .to_string();
             assert!(e.contains(at) && e.contains(msg), "{to}: {e}");
         }
+    }
+
+    /// The spoof study: 5 ramp rates × 4 gating options, the gating a
+    /// navigator axis whose cell value indexes its values, each variant's
+    /// navigator carrying its gating; a wrong navigator axis is refused at
+    /// load naming file, line and field.
+    #[test]
+    fn spoof_study_crosses_ramp_rate_with_gating_and_bad_navigator_axes_are_refused() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let path = format!("{root}/scenarios/studies/gnss_spoof_study.yaml");
+        let s = Scenario::load(Path::new(&path)).unwrap();
+        let cells = s.cells();
+        assert_eq!(cells.len(), 20);
+        assert_eq!(cells[1].get("ramp_rate_m_s"), Some(&0.02));
+        assert_eq!(cells[1].get("gating"), Some(&1.0));
+        assert_eq!(s.variants.len(), 4);
+        let gating = |i: f64| {
+            let c = BTreeMap::from([("ramp_rate_m_s".to_string(), 0.1), ("gating".into(), i)]);
+            s.navigator_for(&c).estimator_gating
+        };
+        use breakbench_navigator::stack::Gating;
+        assert_eq!(gating(0.0), Gating::None);
+        assert_eq!(gating(1.0), Gating::Mahalanobis);
+        assert_eq!(gating(2.0), Gating::Consistency);
+        assert_eq!(gating(3.0), Gating::Both);
+        let plan = super::super::plan::plan(&s);
+        assert_eq!(plan.len(), 20 * 20 + 4 * 20);
+        assert!(plan
+            .iter()
+            .any(|r| r.run_id == "grid_ramp_rate_m_s0.5_gating_consistency_r19"));
+        assert!(plan.iter().any(|r| r.run_id == "nominal_gating_none_019"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("../../config", &format!("{root}/config"))
+            .replace("../tests/", &format!("{root}/scenarios/tests/"));
+        let load = |from: &str, to: &str| {
+            assert!(text.contains(from), "{from}");
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("s.yaml");
+            std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+            Scenario::load(&p).unwrap_err().to_string()
+        };
+        let e = load("consistency, both]", "consistency, bot]");
+        assert!(
+            e.contains("s.yaml:28:46: field 'navigator_axes[0].values[3]'")
+                && e.contains("unknown variant `bot`"),
+            "{e}"
+        );
+        let e = load("parameter: estimator_gating", "parameter: estimator_gatin");
+        assert!(
+            e.contains("field 'navigator_axes[0].parameter'")
+                && e.contains("no parameter 'estimator_gatin'"),
+            "{e}"
+        );
+        let e = load("parameter: estimator_gating", "parameter: pose_source");
+        assert!(e.contains("field 'navigator_axes[0].parameter'"), "{e}");
+        let e = load("name: gating ", "name: ramp_rate_m_s ");
+        assert!(e.contains("duplicate axis 'ramp_rate_m_s'"), "{e}");
+        let e = load("diagnostic: \"ekf: gnss\"", "diagnostic: \"ekf: gps\"");
+        assert!(
+            e.contains("field 'detection.diagnostic'")
+                && e.contains("no /diagnostics status 'ekf: gps'"),
+            "{e}"
+        );
+        let e = load("duration_s: 40.0", "duration_s: 60.0");
+        assert!(
+            e.contains("field 'axes[0].duration_s'") && e.contains("beyond the end of the run"),
+            "{e}"
+        );
     }
 
     #[test]

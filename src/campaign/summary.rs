@@ -129,7 +129,9 @@ pub struct VariantNominal {
 /// without a detection after its fault was applied.
 pub fn escaped(m: &Manifest) -> bool {
     (m.verdict.mission_failure() || m.verdict.safety_violation())
-        && m.detection.as_ref().is_none_or(|d| d.after_fault_s.is_none())
+        && m.detection
+            .as_ref()
+            .is_none_or(|d| d.after_fault_s.is_none())
 }
 
 /// The two confusion matrices over the corpus.
@@ -285,7 +287,11 @@ impl Summary {
                 let detection = file.detection.as_ref().map(|_| {
                     let det = runs
                         .iter()
-                        .filter(|m| m.detection.as_ref().is_some_and(|d| d.after_fault_s.is_some()))
+                        .filter(|m| {
+                            m.detection
+                                .as_ref()
+                                .is_some_and(|d| d.after_fault_s.is_some())
+                        })
                         .count() as u64;
                     let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
                     CellDetection {
@@ -399,9 +405,8 @@ impl Summary {
                         .copied()
                         .collect();
                     let n = runs.len() as u64;
-                    let count = |f: &dyn Fn(&Manifest) -> bool| {
-                        runs.iter().filter(|m| f(m)).count() as u64
-                    };
+                    let count =
+                        |f: &dyn Fn(&Manifest) -> bool| runs.iter().filter(|m| f(m)).count() as u64;
                     VariantNominal {
                         label: file.variant_label(&key),
                         variant,
