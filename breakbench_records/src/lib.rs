@@ -19,7 +19,7 @@ pub mod write;
 
 pub use error::RecordsError;
 pub use manifest::{
-    ContactRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest, Provenance, RunKind,
-    MANIFEST_SCHEMA,
+    ContactRecord, DetectionRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest,
+    Provenance, RunKind, MANIFEST_SCHEMA,
 };
 pub use write::{scenario_hash, sha256_hex, write_atomic, write_json_atomic};

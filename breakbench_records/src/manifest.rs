@@ -54,6 +54,28 @@ pub struct FaultRecord {
     pub cleared_s: Option<f64>,
 }
 
+/// What a study's declared detection (`detection:` of the scenario) saw in
+/// one grid or nominal run: when the controller first published the named
+/// `/diagnostics` status at the declared level or above (REQ-STUDY-DETECTION).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectionRecord {
+    /// The `/diagnostics` status name watched (`ekf: gnss`).
+    pub diagnostic: String,
+    /// Sim time of the first rise of the status to the level or above
+    /// (from below it: the start-up STALE before any message is not one),
+    /// whole run, s;
+    /// `None` if it never came (on a nominal run, `Some` is a false positive).
+    pub first_s: Option<f64>,
+    /// Sim time of the first such status while a fault was active: at or
+    /// after the run's earliest fault application (`faults[].first_applied_s`)
+    /// and before the earliest clear (`faults[].cleared_s`), s; `None`
+    /// without a fault applied or without a detection in that window.
+    pub after_fault_s: Option<f64>,
+    /// `after_fault_s` minus the earliest `first_applied_s`, s (>= 0).
+    pub latency_s: Option<f64>,
+}
+
 /// A rigid-contact event of the plant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContactRecord {
@@ -123,6 +145,10 @@ pub struct Manifest<V, J> {
     /// How a run executed on a ROS 2 graph went; absent for in-process runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphRecord>,
+    /// The study's declared detection, seen in this run (grid and nominal
+    /// runs of a scenario with `detection:`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection: Option<DetectionRecord>,
 }
 
 /// The record of one run executed on a ROS 2 graph (the graph executor of

@@ -83,13 +83,17 @@ impl Estimate {
     /// declared range).
     pub fn of(s: &Scenario) -> Self {
         let f = &s.file;
+        let variants = f
+            .navigator_axes
+            .iter()
+            .fold(1u64, |acc, a| acc.saturating_mul(a.values.len() as u64));
         let cells = f
             .axes
             .iter()
-            .fold(1u64, |acc, a| acc.saturating_mul(a.values.len() as u64));
+            .fold(variants, |acc, a| acc.saturating_mul(a.values.len() as u64));
         let runs = cells
             .saturating_mul(f.repeats as u64)
-            .saturating_add(f.nominal.runs as u64)
+            .saturating_add((f.nominal.runs as u64).saturating_mul(variants))
             .saturating_add(u64::from(f.canary.is_some()));
         Self::of_runs(s, runs)
     }

@@ -603,6 +603,7 @@ fn invalid_manifest(
             expectations: Vec::new(),
         },
         graph: Some(record),
+        detection: None,
     }
 }
 
@@ -662,6 +663,29 @@ impl Executor for GraphExecutor {
                     ),
                 );
             }
+        }
+        if !scenario.file.navigator_axes.is_empty() {
+            return refuse(
+                "navigator_axes",
+                "the graph launches one navigator configuration; navigator axes run in-process only; run without --graph",
+            );
+        }
+        if scenario.file.detection.is_some() {
+            return refuse(
+                "detection",
+                "the graph executor does not record /diagnostics per run yet; run without --graph",
+            );
+        }
+        if let Some(i) = scenario
+            .file
+            .axes
+            .iter()
+            .position(|a| a.at_s != 0.0 || a.duration_s.is_some())
+        {
+            return refuse(
+                &format!("axes[{i}].at_s"),
+                "the graph sets every axis' fault at the start and holds it; a timed axis (at_s, duration_s) runs in-process only; run without --graph",
+            );
         }
         if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator {
             return refuse(

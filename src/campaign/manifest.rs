@@ -7,7 +7,8 @@ use breakbench_oracle::expect::RunJudgement;
 use breakbench_oracle::Verdict;
 
 pub use breakbench_records::manifest::{
-    ContactRecord, FaultRecord, GraphRecord, IsolationRecord, Provenance, RunKind, MANIFEST_SCHEMA,
+    ContactRecord, DetectionRecord, FaultRecord, GraphRecord, IsolationRecord, Provenance, RunKind,
+    MANIFEST_SCHEMA,
 };
 
 /// One run's manifest, with the oracle's verdict and judgement.

@@ -61,6 +61,11 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             .axes
             .iter()
             .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
+            .chain(
+                s.navigator_axes
+                    .iter()
+                    .map(|a| format!("{}_{}", a.name, a.values[cell[&a.name] as usize])),
+            )
             .collect();
         for r in 0..s.repeats {
             runs.push(RunSpec {
@@ -73,14 +78,29 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
         }
     }
     let zero: BTreeMap<String, f64> = s.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
-    for i in 0..s.nominal.runs {
-        runs.push(RunSpec {
-            run_id: nominal_run_id(i, s.nominal.runs),
-            kind: RunKind::Nominal,
-            seed: derive_seed(s.seed, &format!("nominal-{i}")),
-            cell: zero.clone(),
-            test: None,
-        });
+    // One nominal set per navigator variant (the same seeds for every
+    // variant: common random numbers); its run ids carry the variant.
+    for key in s.variant_keys() {
+        let mut cell = zero.clone();
+        let mut prefix = String::new();
+        for (a, i) in s.navigator_axes.iter().zip(&key) {
+            cell.insert(a.name.clone(), *i as f64);
+            prefix.push_str(&format!("{}_{}_", a.name, a.values[*i]));
+        }
+        for i in 0..s.nominal.runs {
+            let id = nominal_run_id(i, s.nominal.runs);
+            runs.push(RunSpec {
+                run_id: if prefix.is_empty() {
+                    id
+                } else {
+                    id.replacen("nominal_", &format!("nominal_{prefix}"), 1)
+                },
+                kind: RunKind::Nominal,
+                seed: derive_seed(s.seed, &format!("nominal-{i}")),
+                cell: cell.clone(),
+                test: None,
+            });
+        }
     }
     if s.canary.is_some() {
         runs.push(RunSpec {

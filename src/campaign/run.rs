@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::plant::sensor_kind;
 use breakbench_sim_bridge::{Plant, PlantOutputs};
-use kraken_faults::{channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector};
+use kraken_faults::{
+    channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector, ScheduledFault,
+};
 use kraken_interfaces::ros::Odometry;
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
-use super::manifest::{ContactRecord, FaultRecord, IsolationRecord, Manifest, RunKind};
+use super::manifest::{
+    ContactRecord, DetectionRecord, FaultRecord, IsolationRecord, Manifest, RunKind,
+};
 use super::scenario::{fault_spec, Axis, Scenario};
 use super::test_run::TestDriver;
 use super::trace::{trace_file, TraceRow, TraceWriter};
@@ -78,7 +82,7 @@ pub fn execute(
         Some(c) if spec.kind == RunKind::Canary => {
             Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
         }
-        _ => controller_under_test(&scenario.navigator, world)?,
+        _ => controller_under_test(scenario.navigator_for(&spec.cell), world)?,
     };
     // One channel per controller input, in its delivery order, each of the
     // type the plant declares for it; the plant computes only these sensors.
@@ -178,7 +182,40 @@ pub fn execute(
             axes.push((axis, v, fs));
         }
     }
-    let mut schedule = FaultSchedule::at_start(axes.iter().map(|(_, _, fs)| fs.clone()));
+    // Each axis' fault set at its `at_s` (default 0) and held for its
+    // `duration_s` (default: to the end).
+    let mut schedule = FaultSchedule::new(
+        axes.iter()
+            .map(|(axis, _, fs)| {
+                let set_at = Duration::from_secs_f64(axis.at_s);
+                ScheduledFault {
+                    spec: fs.clone(),
+                    set_at,
+                    clear_at: axis.duration_s.map(|d| set_at + Duration::from_secs_f64(d)),
+                }
+            })
+            .collect(),
+    )
+    .map_err(|e| CampaignError::Fault {
+        path: scenario.path.display().to_string(),
+        field: "axes".into(),
+        error: Box::new(e),
+    })?;
+    // The study's detection, watched on grid and nominal runs: every
+    // /diagnostics status the controller publishes, (name, level, stamp).
+    let detection = scenario
+        .file
+        .detection
+        .as_ref()
+        .filter(|_| matches!(spec.kind, RunKind::Grid | RunKind::Nominal));
+    let mut detections: Vec<f64> = Vec::new();
+    // The status was seen below the detection level: only a rise from
+    // there counts (the estimator's start-up STALE "no message yet" is not
+    // a detection).
+    let mut seen_below = false;
+    // When each axis' fault first touched a message (read every step: the
+    // channel forgets it once a timed fault is cleared).
+    let mut first_applied: Vec<Option<f64>> = vec![None; axes.len()];
     let apply_schedule = |schedule: &mut FaultSchedule,
                           injector: &mut Injector,
                           now: Duration|
@@ -195,7 +232,7 @@ pub fn execute(
 
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
-    let period = scenario.navigator.control_period();
+    let period = scenario.navigator_for(&spec.cell).control_period();
     let mut next_control = Duration::ZERO;
     let mut trace = TraceWriter::new();
 
@@ -249,6 +286,27 @@ pub fn execute(
             // /diagnostics output, through the same code as its node.
             d.on_controller(controller.take_logs(), controller.take_diagnostics());
             d.after_step(now, &injector)?;
+        } else if let Some(det) = detection {
+            // What the controller said this step (its logs are not read
+            // here: dropped, as on a graph nobody subscribed to /rosout).
+            drop(controller.take_logs());
+            for a in controller.take_diagnostics() {
+                for st in a.status.iter().filter(|st| st.name == det.diagnostic) {
+                    if st.level < det.at_least.value() {
+                        seen_below = true;
+                    } else if seen_below {
+                        detections.push(a.header.stamp.as_secs_f64());
+                    }
+                }
+            }
+        }
+        for (slot, (_, _, fs)) in first_applied.iter_mut().zip(&axes) {
+            if slot.is_none() {
+                *slot = injector
+                    .channel(&fs.channel)
+                    .and_then(|c| c.first_applied())
+                    .map(|t| t.as_secs_f64());
+            }
         }
         if let Some(t) = truth {
             let s = PoseSample::from_odometry(t);
@@ -290,7 +348,8 @@ pub fn execute(
 
     let mut fault_records: Vec<FaultRecord> = axes
         .into_iter()
-        .map(|(axis, v, fs)| {
+        .zip(first_applied)
+        .map(|((axis, v, fs), first_applied_s)| {
             let ch = injector.channel(&fs.channel).expect("validated channel");
             let st = ch.stats();
             let (metric, delivered) = ch
@@ -308,7 +367,7 @@ pub fn execute(
                 delivered,
                 messages_in: st.messages_in,
                 messages_out: st.messages_out,
-                first_applied_s: ch.first_applied().map(|t| t.as_secs_f64()),
+                first_applied_s,
                 cleared_s: ch.cleared().map(|t| t.as_secs_f64()),
             }
         })
@@ -316,6 +375,34 @@ pub fn execute(
     if let Some(d) = &driver {
         fault_records.extend(d.fault_records(&injector));
     }
+
+    let detection = detection.map(|det| {
+        let applied = fault_records
+            .iter()
+            .filter_map(|f| f.first_applied_s)
+            .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))));
+        // While the fault is active: from its first application to its
+        // clear (a timed axis) or the end; a refusal of the fix jumping
+        // back when the fault ends is not a detection of it.
+        let cleared = fault_records
+            .iter()
+            .filter_map(|f| f.cleared_s)
+            .fold(f64::INFINITY, f64::min);
+        let first_s = detections.iter().copied().reduce(f64::min);
+        let after_fault_s = applied.and_then(|a| {
+            detections
+                .iter()
+                .copied()
+                .filter(|t| *t >= a && *t < cleared)
+                .reduce(f64::min)
+        });
+        DetectionRecord {
+            diagnostic: det.diagnostic.clone(),
+            first_s,
+            after_fault_s,
+            latency_s: after_fault_s.zip(applied).map(|(t, a)| t - a),
+        }
+    });
 
     let contacts = plant
         .contacts()
@@ -354,6 +441,7 @@ pub fn execute(
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
         graph: None,
+        detection,
     };
     Ok(RunOutput {
         manifest,

@@ -20,6 +20,8 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("repeats", 1.0, 10_000.0, "runs per cell"),
     Range::new("axes[*].offset", -1e6, 1e6, "parameter unit"),
     Range::new("axes[*].values[*]", -1e6, 1e6, "axis unit"),
+    Range::new("axes[*].at_s", 0.0, 1e6, "s"),
+    Range::new("axes[*].duration_s", 0.001, 1e6, "s"),
     Range::new("nominal.runs", 2.0, 100_000.0, "runs"),
     Range::new("nominal.convergence.window", 1.0, 100_000.0, "runs"),
     Range::new("nominal.convergence.rel_tol", 0.0, 10.0, "1"),
@@ -56,6 +58,56 @@ pub struct Axis {
     pub offset: f64,
     /// Grid values of the axis, in the axis' unit, each in [-1e6, 1e6].
     pub values: Vec<f64>,
+    /// Sim time the fault is set, s, in [0, 1e6] (default 0: from the
+    /// start); within the run (the world's `mission_timeout_s`, checked
+    /// across files by [`Scenario::load`]).
+    #[serde(default)]
+    pub at_s: f64,
+    /// How long it is held once set, s, in [0.001, 1e6]; absent: to the end
+    /// of the run (a step glitch held 20 s is `at_s: 5, duration_s: 20`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+}
+
+/// A navigator axis of the grid: one parameter of the navigator file taking
+/// each of `values` in turn (e.g. the estimator's GNSS gating), crossed with
+/// the fault axes. In a cell, summary.json and the manifests the axis' value
+/// is the index of its value in `values` (0, 1, ...); `labels` of
+/// summary.json names them. The nominal set runs once per combination of
+/// navigator values, so each variant gets its own fault-free runs (its
+/// false-positive rate, REQ-STUDY-NAVIGATOR-AXIS).
+///
+/// ```yaml
+/// navigator_axes:
+///   - { name: gating, parameter: estimator_gating, values: [none, mahalanobis, consistency, both] }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NavigatorAxis {
+    /// Axis name: the cell key (same rules as a fault axis' name).
+    pub name: String,
+    /// A field of the navigator file (`estimator_gating`).
+    pub parameter: String,
+    /// Its values as written in the navigator file (`none`, `both`; a
+    /// number as text), each checked against the navigator file's rules at
+    /// load; labels of run ids, so A-Z, a-z, 0-9, `_` and `.` only.
+    pub values: Vec<String>,
+}
+
+/// The study's detection: the `/diagnostics` status whose rise to `at_least`
+/// counts as the robot detecting a fault. Each grid and nominal run records
+/// when it first came ([`breakbench_records::manifest::DetectionRecord`]);
+/// summary.json gives per cell p̂ of detection, of an undetected failure
+/// (mission failure or safety violation without a detection after the fault
+/// was applied) and the detection-latency distribution, and per navigator
+/// variant the false-positive rate on the nominal runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Detection {
+    /// A `/diagnostics` status name the controller publishes (`ekf: gnss`).
+    pub diagnostic: String,
+    /// The level that counts as a detection (`warn`, `error`, `stale`).
+    pub at_least: breakbench_oracle::expect::DiagLevel,
 }
 
 /// The declared spread-convergence criterion of the nominal set.
@@ -117,6 +169,13 @@ pub struct ScenarioFile {
     /// by the resource budget).
     pub repeats: usize,
     pub axes: Vec<Axis>,
+    /// Navigator axes, crossed with `axes` (after them, so the last
+    /// navigator axis varies fastest); none by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub navigator_axes: Vec<NavigatorAxis>,
+    /// The study's detection; none by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection: Option<Detection>,
     pub nominal: Nominal,
     pub canary: Option<Canary>,
     pub isolation_check: bool,
@@ -136,6 +195,10 @@ pub struct Scenario {
     /// The scenario hash ([`breakbench_records::scenario_hash`]) of the
     /// scenario file, then the world, robot and navigator files it names.
     pub hash: String,
+    /// The navigator of each combination of the navigator axes' values
+    /// (their indices, in axis order): `navigator` with those parameters
+    /// set. One entry, keyed by the empty vector, without navigator axes.
+    pub variants: BTreeMap<Vec<usize>, NavigatorConfig>,
 }
 
 /// Builds the FaultSpec for `axis` at `value`: the named parameter set to
@@ -154,8 +217,14 @@ pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
 }
 
 /// Cell keys of summary.json that are not axis names (an axis may not use them).
-pub const RESERVED_CELL_KEYS: [&str; 5] =
-    ["n", "verdict_classes", "safety", "mission", "delivered"];
+pub const RESERVED_CELL_KEYS: [&str; 6] = [
+    "n",
+    "verdict_classes",
+    "safety",
+    "mission",
+    "delivered",
+    "detection",
+];
 
 /// Longest text of one axis value in a run id (`{v}` formatting).
 const MAX_VALUE_CHARS: usize = 24;
@@ -229,6 +298,85 @@ impl ScenarioFile {
         }
         let mut names = std::collections::BTreeSet::new();
         let mut channels = std::collections::BTreeMap::new();
+        if !file.navigator_axes.is_empty() && file.axes.is_empty() {
+            return err(
+                "navigator_axes",
+                "needs at least one fault axis (axes) to cross with".into(),
+            );
+        }
+        for (i, na) in file.navigator_axes.iter().enumerate() {
+            let at = format!("navigator_axes[{i}]");
+            if na.name.is_empty()
+                || !na
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return err(
+                    &format!("{at}.name"),
+                    format!(
+                        "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names cells and run files)",
+                        na.name
+                    ),
+                );
+            }
+            if RESERVED_CELL_KEYS.contains(&na.name.as_str()) {
+                return err(
+                    &format!("{at}.name"),
+                    format!(
+                        "'{}' is a key of every summary.json cell ({}); choose another axis name",
+                        na.name,
+                        RESERVED_CELL_KEYS.join(", ")
+                    ),
+                );
+            }
+            if file.axes.iter().any(|a| a.name == na.name) || !names.insert(na.name.clone()) {
+                return err(
+                    &format!("{at}.name"),
+                    format!("duplicate axis '{}'", na.name),
+                );
+            }
+            if na.parameter == "pose_source" {
+                return err(
+                    &format!("{at}.parameter"),
+                    "pose_source changes which channels the controller reads, so a fault axis would reach some variants and not others; study each pose source in its own scenario".into(),
+                );
+            }
+            if na.values.is_empty() {
+                return err(&format!("{at}.values"), "needs at least one value".into());
+            }
+            for (j, v) in na.values.iter().enumerate() {
+                let field = format!("{at}.values[{j}]");
+                if na.values[..j].contains(v) {
+                    return err(&field, format!("duplicate value '{v}'"));
+                }
+                if v.is_empty()
+                    || v.len() > MAX_VALUE_CHARS
+                    || !v
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+                {
+                    return err(
+                        &field,
+                        format!(
+                            "'{v}' must be 1 to {MAX_VALUE_CHARS} characters of A-Z, a-z, 0-9, _, . and - (it names run files)"
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(d) = &file.detection {
+            if d.diagnostic.is_empty() {
+                return err("detection.diagnostic", "is empty".into());
+            }
+            if d.at_least == breakbench_oracle::expect::DiagLevel::Ok {
+                return err(
+                    "detection.at_least",
+                    "OK is every status' healthy level, not a detection; use WARN, ERROR or STALE"
+                        .into(),
+                );
+            }
+        }
         for (i, axis) in file.axes.iter().enumerate() {
             if axis.name.is_empty()
                 || !axis
@@ -561,6 +709,82 @@ impl Scenario {
                 .into());
             }
         }
+        // Across files: each navigator-axis value must fit the navigator
+        // file's field; a fault axis' timing must fall within the run; the
+        // detection's status must be one every variant publishes.
+        let semantic = |field: &str, msg: String| -> Result<(), CampaignError> {
+            let text = kraken_interfaces::config::read_text(path)?;
+            Err(
+                ConfigError::semantic(&path.display().to_string(), field, msg)
+                    .located(&text)
+                    .into(),
+            )
+        };
+        let mut variants = BTreeMap::new();
+        for key in file.variant_keys() {
+            let mut nav = navigator.clone();
+            for (i, (a, j)) in file.navigator_axes.iter().zip(&key).enumerate() {
+                match navigator_with(&nav, &a.parameter, &a.values[*j]) {
+                    Ok(n) => nav = n,
+                    Err(m) => {
+                        let field = if m.contains("has no parameter") {
+                            format!("navigator_axes[{i}].parameter")
+                        } else {
+                            format!("navigator_axes[{i}].values[{j}]")
+                        };
+                        semantic(&field, format!("{m} (navigator {})", nav_path.display()))?;
+                    }
+                }
+            }
+            if let Some(d) = &file.detection {
+                let c = super::run::controller_under_test(&nav, &world)?;
+                let published = c.published_names();
+                if !published.diagnostics.contains(&d.diagnostic) {
+                    let list: Vec<String> = published
+                        .diagnostics
+                        .iter()
+                        .map(|n| format!("'{n}'"))
+                        .collect();
+                    semantic(
+                        "detection.diagnostic",
+                        format!(
+                            "no /diagnostics status '{}': the navigator of {}{} publishes {}",
+                            d.diagnostic,
+                            nav_path.display(),
+                            if key.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" with {}", file.variant_label(&key))
+                            },
+                            if list.is_empty() {
+                                "none".to_string()
+                            } else {
+                                list.join(", ")
+                            }
+                        ),
+                    )?;
+                }
+            }
+            variants.insert(key, nav);
+        }
+        for (i, a) in file.axes.iter().enumerate() {
+            let end = a.at_s + a.duration_s.unwrap_or(0.0);
+            if end > world.mission_timeout_s {
+                let field = if a.duration_s.is_some() {
+                    format!("axes[{i}].duration_s")
+                } else {
+                    format!("axes[{i}].at_s")
+                };
+                semantic(
+                    &field,
+                    format!(
+                        "the fault would end at {end} s, beyond the end of the run: every run lasts mission_timeout_s {} s of {}",
+                        world.mission_timeout_s,
+                        world_path.display()
+                    ),
+                )?;
+            }
+        }
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
@@ -569,12 +793,22 @@ impl Scenario {
             plant,
             navigator,
             hash,
+            variants,
         })
     }
 
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
         self.file.cells()
+    }
+
+    /// The navigator of a run whose cell is `cell`: the navigator file with
+    /// the cell's navigator-axis values (the file as is without navigator
+    /// axes, and for a run whose cell has none of them).
+    pub fn navigator_for(&self, cell: &BTreeMap<String, f64>) -> &NavigatorConfig {
+        self.variants
+            .get(&self.file.variant_of(cell))
+            .unwrap_or(&self.navigator)
     }
 }
 
@@ -593,8 +827,93 @@ impl ScenarioFile {
             }
             cells = next;
         }
+        for axis in &self.navigator_axes {
+            let mut next = Vec::with_capacity(cells.len() * axis.values.len());
+            for cell in &cells {
+                for i in 0..axis.values.len() {
+                    let mut c = cell.clone();
+                    c.insert(axis.name.clone(), i as f64);
+                    next.push(c);
+                }
+            }
+            cells = next;
+        }
         cells
     }
+
+    /// Every combination of the navigator axes' value indices, in axis
+    /// order, the last axis fastest; one empty combination without them.
+    pub fn variant_keys(&self) -> Vec<Vec<usize>> {
+        let mut keys = vec![Vec::new()];
+        for axis in &self.navigator_axes {
+            keys = keys
+                .iter()
+                .flat_map(|k| {
+                    (0..axis.values.len()).map(move |i| {
+                        let mut k = k.clone();
+                        k.push(i);
+                        k
+                    })
+                })
+                .collect();
+        }
+        keys
+    }
+
+    /// The navigator-axis value indices of `cell` (a cell or a run's cell),
+    /// in axis order; a missing key reads as 0.
+    pub fn variant_of(&self, cell: &BTreeMap<String, f64>) -> Vec<usize> {
+        self.navigator_axes
+            .iter()
+            .map(|a| cell.get(&a.name).map_or(0, |v| *v as usize))
+            .collect()
+    }
+
+    /// The labels of variant `key` (`gating=both`), joined with `, `; empty
+    /// without navigator axes.
+    pub fn variant_label(&self, key: &[usize]) -> String {
+        self.navigator_axes
+            .iter()
+            .zip(key)
+            .map(|(a, i)| format!("{}={}", a.name, a.values.get(*i).map_or("?", |v| v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// `base` with navigator field `parameter` set to `value` as written in a
+/// navigator file (a number field reads `value` as a number), checked by the
+/// navigator file's own rules.
+///
+/// # Errors
+/// A message naming the field and why `value` does not fit it.
+pub fn navigator_with(
+    base: &NavigatorConfig,
+    parameter: &str,
+    value: &str,
+) -> Result<NavigatorConfig, String> {
+    let mut v = serde_json::to_value(base).map_err(|e| e.to_string())?;
+    let obj = v.as_object_mut().ok_or("navigator is not a mapping")?;
+    let Some(old) = obj.get(parameter) else {
+        let mut known: Vec<&str> = obj.keys().map(String::as_str).collect();
+        known.sort_unstable();
+        return Err(format!(
+            "the navigator file has no parameter '{parameter}' (its parameters: {})",
+            known.join(", ")
+        ));
+    };
+    let new = if old.is_number() {
+        let x: f64 = value
+            .parse()
+            .map_err(|_| format!("'{value}' is not a number ('{parameter}' is one)"))?;
+        serde_json::json!(x)
+    } else {
+        serde_json::Value::String(value.to_string())
+    };
+    obj.insert(parameter.to_string(), new);
+    let text = serde_yaml_ng::to_string(&v).map_err(|e| e.to_string())?;
+    NavigatorConfig::parse(&text, &format!("<navigator with {parameter}: {value}>"))
+        .map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -609,6 +928,8 @@ mod tests {
             parameter: parameter.into(),
             offset: 1.0,
             values: vec![0.2],
+            at_s: 0.0,
+            duration_s: None,
         }
     }
 
@@ -887,6 +1208,75 @@ mod tests {
         }
     }
 
+    /// The spoof study: 5 ramp rates × 4 gating options, the gating a
+    /// navigator axis whose cell value indexes its values, each variant's
+    /// navigator carrying its gating; a wrong navigator axis is refused at
+    /// load naming file, line and field.
+    #[test]
+    fn spoof_study_crosses_ramp_rate_with_gating_and_bad_navigator_axes_are_refused() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let path = format!("{root}/scenarios/studies/gnss_spoof_study.yaml");
+        let s = Scenario::load(Path::new(&path)).unwrap();
+        let cells = s.cells();
+        assert_eq!(cells.len(), 20);
+        assert_eq!(cells[1].get("ramp_rate_m_s"), Some(&0.02));
+        assert_eq!(cells[1].get("gating"), Some(&1.0));
+        assert_eq!(s.variants.len(), 4);
+        let gating = |i: f64| {
+            let c = BTreeMap::from([("ramp_rate_m_s".to_string(), 0.1), ("gating".into(), i)]);
+            s.navigator_for(&c).estimator_gating
+        };
+        use breakbench_navigator::stack::Gating;
+        assert_eq!(gating(0.0), Gating::None);
+        assert_eq!(gating(1.0), Gating::Mahalanobis);
+        assert_eq!(gating(2.0), Gating::Consistency);
+        assert_eq!(gating(3.0), Gating::Both);
+        let plan = super::super::plan::plan(&s);
+        assert_eq!(plan.len(), 20 * 20 + 4 * 20);
+        assert!(plan
+            .iter()
+            .any(|r| r.run_id == "grid_ramp_rate_m_s0.5_gating_consistency_r19"));
+        assert!(plan.iter().any(|r| r.run_id == "nominal_gating_none_019"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("../../config", &format!("{root}/config"))
+            .replace("../tests/", &format!("{root}/scenarios/tests/"));
+        let load = |from: &str, to: &str| {
+            assert!(text.contains(from), "{from}");
+            let d = tempfile::tempdir().unwrap();
+            let p = d.path().join("s.yaml");
+            std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+            Scenario::load(&p).unwrap_err().to_string()
+        };
+        let e = load("consistency, both]", "consistency, bot]");
+        assert!(
+            e.contains("s.yaml:28:46: field 'navigator_axes[0].values[3]'")
+                && e.contains("unknown variant `bot`"),
+            "{e}"
+        );
+        let e = load("parameter: estimator_gating", "parameter: estimator_gatin");
+        assert!(
+            e.contains("field 'navigator_axes[0].parameter'")
+                && e.contains("no parameter 'estimator_gatin'"),
+            "{e}"
+        );
+        let e = load("parameter: estimator_gating", "parameter: pose_source");
+        assert!(e.contains("field 'navigator_axes[0].parameter'"), "{e}");
+        let e = load("name: gating ", "name: ramp_rate_m_s ");
+        assert!(e.contains("duplicate axis 'ramp_rate_m_s'"), "{e}");
+        let e = load("diagnostic: \"ekf: gnss\"", "diagnostic: \"ekf: gps\"");
+        assert!(
+            e.contains("field 'detection.diagnostic'")
+                && e.contains("no /diagnostics status 'ekf: gps'"),
+            "{e}"
+        );
+        let e = load("duration_s: 40.0", "duration_s: 60.0");
+        assert!(
+            e.contains("field 'axes[0].duration_s'") && e.contains("beyond the end of the run"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn reserved_cell_keys_are_the_keys_of_a_cell() {
         let cell = super::super::summary::Cell {
@@ -896,6 +1286,11 @@ mod tests {
             safety: super::super::summary::Proportion::new(0, 1, 0.95),
             mission: super::super::summary::Proportion::new(0, 1, 0.95),
             delivered: BTreeMap::new(),
+            detection: Some(super::super::summary::CellDetection {
+                detected: super::super::summary::Proportion::new(0, 1, 0.95),
+                escaped: super::super::summary::Proportion::new(0, 1, 0.95),
+                latency: None,
+            }),
         };
         let v = serde_json::to_value(&cell).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();

@@ -11,6 +11,7 @@ use breakbench_oracle::expect::VerdictClass;
 
 use super::manifest::{Manifest, RunKind};
 use super::scenario::{Convergence, ScenarioFile};
+use super::test_summary::LatencyStats;
 
 /// Summary schema identifier.
 pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
@@ -91,6 +92,46 @@ pub struct Cell {
     /// Mean delivered fault value per axis, in the axis' unit (delivered
     /// parameter minus the axis offset); null where nothing was delivered.
     pub delivered: BTreeMap<String, Option<f64>>,
+    /// With the scenario's `detection:`: what the robot detected in the
+    /// cell's runs (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection: Option<CellDetection>,
+}
+
+/// A cell's detections (REQ-STUDY-DETECTION): over its n runs, those that
+/// detected the fault after it was applied, and those that failed (mission
+/// failure or safety violation) without such a detection, each with its
+/// Wilson interval; the detection latencies (detection − first application).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellDetection {
+    pub detected: Proportion,
+    /// Failed without detecting: the fault escaped the robot's monitoring.
+    pub escaped: Proportion,
+    pub latency: Option<LatencyStats>,
+}
+
+/// The nominal (fault-free) runs of one navigator variant with the
+/// scenario's `detection:`: a detection there is a false positive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantNominal {
+    /// Navigator axis name → value index (empty without navigator axes).
+    pub variant: BTreeMap<String, f64>,
+    /// `gating=both` (empty without navigator axes).
+    pub label: String,
+    pub n: u64,
+    /// Runs with a detection anywhere in the run, out of n (Wilson).
+    pub false_positive: Proportion,
+    pub safety: Proportion,
+    pub mission: Proportion,
+}
+
+/// Whether a judged grid run failed (mission failure or safety violation)
+/// without a detection after its fault was applied.
+pub fn escaped(m: &Manifest) -> bool {
+    (m.verdict.mission_failure() || m.verdict.safety_violation())
+        && m.detection
+            .as_ref()
+            .is_none_or(|d| d.after_fault_s.is_none())
 }
 
 /// The two confusion matrices over the corpus.
@@ -159,6 +200,14 @@ pub struct Summary {
     pub nominal: NominalSummary,
     /// Simulated time of all runs, canary included, seconds.
     pub sim_time_s: f64,
+    /// Navigator axis name → its values; a cell's value of that axis is an
+    /// index into them (absent without navigator axes).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, Vec<String>>,
+    /// With `detection:`: the nominal runs per navigator variant, with the
+    /// detection's false-positive rate (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nominal_detection: Vec<VariantNominal>,
     /// One entry per resilience test of the scenario (absent without tests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<super::test_summary::TestSummary>,
@@ -193,23 +242,16 @@ impl Summary {
         let mut ms: Vec<&Manifest> = manifests.iter().filter(judged).collect();
         ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
         let conf = file.confidence;
-        let axes: Vec<String> = file.axes.iter().map(|a| a.name.clone()).collect();
+        let axes: Vec<String> = file
+            .axes
+            .iter()
+            .map(|a| a.name.clone())
+            .chain(file.navigator_axes.iter().map(|a| a.name.clone()))
+            .collect();
 
         // Cells in scenario order (first axis slowest).
-        let mut cell_keys: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new()];
-        for a in &file.axes {
-            cell_keys = cell_keys
-                .iter()
-                .flat_map(|c| {
-                    a.values.iter().map(move |v| {
-                        let mut c = c.clone();
-                        c.insert(a.name.clone(), *v);
-                        c
-                    })
-                })
-                .collect();
-        }
-        let cells = cell_keys
+        let cells = file
+            .cells()
             .into_iter()
             .map(|key| {
                 let runs: Vec<&&Manifest> = ms
@@ -242,6 +284,26 @@ impl Summary {
                         .copied()
                         .filter(|m| m.kind == RunKind::Grid && m.cell == key),
                 );
+                let detection = file.detection.as_ref().map(|_| {
+                    let det = runs
+                        .iter()
+                        .filter(|m| {
+                            m.detection
+                                .as_ref()
+                                .is_some_and(|d| d.after_fault_s.is_some())
+                        })
+                        .count() as u64;
+                    let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
+                    CellDetection {
+                        detected: Proportion::new(det, n, conf),
+                        escaped: Proportion::new(esc, n, conf),
+                        latency: LatencyStats::of(
+                            runs.iter()
+                                .filter_map(|m| m.detection.as_ref()?.latency_s)
+                                .collect(),
+                        ),
+                    }
+                });
                 Cell {
                     axes: key,
                     n,
@@ -249,6 +311,7 @@ impl Summary {
                     safety: Proportion::new(ks, n, conf),
                     mission: Proportion::new(km, n, conf),
                     delivered,
+                    detection,
                 }
             })
             .collect();
@@ -326,12 +389,52 @@ impl Summary {
             ),
         };
 
+        let nominal_detection = if file.detection.is_some() {
+            file.variant_keys()
+                .into_iter()
+                .map(|key| {
+                    let variant: BTreeMap<String, f64> = file
+                        .navigator_axes
+                        .iter()
+                        .zip(&key)
+                        .map(|(a, i)| (a.name.clone(), *i as f64))
+                        .collect();
+                    let runs: Vec<&&Manifest> = nominal_runs
+                        .iter()
+                        .filter(|m| file.variant_of(&m.cell) == key)
+                        .copied()
+                        .collect();
+                    let n = runs.len() as u64;
+                    let count =
+                        |f: &dyn Fn(&Manifest) -> bool| runs.iter().filter(|m| f(m)).count() as u64;
+                    VariantNominal {
+                        label: file.variant_label(&key),
+                        variant,
+                        n,
+                        false_positive: Proportion::new(
+                            count(&|m| m.detection.as_ref().is_some_and(|d| d.first_s.is_some())),
+                            n,
+                            conf,
+                        ),
+                        safety: Proportion::new(count(&|m| m.verdict.safety_violation()), n, conf),
+                        mission: Proportion::new(count(&|m| m.verdict.mission_failure()), n, conf),
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let labels = file
+            .navigator_axes
+            .iter()
+            .map(|a| (a.name.clone(), a.values.clone()))
+            .collect();
         let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
         // No axes (a scenario of tests only): no grid.
         let grid_expected = if file.axes.is_empty() {
             0
         } else {
-            (file.axes.iter().map(|a| a.values.len()).product::<usize>() * file.repeats) as u64
+            (file.cells().len() * file.repeats) as u64
         };
         Summary {
             schema: SUMMARY_SCHEMA.into(),
@@ -352,6 +455,8 @@ impl Summary {
             isolation,
             nominal,
             sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
+            labels,
+            nominal_detection,
             tests: super::test_summary::summarize(file, &ms),
         }
     }

@@ -39,7 +39,8 @@ def main(d: Path) -> int:
         p = d / "manifests" / f"{run_id}.json"
         if p.exists():
             manifests.append(json.loads(p.read_text()))
-    axes = [a["name"] for a in scenario["axes"]]
+    # navigator axes: the cell value is the index of the navigator value
+    axes = [a["name"] for a in scenario["axes"]] + [a["name"] for a in scenario.get("navigator_axes", [])]
     errors = []
 
     def close(what, ours, ref):
@@ -68,6 +69,22 @@ def main(d: Path) -> int:
                 close(f"cell {key} {pred} p_hat", s["p_hat"], k / n)
                 close(f"cell {key} {pred} wilson_low", s["wilson_low"], float(lo))
                 close(f"cell {key} {pred} wilson_high", s["wilson_high"], float(hi))
+        # detection (scenario `detection:`): detected while the fault was
+        # active, escaped = failed (mission or safety) without such a detection
+        if scenario.get("detection"):
+            det = cell["detection"]
+            detected = lambda m: (m.get("detection") or {}).get("after_fault_s") is not None
+            refs = {
+                "detected": sum(1 for m in runs if detected(m)),
+                "escaped": sum(1 for m in runs if (mission_failure(m["verdict"]) or safety_violation(m["verdict"])) and not detected(m)),
+            }
+            for pred, k in refs.items():
+                if det[pred]["k"] != k:
+                    errors.append(f"cell {key} detection.{pred}: k {det[pred]['k']} vs {k}")
+                elif n > 0:
+                    lo, hi = proportion_confint(k, n, alpha=1 - conf, method="wilson")
+                    close(f"cell {key} detection.{pred} wilson_low", det[pred]["wilson_low"], float(lo))
+                    close(f"cell {key} detection.{pred} wilson_high", det[pred]["wilson_high"], float(hi))
         # verdict-class counts, recomputed from each manifest's verdict_class
         ref_classes = {c: 0 for c in CLASSES}
         for m in runs:
@@ -75,7 +92,18 @@ def main(d: Path) -> int:
         if cell.get("verdict_classes") != ref_classes:
             errors.append(f"cell {key} verdict_classes: {cell.get('verdict_classes')} vs {ref_classes}")
         checked += 1
-    n_cells = math.prod(len(a["values"]) for a in scenario["axes"])
+    n_cells = math.prod(len(a["values"]) for a in scenario["axes"] + scenario.get("navigator_axes", []))
+    # per navigator variant: the nominal runs' false-positive rate
+    for v in summary.get("nominal_detection", []):
+        runs = [m for m in manifests if m["kind"] == "nominal"
+                and all(m["cell"].get(a) == i for a, i in v["variant"].items())]
+        k = sum(1 for m in runs if (m.get("detection") or {}).get("first_s") is not None)
+        if (v["n"], v["false_positive"]["k"]) != (len(runs), k):
+            errors.append(f"nominal {v['label']}: false positives {v['false_positive']['k']}/{v['n']} vs {k}/{len(runs)}")
+        elif runs:
+            lo, hi = proportion_confint(k, len(runs), alpha=1 - conf, method="wilson")
+            close(f"nominal {v['label']} false_positive wilson_low", v["false_positive"]["wilson_low"], float(lo))
+            close(f"nominal {v['label']} false_positive wilson_high", v["false_positive"]["wilson_high"], float(hi))
     if checked != n_cells:
         errors.append(f"summary has {checked} cells, scenario defines {n_cells}")
 

@@ -548,6 +548,7 @@ fn finish(
         sim_time_s: last.t_s,
         wall_time_s: f.wall_s,
         graph: None,
+        detection: None,
     };
     write_atomic(&f.manifest_dir.join(&trace_file), trace.as_bytes())?;
     let mpath = f

@@ -68,6 +68,17 @@ pub(super) fn others_label(
         .iter()
         .filter(|a| a.name != skip)
         .filter_map(|a| cell.get(&a.name).map(|v| format!("{}={v}", a.name)))
+        .chain(
+            scenario
+                .file
+                .navigator_axes
+                .iter()
+                .filter(|a| a.name != skip)
+                .filter_map(|a| {
+                    let i = *cell.get(&a.name)? as usize;
+                    Some(format!("{}={}", a.name, a.values.get(i)?))
+                }),
+        )
         .collect();
     if parts.is_empty() {
         "all cells".into()

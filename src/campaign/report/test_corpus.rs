@@ -101,6 +101,7 @@ pub(super) fn manifest(
         sim_time_s: 60.0,
         wall_time_s: 0.0,
         graph: None,
+        detection: None,
     }
 }
 
