@@ -59,6 +59,12 @@ wait "$s2"; wait "$s3"
 cmp "$OUT/summary.json" "$OUT-merged/summary.json"
 echo "summary.json byte-identical: one process with --jobs 2, and 4 shard processes with --jobs 1 merged"
 
+step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives)"
+rm -rf "$OUT-gnss_spoof_study"
+"$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet
+"$BB" analyze "$OUT-gnss_spoof_study" --check
+.venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-gnss_spoof_study"
+
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
 # A failing robot is a result, not a harness error (its campaign exits 0), so
 # the robot's tests' verdict classes are checked from summary.json below. The
