@@ -24,6 +24,9 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process and matched by value: the size of its largest
+// variant (campaign, many flags) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Run (or resume) a campaign: every grid cell × repeat, the nominal set, the canary

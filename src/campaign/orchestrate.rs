@@ -105,7 +105,7 @@ impl GraphTest {
 
     /// The control instant of the last command received (`None` before the first).
     pub fn last_command_s(&self) -> Option<f64> {
-        (self.commands > 0).then(|| self.instant_cursor.as_secs_f64())
+        (self.commands > 0).then_some(self.instant_cursor.as_secs_f64())
     }
 
     /// An odometry message as delivered to the robot (after the injector),
