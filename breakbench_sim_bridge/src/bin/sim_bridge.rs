@@ -495,7 +495,8 @@ fn run() -> Result<()> {
         let mut out = plant.step();
         let now = plant.now();
         let ns = now.as_nanos() as u64;
-        if let (Some(g), Some(t)) = (&gate, out.truth.take()) {
+        // Take the truth out only when gated (a tuple would take it always).
+        if let Some((g, t)) = gate.as_ref().and_then(|g| out.truth.take().map(|t| (g, t))) {
             // Ground truth first, then the gate, then the step's sensors.
             publish(&pubs.truth, "/oracle/odom", t);
             if !wait_gate(g, now, p.lockstep_timeout, &shutdown) {
