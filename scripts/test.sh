@@ -24,7 +24,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-step() { printf '\n==== %s\n' "$*"; }
+step() { printf '\n==== [%5d s] %s\n' "$SECONDS" "$*"; }
 
 step "python venv for the reference check (.venv-ref: statsmodels)"
 if [[ ! -x .venv-ref/bin/python3 ]] || ! .venv-ref/bin/python3 -c 'import statsmodels' 2>/dev/null; then

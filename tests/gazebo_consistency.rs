@@ -669,15 +669,24 @@ fn golden_box_pose_in_sdf() {
 }
 
 /// Topic names the embedded sim_bridge node creates: the first string
-/// literal after each `.publisher(` / `.subscription::<..>(` in its source.
+/// argument of each `.publisher(` / `.subscription::<..>(` in its source,
+/// when that argument is a string literal.
 fn sim_bridge_topics(src: &str) -> Vec<String> {
     let mut out = Vec::new();
     for pat in [".publisher(", ".subscription::<"] {
         let mut rest = src;
         while let Some(i) = rest.find(pat) {
             rest = &rest[i + pat.len()..];
-            if let Some(q) = rest.find('"') {
-                let lit = &rest[q + 1..];
+            // The first argument, if it is a literal: a topic from a
+            // parameter (the optional `gate_topic`) is not part of the
+            // contract with Gazebo.
+            let Some(open) = rest.find('(') else { break };
+            let arg = if pat.ends_with('(') {
+                rest
+            } else {
+                &rest[open + 1..]
+            };
+            if let Some(lit) = arg.trim_start().strip_prefix('"') {
                 if let Some(end) = lit.find('"') {
                     out.push(lit[..end].to_string());
                 }
