@@ -712,3 +712,30 @@ fn a_parameter_the_mode_does_not_read_is_refused_at_load() {
         "{e}"
     );
 }
+
+#[test]
+fn the_input_gap_limit_is_checked_at_load() {
+    // the limit must exceed every sensor period of the robot (the lidar's
+    // 0.1 s at 10 Hz), or every run would be starved by the plant's rate
+    let gap = |v: &str| {
+        let v = v.to_string();
+        move |t: String| {
+            t.replace(
+                "    hazard: HAZ-COLLISION-OBSTACLE\n",
+                &format!("    hazard: HAZ-COLLISION-OBSTACLE\n    max_input_gap_s: {v}\n"),
+            )
+        }
+    };
+    let e = phase_variant("gap_period", gap("0.1")).unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].max_input_gap_s': 0.1 s is not longer than the period 0.1 s of lidar.rate_hz 10"),
+        "{e}"
+    );
+    let e = phase_variant("gap_zero", gap("0")).unwrap_err();
+    assert!(
+        e.contains("field 'tests[0].max_input_gap_s': 0 must be in (0, 3600] s"),
+        "{e}"
+    );
+    let s = phase_variant("gap_ok", gap("0.25")).unwrap();
+    assert_eq!(s.file.tests[0].max_input_gap_s, 0.25);
+}

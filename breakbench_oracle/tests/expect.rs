@@ -861,6 +861,7 @@ fn facts<'a>(r: &'a [ExpectationResult], f: &'a [FaultFacts]) -> RunFacts<'a> {
         baseline: None,
         injector_enabled: true,
         real_time_factor: None,
+        input_starvation: None,
         faults: f,
         expectations: r,
     }
@@ -951,6 +952,29 @@ fn every_verdict_class_is_reached_and_only_pass_passes() {
     let mut x = facts(&ok, &f);
     x.real_time_factor = Some((0.5, 0.5));
     assert_eq!(c(x).class, Pass);
+    // a gap in the injector's input the fault did not cause: invalid, and
+    // it outranks an acknowledgement without effect (the starved channel
+    // had nothing to change)
+    let gap = InputGap {
+        channel: "scan".into(),
+        from_s: 12.0,
+        gap_s: 1.25,
+        limit_s: 1.0,
+    };
+    let mut x = facts(&ok, &f);
+    x.input_starvation = Some(gap.clone());
+    let s = c(x);
+    assert_eq!(s.class, Invalid);
+    assert!(
+        s.reason
+            .contains("channel 'scan' for 1.250 s from t = 12.000 s"),
+        "{}",
+        s.reason
+    );
+    let never = [fired("f", false)];
+    let mut x = facts(&ok, &never);
+    x.input_starvation = Some(gap);
+    assert!(c(x).reason.starts_with("sensor starvation"));
 
     assert_eq!(
         c(facts(&[], &[])).class,

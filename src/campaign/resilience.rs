@@ -105,6 +105,21 @@ pub struct ResilienceTest {
     /// changes what the robot sees). Each phase is a cell of the test.
     #[serde(default)]
     pub phase_sweep: Option<PhaseSweep>,
+    /// The longest gap, s, allowed in the injector's input of any channel
+    /// the controller reads (default 1.0 s: ten periods of the corridor
+    /// robot's slowest sensor). A longer gap is sensor starvation the fault
+    /// did not cause (a fault acts downstream of that input): the run is
+    /// `invalid` (REQ-TEST-STARVATION). Must exceed every sensor period of
+    /// the robot file, in (0, 3600] s.
+    #[serde(default = "default_max_input_gap_s")]
+    pub max_input_gap_s: f64,
+}
+
+/// Default [`ResilienceTest::max_input_gap_s`], s.
+pub const DEFAULT_MAX_INPUT_GAP_S: f64 = 1.0;
+
+fn default_max_input_gap_s() -> f64 {
+    DEFAULT_MAX_INPUT_GAP_S
 }
 
 /// `phase_sweep:` of a test: `steps` phases `k * span_s / steps` (k = 0 ..
@@ -516,6 +531,15 @@ impl ResilienceTest {
                     return err(format!("{at}.surfacing.diagnostic"), "is empty".into());
                 }
             }
+        }
+        if !(self.max_input_gap_s.is_finite()
+            && self.max_input_gap_s > 0.0
+            && self.max_input_gap_s <= 3600.0)
+        {
+            return err(
+                format!("{field}.max_input_gap_s"),
+                format!("{} must be in (0, 3600] s", self.max_input_gap_s),
+            );
         }
         if self.expectations.is_empty() && self.faults.iter().all(|f| f.surfacing.is_none()) {
             return err(

@@ -709,6 +709,36 @@ impl Scenario {
                 .into());
             }
         }
+        // Across files: the input-gap limit must exceed every sensor period
+        // of the robot, or every run would be starved by the plant's own
+        // rate (REQ-TEST-STARVATION).
+        let periods = [
+            Some(("lidar.rate_hz", plant.lidar.rate_hz)),
+            Some(("odometry.rate_hz", plant.odometry.rate_hz)),
+            plant.gnss.as_ref().map(|g| ("gnss.rate_hz", g.rate_hz)),
+            plant.imu.as_ref().map(|m| ("imu.rate_hz", m.rate_hz)),
+        ];
+        for (i, t) in file.tests.iter().enumerate() {
+            if let Some((name, hz)) = periods
+                .iter()
+                .flatten()
+                .find(|(_, hz)| 1.0 / hz >= t.max_input_gap_s)
+            {
+                let text = kraken_interfaces::config::read_text(path)?;
+                return Err(ConfigError::semantic(
+                    &path.display().to_string(),
+                    &format!("tests[{i}].max_input_gap_s"),
+                    format!(
+                        "{} s is not longer than the period {} s of {name} {hz} of {}: every run would count as starved",
+                        t.max_input_gap_s,
+                        1.0 / hz,
+                        robot_path.display()
+                    ),
+                )
+                .located(&text)
+                .into());
+            }
+        }
         // Across files: each navigator-axis value must fit the navigator
         // file's field; a fault axis' timing must fall within the run; the
         // detection's status must be one every variant publishes.

@@ -31,9 +31,9 @@ use breakbench_oracle::expect::observe::Clearance;
 use breakbench_oracle::expect::spec::Windowed;
 use breakbench_oracle::expect::{
     classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, EstimateSample,
-    ExpectationSet, ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InvariantName,
-    LogSample, Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp, TestInfo, Timeline,
-    Trigger, TriggerState,
+    ExpectationSet, ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InputMonitor,
+    InvariantName, LogSample, Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp,
+    TestInfo, Timeline, Trigger, TriggerState,
 };
 use kraken_faults::{Injector, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
@@ -162,6 +162,8 @@ pub struct TestDriver {
     /// The injector is disabled for this run (`self_test.injector_enabled:
     /// false`; fault runs only).
     injector_enabled: bool,
+    /// Gaps in the injector's input of each channel the controller reads.
+    inputs: InputMonitor,
 }
 
 impl TestDriver {
@@ -317,6 +319,10 @@ impl TestDriver {
             error: None,
             injector_enabled: baseline
                 || test.self_test.as_ref().is_none_or(|st| st.injector_enabled),
+            inputs: InputMonitor::new(
+                &inputs.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+                test.max_input_gap_s,
+            ),
         })
     }
 
@@ -493,6 +499,8 @@ impl TestDriver {
         port: &P,
     ) -> Result<(), CampaignError> {
         let st = self.stamp(now);
+        self.inputs
+            .observe_with(st.sim_s, |ch| port.counts(ch).map(|c| c.messages_in));
         for f in &self.faults {
             if !f.accepted {
                 continue;
@@ -615,6 +623,7 @@ impl TestDriver {
             baseline,
             injector_enabled: self.injector_enabled,
             real_time_factor: None,
+            input_starvation: self.inputs.finish(end_s),
             faults: &facts,
             expectations: &results,
         });
@@ -633,5 +642,96 @@ impl TestDriver {
             timeline: Some(self.timeline),
             expectations: results,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use breakbench_oracle::expect::VerdictClass;
+
+    /// A port whose channels deliver one input every 0.1 s, except `scan`
+    /// between `stall.0` and `stall.1` s.
+    struct StallingPort {
+        now_s: f64,
+        stall: (f64, f64),
+    }
+
+    impl FaultPort for StallingPort {
+        fn enabled(&self) -> bool {
+            true
+        }
+        fn set_enabled(&mut self, _: bool, _: Duration) -> Result<(), String> {
+            Ok(())
+        }
+        fn set_fault(&mut self, _: &FaultSpec, _: Duration) -> Result<(), String> {
+            Ok(())
+        }
+        fn clear_fault(&mut self, _: &str, _: Duration) -> Result<(), String> {
+            Ok(())
+        }
+        fn counts(&self, channel: &str) -> Option<ChannelCounts> {
+            let at = |t: f64| (t * 10.0 + 1e-9).floor() as u64 + 1;
+            let (t, (t0, t1)) = (self.now_s, self.stall);
+            let n = match channel {
+                "scan" if t >= t1 => at(t0) + at(t - t1),
+                "scan" if t >= t0 => at(t0),
+                _ => at(t),
+            };
+            Some(ChannelCounts {
+                messages_in: n,
+                messages_out: n,
+                messages_faulted: 0,
+            })
+        }
+        fn cleared(&self, _: &str) -> Option<Duration> {
+            None
+        }
+        fn is_active(&self, _: &str, _: Duration) -> bool {
+            false
+        }
+    }
+
+    /// The shipped scan-loss test's baseline driven against a port whose
+    /// `scan` input stalls for `stall` (s): its verdict class and reason.
+    fn baseline_with_stall(stall: (f64, f64)) -> ClassifiedVerdict {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/tests/scan_loss_at_obstacle.yaml");
+        let s = super::super::Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let test = &s.file.tests[0];
+        assert_eq!(test.max_input_gap_s, 1.0, "the default limit");
+        let controller = super::super::run::controller_under_test(
+            s.navigator_for(&Default::default()),
+            &s.world,
+        )
+        .unwrap();
+        let mut d = TestDriver::new(test, &s.world, 1, true, 0.0, controller.as_ref()).unwrap();
+        let mut port = StallingPort { now_s: 0.0, stall };
+        for k in 0..=1000 {
+            let now = Duration::from_millis(10 * k);
+            port.now_s = now.as_secs_f64();
+            d.before_relay(now, &mut port).unwrap();
+            d.after_step(now, &port).unwrap();
+        }
+        d.finish(Duration::from_secs(10), None).verdict_class
+    }
+
+    #[test]
+    fn a_gap_in_the_injectors_input_makes_the_run_invalid() {
+        // scan silent from 4.0 s to 5.5 s: the input before the stall came
+        // at 4.0 s, the next at 5.5 s
+        let v = baseline_with_stall((4.0, 5.5));
+        assert_eq!(v.class, VerdictClass::Invalid, "{}", v.reason);
+        assert!(
+            v.reason.starts_with("sensor starvation")
+                && v.reason
+                    .contains("channel 'scan' for 1.500 s from t = 4.000 s"),
+            "{}",
+            v.reason
+        );
+        // a stall of 1.0 s is within the limit: no starvation (the run is
+        // still not a pass: this port has no ground truth to judge)
+        let v = baseline_with_stall((4.0, 5.0));
+        assert!(!v.reason.contains("starvation"), "{}", v.reason);
     }
 }

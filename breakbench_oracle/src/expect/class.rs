@@ -88,6 +88,9 @@ pub struct RunFacts<'a> {
     pub injector_enabled: bool,
     /// Measured real-time factor and its declared floor, if declared.
     pub real_time_factor: Option<(f64, f64)>,
+    /// The longest gap in the injector's input of a channel beyond the
+    /// declared limit ([`super::starvation::InputMonitor`]), if any.
+    pub input_starvation: Option<super::starvation::InputGap>,
     pub faults: &'a [FaultFacts],
     pub expectations: &'a [ExpectationResult],
 }
@@ -102,10 +105,11 @@ pub struct RunFacts<'a> {
 /// 5. faults with the injector disabled (which refuses every fault) →
 ///    `invalid`;
 /// 6. a fault refused by an enabled injector → `error`;
-/// 7. the real-time factor below its floor, a fault accepted but never
-///    applied (an acknowledgement without effect), or an expectation that
-///    could not be judged (anchor missing, no data, run too short) →
-///    `invalid`;
+/// 7. the real-time factor below its floor, sensor starvation the fault
+///    did not cause (a gap in the injector's input over the declared limit,
+///    REQ-TEST-STARVATION), a fault accepted but never applied (an
+///    acknowledgement without effect), or an expectation that could not be
+///    judged (anchor missing, no data, run too short) → `invalid`;
 /// 8. no expectation at all → `invalid` (nothing was judged);
 /// 9. an unsatisfied expectation → `fail`;
 /// 10. otherwise → `pass`.
@@ -169,6 +173,9 @@ pub fn classify(f: &RunFacts<'_>) -> ClassifiedVerdict {
             Invalid,
             format!("real-time factor {rtf} below the declared floor {floor}"),
         );
+    }
+    if let Some(g) = &f.input_starvation {
+        return v(Invalid, g.to_string());
     }
     if let Some(x) = f
         .faults

@@ -17,7 +17,9 @@
 //! * [`trigger`]: [`TriggerSpec`] and the online [`Trigger`];
 //! * [`class`]: [`VerdictClass`] and [`classify`], the one classification
 //!   rule;
-//! * [`timeline`]: [`Timeline`] (events on two clocks, decisions, latencies).
+//! * [`timeline`]: [`Timeline`] (events on two clocks, decisions, latencies);
+//! * [`starvation`]: [`InputMonitor`], gaps in the injector's input the
+//!   fault did not cause (a run starved that way is `invalid`).
 //!
 //! A run builds one [`Observations`], one [`Timeline`], a [`Trigger`] per
 //! fault and one [`ExpectationSet`]; at each step it pushes its samples,
@@ -33,6 +35,7 @@ pub mod predicate;
 pub mod record;
 pub mod result;
 pub mod spec;
+pub mod starvation;
 pub mod timeline;
 pub mod trigger;
 
@@ -49,5 +52,6 @@ pub use record::{RunJudgement, TestInfo};
 pub use spec::{
     check_expectations, refers_to_fault, Anchor, ExpectationSpec, InvariantName, Kind, Role, Window,
 };
+pub use starvation::{InputGap, InputMonitor};
 pub use timeline::{FaultEvent, FaultTimeline, Stamp, Timeline};
 pub use trigger::{Trigger, TriggerSpec, TriggerState};
