@@ -19,8 +19,10 @@
 #  3. checks the node executables the launch file starts, the launch/config
 #     files and setup.bash are installed, and that the colcon-built
 #     kraken_interfaces imports in rclpy (SetFault request serialised).
-#  4. `colcon test` inside a loopback-only network namespace (scripts/netns.sh:
-#     the cargo tests of the node crates speak DDS), offline.
+#  4. `cargo fetch --locked` (the dev-dependencies colcon build did not
+#     need), then `colcon test` inside a loopback-only network namespace
+#     (scripts/netns.sh: the cargo tests of the node crates speak DDS),
+#     offline.
 #  5. `colcon test-result --all --verbose`; its exit code is this script's.
 #
 # Env: COLCON_WS (default <repo>/target/colcon), BREAKBENCH_COLCON_TARGET_DIR
@@ -99,6 +101,10 @@ print(\"colcon_test: ament_index after sourcing install/setup.bash finds the lau
 "' _ "$WS" "$ROSVENV"
 [[ "${1:-}" == "--build-only" ]] && exit 0
 
+# colcon build compiles no dev-dependency; the tests need them and run
+# offline in the netns, so fetch every locked dependency first (a no-op
+# when the cargo home has them).
+(cd "$ROOT" && cargo fetch --locked)
 echo "==== colcon test (loopback-only network namespace, offline)"
 tt=$(date +%s)
 "$ROOT/scripts/netns.sh" env CARGO_NET_OFFLINE=true \
