@@ -59,11 +59,16 @@ wait "$s2"; wait "$s3"
 cmp "$OUT/summary.json" "$OUT-merged/summary.json"
 echo "summary.json byte-identical: one process with --jobs 2, and 4 shard processes with --jobs 1 merged"
 
-step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives)"
+step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives); the escape search"
 rm -rf "$OUT-gnss_spoof_study"
 "$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet
 "$BB" analyze "$OUT-gnss_spoof_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-gnss_spoof_study"
+# the severity search (REQ-STUDY-ESCAPE-SEARCH): the largest ramp the Mahalanobis gate lets escape
+rm -rf "$OUT-search"
+"$BB" search scenarios/studies/gnss_spoof_study.yaml --name mahalanobis_ramp --out "$OUT-search" --jobs 2 --quiet | tee "$OUT-search.txt"
+grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[0.84, 1.00\])) and 2.56985 (0/20 (0.00, \[0.00, 0.16\])) (" "$OUT-search.txt" \
+  || { echo "search mahalanobis_ramp: not the bracket README.md reports"; exit 1; }
 
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
 # A failing robot is a result, not a harness error (its campaign exits 0), so

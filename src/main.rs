@@ -143,6 +143,25 @@ enum Command {
         #[arg(long)]
         scenario: Option<PathBuf>,
     },
+    /// Severity search (the scenario's `escape_search:` entries): bisection along a fault
+    /// axis for where P(event) crosses the target, each probe with its Wilson interval,
+    /// in-process. Writes <out>/search_<name>.json after each probe; a rerun resumes.
+    Search {
+        /// Scenario file with an `escape_search:` list
+        scenario: PathBuf,
+        /// Output directory
+        #[arg(long)]
+        out: PathBuf,
+        /// Run only the search of this name (default: every one, in file order)
+        #[arg(long)]
+        name: Option<String>,
+        /// Runs executed at once (default: the available cores)
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// No per-probe progress lines
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Benchmark: the in-process run loop (plant + lidar + fault stages +
     /// navigator + oracle) on one core, no file output. Prints simulated
     /// seconds per wall second.
@@ -449,6 +468,60 @@ fn real_main() -> Result<ExitCode> {
             );
             println!("report: {}", out.join("report.html").display());
             Ok(harness_exit(&r.harness_failures, &out))
+        }
+        Command::Search {
+            scenario,
+            out,
+            name,
+            jobs,
+            quiet,
+        } => {
+            let s = Scenario::load(&scenario)?;
+            let searches: Vec<_> = s
+                .file
+                .escape_search
+                .iter()
+                .filter(|x| name.as_ref().is_none_or(|n| *n == x.name))
+                .cloned()
+                .collect();
+            if searches.is_empty() {
+                let have: Vec<&str> = s
+                    .file
+                    .escape_search
+                    .iter()
+                    .map(|x| x.name.as_str())
+                    .collect();
+                anyhow::bail!(
+                    "{}: no escape_search{} (the file has: {})",
+                    scenario.display(),
+                    name.map_or(String::new(), |n| format!(" named '{n}'")),
+                    if have.is_empty() {
+                        "none".into()
+                    } else {
+                        have.join(", ")
+                    }
+                );
+            }
+            let jobs = jobs.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
+            let prov = breakbench::campaign::runner::provenance();
+            let opts = breakbench::campaign::search::SearchOptions { out, jobs, quiet };
+            for x in &searches {
+                let r = breakbench::campaign::search::run_search(&s, x, &prov, &opts)?;
+                let o = r
+                    .outcome
+                    .as_ref()
+                    .expect("a finished search has its outcome");
+                println!(
+                    "search {}: {} ({})",
+                    x.name,
+                    o.statement,
+                    breakbench::campaign::search::record_path(&opts.out, &x.name).display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Bench { scenario, runs } => {
             anyhow::ensure!(runs > 0, "--runs must be at least 1");

@@ -24,6 +24,7 @@ pub mod resilience;
 pub mod run;
 pub mod runner;
 pub mod scenario;
+pub mod search;
 pub mod stats;
 pub mod store;
 pub mod summary;

@@ -28,6 +28,11 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("nominal.convergence.abs_tol_m", 0.0, 100.0, "m"),
     Range::new("canary.linear_m_s", 0.001, 100.0, "m/s"),
     Range::new("canary.duration_s", 0.01, 3600.0, "s"),
+    Range::new("escape_search[*].lo", -1e6, 1e6, "axis unit"),
+    Range::new("escape_search[*].hi", -1e6, 1e6, "axis unit"),
+    Range::new("escape_search[*].p", 0.01, 0.99, "1"),
+    Range::new("escape_search[*].repeats", 1.0, 10_000.0, "runs per probe"),
+    Range::new("escape_search[*].steps", 0.0, 30.0, "bisection steps"),
 ];
 
 use super::CampaignError;
@@ -182,6 +187,10 @@ pub struct ScenarioFile {
     /// Resilience tests ([`super::resilience`]); none by default.
     #[serde(default)]
     pub tests: Vec<super::resilience::ResilienceTest>,
+    /// Severity searches ([`super::search`], `breakbench search`); none by
+    /// default. Not part of the campaign's plan.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escape_search: Vec<super::search::EscapeSearch>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -488,6 +497,16 @@ impl ScenarioFile {
                 build_stage(&spec, &axis.channel, kind)
                     .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
             }
+        }
+        for (i, x) in file.escape_search.iter().enumerate() {
+            if file.escape_search[..i].iter().any(|o| o.name == x.name) {
+                return err(
+                    &format!("escape_search[{i}].name"),
+                    format!("duplicate search '{}'", x.name),
+                );
+            }
+            x.validate(&format!("escape_search[{i}]"), file)
+                .or_else(|(f, m)| err(&f, m))?;
         }
         let base = Path::new(path).parent().unwrap_or(Path::new("."));
         for (field, f) in [

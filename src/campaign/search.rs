@@ -1,0 +1,595 @@
+//! The severity search (REQ-STUDY-ESCAPE-SEARCH): where along a fault axis
+//! the probability of an event (by default an *escape*: a mission failure
+//! or safety violation the robot did not detect) crosses a target, found by
+//! bisection, each probed severity with its Wilson interval.
+//!
+//! Issue 9 asks for "the largest fault that escapes the gate": a grid study
+//! at five severities says only that the answer lies between two of them;
+//! the search narrows it to a bracket `[from, to]` whose ends fall on the
+//! two sides of the target probability, and says whether their intervals
+//! exclude the target (the bracket is *resolved*) or more repeats are needed.
+//!
+//! A scenario declares its searches under `escape_search:`; `breakbench
+//! search <scenario> --out <dir>` runs them in-process, every probed severity
+//! on the grid's common random numbers (repeat `r` seeded
+//! `derive_seed(seed, "repeat-r")`, as every grid cell), and writes
+//! `<dir>/search_<name>.json` atomically after each probe; a rerun reuses the
+//! probes already there (same scenario hash and search), so an interrupted
+//! search resumes with nothing lost or run twice.
+//!
+//! ```yaml
+//! escape_search:
+//!   - name: mahalanobis_ramp
+//!     axis: ramp_rate_m_s        # a fault axis of the scenario
+//!     lo: 0.5                    # bracket, the axis' unit
+//!     hi: 50.0
+//!     fixed: { gating: mahalanobis }   # every other axis (fault: a number; navigator: a label)
+//!     event: escaped             # escaped | detected | mission_failure | safety_violation
+//!     p: 0.5                     # the target probability
+//!     repeats: 20                # runs per probed severity
+//!     steps: 6                   # bisection steps after the two ends
+//!     spacing: log               # log (geometric midpoint; lo > 0) | linear
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::manifest::{Manifest, Provenance, RunKind};
+use super::plan::derive_seed;
+use super::run::RunSpec;
+use super::scenario::{fault_spec, ScenarioFile};
+use super::stats::wilson;
+use super::{CampaignError, Scenario};
+
+/// The event whose probability the search follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchEvent {
+    /// A mission failure or safety violation without a detection after the
+    /// fault was applied ([`super::summary::escaped`]; needs `detection:`).
+    Escaped,
+    /// A detection after the fault was applied (needs `detection:`).
+    Detected,
+    /// The mission was not completed (true pose).
+    MissionFailure,
+    /// A safety invariant was violated (true pose).
+    SafetyViolation,
+}
+
+impl SearchEvent {
+    /// The name as written in the scenario file (`escaped`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchEvent::Escaped => "escaped",
+            SearchEvent::Detected => "detected",
+            SearchEvent::MissionFailure => "mission_failure",
+            SearchEvent::SafetyViolation => "safety_violation",
+        }
+    }
+
+    /// Whether the event happened in the judged run `m`.
+    pub fn happened(self, m: &Manifest) -> bool {
+        match self {
+            SearchEvent::Escaped => super::summary::escaped(m),
+            SearchEvent::Detected => m
+                .detection
+                .as_ref()
+                .is_some_and(|d| d.after_fault_s.is_some()),
+            SearchEvent::MissionFailure => m.verdict.mission_failure(),
+            SearchEvent::SafetyViolation => m.verdict.safety_violation(),
+        }
+    }
+}
+
+/// Where the bisection puts the midpoint of `[a, b]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spacing {
+    /// Geometric midpoint `sqrt(a b)` (severities spanning decades; lo > 0).
+    #[default]
+    Log,
+    /// Arithmetic midpoint.
+    Linear,
+}
+
+/// A value held fixed during a search: a fault axis' number or a navigator
+/// axis' label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Fixed {
+    Number(f64),
+    Label(String),
+}
+
+/// One `escape_search:` entry (see the module docs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EscapeSearch {
+    /// Names the output file `search_<name>.json` (A-Z, a-z, 0-9, `_`).
+    pub name: String,
+    /// The fault axis searched.
+    pub axis: String,
+    /// The bracket's low end, the axis' unit.
+    pub lo: f64,
+    /// The bracket's high end, the axis' unit (> lo).
+    pub hi: f64,
+    /// Every other axis' value: fault axes a number, navigator axes one of
+    /// their labels.
+    #[serde(default)]
+    pub fixed: BTreeMap<String, Fixed>,
+    /// The event followed; default `escaped`.
+    #[serde(default = "default_event")]
+    pub event: SearchEvent,
+    /// The target probability, in [0.01, 0.99]; default 0.5.
+    #[serde(default = "default_p")]
+    pub p: f64,
+    /// Runs per probed severity, in [1, 10000].
+    pub repeats: usize,
+    /// Bisection steps after the two ends, in [0, 30].
+    pub steps: usize,
+    /// Midpoint rule; default `log`.
+    #[serde(default)]
+    pub spacing: Spacing,
+}
+
+fn default_event() -> SearchEvent {
+    SearchEvent::Escaped
+}
+fn default_p() -> f64 {
+    0.5
+}
+
+impl EscapeSearch {
+    /// Checks the search against its scenario file: the axis exists, every
+    /// other axis is fixed to a valid value, the bracket and the target are
+    /// sane, a detection event has a `detection:`.
+    ///
+    /// # Errors
+    /// `(field, message)`, the field relative to `field` (e.g.
+    /// `escape_search[0].fixed.gating`).
+    pub fn validate(&self, field: &str, file: &ScenarioFile) -> Result<(), (String, String)> {
+        let e = |f: &str, m: String| Err((format!("{field}.{f}"), m));
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return e(
+                "name",
+                format!(
+                    "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names the output file)",
+                    self.name
+                ),
+            );
+        }
+        let Some(axis) = file.axes.iter().find(|a| a.name == self.axis) else {
+            let known: Vec<&str> = file.axes.iter().map(|a| a.name.as_str()).collect();
+            return e(
+                "axis",
+                format!(
+                    "unknown fault axis '{}' (the scenario has {})",
+                    self.axis,
+                    known.join(", ")
+                ),
+            );
+        };
+        if !(self.lo.is_finite() && self.hi.is_finite() && self.lo < self.hi) {
+            return e(
+                "hi",
+                format!(
+                    "the bracket [{}, {}] must be finite with lo < hi",
+                    self.lo, self.hi
+                ),
+            );
+        }
+        if self.spacing == Spacing::Log && self.lo <= 0.0 {
+            return e(
+                "lo",
+                format!(
+                    "{} must be > 0 for spacing: log (or use spacing: linear)",
+                    self.lo
+                ),
+            );
+        }
+        for (k, v) in [("lo", self.lo), ("hi", self.hi)] {
+            let spec = fault_spec(axis, v).map_err(|m| (format!("{field}.{k}"), m))?;
+            if let Some(kind) = breakbench_sim_bridge::plant::sensor_kind(&axis.channel) {
+                kraken_faults::build_stage(&spec, &axis.channel, kind)
+                    .map_err(|x| (format!("{field}.{k}"), x.to_string()))?;
+            }
+        }
+        if matches!(self.event, SearchEvent::Escaped | SearchEvent::Detected)
+            && file.detection.is_none()
+        {
+            return e(
+                "event",
+                "needs the scenario's detection: (what counts as the robot detecting the fault)"
+                    .into(),
+            );
+        }
+        if let Some(k) = self.fixed.keys().find(|k| {
+            **k == self.axis
+                || (!file.axes.iter().any(|a| a.name == **k)
+                    && !file.navigator_axes.iter().any(|a| a.name == **k))
+        }) {
+            return e(
+                &format!("fixed.{k}"),
+                if *k == self.axis {
+                    "is the searched axis".into()
+                } else {
+                    "not an axis of the scenario".into()
+                },
+            );
+        }
+        for a in file.axes.iter().filter(|a| a.name != self.axis) {
+            match self.fixed.get(&a.name) {
+                Some(Fixed::Number(v)) => {
+                    let spec =
+                        fault_spec(a, *v).map_err(|m| (format!("{field}.fixed.{}", a.name), m))?;
+                    if let Some(kind) = breakbench_sim_bridge::plant::sensor_kind(&a.channel) {
+                        kraken_faults::build_stage(&spec, &a.channel, kind)
+                            .map_err(|x| (format!("{field}.fixed.{}", a.name), x.to_string()))?;
+                    }
+                }
+                _ => {
+                    return e(
+                        &format!("fixed.{}", a.name),
+                        format!("fault axis '{}' needs a number", a.name),
+                    )
+                }
+            }
+        }
+        for a in &file.navigator_axes {
+            match self.fixed.get(&a.name) {
+                Some(Fixed::Label(l)) if a.values.contains(l) => {}
+                _ => {
+                    return e(
+                        &format!("fixed.{}", a.name),
+                        format!(
+                            "navigator axis '{}' needs one of its values: {}",
+                            a.name,
+                            a.values.join(", ")
+                        ),
+                    )
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The cell of severity `value`: the searched axis at `value`, every
+    /// other axis at its fixed value (navigator axes by index).
+    pub fn cell(&self, file: &ScenarioFile, value: f64) -> BTreeMap<String, f64> {
+        let mut cell = BTreeMap::new();
+        for a in &file.axes {
+            let v = if a.name == self.axis {
+                value
+            } else {
+                match self.fixed.get(&a.name) {
+                    Some(Fixed::Number(v)) => *v,
+                    _ => 0.0,
+                }
+            };
+            cell.insert(a.name.clone(), v);
+        }
+        for a in &file.navigator_axes {
+            let i = match self.fixed.get(&a.name) {
+                Some(Fixed::Label(l)) => a.values.iter().position(|x| x == l).unwrap_or(0),
+                _ => 0,
+            };
+            cell.insert(a.name.clone(), i as f64);
+        }
+        cell
+    }
+
+    /// The midpoint of `[a, b]` by [`Spacing`], rounded to 6 significant
+    /// digits (so probes have readable values that survive the JSON round
+    /// trip; the bracket is never that narrow).
+    pub fn midpoint(&self, a: f64, b: f64) -> f64 {
+        let m = match self.spacing {
+            Spacing::Log => (a * b).sqrt(),
+            Spacing::Linear => 0.5 * (a + b),
+        };
+        if m == 0.0 || !m.is_finite() {
+            return m;
+        }
+        let scale = 10f64.powi(5 - m.abs().log10().floor() as i32);
+        (m * scale).round() / scale
+    }
+}
+
+/// One run of a probe.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProbeRun {
+    pub repeat: usize,
+    pub seed: u64,
+    pub mission_failure: bool,
+    pub safety_violation: bool,
+    /// Detected after the fault was applied (`false` without `detection:`).
+    pub detected: bool,
+    /// The searched event happened.
+    pub event: bool,
+}
+
+/// A probed severity: the event's count over its runs and its Wilson
+/// interval at the scenario's confidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// The searched axis' value.
+    pub value: f64,
+    pub n: u64,
+    /// Runs with the event.
+    pub k: u64,
+    pub p_hat: f64,
+    pub wilson_low: f64,
+    pub wilson_high: f64,
+    /// `p_hat >= p`: the side of the target it falls on.
+    pub at_or_above_target: bool,
+    pub runs: Vec<ProbeRun>,
+}
+
+impl Probe {
+    fn from_runs(value: f64, runs: Vec<ProbeRun>, p: f64, confidence: f64) -> Self {
+        let n = runs.len() as u64;
+        let k = runs.iter().filter(|r| r.event).count() as u64;
+        let (lo, hi) = wilson(k, n, confidence);
+        let p_hat = k as f64 / n as f64;
+        Probe {
+            value,
+            n,
+            k,
+            p_hat,
+            wilson_low: lo,
+            wilson_high: hi,
+            at_or_above_target: p_hat >= p,
+            runs,
+        }
+    }
+
+    /// The interval excludes `p` (on the probe's side of it).
+    fn decided(&self, p: f64) -> bool {
+        if self.at_or_above_target {
+            self.wilson_low > p
+        } else {
+            self.wilson_high < p
+        }
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{}/{} ({:.2}, [{:.2}, {:.2}])",
+            self.k, self.n, self.p_hat, self.wilson_low, self.wilson_high
+        )
+    }
+}
+
+/// The search's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchOutcome {
+    /// The ends of the last bracket: `from` on the side of `lo`, `to` on
+    /// the side of `hi`, with their counts (no crossing: `lo` and `hi`).
+    pub from: f64,
+    pub to: f64,
+    /// The ends fall on the two sides of the target (a crossing lies in
+    /// `[from, to]` if the probability is monotone between them).
+    pub crossing: bool,
+    /// Both ends' Wilson intervals exclude the target.
+    pub resolved: bool,
+    /// The answer in a sentence.
+    pub statement: String,
+}
+
+/// `search_<name>.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    pub schema: String,
+    pub scenario_name: String,
+    pub scenario_hash: String,
+    pub confidence: f64,
+    pub search: EscapeSearch,
+    pub provenance: Provenance,
+    /// Every probe, in the order run: `lo`, `hi`, then each midpoint.
+    pub probes: Vec<Probe>,
+    /// `None` until the search has finished.
+    pub outcome: Option<SearchOutcome>,
+}
+
+/// The schema tag of [`SearchRecord`].
+pub const SEARCH_SCHEMA: &str = "breakbench.search.v1";
+
+/// How to run a search.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    pub out: PathBuf,
+    /// Runs executed at once (≥ 1).
+    pub jobs: usize,
+    /// No progress lines on stderr.
+    pub quiet: bool,
+}
+
+/// The output file of search `name` in `out`.
+pub fn record_path(out: &Path, name: &str) -> PathBuf {
+    out.join(format!("search_{name}.json"))
+}
+
+/// Runs `search` of `scenario` (see the module docs), resuming from the
+/// record in `opts.out` if it is of the same scenario hash and search.
+///
+/// # Errors
+/// [`CampaignError`] from a run, or from reading or writing the record.
+pub fn run_search(
+    scenario: &Scenario,
+    search: &EscapeSearch,
+    provenance: &Provenance,
+    opts: &SearchOptions,
+) -> Result<SearchRecord, CampaignError> {
+    std::fs::create_dir_all(&opts.out).map_err(|e| CampaignError::io(&opts.out, e))?;
+    let path = record_path(&opts.out, &search.name);
+    let stored: Vec<Probe> = match std::fs::read(&path) {
+        Ok(b) => match serde_json::from_slice::<SearchRecord>(&b) {
+            Ok(r) if r.scenario_hash == scenario.hash && r.search == *search => r.probes,
+            _ => Vec::new(),
+        },
+        Err(_) => Vec::new(),
+    };
+    let mut rec = SearchRecord {
+        schema: SEARCH_SCHEMA.into(),
+        scenario_name: scenario.file.name.clone(),
+        scenario_hash: scenario.hash.clone(),
+        confidence: scenario.file.confidence,
+        search: search.clone(),
+        provenance: provenance.clone(),
+        probes: Vec::new(),
+        outcome: None,
+    };
+    let total = 2 + search.steps;
+    let probe = |value: f64, rec: &mut SearchRecord| -> Result<Probe, CampaignError> {
+        let p = match stored.iter().find(|p| p.value == value) {
+            Some(p) => p.clone(),
+            None => Probe::from_runs(
+                value,
+                probe_runs(scenario, search, value, provenance, opts.jobs)?,
+                search.p,
+                scenario.file.confidence,
+            ),
+        };
+        rec.probes.push(p.clone());
+        write(&path, rec)?;
+        if !opts.quiet {
+            eprintln!(
+                "search {}: probe {}/{total}: {} = {}: {} {}",
+                search.name,
+                rec.probes.len(),
+                search.axis,
+                value,
+                search.event.name(),
+                p.line()
+            );
+        }
+        Ok(p)
+    };
+    let lo = probe(search.lo, &mut rec)?;
+    let hi = probe(search.hi, &mut rec)?;
+    let (mut a, mut b) = (lo.clone(), hi.clone());
+    let crossing = lo.at_or_above_target != hi.at_or_above_target;
+    if crossing {
+        for _ in 0..search.steps {
+            let mid = search.midpoint(a.value, b.value);
+            if mid == a.value || mid == b.value {
+                break; // the bracket is as narrow as the values can name
+            }
+            let m = probe(mid, &mut rec)?;
+            if m.at_or_above_target == a.at_or_above_target {
+                a = m;
+            } else {
+                b = m;
+            }
+        }
+    }
+    let resolved = a.decided(search.p) && b.decided(search.p);
+    let what = search.event.name();
+    let statement = if crossing {
+        format!(
+            "P({what}) crosses {} between {} = {} ({}) and {} ({}){}",
+            search.p,
+            search.axis,
+            a.value,
+            a.line(),
+            b.value,
+            b.line(),
+            if resolved {
+                ""
+            } else {
+                "; not resolved: an end's Wilson interval includes the target (more repeats needed)"
+            }
+        )
+    } else {
+        format!(
+            "no crossing of {} in [{}, {}]: P({what}) is {} at {} = {} and {} at {}{}",
+            search.p,
+            search.lo,
+            search.hi,
+            lo.line(),
+            search.axis,
+            search.lo,
+            hi.line(),
+            search.hi,
+            if resolved {
+                ""
+            } else {
+                " (an end's Wilson interval includes the target)"
+            }
+        )
+    };
+    rec.outcome = Some(SearchOutcome {
+        from: a.value,
+        to: b.value,
+        crossing,
+        resolved,
+        statement,
+    });
+    write(&path, &rec)?;
+    Ok(rec)
+}
+
+fn write(path: &Path, rec: &SearchRecord) -> Result<(), CampaignError> {
+    let mut b = serde_json::to_vec_pretty(rec)
+        .map_err(|e| CampaignError::io(path, std::io::Error::other(e)))?;
+    b.push(b'\n');
+    super::atomic::write_atomic(path, &b)
+}
+
+/// The `repeats` runs of severity `value`, `jobs` at a time, in repeat order.
+fn probe_runs(
+    scenario: &Scenario,
+    search: &EscapeSearch,
+    value: f64,
+    provenance: &Provenance,
+    jobs: usize,
+) -> Result<Vec<ProbeRun>, CampaignError> {
+    let cell = search.cell(&scenario.file, value);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<ProbeRun, CampaignError>>>> =
+        Mutex::new((0..search.repeats).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, search.repeats.max(1)) {
+            s.spawn(|| loop {
+                let r = next.fetch_add(1, Ordering::Relaxed);
+                if r >= search.repeats {
+                    break;
+                }
+                let seed = derive_seed(scenario.file.seed, &format!("repeat-{r}"));
+                let spec = RunSpec {
+                    run_id: format!("search_{}_r{r}", search.name),
+                    kind: RunKind::Grid,
+                    seed,
+                    cell: cell.clone(),
+                    test: None,
+                };
+                let out = super::run::execute(scenario, &spec, provenance).map(|o| {
+                    let m = &o.manifest;
+                    ProbeRun {
+                        repeat: r,
+                        seed,
+                        mission_failure: m.verdict.mission_failure(),
+                        safety_violation: m.verdict.safety_violation(),
+                        detected: SearchEvent::Detected.happened(m),
+                        event: search.event.happened(m),
+                    }
+                });
+                results.lock().expect("no panics while held")[r] = Some(out);
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("no panics while held")
+        .into_iter()
+        .map(|r| r.expect("every repeat ran"))
+        .collect()
+}
