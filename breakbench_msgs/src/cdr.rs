@@ -87,9 +87,9 @@ impl Serialize for TypedValue {
 
 /// Decode `bytes` (4-byte encapsulation header + CDR body, as
 /// `rclpy.serialization.serialize_message` returns and DDS carries) as a
-/// message of type `ty`. Both byte orders are read. Up to 3 trailing bytes
-/// (the alignment padding Fast DDS appends to some messages) are allowed;
-/// more are an error.
+/// message of type `ty`. Both byte orders are read. Trailing bytes are
+/// allowed up to [`trailing_allowance`] (what Fast DDS appends); more are
+/// an error.
 ///
 /// # Errors
 /// [`MsgError::Encapsulation`] for a short buffer, an unknown
@@ -131,7 +131,7 @@ pub fn decode(ty: &Arc<ResolvedType>, bytes: &[u8]) -> Result<Value, MsgError> {
         }
     };
     let left = body.len() - used;
-    if left > 3 {
+    if left > 3 && left > trailing_allowance(ty, &value) {
         return Err(enc_err(format!(
             "{left} bytes left over after the message ({used} bytes of body): not this type?"
         )));
@@ -158,83 +158,131 @@ pub fn encode(ty: &Arc<ResolvedType>, value: &Value) -> Result<Vec<u8>, MsgError
     Ok(out)
 }
 
-/// Which bytes of [`encode`]`(ty, value)`'s output are alignment padding
-/// (`true`), the header included (never padding). For comparing with a
-/// peer's bytes: Fast CDR leaves padding uninitialised. Computed from the
-/// same alignment rules as the encoder, on the value's actual lengths.
+/// Which bytes of a peer's encoding of `value` are alignment padding
+/// (`true`), for comparing [`encode`]`(ty, value)` with bytes made by Fast
+/// DDS (Fast CDR leaves padding uninitialised). Indices are those of the
+/// encoding, header included (never padding). The mask is longer than
+/// [`encode`]'s output by the trailing bytes Fast DDS may append, all
+/// padding: see [`trailing_allowance`].
 ///
 /// # Errors
 /// As [`encode`] (the value is encoded first).
 pub fn padding_mask(ty: &Arc<ResolvedType>, value: &Value) -> Result<Vec<bool>, MsgError> {
     let bytes = encode(ty, value)?;
+    let mut lay = Layout::new(false, true);
+    lay.strukt(ty, value);
     let mut mask = vec![false; 4];
-    layout_struct(ty, value, &mut mask);
+    mask.extend(lay.mask);
     debug_assert_eq!(mask.len(), bytes.len());
+    let extra = trailing_allowance(ty, value);
+    mask.resize(bytes.len() + extra, true);
     Ok(mask)
 }
 
-fn align(mask: &mut Vec<bool>, to: usize) {
-    // Offsets count from the body start (after the 4-byte header).
-    while !(mask.len() - 4).is_multiple_of(to) {
-        mask.push(true);
-    }
+/// How many bytes past the end of `value`'s CDR body a Fast DDS peer may
+/// send (and [`decode`] accepts). Measured with rclpy on Fast DDS
+/// (`serialize_message`): the stream itself is plain XCDR1, but the length
+/// is Fast CDR's size estimate, which counts alignment to 8 after the
+/// element count of every sequence of 8-byte elements even when it is empty
+/// (JointState with three empty float64[]: 32 bytes of body, 40 reported),
+/// and a fixed-size message is reported to a 4-byte multiple (Bool: 1 byte
+/// of body, 4 reported). So: the estimate minus the real length, plus 3.
+pub fn trailing_allowance(ty: &ResolvedType, value: &Value) -> usize {
+    let mut real = Layout::new(false, false);
+    real.strukt(ty, value);
+    let mut est = Layout::new(true, false);
+    est.strukt(ty, value);
+    est.pos.saturating_sub(real.pos) + 3
 }
 
-fn data(mask: &mut Vec<bool>, n: usize) {
-    mask.resize(mask.len() + n, false);
+/// Mirrors the serializer's alignment to find padding positions and Fast
+/// CDR's size estimate (`fastcdr_estimate`); never used to read or write
+/// bytes.
+struct Layout {
+    pos: usize,
+    fastcdr_estimate: bool,
+    keep_mask: bool,
+    mask: Vec<bool>,
 }
 
-fn layout_struct(ty: &ResolvedType, v: &Value, mask: &mut Vec<bool>) {
-    let Value::Struct(fs) = v else { return };
-    if ty.fields.is_empty() {
-        data(mask, 1);
+impl Layout {
+    fn new(fastcdr_estimate: bool, keep_mask: bool) -> Self {
+        Self {
+            pos: 0,
+            fastcdr_estimate,
+            keep_mask,
+            mask: Vec::new(),
+        }
     }
-    for (f, (_, fv)) in ty.fields.iter().zip(fs) {
-        match f.array {
-            ArrayKind::Single => layout_elem(&f.elem, fv, mask),
-            ArrayKind::Fixed(_) | ArrayKind::Unbounded | ArrayKind::Bounded(_) => {
-                if f.array.is_sequence() {
-                    align(mask, 4);
-                    data(mask, 4);
-                }
-                match fv {
-                    Value::F32Seq(x) => {
-                        if !x.is_empty() {
-                            align(mask, 4);
-                        }
-                        data(mask, 4 * x.len())
-                    }
-                    Value::F64Seq(x) => {
-                        if !x.is_empty() {
-                            align(mask, 8);
-                        }
-                        data(mask, 8 * x.len())
-                    }
-                    Value::U8Seq(x) => data(mask, x.len()),
-                    Value::Seq(x) => x.iter().for_each(|e| layout_elem(&f.elem, e, mask)),
-                    _ => {}
-                }
+
+    fn align(&mut self, to: usize) {
+        let pad = (to - self.pos % to) % to;
+        self.pos += pad;
+        if self.keep_mask {
+            self.mask.resize(self.mask.len() + pad, true);
+        }
+    }
+
+    fn data(&mut self, n: usize) {
+        self.pos += n;
+        if self.keep_mask {
+            self.mask.resize(self.mask.len() + n, false);
+        }
+    }
+
+    fn strukt(&mut self, ty: &ResolvedType, v: &Value) {
+        let Value::Struct(fs) = v else { return };
+        if ty.fields.is_empty() {
+            self.data(1);
+        }
+        for (f, (_, fv)) in ty.fields.iter().zip(fs) {
+            if f.array == ArrayKind::Single {
+                self.elem(&f.elem, fv);
+                continue;
             }
+            if f.array.is_sequence() {
+                self.align(4);
+                self.data(4);
+            }
+            let (size, n) = match fv {
+                Value::F32Seq(x) => (4, x.len()),
+                Value::F64Seq(x) => (8, x.len()),
+                Value::U8Seq(x) => (1, x.len()),
+                Value::Seq(x) => {
+                    if self.fastcdr_estimate && f.array.is_sequence() {
+                        if let Elem::Prim(p) = &f.elem {
+                            self.align(p.size());
+                        }
+                    }
+                    x.iter().for_each(|e| self.elem(&f.elem, e));
+                    continue;
+                }
+                _ => continue,
+            };
+            if n > 0 || (self.fastcdr_estimate && f.array.is_sequence()) {
+                self.align(size);
+            }
+            self.data(size * n);
         }
     }
-}
 
-fn layout_elem(elem: &Elem, v: &Value, mask: &mut Vec<bool>) {
-    match (elem, v) {
-        (Elem::Prim(p), _) => {
-            align(mask, p.size());
-            data(mask, p.size());
+    fn elem(&mut self, elem: &Elem, v: &Value) {
+        match (elem, v) {
+            (Elem::Prim(p), _) => {
+                self.align(p.size());
+                self.data(p.size());
+            }
+            (Elem::String(_), Value::String(s)) => {
+                self.align(4);
+                self.data(4 + s.len() + 1);
+            }
+            (Elem::WString(_), Value::String(s)) => {
+                self.align(4);
+                self.data(4 + 4 * s.encode_utf16().count());
+            }
+            (Elem::Msg(t), _) => self.strukt(t, v),
+            _ => {}
         }
-        (Elem::String(_), Value::String(s)) => {
-            align(mask, 4);
-            data(mask, 4 + s.len() + 1);
-        }
-        (Elem::WString(_), Value::String(s)) => {
-            align(mask, 4);
-            data(mask, 4 + 4 * s.encode_utf16().count());
-        }
-        (Elem::Msg(t), _) => layout_struct(t, v, mask),
-        _ => {}
     }
 }
 
