@@ -286,13 +286,6 @@ impl Layout {
     }
 }
 
-impl ArrayKind {
-    /// Whether the wire form starts with a u32 element count.
-    pub fn is_sequence(self) -> bool {
-        matches!(self, ArrayKind::Unbounded | ArrayKind::Bounded(_))
-    }
-}
-
 // ---- deserialisation -------------------------------------------------------
 
 struct StructSeed<'a>(&'a ResolvedType);

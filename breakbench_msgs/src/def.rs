@@ -185,6 +185,13 @@ pub enum ArrayKind {
     Bounded(usize),
 }
 
+impl ArrayKind {
+    /// Whether the wire form starts with a u32 element count.
+    pub fn is_sequence(self) -> bool {
+        matches!(self, ArrayKind::Unbounded | ArrayKind::Bounded(_))
+    }
+}
+
 /// A field's (or constant's) type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldType {

@@ -95,4 +95,22 @@ fn builtin_definitions_equal_the_wheels_msg_files() {
         "{absent:?}"
     );
     assert!(same >= 100, "{same}");
+
+    // The venv as an ament prefix: every .msg of every package in it parses
+    // and resolves (their nested types are all there).
+    let mut all = TypeRegistry::empty();
+    let prefix = share.parent().unwrap().to_path_buf();
+    let n = all.load_prefixes(&[prefix]).unwrap();
+    for d in all.iter() {
+        all.resolve(&d.name.to_string())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    println!(
+        "builtin_vs_wheels: the venv as a prefix: {n} .msg files of {} packages parse and resolve",
+        all.iter()
+            .map(|d| d.name.pkg.clone())
+            .collect::<BTreeSet<_>>()
+            .len()
+    );
+    assert!(n >= 102, "{n}");
 }

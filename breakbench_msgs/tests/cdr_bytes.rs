@@ -350,3 +350,23 @@ fn random_values_of_every_builtin_type_round_trip() {
     }
     assert_eq!(n, 20 * 103);
 }
+
+/// ros2-client 0.12's bounds, copied: `Subscription::take_seed` /
+/// `async_stream_seed` take `S: for<'de> DeserializeSeed<'de, Value = M> +
+/// Clone` with `M: 'static`; `Publisher<M>` needs `M: Serialize`.
+#[test]
+fn typed_seed_and_typed_value_meet_ros2_clients_bounds() {
+    fn take_seed<S, M>(_: S)
+    where
+        S: for<'de> DeserializeSeed<'de, Value = M> + Clone,
+        M: 'static,
+    {
+    }
+    fn publish<M: serde::Serialize>(_: &M) {}
+    let ty = reg().resolve("sensor_msgs/Imu").unwrap();
+    take_seed(TypedSeed::new(ty.clone()));
+    publish(&TypedValue {
+        value: Value::zero(&ty),
+        ty,
+    });
+}
