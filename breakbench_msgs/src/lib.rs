@@ -24,7 +24,7 @@
 //! let ty = reg.resolve("geometry_msgs/msg/Vector3").unwrap();
 //! let mut v = Value::zero(&ty);
 //! let sel = FieldPath::parse("z").unwrap().resolve(&ty).unwrap();
-//! sel.visit_mut(&mut v, |mut leaf| { leaf.set_f64(9.81); }).unwrap();
+//! sel.visit_mut(&mut v, |_ty, mut leaf| { leaf.set_f64(9.81); }).unwrap();
 //! let bytes = encode(&ty, &v).unwrap();
 //! assert_eq!(bytes.len(), 4 + 24);
 //! assert_eq!(decode(&ty, &bytes).unwrap(), v);

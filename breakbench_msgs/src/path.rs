@@ -380,20 +380,22 @@ impl Selector {
     }
 
     /// Call `f` on every selected leaf of `value` (a message of the
-    /// selector's type), in order; returns how many were visited. A
+    /// selector's type), in order, with the leaf's type (the same for every
+    /// leaf: [`Selector::leaf_type`]); returns how many were visited. A
     /// sequence shorter than an index or slice gives fewer (or no) leaves.
     ///
     /// # Errors
     /// [`MsgError::Path`] if `value` does not have the shape of the type.
-    pub fn visit_mut<F: FnMut(LeafMut<'_>)>(
+    pub fn visit_mut<F: FnMut(&LeafType, LeafMut<'_>)>(
         &self,
         value: &mut Value,
         mut f: F,
     ) -> Result<usize, MsgError> {
         let mut n = 0;
-        self.walk(&self.steps, value, &mut |leaf| {
+        let leaf = &self.leaf;
+        self.walk(&self.steps, value, &mut |l| {
             n += 1;
-            f(leaf)
+            f(leaf, l)
         })?;
         Ok(n)
     }
@@ -591,7 +593,8 @@ mod tests {
             .resolve(&scan_t)
             .unwrap();
         let n = s
-            .visit_mut(&mut scan, |mut l| {
+            .visit_mut(&mut scan, |t, mut l| {
+                assert_eq!(t, &LeafType::Prim(Primitive::F32));
                 let v = l.get_f64().unwrap();
                 assert!(l.set_f64(-v));
             })
@@ -609,12 +612,12 @@ mod tests {
             .unwrap()
             .resolve(&scan_t)
             .unwrap();
-        assert_eq!(s.visit_mut(&mut scan, |_| {}).unwrap(), 5);
+        assert_eq!(s.visit_mut(&mut scan, |_, _| {}).unwrap(), 5);
         let s = FieldPath::parse("ranges[300]")
             .unwrap()
             .resolve(&scan_t)
             .unwrap();
-        assert_eq!(s.visit_mut(&mut scan, |_| {}).unwrap(), 0);
+        assert_eq!(s.visit_mut(&mut scan, |_, _| {}).unwrap(), 0);
 
         // A whole sub-message.
         let imu_t = r.resolve("sensor_msgs/Imu").unwrap();
@@ -623,7 +626,7 @@ mod tests {
             .unwrap()
             .resolve(&imu_t)
             .unwrap();
-        s.visit_mut(&mut imu, |l| {
+        s.visit_mut(&mut imu, |_, l| {
             let LeafMut::Value(v) = l else { panic!() };
             v.field_mut("w").unwrap().set_f64(1.0);
         })
@@ -636,7 +639,7 @@ mod tests {
             .unwrap()
             .resolve(&imu_t)
             .unwrap();
-        s.visit_mut(&mut imu, |mut l| assert!(l.set_f64(0.5)))
+        s.visit_mut(&mut imu, |_, mut l| assert!(l.set_f64(0.5)))
             .unwrap();
         assert_eq!(
             imu.field("angular_velocity").unwrap().field("z"),
@@ -660,7 +663,7 @@ mod tests {
             .resolve(&d_t)
             .unwrap();
         let n = s
-            .visit_mut(&mut d, |l| {
+            .visit_mut(&mut d, |_, l| {
                 let LeafMut::Value(Value::String(x)) = l else {
                     panic!()
                 };
@@ -672,7 +675,7 @@ mod tests {
         // A value of the wrong shape is an error, not a panic.
         let mut wrong = Value::F64(1.0);
         assert!(s
-            .visit_mut(&mut wrong, |_| {})
+            .visit_mut(&mut wrong, |_, _| {})
             .unwrap_err()
             .to_string()
             .contains("want Struct"));
