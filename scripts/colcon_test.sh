@@ -9,7 +9,7 @@
 #     colcon-cargo, colcon-ros-cargo, cargo-ament-build, colcon-ros, ...);
 #     .venv-ros (scripts/setup_peers.sh) for the ROS 2 Jazzy ament/rosidl
 #     wheels + cmake, which kraken_interfaces (ament_cmake, rosidl) needs.
-#  2. `colcon build` of all ten packages from a workspace outside the sources
+#  2. `colcon build` of all eleven packages from a workspace outside the sources
 #     (target/colcon: build/ install/ log/, and the .cargo/config.toml that
 #     colcon-ros-cargo writes into the current directory lands there, not in
 #     the repo). The package search is `--paths <repo> '<repo>/*'`: the repo

@@ -11,6 +11,9 @@
 #   7. the corridor graph (breakbench up) watched by an rclpy peer (/oracle/status),
 #   8. hostile requests through the real service path,
 #   9. ekf_node fed by an rclpy peer (odometry/filtered, /diagnostics, /rosout).
+#  10. breakbench_msgs against the wheels (no DDS): the built-in .msg wire
+#      contracts equal the wheels' files, and rclpy's CDR bytes of every
+#      built-in type decode to rclpy's values and re-encode to the same bytes.
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -36,6 +39,8 @@ if [[ "${1:-}" != "--inside" ]]; then
   # (graph block, phase 6: the sim_bridge node)
   # (phase 9: breakbench_estimator's ekf_node, in the same build: one feature set)
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
+  # (phase 10: breakbench_msgs' two peer tests, built here, run inside)
+  (cd "$ROOT" && cargo test --profile "$PROFILE" -p breakbench_msgs --test golden --test builtin_vs_wheels --no-run)
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -232,6 +237,26 @@ else
 fi
 echo "interop: phase 9 (ekf_node) took $(( $(date +%s) - ekf_start )) s"
 # ==== end of block 9
+
+# ==== 10. breakbench_msgs vs the real peer (REQ-MSG-DEF, REQ-MSG-CDR; no DDS)
+# tests/interop/msgs_golden.py: rclpy's serialize_message bytes of random and
+# edge values (NaN, +-Inf, max/min ints, empty and long sequences, empty and
+# non-ASCII strings) of every built-in type the wheels have; golden.rs decodes
+# each to rclpy's values and re-encodes it to the same bytes (padding masked);
+# builtin_vs_wheels.rs holds the built-in definitions equal to the wheels'
+# share/<pkg>/msg/*.msg.
+msgs_start=$(date +%s)
+if "$PY" "$ROOT/tests/interop/msgs_golden.py" "$LOGDIR/msgs_golden" >"$LOGDIR/msgs.log" 2>&1 \
+  && (cd "$ROOT" && BREAKBENCH_ROS_VENV="$VENV" BREAKBENCH_MSGS_GOLDEN_DIR="$LOGDIR/msgs_golden" \
+    cargo test --profile "$PROFILE" --offline -q -p breakbench_msgs --test golden --test builtin_vs_wheels -- --nocapture) >>"$LOGDIR/msgs.log" 2>&1 \
+  && ! grep -q SKIPPED "$LOGDIR/msgs.log"; then
+  grep -E "^(msgs_golden|golden|builtin_vs_wheels):" "$LOGDIR/msgs.log" || true
+  pass "breakbench_msgs: built-in definitions equal the wheels' .msg files; rclpy's CDR decodes to its values and re-encodes to its bytes"
+else
+  fail "breakbench_msgs vs the wheels (log: $LOGDIR/msgs.log)"; tail -30 "$LOGDIR/msgs.log"
+fi
+echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s"
+# ==== end of block 10
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

@@ -8,7 +8,8 @@
 //! - nor do the crates they share with it or are built on: the world
 //!   (breakbench_world), the message and self-report types
 //!   (kraken_interfaces), the robot's estimator (breakbench_estimator, part
-//!   of the stack under test) and the fault library (kraken_faults);
+//!   of the stack under test), the fault library (kraken_faults) and the
+//!   run-time message types it is to act through (breakbench_msgs);
 //! - the plant, the controller and the oracle all take the world from
 //!   breakbench_world.
 
@@ -88,6 +89,7 @@ fn neither_the_plant_nor_the_controller_depends_on_the_oracle() {
         "kraken_interfaces",
         "breakbench_estimator",
         "kraken_faults",
+        "breakbench_msgs",
     ] {
         let c = closure(&g, p);
         assert!(

@@ -92,7 +92,7 @@ fn package_xml_matches_cargo_for_every_workspace_package() {
         .iter()
         .map(|p| p["name"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(members.len(), 10, "{members:?}");
+    assert_eq!(members.len(), 11, "{members:?}");
     for p in pkgs {
         let name = p["name"].as_str().unwrap();
         let dir = Path::new(p["manifest_path"].as_str().unwrap())
