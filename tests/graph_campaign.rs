@@ -310,18 +310,19 @@ fn a_node_that_never_becomes_ready_gives_invalid_runs_and_no_leftover_process() 
         .is_some_and(|w| w.contains("within 1.0 s"))));
 }
 
-/// A scenario the graph executor cannot run as written (resilience tests: no
-/// graph orchestrator yet) is refused before anything starts or is written:
-/// exit 2 (an error, as for any bad input; 1 is a failed harness check),
-/// the scenario field named, no results written.
+/// A scenario the graph executor cannot run as written (a resilience test
+/// whose navigator drives on the estimator: no estimator node on the graph
+/// yet) is refused before anything starts or is written: exit 2 (an error,
+/// as for any bad input; 1 is a failed harness check), the scenario field
+/// named, no results written.
 #[test]
-fn resilience_tests_on_the_graph_are_refused_before_anything_runs() {
+fn a_scenario_the_graph_cannot_run_is_refused_before_anything_runs() {
     let out = tmp("graph_refuses_tests");
     let o = Command::new(env!("CARGO_BIN_EXE_breakbench"))
         .current_dir(root())
         .args([
             "campaign",
-            "scenarios/tests/scan_loss_at_obstacle.yaml",
+            "scenarios/tests/gnss_spoof_gated.yaml",
             "--graph",
         ])
         .arg(root().join("launch/corridor.graph.yaml"))
@@ -333,9 +334,8 @@ fn resilience_tests_on_the_graph_are_refused_before_anything_runs() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains(
-            "scan_loss_at_obstacle.yaml: field 'tests': unsupported by the graph executor"
-        ),
+        err.contains("gnss_spoof_gated.yaml: field 'tests': unsupported by the graph executor")
+            && err.contains("reads the navigator's pose estimate"),
         "{err}"
     );
     assert!(

@@ -261,17 +261,27 @@ impl GraphExecutor {
                 let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
                 sets.extend(user_sets.iter().cloned());
                 // The scenario's navigator, not the params file's default
-                // (a test's variant navigator, e.g. a longer grace window).
+                // (a test's variant navigator, e.g. a longer grace window),
+                // when the launch config runs our navigator node (a config
+                // may bring its own controller instead).
+                let has_navigator = supervisor::config::LaunchConfig::load(config)
+                    .map_or(true, |c| {
+                        c.nodes.iter().any(|n| n.name == "simple_navigator")
+                    });
                 let nav = scenario
                     .path
                     .parent()
                     .unwrap_or(Path::new("."))
                     .join(&scenario.file.navigator);
                 let nav = std::path::absolute(&nav).map_err(|e| io(&nav, e))?;
-                sets.push(format!("simple_navigator.navigator_file={}", nav.display()));
+                if has_navigator {
+                    sets.push(format!("simple_navigator.navigator_file={}", nav.display()));
+                }
                 // The positive canary: the navigator node drives the
                 // in-process canary's open-loop controller.
-                if let (RunKind::Canary, Some(c)) = (spec.kind, &scenario.file.canary) {
+                if let (RunKind::Canary, Some(c), true) =
+                    (spec.kind, &scenario.file.canary, has_navigator)
+                {
                     sets.extend([
                         format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
                         format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
