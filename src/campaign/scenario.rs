@@ -498,16 +498,6 @@ impl ScenarioFile {
                     .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
             }
         }
-        for (i, x) in file.escape_search.iter().enumerate() {
-            if file.escape_search[..i].iter().any(|o| o.name == x.name) {
-                return err(
-                    &format!("escape_search[{i}].name"),
-                    format!("duplicate search '{}'", x.name),
-                );
-            }
-            x.validate(&format!("escape_search[{i}]"), file)
-                .or_else(|(f, m)| err(&f, m))?;
-        }
         let base = Path::new(path).parent().unwrap_or(Path::new("."));
         for (field, f) in [
             ("world", &file.world),
@@ -832,6 +822,18 @@ impl Scenario {
                         world_path.display()
                     ),
                 )?;
+            }
+        }
+        // Last: the severity searches name the axes checked above.
+        for (i, x) in file.escape_search.iter().enumerate() {
+            if file.escape_search[..i].iter().any(|o| o.name == x.name) {
+                semantic(
+                    &format!("escape_search[{i}].name"),
+                    format!("duplicate search '{}'", x.name),
+                )?;
+            }
+            if let Err((f, m)) = x.validate(&format!("escape_search[{i}]"), &file) {
+                semantic(&f, m)?;
             }
         }
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
