@@ -1,0 +1,1 @@
+//! Tests of the field faults and stacks.
