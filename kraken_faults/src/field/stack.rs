@@ -124,7 +124,9 @@ pub enum StageFault {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StageSpec {
-    /// What it does.
+    /// What it does: a one-key map (`{drop: {probability: 0.05}}`; YAML
+    /// `!drop` tags work too).
+    #[serde(with = "serde_yaml_ng::with::singleton_map")]
     pub fault: StageFault,
     /// When it acts (default: from the set time until cleared).
     #[serde(default)]
