@@ -110,7 +110,7 @@ pub enum StageFault {
         copies: u32,
     },
     /// A data fault on a field path.
-    Field(FieldFaultSpec),
+    Field(Box<FieldFaultSpec>),
 }
 
 /// One stage of a stack, as written in a fault file.

@@ -625,8 +625,8 @@ fn stuck_freezes_the_selected_leaves_at_the_first_message() {
     let mut f = fault(IMU, "{path: orientation, mode: stuck}");
     f.apply(&mut imu(), ms(0), &mut rng(1));
     let mut later = imu();
-    set(&mut later, &["orientation", "z"], Value::F64(0.7071));
-    set(&mut later, &["orientation", "w"], Value::F64(0.7071));
+    set(&mut later, &["orientation", "z"], Value::F64(0.6));
+    set(&mut later, &["orientation", "w"], Value::F64(0.8));
     assert!(f.apply(&mut later, ms(100), &mut rng(1)));
     assert_eq!(get(&later, &["orientation"]), get(&imu(), &["orientation"]));
 
