@@ -1097,3 +1097,26 @@ fn stack_refusals_name_the_stage() {
             .to_string();
     assert!(e.contains("unknown field `when`"), "{e}");
 }
+
+/// The README's example stack parses and builds on an Imu channel, in order.
+#[test]
+fn readme_example_builds() {
+    let text = include_str!("../../README.md");
+    let start = text
+        .find("## Faults on field paths (library; not yet in the node)")
+        .expect("README section");
+    let block = text[start..]
+        .split("```yaml\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a yaml block");
+    let s = stack(IMU, block);
+    assert_eq!(
+        s.describe(),
+        [
+            "0: delay 0.1 s",
+            "1: drop p=0.05",
+            "2: bias angular_velocity.z [from 5 s for 10 s]"
+        ]
+    );
+}
