@@ -347,15 +347,15 @@ impl FaultStack {
                     items.retain(|_| !rng.random_bool(p));
                     s.stats.withheld += (before - items.len()) as u64;
                 }
-                Op::Delay(d) => {
+                // A delay of 0 touches nothing.
+                Op::Delay(d) if !d.is_zero() => {
                     for it in &mut items {
                         it.delay = it.delay.saturating_add(*d);
                         it.touched_by.push(i);
                     }
-                    if !d.is_zero() {
-                        s.stats.changed += items.len() as u64;
-                    }
+                    s.stats.changed += items.len() as u64;
                 }
+                Op::Delay(_) => {}
                 Op::Duplicate(n) => {
                     let mut out = Vec::with_capacity(items.len() * (*n as usize + 1));
                     for it in items {
