@@ -66,6 +66,30 @@ pub enum FaultError {
         field: String,
         message: String,
     },
+    /// A fault on a field path ([`crate::field`]) refused at build time: the
+    /// path is not in the type, the mode makes no sense for the field's type,
+    /// or a parameter is missing, superfluous or out of range. Nothing was
+    /// changed.
+    #[error("field fault '{mode}' on path '{path}' of {ty}: {reason}")]
+    Field {
+        /// The path as written.
+        path: String,
+        /// The message type the path was resolved against.
+        ty: String,
+        /// The mode's name (`set`, `bias`, …).
+        mode: &'static str,
+        /// What is wrong, naming the field's type.
+        reason: String,
+    },
+    /// A stage of a [`crate::field::FaultStack`] refused at build time.
+    #[error("fault stack stage {index}: {source}")]
+    Stage {
+        /// The stage's position in the declared order (0-based).
+        index: usize,
+        /// Why.
+        #[source]
+        source: Box<FaultError>,
+    },
     /// I/O error reading a configuration file.
     #[error("{path}: {source}")]
     Io {

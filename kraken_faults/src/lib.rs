@@ -16,6 +16,7 @@ pub mod channel;
 pub mod config;
 pub mod error;
 pub mod faults;
+pub mod field;
 pub mod msg;
 pub mod params;
 pub mod probe;

@@ -68,7 +68,10 @@ impl Garbage {
             allow_non_finite: spec.allow_non_finite,
         })
     }
-    fn draw(&self, rng: &mut FaultRng) -> f64 {
+    /// One draw: uniform in [`min`, `max`], or (with `allow_non_finite`)
+    /// NaN/±inf with probability [`GARBAGE_NON_FINITE_P`]. Also used by the
+    /// field-path garbage mode ([`crate::field`]).
+    pub(crate) fn draw(&self, rng: &mut FaultRng) -> f64 {
         if self.allow_non_finite && rng.random_bool(GARBAGE_NON_FINITE_P) {
             return [f64::NAN, f64::INFINITY, f64::NEG_INFINITY][rng.random_range(0..3usize)];
         }

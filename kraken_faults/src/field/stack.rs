@@ -1,0 +1,440 @@
+//! [`FaultStack`]: several faults on one channel, applied in the declared
+//! order, each with its own activation window (REQ-FAULT-STACK).
+//!
+//! Like netem's stacked qdiscs, a message goes through the stages in order;
+//! what a stage outputs is the next stage's input: a drop stage removes the
+//! message (later stages never see it), a duplicate stage hands the next
+//! stages the original and its copies (a later data fault changes each, a
+//! later drop draws for each), a delay stage adds its delay to every message
+//! it sees. The order is part of the spec ([`FaultStack::describe`] lists it,
+//! numbered, for the report) and changes the result: a bias then a scale is
+//! `(x + b)·k`, a scale then a bias `x·k + b`.
+//!
+//! Each stage counts ([`StageStats`]) the messages it `changed` (a data
+//! fault that changed a value, a delay it held), `withheld` (dropped) and
+//! `added` (duplicates); every delivered message carries the indices of the
+//! stages that touched it ([`Delivered::touched_by`], a copy includes the
+//! duplicate stage that made it).
+//!
+//! Stages draw from the host's [`FaultRng`] only while active, in stage
+//! order then message order: the same seed and inputs give the same output.
+
+use std::time::Duration;
+
+use breakbench_msgs::{TypeRegistry, Value};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use super::{FieldFault, FieldFaultSpec};
+use crate::activation::Activation;
+use crate::params::{MAX_HOLD_S, MAX_TIME_S};
+use crate::{FaultError, FaultRng};
+
+/// Largest `copies` of a duplicate stage.
+pub const MAX_COPIES: u32 = 16;
+
+/// A message as a stack sees it. Delivery stages (drop, delay, duplicate)
+/// only clone and move it, so any payload works (raw CDR bytes: `Vec<u8>`);
+/// data stages need the decoded [`Value`] and pass a payload without one
+/// unchanged (uncounted).
+pub trait Payload: Clone {
+    /// The decoded message, if the payload has one.
+    fn value_mut(&mut self) -> Option<&mut Value> {
+        None
+    }
+}
+
+impl Payload for Value {
+    fn value_mut(&mut self) -> Option<&mut Value> {
+        Some(self)
+    }
+}
+
+/// Raw bytes: delivery stages only.
+impl Payload for Vec<u8> {}
+
+fn default_duty() -> f64 {
+    1.0
+}
+
+/// When a stage acts, measured from the time the stack is set
+/// ([`FaultStack::set`]): from `at_s` on, for `duration_s` (0 = until the
+/// stack is cleared), intermittently when `period_s > 0` (active while
+/// `(t − set − at_s) mod period_s < duty_cycle · period_s`). The same rules
+/// as [`Activation`] (REQ-FAULT-ACTIVATION), shifted by `at_s`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageWindow {
+    /// Start after the stack is set, s.
+    #[serde(default)]
+    pub at_s: f64,
+    /// Length, s; 0 = until cleared.
+    #[serde(default)]
+    pub duration_s: f64,
+    /// Period of an intermittent stage, s; 0 = not intermittent.
+    #[serde(default)]
+    pub period_s: f64,
+    /// Active fraction of each period, in (0, 1].
+    #[serde(default = "default_duty")]
+    pub duty_cycle: f64,
+}
+
+impl Default for StageWindow {
+    fn default() -> Self {
+        Self {
+            at_s: 0.0,
+            duration_s: 0.0,
+            period_s: 0.0,
+            duty_cycle: 1.0,
+        }
+    }
+}
+
+/// What a stage does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum StageFault {
+    /// Bernoulli loss: each message withheld with `probability`.
+    Drop {
+        /// In [0, 1].
+        probability: f64,
+    },
+    /// Each message delivered `delay_s` later.
+    Delay {
+        /// In [0, [`MAX_HOLD_S`]] s.
+        delay_s: f64,
+    },
+    /// Each message followed by `copies` copies (same delay).
+    Duplicate {
+        /// In [1, [`MAX_COPIES`]].
+        copies: u32,
+    },
+    /// A data fault on a field path.
+    Field(Box<FieldFaultSpec>),
+}
+
+/// One stage of a stack, as written in a fault file.
+///
+/// ```yaml
+/// - fault: {delay: {delay_s: 0.1}}
+/// - fault: {drop: {probability: 0.05}}
+/// - fault: {field: {path: angular_velocity.z, mode: bias, bias: 0.02}}
+///   window: {at_s: 5.0, duration_s: 10.0}
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageSpec {
+    /// What it does: a one-key map (`{drop: {probability: 0.05}}`; YAML
+    /// `!drop` tags work too).
+    #[serde(with = "serde_yaml_ng::with::singleton_map")]
+    pub fault: StageFault,
+    /// When it acts (default: from the set time until cleared).
+    #[serde(default)]
+    pub window: StageWindow,
+}
+
+/// Per-stage counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StageStats {
+    /// Messages it changed (data: a value changed; delay: held).
+    pub changed: u64,
+    /// Messages it withheld (drop).
+    pub withheld: u64,
+    /// Messages it added (duplicate copies).
+    pub added: u64,
+}
+
+/// A message out of the stack: deliver `payload` `delay` after the input's
+/// arrival.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivered<P> {
+    /// Delay after `now`.
+    pub delay: Duration,
+    /// The (possibly changed) message.
+    pub payload: P,
+    /// Indices (declared order) of the stages that changed, delayed or
+    /// created it, ascending.
+    pub touched_by: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Drop(f64),
+    Delay(Duration),
+    Duplicate(u32),
+    Field(Box<FieldFault>),
+}
+
+#[derive(Debug, Clone)]
+struct Stage {
+    spec: StageSpec,
+    op: Op,
+    activation: Option<Activation>,
+    stats: StageStats,
+}
+
+/// An ordered list of fault stages over the messages of one channel.
+#[derive(Debug, Clone)]
+pub struct FaultStack {
+    stages: Vec<Stage>,
+}
+
+fn check_window(w: &StageWindow, kind: &'static str) -> Result<(), FaultError> {
+    let bad = |field: &'static str, value: f64, reason: String| FaultError::InvalidParameter {
+        mode: kind,
+        field,
+        value,
+        reason,
+    };
+    for (field, v) in [
+        ("at_s", w.at_s),
+        ("duration_s", w.duration_s),
+        ("period_s", w.period_s),
+    ] {
+        if !(v.is_finite() && (0.0..=MAX_TIME_S).contains(&v)) {
+            return Err(bad(
+                field,
+                v,
+                format!("must be finite and in [0, {MAX_TIME_S}] s"),
+            ));
+        }
+    }
+    if w.period_s > 0.0 && !(w.duty_cycle > 0.0 && w.duty_cycle <= 1.0) {
+        return Err(bad(
+            "duty_cycle",
+            w.duty_cycle,
+            "must be in (0, 1] when period_s > 0".into(),
+        ));
+    }
+    Ok(())
+}
+
+impl StageFault {
+    /// `drop`, `delay`, `duplicate` or `field`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StageFault::Drop { .. } => "drop",
+            StageFault::Delay { .. } => "delay",
+            StageFault::Duplicate { .. } => "duplicate",
+            StageFault::Field(_) => "field",
+        }
+    }
+}
+
+impl FaultStack {
+    /// Builds the stages of `specs`, in order, for messages of type
+    /// `type_name` (field stages resolve their paths against it).
+    ///
+    /// # Errors
+    /// [`FaultError::Stage`] with the stage's index around the cause: a
+    /// window out of range (at_s, duration_s, period_s finite in
+    /// [0, 1e6] s; duty_cycle in (0, 1] when intermittent), a drop
+    /// probability outside [0, 1], a delay outside [0, 60] s, copies outside
+    /// [1, 16], or the field fault's refusal ([`FieldFault::build`]).
+    pub fn build(
+        specs: &[StageSpec],
+        reg: &TypeRegistry,
+        type_name: &str,
+    ) -> Result<FaultStack, FaultError> {
+        let mut stages = Vec::with_capacity(specs.len());
+        for (index, spec) in specs.iter().enumerate() {
+            let wrap = |e: FaultError| FaultError::Stage {
+                index,
+                source: Box::new(e),
+            };
+            let kind = spec.fault.kind();
+            check_window(&spec.window, kind).map_err(wrap)?;
+            let bad = |field: &'static str, value: f64, reason: &str| {
+                wrap(FaultError::InvalidParameter {
+                    mode: kind,
+                    field,
+                    value,
+                    reason: reason.into(),
+                })
+            };
+            let op = match &spec.fault {
+                StageFault::Drop { probability: p } => {
+                    if !(0.0..=1.0).contains(p) {
+                        return Err(bad("probability", *p, "must be a probability in [0, 1]"));
+                    }
+                    Op::Drop(*p)
+                }
+                StageFault::Delay { delay_s } => {
+                    if !(delay_s.is_finite() && (0.0..=MAX_HOLD_S).contains(delay_s)) {
+                        return Err(bad(
+                            "delay_s",
+                            *delay_s,
+                            &format!("must be finite and in [0, {MAX_HOLD_S}] s"),
+                        ));
+                    }
+                    Op::Delay(Duration::from_secs_f64(*delay_s))
+                }
+                StageFault::Duplicate { copies } => {
+                    if !(1..=MAX_COPIES).contains(copies) {
+                        return Err(bad(
+                            "copies",
+                            f64::from(*copies),
+                            &format!("must be in [1, {MAX_COPIES}]"),
+                        ));
+                    }
+                    Op::Duplicate(*copies)
+                }
+                StageFault::Field(f) => Op::Field(Box::new(
+                    FieldFault::build(f, reg, type_name).map_err(wrap)?,
+                )),
+            };
+            stages.push(Stage {
+                spec: spec.clone(),
+                op,
+                activation: None,
+                stats: StageStats::default(),
+            });
+        }
+        Ok(FaultStack { stages })
+    }
+
+    /// Sets the stack at `now`: each stage's window starts `at_s` later (and
+    /// a field stage's [`FieldFault::on_set`] is that start). Without a
+    /// call, the first [`FaultStack::apply`] sets it. Setting again restarts
+    /// the windows (counters and stuck values are kept).
+    pub fn set(&mut self, now: Duration) {
+        for s in &mut self.stages {
+            let w = &s.spec.window;
+            // Checked at build: at_s, duration_s <= 1e6 s.
+            let start = now.saturating_add(Duration::from_secs_f64(w.at_s));
+            s.activation = Some(Activation {
+                set_at: start,
+                duration: (w.duration_s > 0.0).then(|| Duration::from_secs_f64(w.duration_s)),
+                period_s: w.period_s,
+                duty_cycle: w.duty_cycle,
+                random_phase: false,
+                phase_s: Some(0.0),
+            });
+            if let Op::Field(f) = &mut s.op {
+                f.on_set(start);
+            }
+        }
+    }
+
+    /// Runs one message received at `now` through the active stages in
+    /// declared order. An empty result withholds it; several entries are
+    /// the message and its copies, in order.
+    pub fn apply<P: Payload>(
+        &mut self,
+        payload: P,
+        now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<Delivered<P>> {
+        if self.stages.first().is_some_and(|s| s.activation.is_none()) {
+            self.set(now);
+        }
+        let mut items = vec![Delivered {
+            delay: Duration::ZERO,
+            payload,
+            touched_by: Vec::new(),
+        }];
+        for (i, s) in self.stages.iter_mut().enumerate() {
+            if items.is_empty() {
+                break;
+            }
+            if !s.activation.as_ref().is_some_and(|a| a.is_active(now)) {
+                continue;
+            }
+            match &mut s.op {
+                Op::Drop(p) => {
+                    let before = items.len();
+                    let p = *p;
+                    items.retain(|_| !rng.random_bool(p));
+                    s.stats.withheld += (before - items.len()) as u64;
+                }
+                // A delay of 0 touches nothing.
+                Op::Delay(d) if !d.is_zero() => {
+                    for it in &mut items {
+                        it.delay = it.delay.saturating_add(*d);
+                        it.touched_by.push(i);
+                    }
+                    s.stats.changed += items.len() as u64;
+                }
+                Op::Delay(_) => {}
+                Op::Duplicate(n) => {
+                    let mut out = Vec::with_capacity(items.len() * (*n as usize + 1));
+                    for it in items {
+                        for _ in 0..*n {
+                            let mut c = it.clone();
+                            c.touched_by.push(i);
+                            out.push(c);
+                        }
+                        out.insert(out.len() - *n as usize, it);
+                        s.stats.added += u64::from(*n);
+                    }
+                    items = out;
+                }
+                Op::Field(f) => {
+                    for it in &mut items {
+                        if let Some(v) = it.payload.value_mut() {
+                            if f.apply(v, now, rng) {
+                                s.stats.changed += 1;
+                                it.touched_by.push(i);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        items
+    }
+
+    /// The counters of each stage, in declared order.
+    pub fn stats(&self) -> Vec<StageStats> {
+        self.stages.iter().map(|s| s.stats).collect()
+    }
+
+    /// One line per stage, in declared order: `"<index>: <what>"` with its
+    /// window, e.g. `"1: drop p=0.05"`, `"2: bias angular_velocity.z
+    /// [from 5 s for 10 s]"`.
+    pub fn describe(&self) -> Vec<String> {
+        self.stages
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let what = match &s.op {
+                    Op::Drop(p) => format!("drop p={p}"),
+                    Op::Delay(d) => format!("delay {} s", d.as_secs_f64()),
+                    Op::Duplicate(n) => format!("duplicate x{n}"),
+                    Op::Field(f) => f.describe(),
+                };
+                let w = &s.spec.window;
+                let mut when = Vec::new();
+                if w.at_s > 0.0 {
+                    when.push(format!("from {} s", w.at_s));
+                }
+                if w.duration_s > 0.0 {
+                    when.push(format!("for {} s", w.duration_s));
+                }
+                if w.period_s > 0.0 {
+                    when.push(format!("{} of every {} s", w.duty_cycle, w.period_s));
+                }
+                if when.is_empty() {
+                    format!("{i}: {what}")
+                } else {
+                    format!("{i}: {what} [{}]", when.join(" "))
+                }
+            })
+            .collect()
+    }
+
+    /// The stage specs, in declared order.
+    pub fn specs(&self) -> Vec<&StageSpec> {
+        self.stages.iter().map(|s| &s.spec).collect()
+    }
+
+    /// Number of stages.
+    pub fn len(&self) -> usize {
+        self.stages.len()
+    }
+
+    /// True for a stack without stages (a passthrough).
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+}
