@@ -564,6 +564,28 @@ fn real_main() -> Result<ExitCode> {
                 timeout_s.is_finite() && timeout_s > 0.0 && timeout_s <= 1e6,
                 "--timeout-s {timeout_s:?}: must be > 0 and <= 1e6 s (about 11.6 days)"
             );
+            // Checked before anything starts: a kraken step list. A campaign
+            // scenario (resilience tests, fault axes) runs on the graph
+            // through `campaign --graph`, which adds the orchestrator.
+            if let Some(sc) = &scenario {
+                if let Err(e) = kraken_faults::ScenarioFile::load(sc) {
+                    let campaign = std::fs::read_to_string(sc)
+                        .ok()
+                        .and_then(|t| serde_yaml_ng::from_str::<serde_yaml_ng::Mapping>(&t).ok())
+                        .is_some_and(|m| m.contains_key("tests") || m.contains_key("axes"));
+                    if campaign {
+                        anyhow::bail!(
+                            "--scenario {}: a campaign scenario (tests:, axes:), not a kraken step list; run it on this graph with `breakbench campaign {} --graph {} --out <dir>`",
+                            sc.display(),
+                            sc.display(),
+                            config.display()
+                        );
+                    }
+                    return Err(
+                        anyhow::Error::new(e).context(format!("--scenario {}", sc.display()))
+                    );
+                }
+            }
             let o = breakbench::supervisor::up(&breakbench::supervisor::UpOptions {
                 config,
                 sets,

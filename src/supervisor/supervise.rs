@@ -60,6 +60,11 @@ impl Supervisor {
         env: &BTreeMap<String, String>,
     ) -> Result<usize, SupervisorError> {
         let mut cmd = Command::new(exe);
+        // The nodes speak Jazzy; what a sourced Jazzy install would set
+        // (without it ros2-client warns once per node).
+        if std::env::var_os("ROS_DISTRO").is_none() && !env.contains_key("ROS_DISTRO") {
+            cmd.env("ROS_DISTRO", "jazzy");
+        }
         cmd.args(args)
             .envs(env)
             .env("NO_COLOR", "1")
