@@ -143,7 +143,7 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
     build_nodes();
     let manifests = tempfile::tempdir().expect("tempdir");
     let manifest_dir = format!("manifest_dir:={}", manifests.path().display());
-    let cases: Vec<(&str, Vec<&str>, &str)> = vec![
+    let mut cases: Vec<(&str, Vec<&str>, &str)> = vec![
         (
             "fault_injector",
             vec!["--ros-args", "-p", "use_sim_time:=true"],
@@ -178,6 +178,27 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
             "ready",
         ),
     ];
+    // Signalled while it waits for the injector's service (no injector
+    // runs here): it must still exit 0 and quietly.
+    let judgement = format!(
+        "judgement_file:={}",
+        manifests.path().join("judgement.json").display()
+    );
+    cases.push((
+        "breakbench_orchestrator",
+        vec![
+            "--ros-args",
+            "-p",
+            "use_sim_time:=true",
+            "-p",
+            "scenario_file:=scenarios/tests/scan_loss_at_obstacle.yaml",
+            "-p",
+            "test:=scan_loss_at_obstacle",
+            "-p",
+            &judgement,
+        ],
+        "waiting for /fault_injector/set_fault",
+    ));
     let mut domain = 118;
     for (exe, args, ready) in &cases {
         for (signal, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {

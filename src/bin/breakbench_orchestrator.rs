@@ -251,6 +251,7 @@ fn run() -> Result<()> {
     let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
     let _spinner = node.spawn_spinner()?;
     let t0 = Instant::now();
+    tracing::info!("waiting for {injector}/set_fault");
     while !node.service_ready(&set) {
         if shutdown.is_requested() {
             return Ok(());
