@@ -67,7 +67,7 @@ rm -rf "$OUT-gnss_spoof_study"
 # the severity search (REQ-STUDY-ESCAPE-SEARCH): the largest ramp the Mahalanobis gate lets escape
 rm -rf "$OUT-search"
 "$BB" search scenarios/studies/gnss_spoof_study.yaml --name mahalanobis_ramp --out "$OUT-search" --jobs 2 --quiet | tee "$OUT-search.txt"
-grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[0.84, 1.00\])) and 2.56985 (0/20 (0.00, \[0.00, 0.16\])) (" "$OUT-search.txt" \
+grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[0.84, 1.00\])) and 2.56985 (0/20 (0.00, \[0.00, 0.16\])): resolved (" "$OUT-search.txt" \
   || { echo "search mahalanobis_ramp: not the bracket README.md reports"; exit 1; }
 
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"

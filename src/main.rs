@@ -146,6 +146,8 @@ enum Command {
     /// Severity search (the scenario's `escape_search:` entries): bisection along a fault
     /// axis for where P(event) crosses the target, each probe with its Wilson interval,
     /// in-process. Writes <out>/search_<name>.json after each probe; a rerun resumes.
+    /// Exit code: 0 the searches ran (whatever they found: crossing or not, resolved or
+    /// not, as printed), 2 error (bad file or option, nothing run).
     Search {
         /// Scenario file with an `escape_search:` list
         scenario: PathBuf,
@@ -155,9 +157,9 @@ enum Command {
         /// Run only the search of this name (default: every one, in file order)
         #[arg(long)]
         name: Option<String>,
-        /// Runs executed at once (default: the available cores)
-        #[arg(long)]
-        jobs: Option<usize>,
+        /// Runs executed at once, 1..=1024 (default: the available cores)
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        jobs: Option<u16>,
         /// No per-probe progress lines
         #[arg(long)]
         quiet: bool,
@@ -502,10 +504,10 @@ fn real_main() -> Result<ExitCode> {
                     }
                 );
             }
-            let jobs = jobs.unwrap_or_else(|| {
-                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-            });
-            anyhow::ensure!(jobs >= 1, "--jobs must be at least 1");
+            let jobs = jobs.map_or_else(
+                || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+                usize::from,
+            );
             let prov = breakbench::campaign::runner::provenance();
             let opts = breakbench::campaign::search::SearchOptions { out, jobs, quiet };
             for x in &searches {

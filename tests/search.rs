@@ -197,10 +197,65 @@ fn a_bad_search_is_refused_at_load_naming_the_field() {
     let e = bad("order", "hi: 50.0", "hi: 0.1");
     assert!(e.contains("field 'escape_search[0].hi'"), "{e}");
     let e = bad("p", "repeats: 2", "repeats: 2\n    p: 1.0");
-    assert!(e.contains("escape_search[0].p"), "{e}");
+    assert!(
+        e.contains("field 'escape_search[0].p': 1.0 is outside [0.01, 0.99]"),
+        "{e}"
+    );
     let e = bad("unknown", "steps: 3", "steps: 3\n    stpes: 3");
     assert!(e.contains("stpes"), "{e}");
     // the study's own file: every shipped search loads
     let s = Scenario::load(Path::new(FILE)).unwrap();
     assert_eq!(s.file.escape_search.len(), 2);
+}
+
+/// A search on one fault axis of the corridor study with the other fault
+/// axis held at a number (the in-process corridor study has no detection:
+/// the event is the mission failure).
+#[test]
+fn another_fault_axis_is_held_at_its_fixed_number() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/corridor_study.yaml");
+    let text = std::fs::read_to_string(file).unwrap();
+    let with = |tag: &str, fixed: &str| {
+        let t = format!(
+            "{text}escape_search:\n  - name: latency\n    axis: latency_s\n    lo: 0.05\n    hi: 0.8\n    fixed: {fixed}\n    event: mission_failure\n    repeats: 2\n    steps: 1\n"
+        );
+        let path = Path::new(file).with_file_name(format!(".{tag}.tmp.yaml"));
+        std::fs::write(&path, t).unwrap();
+        let s = Scenario::load(&path);
+        std::fs::remove_file(&path).unwrap();
+        s.map_err(|e| e.to_string())
+    };
+    let s = with("fixed_ok", "{ odom_bias: 0.2 }").unwrap();
+    let x = &s.file.escape_search[0];
+    let cell = x.cell(&s.file, 0.4);
+    assert_eq!(cell.get("latency_s"), Some(&0.4));
+    assert_eq!(cell.get("odom_bias"), Some(&0.2));
+    let e = with("fixed_missing", "{}").unwrap_err();
+    assert!(
+        e.contains(
+            "field 'escape_search[0].fixed.odom_bias': fault axis 'odom_bias' needs a number"
+        ),
+        "{e}"
+    );
+    let e = with("fixed_searched", "{ odom_bias: 0.2, latency_s: 0.1 }").unwrap_err();
+    assert!(
+        e.contains("field 'escape_search[0].fixed.latency_s': is the searched axis"),
+        "{e}"
+    );
+    let e = with("fixed_label", "{ odom_bias: high }").unwrap_err();
+    assert!(
+        e.contains(
+            "field 'escape_search[0].fixed.odom_bias': fault axis 'odom_bias' needs a number"
+        ),
+        "{e}"
+    );
+    let t = text.clone() + "escape_search:\n  - name: esc\n    axis: latency_s\n    lo: 0.05\n    hi: 0.8\n    fixed: { odom_bias: 0.2 }\n    repeats: 2\n    steps: 1\n";
+    let path = Path::new(file).with_file_name(".no_detection.tmp.yaml");
+    std::fs::write(&path, t).unwrap();
+    let e = Scenario::load(&path).unwrap_err().to_string();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        e.contains("field 'escape_search[0].event': needs the scenario's detection:"),
+        "{e}"
+    );
 }

@@ -538,7 +538,7 @@ impl ResilienceTest {
         {
             return err(
                 format!("{field}.max_input_gap_s"),
-                format!("{} must be in (0, 3600] s", self.max_input_gap_s),
+                format!("{:?} must be in (0, 3600] s", self.max_input_gap_s),
             );
         }
         if self.expectations.is_empty() && self.faults.iter().all(|f| f.surfacing.is_none()) {

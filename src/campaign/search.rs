@@ -178,6 +178,17 @@ impl EscapeSearch {
                 ),
             );
         };
+        for (k, v, lo, hi) in [
+            ("lo", self.lo, -1e6, 1e6),
+            ("hi", self.hi, -1e6, 1e6),
+            ("p", self.p, 0.01, 0.99),
+            ("repeats", self.repeats as f64, 1.0, 10_000.0),
+            ("steps", self.steps as f64, 0.0, 30.0),
+        ] {
+            if !(v >= lo && v <= hi) {
+                return e(k, format!("{v:?} is outside [{lo:?}, {hi:?}]"));
+            }
+        }
         if !(self.lo.is_finite() && self.hi.is_finite() && self.lo < self.hi) {
             return e(
                 "hi",
@@ -228,6 +239,12 @@ impl EscapeSearch {
         }
         for a in file.axes.iter().filter(|a| a.name != self.axis) {
             match self.fixed.get(&a.name) {
+                Some(Fixed::Number(v)) if !(v.abs() <= 1e6) => {
+                    return e(
+                        &format!("fixed.{}", a.name),
+                        format!("{v:?} is outside [-1e6, 1e6]"),
+                    )
+                }
                 Some(Fixed::Number(v)) => {
                     let spec =
                         fault_spec(a, *v).map_err(|m| (format!("{field}.fixed.{}", a.name), m))?;
@@ -428,15 +445,44 @@ pub fn run_search(
     provenance: &Provenance,
     opts: &SearchOptions,
 ) -> Result<SearchRecord, CampaignError> {
-    std::fs::create_dir_all(&opts.out).map_err(|e| CampaignError::io(&opts.out, e))?;
     let path = record_path(&opts.out, &search.name);
+    if opts.out.exists() && !opts.out.is_dir() {
+        return Err(CampaignError::io(
+            &opts.out,
+            std::io::Error::other("--out is not a directory"),
+        ));
+    }
     let stored: Vec<Probe> = match std::fs::read(&path) {
         Ok(b) => match serde_json::from_slice::<SearchRecord>(&b) {
-            Ok(r) if r.scenario_hash == scenario.hash && r.search == *search => r.probes,
-            _ => Vec::new(),
+            Ok(r) if r.scenario_hash == scenario.hash && r.search == *search => {
+                eprintln!(
+                    "search {}: resuming from {} ({} probe(s) stored)",
+                    search.name,
+                    path.display(),
+                    r.probes.len()
+                );
+                r.probes
+            }
+            Ok(_) => {
+                eprintln!(
+                    "search {}: {} is of another scenario hash or search: starting over (it will be replaced)",
+                    search.name,
+                    path.display()
+                );
+                Vec::new()
+            }
+            Err(e) => {
+                eprintln!(
+                    "search {}: {} is not a search record ({e}): starting over (it will be replaced)",
+                    search.name,
+                    path.display()
+                );
+                Vec::new()
+            }
         },
         Err(_) => Vec::new(),
     };
+    std::fs::create_dir_all(&opts.out).map_err(|e| CampaignError::io(&opts.out, e))?;
     let mut rec = SearchRecord {
         schema: SEARCH_SCHEMA.into(),
         scenario_name: scenario.file.name.clone(),
@@ -503,9 +549,9 @@ pub fn run_search(
             b.value,
             b.line(),
             if resolved {
-                ""
+                ": resolved"
             } else {
-                "; not resolved: an end's Wilson interval includes the target (more repeats needed)"
+                ": not resolved, an end's Wilson interval includes the target (more repeats needed)"
             }
         )
     } else {
@@ -520,9 +566,9 @@ pub fn run_search(
             hi.line(),
             search.hi,
             if resolved {
-                ""
+                ": resolved"
             } else {
-                " (an end's Wilson interval includes the target)"
+                ": not resolved, an end's Wilson interval includes the target"
             }
         )
     };

@@ -162,9 +162,13 @@ pub struct IsolationSummary {
 pub struct NominalSummary {
     pub n: u64,
     pub criterion: Convergence,
-    /// Sample standard deviation of the metric over all n runs and over the first n - window.
+    /// Sample standard deviation of the metric over all n runs and over the
+    /// first n - window (with navigator axes: pooled over the variants, for
+    /// the record; the convergence is judged per variant).
     pub sd_all: f64,
     pub sd_first: f64,
+    /// Every navigator variant's nominal runs (all `nominal.runs` of them)
+    /// meet the convergence criterion on their own.
     pub spread_converged: bool,
     pub safety: Proportion,
     pub mission: Proportion,
@@ -358,9 +362,24 @@ impl Summary {
         let c = &file.nominal.convergence;
         let sd_all = sample_sd(&metric);
         let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
-        let spread_converged = metric.len() == file.nominal.runs
-            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
-                || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m));
+        // Judged per navigator variant (each has its own `nominal.runs`
+        // runs; one variant without navigator axes): the spread of one
+        // configuration, never of several pooled.
+        let converged = |metric: &[f64]| {
+            let sd_all = sample_sd(metric);
+            let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+            metric.len() == file.nominal.runs
+                && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
+                    || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m))
+        };
+        let spread_converged = file.variant_keys().iter().all(|key| {
+            let own: Vec<f64> = nominal_runs
+                .iter()
+                .filter(|m| file.variant_of(&m.cell) == *key)
+                .map(|m| m.final_goal_distance_m)
+                .collect();
+            converged(&own)
+        });
         let nn = nominal_runs.len() as u64;
         let nominal = NominalSummary {
             n: nn,
