@@ -733,7 +733,7 @@ fn the_input_gap_limit_is_checked_at_load() {
     );
     let e = phase_variant("gap_zero", gap("0")).unwrap_err();
     assert!(
-        e.contains("field 'tests[0].max_input_gap_s': 0 must be in (0, 3600] s"),
+        e.contains("field 'tests[0].max_input_gap_s': 0.0 must be in (0, 3600] s"),
         "{e}"
     );
     let s = phase_variant("gap_ok", gap("0.25")).unwrap();
