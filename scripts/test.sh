@@ -70,6 +70,12 @@ rm -rf "$OUT-search"
 grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[0.84, 1.00\])) and 2.56985 (0/20 (0.00, \[0.00, 0.16\])): resolved (" "$OUT-search.txt" \
   || { echo "search mahalanobis_ramp: not the bracket README.md reports"; exit 1; }
 
+step "corridor study on the estimator (issue 9): 421 runs, analyze, statsmodels reference"
+rm -rf "$OUT-corridor_estimator_study"
+"$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet
+"$BB" analyze "$OUT-corridor_estimator_study" --check
+.venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
+
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
 # A failing robot is a result, not a harness error (its campaign exits 0), so
 # the robot's tests' verdict classes are checked from summary.json below. The
