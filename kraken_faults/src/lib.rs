@@ -37,7 +37,7 @@ pub use channel::{
     Injector,
 };
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, HoldLimits, HoldLimitsOverride,
+    check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits, HoldLimitsOverride,
     OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use error::FaultError;
