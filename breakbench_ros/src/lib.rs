@@ -32,7 +32,9 @@ pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
 pub use error::RosError;
 pub use node::{RosClient, RosNode, RosServer};
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
-pub use types::{Msg, RosService, RosType, SetFaultSrv, TriggerSrv};
+pub use types::{
+    ClearFaultStageSrv, Msg, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
+};
 
 /// Re-export of the ros2-client version these helpers are built on.
 pub use ros2_client;
