@@ -88,7 +88,10 @@ mod tests {
         let mut raw = CDR_LE_HEADER.to_vec();
         raw.extend_from_slice(&body);
         let out = cdr_encoding::to_vec::<_, LittleEndian>(&RawCdr(raw.clone())).unwrap();
-        assert_eq!(out, body, "published body = the body, no prefix, no padding");
+        assert_eq!(
+            out, body,
+            "published body = the body, no prefix, no padding"
+        );
         let (back, used) = cdr_encoding::from_bytes::<RawCdr, LittleEndian>(&body).unwrap();
         assert_eq!(used, body.len());
         assert_eq!(back, RawCdr(raw));

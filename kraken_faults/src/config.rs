@@ -391,9 +391,9 @@ impl ChannelsConfig {
         let raw: RawChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
         let mut types = Vec::with_capacity(raw.channels.len());
         for (i, c) in raw.channels.iter().enumerate() {
-            let typed = <MsgKind as Deserialize>::deserialize(
-                serde::de::value::StrDeserializer::<serde::de::value::Error>::new(&c.kind),
-            );
+            let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
+                serde::de::value::Error,
+            >::new(&c.kind));
             let t = match typed {
                 Ok(k) => ChanType::Typed(k),
                 Err(_) => match resolve(&c.kind) {

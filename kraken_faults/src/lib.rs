@@ -38,8 +38,8 @@ pub use channel::{
     Injector,
 };
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits, HoldLimitsOverride,
-    OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
+    check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits,
+    HoldLimitsOverride, OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
 pub use dynamic::DynChannel;
 pub use error::FaultError;

@@ -384,7 +384,10 @@ channels:
     let (line, field, _) = cfg_err(ChannelsConfig::parse(&clash, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (10, "channels[1].output_topic"));
     // tf_keepalive belongs to odometry channels only.
-    let ka = text.replace("depth: 5}\n", "depth: 5}\n    tf_keepalive: {tf_rate_hz: 10.0}\n");
+    let ka = text.replace(
+        "depth: 5}\n",
+        "depth: 5}\n    tf_keepalive: {tf_rate_hz: 10.0}\n",
+    );
     let (_, field, msg) = cfg_err(ChannelsConfig::parse(&ka, "c.yaml").unwrap_err());
     assert_eq!(field, "channels[1].tf_keepalive", "{msg}");
     assert!(msg.contains("sensor_msgs/msg/Range"), "{msg}");
@@ -393,7 +396,10 @@ channels:
     let unknown = text.replace("sensor_msgs/Range", "sensor_msgs/msg/Sonar");
     let e = ChannelsConfig::parse(&unknown, "c.yaml").unwrap_err();
     let shown = e.to_string();
-    assert!(shown.starts_with("c.yaml:8:5: channels[1].type: "), "{shown}");
+    assert!(
+        shown.starts_with("c.yaml:8:5: channels[1].type: "),
+        "{shown}"
+    );
     assert!(shown.contains("'sensor_msgs/msg/Sonar'"), "{shown}");
     // Not a type name at all.
     let bad = text.replace("sensor_msgs/Range", "\"not a type\"");
@@ -404,12 +410,41 @@ channels:
     let dir = std::env::temp_dir().join(format!("kraken-any-type-{}", std::process::id()));
     let msg_dir = dir.join("share/my_pkg/msg");
     std::fs::create_dir_all(&msg_dir).unwrap();
-    std::fs::write(msg_dir.join("Wind.msg"), "std_msgs/Header header\nfloat64 speed_mps\n").unwrap();
+    std::fs::write(
+        msg_dir.join("Wind.msg"),
+        "std_msgs/Header header\nfloat64 speed_mps\n",
+    )
+    .unwrap();
     let mut reg = breakbench_msgs::TypeRegistry::builtin();
     reg.load_prefixes(std::slice::from_ref(&dir)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     let wind = text.replace("sensor_msgs/Range", "my_pkg/msg/Wind");
     let cfg = ChannelsConfig::parse_with(&wind, "c.yaml", &reg).unwrap();
     assert_eq!(cfg.dynamic_channels[0].type_name, "my_pkg/msg/Wind");
-    assert!(ChannelsConfig::parse_with(&wind, "c.yaml", &breakbench_msgs::TypeRegistry::builtin()).is_err());
+    assert!(
+        ChannelsConfig::parse_with(&wind, "c.yaml", &breakbench_msgs::TypeRegistry::builtin())
+            .is_err()
+    );
+}
+
+/// The shipped any-type example loads: one typed, three dynamic channels.
+#[test]
+fn shipped_any_type_example_loads() {
+    let cfg =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml"))
+            .unwrap();
+    assert_eq!(cfg.channels.len(), 1);
+    let dynamic: Vec<(&str, &str)> = cfg
+        .dynamic_channels
+        .iter()
+        .map(|c| (c.name.as_str(), c.type_name.as_str()))
+        .collect();
+    assert_eq!(
+        dynamic,
+        [
+            ("sonar", "sensor_msgs/msg/Range"),
+            ("battery", "sensor_msgs/msg/BatteryState"),
+            ("cmd_vel", "geometry_msgs/msg/Twist")
+        ]
+    );
 }

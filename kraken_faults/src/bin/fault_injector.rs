@@ -49,8 +49,7 @@ use kraken_faults::{
     SensorMsg,
 };
 use kraken_interfaces::ros::{
-    Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage,
-    TriggerResponse,
+    Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
 };
 use kraken_interfaces::{
     mode_name, ClearFaultStageRequest, ClearFaultStageResponse, FaultStatus, SetFaultRequest,

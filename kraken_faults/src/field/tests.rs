@@ -1103,7 +1103,7 @@ fn stack_refusals_name_the_stage() {
 fn readme_example_builds() {
     let text = include_str!("../../README.md");
     let start = text
-        .find("## Faults on field paths (library; not yet in the node)")
+        .find("## Faults on field paths")
         .expect("README section");
     let block = text[start..]
         .split("```yaml\n")
@@ -1124,7 +1124,11 @@ fn readme_example_builds() {
 fn range_msg(range: f32) -> (Arc<ResolvedType>, Vec<u8>) {
     let t = ty("sensor_msgs/msg/Range");
     let mut v = Value::zero(&t);
-    set(&mut v, &["header", "frame_id"], Value::String("sonar".into()));
+    set(
+        &mut v,
+        &["header", "frame_id"],
+        Value::String("sonar".into()),
+    );
     set(&mut v, &["max_range"], Value::F32(4.0));
     set(&mut v, &["range"], Value::F32(range));
     let b = encode(&t, &v).unwrap();
@@ -1147,11 +1151,19 @@ fn cdr_payload_decodes_only_for_an_active_field_stage() {
         "sensor_msgs/msg/Range",
     )
     .unwrap();
-    let out = delivery.apply(CdrPayload::new(t.clone(), bytes.clone()), ms(0), &mut rng(1));
+    let out = delivery.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(0),
+        &mut rng(1),
+    );
     assert_eq!(out.len(), 2);
     for d in out {
         assert!(!d.payload.was_decoded());
-        assert_eq!(d.payload.into_bytes().unwrap(), bytes, "bytes passed through");
+        assert_eq!(
+            d.payload.into_bytes().unwrap(),
+            bytes,
+            "bytes passed through"
+        );
     }
 
     let mut field = FaultStack::build(
@@ -1161,10 +1173,18 @@ fn cdr_payload_decodes_only_for_an_active_field_stage() {
     )
     .unwrap();
     // Before the window: not decoded, untouched.
-    let out = field.apply(CdrPayload::new(t.clone(), bytes.clone()), ms(0), &mut rng(1));
+    let out = field.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(0),
+        &mut rng(1),
+    );
     assert!(!out[0].payload.was_decoded());
     assert_eq!(out[0].payload.clone().into_bytes().unwrap(), bytes);
-    let out = field.apply(CdrPayload::new(t.clone(), bytes.clone()), ms(1500), &mut rng(1));
+    let out = field.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(1500),
+        &mut rng(1),
+    );
     assert_eq!(out[0].touched_by, vec![0]);
     let got = decode(&t, &out[0].payload.clone().into_bytes().unwrap()).unwrap();
     assert!(matches!(get(&got, &["range"]), Value::F32(x) if x.is_nan()));
@@ -1181,7 +1201,11 @@ fn cdr_payload_decodes_only_for_an_active_field_stage() {
 
     // Bytes that are not the type: passed unchanged, uncounted, the reason kept.
     let junk = vec![0, 1, 0, 0, 1];
-    let out = field.apply(CdrPayload::new(t.clone(), junk.clone()), ms(2000), &mut rng(1));
+    let out = field.apply(
+        CdrPayload::new(t.clone(), junk.clone()),
+        ms(2000),
+        &mut rng(1),
+    );
     assert!(out[0].payload.decode_error().is_some());
     assert_eq!(out[0].payload.clone().into_bytes().unwrap(), junk);
     assert_eq!(field.stats()[0].changed, 1);
@@ -1192,11 +1216,16 @@ fn cdr_payload_decodes_only_for_an_active_field_stage() {
 #[test]
 fn stack_append_remove_and_active() {
     let reg = reg();
-    let build = |text: &str| FaultStack::build(&stages(text), &reg, "sensor_msgs/msg/Range").unwrap();
+    let build =
+        |text: &str| FaultStack::build(&stages(text), &reg, "sensor_msgs/msg/Range").unwrap();
     let (t, bytes) = range_msg(1.0);
     let mut s = build("- fault: {delay: {delay_s: 0.5}}\n  window: {duration_s: 10.0}\n");
     s.set(ms(0));
-    s.apply(CdrPayload::new(t.clone(), bytes.clone()), ms(100), &mut rng(1));
+    s.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(100),
+        &mut rng(1),
+    );
     s.append(
         build("- fault: {drop: {probability: 1.0}}\n  window: {at_s: 1.0}\n"),
         ms(5000),
@@ -1205,7 +1234,11 @@ fn stack_append_remove_and_active() {
     assert_eq!(s.active(ms(5500)), vec![true, false]);
     assert_eq!(s.active(ms(6500)), vec![true, true]);
     assert!(s
-        .apply(CdrPayload::new(t.clone(), bytes.clone()), ms(6500), &mut rng(1))
+        .apply(
+            CdrPayload::new(t.clone(), bytes.clone()),
+            ms(6500),
+            &mut rng(1)
+        )
         .is_empty());
     let (spec, stats) = s.remove(1).unwrap();
     assert_eq!(spec.fault.kind(), "drop");
