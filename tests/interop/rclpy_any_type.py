@@ -14,7 +14,9 @@ rclpy node (Fast DDS) publishes Range messages and checks, on /sonar:
   5. a bad stack (unknown path) is refused and changes nothing; ~/set_fault
      on the dynamic channel is refused with a pointer to ~/set_fault_stack;
   6. ~/stack_status (diagnostic_msgs/DiagnosticArray) lists the channel's
-     stages with their ids and counts.
+     stages with their ids and counts;
+  7. a replacing stack with a 0.3 s delay holds each message that long (the
+     node's hold queue on the wall clock), and an empty stack_yaml clears it.
 """
 
 import math
@@ -183,6 +185,25 @@ def main():
           and kv.get("cleared0.id") == str(drop_id) and int(kv.get("cleared0.withheld", "0")) == 10
           and kv.get("stage0.active") == "true" and kv.get("type") == "sensor_msgs/msg/Range",
           str({k: v for k, v in kv.items() if k.startswith(("stage0", "cleared0", "type"))}))
+
+    r = p.call(p.set_stack, SetFaultStack.Request(
+        channel="sonar", stack_yaml="[{fault: {delay: {delay_s: 0.3}}}]", append=False))
+    check("replace with delay 0.3 s: one new id", r.success and len(r.ids) == 1 and r.ids[0] > drop_id, f"{r.message} {list(r.ids)}")
+    lat = []
+    for _ in range(3):
+        p.got.clear()
+        t0 = time.monotonic()
+        m = p.sample()
+        p.pub.publish(m)
+        while not p.got and time.monotonic() - t0 < 3.0:
+            rclpy.spin_once(p, timeout_sec=0.005)
+        if p.got:
+            lat.append(time.monotonic() - t0)
+            ok_fields = p.got[0].range == f32(m.range) and same_but_range(m, p.got[0])
+    check("delay 0.3 s: held 0.3..0.6 s, unchanged",
+          len(lat) == 3 and all(0.29 <= x < 0.6 for x in lat) and ok_fields, f"latencies {[round(x, 3) for x in lat]}")
+    r = p.call(p.set_stack, SetFaultStack.Request(channel="sonar", stack_yaml="", append=False))
+    check("empty stack_yaml clears the stack", r.success and len(r.ids) == 0, r.message)
 
     p.destroy_node()
     rclpy.shutdown()

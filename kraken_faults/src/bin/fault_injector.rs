@@ -163,7 +163,7 @@ fn default_channels_file() -> PathBuf {
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "fault_injector",
-        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults; status on ~/status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
+        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults, and for channels of any other type ~/set_fault_stack, ~/clear_fault_stage; status on ~/status and ~/stack_status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
         "kraken_faults/README.md",
     );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
