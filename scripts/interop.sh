@@ -16,7 +16,7 @@
 #      built-in type decode to rclpy's values and re-encode to the same bytes.
 #  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
 #      with a fault stack set, extended and cleared by id from rclpy
-#      (tests/interop/rclpy_any_type.py).
+#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -272,6 +272,14 @@ if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rc
   pass "dynamic channel (sensor_msgs/Range as raw CDR) with a fault stack from rclpy"
 else
   fail "dynamic channel (injector log: $LOGDIR/any_type.log)"; tail -20 "$LOGDIR/any_type.log"
+fi
+stop_injector
+# The same channel under use_sim_time: a delay stage counts sim time.
+start_injector any_type_sim --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py" --sim; then
+  pass "dynamic channel under use_sim_time (a delay stage counts sim time)"
+else
+  fail "dynamic channel under use_sim_time (injector log: $LOGDIR/any_type_sim.log)"; tail -20 "$LOGDIR/any_type_sim.log"
 fi
 stop_injector
 echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"

@@ -17,6 +17,12 @@ rclpy node (Fast DDS) publishes Range messages and checks, on /sonar:
      stages with their ids and counts;
   7. a replacing stack with a 0.3 s delay holds each message that long (the
      node's hold queue on the wall clock), and an empty stack_yaml clears it.
+
+With `--sim` (injector under `-p use_sim_time:=true`) it publishes
+rosgraph_msgs/Clock itself (from 100 s, 10 ms steps at 100 Hz, pausable) and
+checks that a 0.5 s delay stage counts sim time: nothing leaves while the
+clock is paused, the message leaves once sim time passed 0.5 s, and
+~/stack_status is stamped with sim time.
 """
 
 import math
@@ -27,6 +33,7 @@ import time
 import rclpy
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Range
 from diagnostic_msgs.msg import DiagnosticArray
 from kraken_interfaces.msg import FaultSpec
@@ -211,5 +218,54 @@ def main():
     sys.exit(1 if FAILED else 0)
 
 
+def sim_main():
+    rclpy.init()
+    p = Peer()
+    state = {"ns": 100 * 10**9, "paused": False}
+    clock_pub = p.create_publisher(Clock, "/clock", 10)
+
+    def tick():
+        if not state["paused"]:
+            state["ns"] += 10_000_000
+        m = Clock()
+        m.clock.sec, m.clock.nanosec = divmod(state["ns"], 10**9)
+        clock_pub.publish(m)
+
+    p.create_timer(0.01, tick)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not p.got:
+        p.pub.publish(p.sample())
+        p.spin_for(0.1)
+    check("sim: relay matched", bool(p.got))
+    r = p.call(p.set_stack, SetFaultStack.Request(
+        channel="sonar", stack_yaml="[{fault: {delay: {delay_s: 0.5}}}]", append=False))
+    check("sim: delay 0.5 s accepted", r.success, r.message)
+    p.spin_for(0.3)
+    p.got.clear()
+    state["paused"] = True
+    p.spin_for(0.1)
+    t_pub = state["ns"]
+    p.pub.publish(p.sample())
+    p.spin_for(1.0)
+    check("sim: nothing leaves while the clock is paused (1 s wall)", not p.got, f"{len(p.got)} arrived")
+    state["paused"] = False
+    end = time.monotonic() + 5
+    while not p.got and time.monotonic() < end:
+        rclpy.spin_once(p, timeout_sec=0.005)
+    waited = (state["ns"] - t_pub) / 1e9
+    check("sim: released after 0.5 s of sim time", len(p.got) == 1 and 0.5 <= waited < 0.8, f"{len(p.got)} after {waited:.2f} sim s")
+    p.status.clear()
+    p.spin_for(1.5)
+    stamps = [a.header.stamp.sec + a.header.stamp.nanosec / 1e9 for a in p.status]
+    check("sim: stack_status stamped with sim time", bool(stamps) and all(100 < t < 1000 for t in stamps), str(stamps[:3]))
+    p.destroy_node()
+    rclpy.shutdown()
+    print(f"any_type: {len(FAILED)} failed", flush=True)
+    sys.exit(1 if FAILED else 0)
+
+
 if __name__ == "__main__":
-    main()
+    if "--sim" in sys.argv:
+        sim_main()
+    else:
+        main()
