@@ -266,7 +266,7 @@ echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s
 # NaN), an appended drop p=1, ~/clear_fault_stage by id; /sonar and
 # ~/stack_status checked by tests/interop/rclpy_any_type.py.
 any_start=$(date +%s)
-export ROS_DOMAIN_ID=$((BASE + 11))
+export ROS_DISTRO=jazzy ROS_DOMAIN_ID=$((BASE + 11))
 start_injector any_type --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py"; then
   pass "dynamic channel (sensor_msgs/Range as raw CDR) with a fault stack from rclpy"
