@@ -73,6 +73,10 @@ pub struct DynChannel {
     pub encode_errors: u64,
     /// The last decode or encode error.
     pub last_error: Option<String>,
+    /// For the host's log: `dropped_overflow` when it last looked.
+    pub overflow_seen: u64,
+    /// For the host's log: inside an overflow burst.
+    pub overflow_burst: bool,
 }
 
 impl DynChannel {
@@ -107,6 +111,8 @@ impl DynChannel {
             decode_errors: 0,
             encode_errors: 0,
             last_error: None,
+            overflow_seen: 0,
+            overflow_burst: false,
         })
     }
 
@@ -493,5 +499,24 @@ mod tests {
         assert_eq!(c.status(ms(700), "n").level, DiagnosticStatus::OK);
         // An empty stack_yaml replaces with nothing.
         assert!(c.set_stack("", false, ms(800)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn full_hold_queue_drops_the_message_due_first() {
+        let mut c = chan();
+        c.limits = HoldLimits {
+            max_held_messages: 2,
+            ..HoldLimits::DEFAULT
+        };
+        let mut rng = FaultRng::seed_from_u64(1);
+        c.set_stack("[{fault: {delay: {delay_s: 1.0}}}]", false, ms(0))
+            .unwrap();
+        let m: Vec<Vec<u8>> = (0..3).map(|i| msg(&c, i as f32)).collect();
+        for (i, b) in m.iter().enumerate() {
+            c.push(b.clone(), ms(i as u64), &mut rng);
+        }
+        assert_eq!((c.held(), c.dropped_overflow), (2, 1));
+        assert_eq!(c.poll(ms(5000)), vec![m[1].clone(), m[2].clone()]);
+        assert_eq!((c.messages_in, c.messages_out), (3, 2));
     }
 }

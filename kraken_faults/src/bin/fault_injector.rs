@@ -776,6 +776,21 @@ fn unknown_dyn_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> Str
 }
 
 fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
+    // Overflow: WARN once per burst (the first drop after a release without one).
+    if d.dropped_overflow != d.overflow_seen {
+        if !d.overflow_burst {
+            tracing::warn!(
+                "channel {}: hold queue full, dropping the held message due first \
+                 ({} dropped so far; hold_limits in channels.yaml)",
+                d.name,
+                d.dropped_overflow
+            );
+        }
+        d.overflow_burst = true;
+        d.overflow_seen = d.dropped_overflow;
+    } else {
+        d.overflow_burst = false;
+    }
     let errors = (d.decode_errors, d.encode_errors);
     for m in d.poll(now) {
         if let Err(e) = p.publish(RawCdr(m)) {
