@@ -348,7 +348,8 @@ impl ChannelsConfig {
     ///
     /// # Errors
     /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
-    /// unknown keys, unknown message types, duplicate keys, a duplicate
+    /// unknown keys, a message type that is neither a typed kind nor known to
+    /// the registry (`channels[i].type`), duplicate keys, a duplicate
     /// channel name (line of the second occurrence), an empty name, a topic
     /// longer than `FaultSpec::MAX_CHANNEL_NAME_LEN` bytes, a topic
     /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
