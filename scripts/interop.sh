@@ -14,6 +14,9 @@
 #  10. breakbench_msgs against the wheels (no DDS): the built-in .msg wire
 #      contracts equal the wheels' files, and rclpy's CDR bytes of every
 #      built-in type decode to rclpy's values and re-encode to the same bytes.
+#  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
+#      with a fault stack set, extended and cleared by id from rclpy
+#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -257,6 +260,30 @@ else
 fi
 echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s"
 # ==== end of block 10
+
+# ==== 11. a dynamic channel (REQ-FAULT-ANY-TYPE, REQ-FAULT-STACK): rclpy
+# publishes sensor_msgs/Range on /sonar_raw; ~/set_fault_stack (field set
+# NaN), an appended drop p=1, ~/clear_fault_stage by id; /sonar and
+# ~/stack_status checked by tests/interop/rclpy_any_type.py.
+any_start=$(date +%s)
+export ROS_DISTRO=jazzy ROS_DOMAIN_ID=$((BASE + 11))
+start_injector any_type --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py"; then
+  pass "dynamic channel (sensor_msgs/Range as raw CDR) with a fault stack from rclpy"
+else
+  fail "dynamic channel (injector log: $LOGDIR/any_type.log)"; tail -20 "$LOGDIR/any_type.log"
+fi
+stop_injector
+# The same channel under use_sim_time: a delay stage counts sim time.
+start_injector any_type_sim --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py" --sim; then
+  pass "dynamic channel under use_sim_time (a delay stage counts sim time)"
+else
+  fail "dynamic channel under use_sim_time (injector log: $LOGDIR/any_type_sim.log)"; tail -20 "$LOGDIR/any_type_sim.log"
+fi
+stop_injector
+echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"
+# ==== end of block 11
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

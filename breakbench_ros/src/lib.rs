@@ -23,6 +23,7 @@ pub mod env;
 pub mod error;
 pub mod node;
 pub mod qos;
+pub mod raw;
 pub mod shutdown;
 pub mod types;
 
@@ -31,8 +32,11 @@ pub use clock::{to_stamp, NodeClock, SimClock};
 pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
 pub use error::RosError;
 pub use node::{RosClient, RosNode, RosServer};
+pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
-pub use types::{Msg, RosService, RosType, SetFaultSrv, TriggerSrv};
+pub use types::{
+    ClearFaultStageSrv, Msg, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
+};
 
 /// Re-export of the ros2-client version these helpers are built on.
 pub use ros2_client;

@@ -166,6 +166,64 @@ impl RosNode {
             .map_err(dds("subscription"))
     }
 
+    /// A subscription to `topic` of the ROS type `type_name`
+    /// (`pkg/msg/Type`) whose samples arrive as their serialized bytes
+    /// ([`crate::RawCdr`]: header + body, never decoded).
+    ///
+    /// # Errors
+    /// [`RosError::Name`] for a type name that is not `pkg/msg/Type` or
+    /// `pkg/Type`, else as [`Self::subscription`].
+    pub fn raw_subscription(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        qos: QosProfile,
+    ) -> Result<Subscription<crate::RawCdr>, RosError> {
+        let t = self.raw_topic(topic, type_name, &qos)?;
+        self.node
+            .create_subscription(&t, Some(qos))
+            .map_err(dds("subscription"))
+    }
+
+    /// A publisher on `topic` of the ROS type `type_name` (`pkg/msg/Type`)
+    /// that sends [`crate::RawCdr`] bytes as they are.
+    ///
+    /// # Errors
+    /// As [`Self::raw_subscription`].
+    pub fn raw_publisher(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        qos: QosProfile,
+    ) -> Result<Publisher<crate::RawCdr>, RosError> {
+        let t = self.raw_topic(topic, type_name, &qos)?;
+        self.node
+            .create_publisher(&t, Some(qos))
+            .map_err(dds("publisher"))
+    }
+
+    fn raw_topic(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        qos: &QosProfile,
+    ) -> Result<ros2_client::dds::rustdds::Topic, RosError> {
+        let parts: Vec<&str> = type_name.split('/').collect();
+        let (pkg, ty) = match parts.as_slice() {
+            [p, "msg", t] | [p, t] if !p.is_empty() && !t.is_empty() => (*p, *t),
+            _ => {
+                return Err(RosError::Name {
+                    name: type_name.to_string(),
+                    message: "a message type is pkg/msg/Type".into(),
+                })
+            }
+        };
+        let n = self.name(topic)?;
+        self.node
+            .create_topic(&n, ros2_client::MessageTypeName::new(pkg, ty), qos)
+            .map_err(dds("topic"))
+    }
+
     /// A service server for `S` on `service`, with the mapping of the RMW in use.
     pub fn server<S: RosService>(&mut self, service: &str) -> Result<RosServer<S>, RosError> {
         let n = self.name(service)?;

@@ -79,6 +79,24 @@ impl RosService for SetFaultSrv {
     const NAME: &'static str = "SetFault";
 }
 
+/// `kraken_interfaces/srv/SetFaultStack`.
+pub struct SetFaultStackSrv;
+impl RosService for SetFaultStackSrv {
+    type Request = kraken_interfaces::SetFaultStackRequest;
+    type Response = kraken_interfaces::SetFaultStackResponse;
+    const PACKAGE: &'static str = "kraken_interfaces";
+    const NAME: &'static str = "SetFaultStack";
+}
+
+/// `kraken_interfaces/srv/ClearFaultStage`.
+pub struct ClearFaultStageSrv;
+impl RosService for ClearFaultStageSrv {
+    type Request = kraken_interfaces::ClearFaultStageRequest;
+    type Response = kraken_interfaces::ClearFaultStageResponse;
+    const PACKAGE: &'static str = "kraken_interfaces";
+    const NAME: &'static str = "ClearFaultStage";
+}
+
 /// `std_srvs/srv/Trigger`.
 pub struct TriggerSrv;
 impl RosService for TriggerSrv {

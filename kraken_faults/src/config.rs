@@ -18,10 +18,20 @@
 //! Channels are a list (file order = status order). Unknown keys, unknown
 //! message types, duplicate keys and duplicate channel names are errors that
 //! name the file, the line and the field.
+//!
+//! A channel's `type` is one of the four typed kinds ([`MsgKind`]: the
+//! classic fault modes of `~/set_fault`) or any other message type with a
+//! definition ([`breakbench_msgs::TypeRegistry`]: the built-in types plus
+//! `share/<pkg>/msg/*.msg` under `AMENT_PREFIX_PATH`): a *dynamic* channel
+//! ([`DynamicChannelConfig`], in [`ChannelsConfig::dynamic_channels`]),
+//! relayed as raw CDR through a [`crate::field::FaultStack`]
+//! (REQ-FAULT-ANY-TYPE).
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use breakbench_msgs::TypeRegistry;
 
 use crate::{FaultError, MsgKind};
 
@@ -32,8 +42,76 @@ pub struct ChannelsConfig {
     /// Caps of every channel's hold queue unless the channel overrides them.
     #[serde(default)]
     pub hold_limits: HoldLimits,
-    /// Channels in declaration order; names are unique.
+    /// The channels of the four typed kinds, in declaration order; names are
+    /// unique (across both lists).
     pub channels: Vec<ChannelConfig>,
+    /// The channels of any other message type (in the file they are in the
+    /// same `channels` list), in declaration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dynamic_channels: Vec<DynamicChannelConfig>,
+}
+
+/// A channel of a message type known only at run time: relayed as raw
+/// serialized bytes through a [`crate::field::FaultStack`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DynamicChannelConfig {
+    /// Channel name (unique across the file).
+    pub name: String,
+    /// The full ROS 2 type name, `pkg/msg/Type` (normalised).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// Topic the injector subscribes.
+    pub input_topic: String,
+    /// Topic the injector publishes the faulted stream on.
+    pub output_topic: String,
+    /// QoS of both ends.
+    pub qos: QosConfig,
+    /// This channel's hold-queue caps, overriding the file's `hold_limits`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_limits: Option<HoldLimitsOverride>,
+    /// Position in the file's `channels` list.
+    #[serde(default)]
+    pub index: usize,
+}
+
+/// The file as written: `type` still a string.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChannelsConfig {
+    #[serde(default)]
+    hold_limits: HoldLimits,
+    channels: Vec<RawChannel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawChannel {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    input_topic: String,
+    output_topic: String,
+    qos: QosConfig,
+    #[serde(default)]
+    tf_keepalive: Option<TfKeepaliveConfig>,
+    #[serde(default)]
+    hold_limits: Option<HoldLimitsOverride>,
+}
+
+/// A channel's type as resolved from its `type` string.
+enum ChanType {
+    Typed(MsgKind),
+    Dynamic(String),
+}
+
+impl ChanType {
+    fn name(&self) -> &str {
+        match self {
+            ChanType::Typed(k) => k.ros_type(),
+            ChanType::Dynamic(n) => n,
+        }
+    }
 }
 
 /// What a full hold queue does with one more message.
@@ -129,8 +207,17 @@ impl ChannelsConfig {
     /// The hold-queue caps of channel `c`: the file's, overridden by the
     /// channel's own.
     pub fn hold_limits_of(&self, c: &ChannelConfig) -> HoldLimits {
+        self.limits_with(c.hold_limits)
+    }
+
+    /// The hold-queue caps of dynamic channel `c`.
+    pub fn dynamic_hold_limits_of(&self, c: &DynamicChannelConfig) -> HoldLimits {
+        self.limits_with(c.hold_limits)
+    }
+
+    fn limits_with(&self, o: Option<HoldLimitsOverride>) -> HoldLimits {
         let d = self.hold_limits;
-        let o = c.hold_limits.unwrap_or_default();
+        let o = o.unwrap_or_default();
         HoldLimits {
             max_held_messages: o.max_held_messages.unwrap_or(d.max_held_messages),
             max_held_bytes: o.max_held_bytes.unwrap_or(d.max_held_bytes),
@@ -261,7 +348,8 @@ impl ChannelsConfig {
     ///
     /// # Errors
     /// [`FaultError::Config`] naming file, line and field for: YAML syntax,
-    /// unknown keys, unknown message types, duplicate keys, a duplicate
+    /// unknown keys, a message type that is neither a typed kind nor known to
+    /// the registry (`channels[i].type`), duplicate keys, a duplicate
     /// channel name (line of the second occurrence), an empty name, a topic
     /// longer than `FaultSpec::MAX_CHANNEL_NAME_LEN` bytes, a topic
     /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
@@ -271,8 +359,54 @@ impl ChannelsConfig {
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz,
     /// `max_held_messages` 0 or `max_held_bytes` below
     /// [`HoldLimits::MIN_BYTES`] (file-wide or per channel).
+    ///
+    /// A `type` that is not one of the four typed kinds is looked up in the
+    /// built-in types and `AMENT_PREFIX_PATH` (loaded only then); see
+    /// [`ChannelsConfig::parse_with`].
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let cfg: ChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
+        let mut reg: Option<TypeRegistry> = None;
+        Self::parse_inner(text, path, &mut |name| {
+            if reg.is_none() {
+                reg = Some(TypeRegistry::with_ament_prefix_path().map_err(|e| {
+                    format!("cannot load the message definitions of AMENT_PREFIX_PATH: {e}")
+                })?);
+            }
+            resolve_name(reg.as_ref().expect("set above"), name)
+        })
+    }
+
+    /// As [`ChannelsConfig::parse`], looking dynamic types up in `reg`.
+    ///
+    /// # Errors
+    /// As [`ChannelsConfig::parse`]; a type neither typed nor in `reg` is
+    /// an error at the channel's `type` naming the type.
+    pub fn parse_with(text: &str, path: &str, reg: &TypeRegistry) -> Result<Self, FaultError> {
+        Self::parse_inner(text, path, &mut |name| resolve_name(reg, name))
+    }
+
+    fn parse_inner(
+        text: &str,
+        path: &str,
+        resolve: &mut dyn FnMut(&str) -> Result<String, String>,
+    ) -> Result<Self, FaultError> {
+        let raw: RawChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
+        let mut types = Vec::with_capacity(raw.channels.len());
+        for (i, c) in raw.channels.iter().enumerate() {
+            let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
+                serde::de::value::Error,
+            >::new(&c.kind));
+            let t = match typed {
+                Ok(k) => ChanType::Typed(k),
+                Err(_) => match resolve(&c.kind) {
+                    Ok(n) => ChanType::Dynamic(n),
+                    Err(m) => {
+                        return Err(semantic(path, text, format!("channels[{i}].type"), m));
+                    }
+                },
+            };
+            types.push(t);
+        }
+        let cfg = raw;
         if cfg.channels.is_empty() {
             return Err(semantic(
                 path,
@@ -285,7 +419,13 @@ impl ChannelsConfig {
         for (i, c) in cfg.channels.iter().enumerate() {
             let at = |f: &str| format!("channels[{i}].{f}");
             if c.hold_limits.is_some() {
-                check_hold_limits(path, text, &at("hold_limits"), &cfg.hold_limits_of(c))?;
+                let h = ChannelsConfig {
+                    hold_limits: cfg.hold_limits,
+                    channels: Vec::new(),
+                    dynamic_channels: Vec::new(),
+                }
+                .limits_with(c.hold_limits);
+                check_hold_limits(path, text, &at("hold_limits"), &h)?;
             }
             if let Some(first) = cfg.channels[..i].iter().position(|o| o.name == c.name) {
                 return Err(semantic(
@@ -376,14 +516,14 @@ impl ChannelsConfig {
                 return Err(semantic(path, text, at("qos.depth"), "must be >= 1".into()));
             }
             if let Some(k) = &c.tf_keepalive {
-                if c.kind != MsgKind::Odometry {
+                if !matches!(types[i], ChanType::Typed(MsgKind::Odometry)) {
                     return Err(semantic(
                         path,
                         text,
                         at("tf_keepalive"),
                         format!(
                             "only odometry channels carry a transform; this one is {}",
-                            c.kind.ros_type()
+                            types[i].name()
                         ),
                     ));
                 }
@@ -397,7 +537,34 @@ impl ChannelsConfig {
                 }
             }
         }
-        Ok(cfg)
+        let mut out = ChannelsConfig {
+            hold_limits: cfg.hold_limits,
+            channels: Vec::new(),
+            dynamic_channels: Vec::new(),
+        };
+        for (index, (c, t)) in cfg.channels.into_iter().zip(types).enumerate() {
+            match t {
+                ChanType::Typed(kind) => out.channels.push(ChannelConfig {
+                    name: c.name,
+                    kind,
+                    input_topic: c.input_topic,
+                    output_topic: c.output_topic,
+                    qos: c.qos,
+                    tf_keepalive: c.tf_keepalive,
+                    hold_limits: c.hold_limits,
+                }),
+                ChanType::Dynamic(type_name) => out.dynamic_channels.push(DynamicChannelConfig {
+                    name: c.name,
+                    type_name,
+                    input_topic: c.input_topic,
+                    output_topic: c.output_topic,
+                    qos: c.qos,
+                    hold_limits: c.hold_limits,
+                    index,
+                }),
+            }
+        }
+        Ok(out)
     }
 
     /// Reads and parses the file at `path`.
@@ -416,5 +583,24 @@ impl ChannelsConfig {
     /// The channel named `name`.
     pub fn channel(&self, name: &str) -> Option<&ChannelConfig> {
         self.channels.iter().find(|c| c.name == name)
+    }
+
+    /// The dynamic channel named `name`.
+    pub fn dynamic_channel(&self, name: &str) -> Option<&DynamicChannelConfig> {
+        self.dynamic_channels.iter().find(|c| c.name == name)
+    }
+}
+
+/// `name` resolved in `reg` (nested types included) to its normalised
+/// `pkg/msg/Type`, or the reason it is not a usable channel type.
+fn resolve_name(reg: &TypeRegistry, name: &str) -> Result<String, String> {
+    match reg.resolve(name) {
+        Ok(t) => Ok(t.name.to_string()),
+        Err(e) => Err(format!(
+            "'{name}' is not a message type with a definition (the typed kinds \
+             sensor_msgs/msg/NavSatFix, sensor_msgs/msg/Imu, nav_msgs/msg/Odometry, \
+             sensor_msgs/msg/LaserScan, the built-in types, or share/<pkg>/msg/*.msg \
+             on AMENT_PREFIX_PATH): {e}"
+        )),
     }
 }

@@ -14,6 +14,7 @@
 pub mod activation;
 pub mod channel;
 pub mod config;
+pub mod dynamic;
 pub mod error;
 pub mod faults;
 pub mod field;
@@ -37,9 +38,10 @@ pub use channel::{
     Injector,
 };
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, HoldLimits, HoldLimitsOverride,
-    OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
+    check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits,
+    HoldLimitsOverride, OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
+pub use dynamic::DynChannel;
 pub use error::FaultError;
 pub use faults::{build_stage, delivered_probe, FaultStage};
 pub use msg::{MsgKind, SensorMsg};

@@ -110,10 +110,12 @@ fn channels_errors_name_file_line_and_field() {
     );
     assert!(msg.contains("unknown field `durability`"), "{msg}");
 
-    let unknown_type = GOOD.replace("nav_msgs/msg/Odometry", "nav_msgs/msg/Path");
+    // (nav_msgs/msg/Path, the unknown type here before REQ-FAULT-ANY-TYPE,
+    // is now a dynamic channel: see `any_type_channels_are_dynamic`.)
+    let unknown_type = GOOD.replace("nav_msgs/msg/Odometry", "nav_msgs/msg/NoSuchType");
     let (line, field, msg) = cfg_err(ChannelsConfig::parse(&unknown_type, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (8, "channels[1].type"), "{msg}");
-    assert!(msg.contains("nav_msgs/msg/Path"), "{msg}");
+    assert!(msg.contains("nav_msgs/msg/NoSuchType"), "{msg}");
 
     let bad_reliability = GOOD.replace("reliable\n", "sometimes\n");
     let (line, field, _) = cfg_err(ChannelsConfig::parse(&bad_reliability, "c.yaml").unwrap_err());
@@ -342,4 +344,107 @@ fn topic_name_rules() {
     ] {
         assert!(ok(bad).is_err(), "{bad} accepted");
     }
+}
+
+/// REQ-FAULT-ANY-TYPE: a `type` other than the four typed kinds is a
+/// dynamic channel when the registry knows it (built-in or share/<pkg>/msg
+/// on AMENT_PREFIX_PATH), else an error naming file, line, column and field.
+#[test]
+fn any_type_channels_are_dynamic() {
+    let text = "\
+channels:
+  - name: gnss
+    type: sensor_msgs/msg/NavSatFix
+    input_topic: /gnss/fix_raw
+    output_topic: /gnss/fix
+    qos: {reliability: best_effort, depth: 10}
+  - name: sonar
+    type: sensor_msgs/Range
+    input_topic: /sonar_raw
+    output_topic: /sonar
+    qos: {reliability: reliable, depth: 5}
+    hold_limits: {max_held_messages: 100}
+";
+    let cfg = ChannelsConfig::parse(text, "c.yaml").unwrap();
+    assert_eq!(cfg.channels.len(), 1);
+    assert_eq!(cfg.channels[0].kind, MsgKind::NavSatFix);
+    let d = &cfg.dynamic_channels[0];
+    assert_eq!(
+        (d.name.as_str(), d.type_name.as_str(), d.index),
+        ("sonar", "sensor_msgs/msg/Range", 1)
+    );
+    assert_eq!(cfg.dynamic_hold_limits_of(d).max_held_messages, 100);
+    assert_eq!(cfg.dynamic_channel("sonar"), Some(d));
+
+    // Checks span both kinds: a duplicate name, a shared output.
+    let dup = text.replace("name: sonar", "name: gnss");
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&dup, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (7, "channels[1].name"), "{msg}");
+    let clash = text.replace("output_topic: /sonar", "output_topic: /gnss/fix");
+    let (line, field, _) = cfg_err(ChannelsConfig::parse(&clash, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (10, "channels[1].output_topic"));
+    // tf_keepalive belongs to odometry channels only.
+    let ka = text.replace(
+        "depth: 5}\n",
+        "depth: 5}\n    tf_keepalive: {tf_rate_hz: 10.0}\n",
+    );
+    let (_, field, msg) = cfg_err(ChannelsConfig::parse(&ka, "c.yaml").unwrap_err());
+    assert_eq!(field, "channels[1].tf_keepalive", "{msg}");
+    assert!(msg.contains("sensor_msgs/msg/Range"), "{msg}");
+
+    // An unknown type: file:line:column, the field, the type.
+    let unknown = text.replace("sensor_msgs/Range", "sensor_msgs/msg/Sonar");
+    let e = ChannelsConfig::parse(&unknown, "c.yaml").unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("c.yaml:8:5: channels[1].type: "),
+        "{shown}"
+    );
+    assert!(shown.contains("'sensor_msgs/msg/Sonar'"), "{shown}");
+    // Not a type name at all.
+    let bad = text.replace("sensor_msgs/Range", "\"not a type\"");
+    let (line, field, _) = cfg_err(ChannelsConfig::parse(&bad, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (8, "channels[1].type"));
+
+    // A type from a share/<pkg>/msg folder (as AMENT_PREFIX_PATH gives it).
+    let dir = std::env::temp_dir().join(format!("kraken-any-type-{}", std::process::id()));
+    let msg_dir = dir.join("share/my_pkg/msg");
+    std::fs::create_dir_all(&msg_dir).unwrap();
+    std::fs::write(
+        msg_dir.join("Wind.msg"),
+        "std_msgs/Header header\nfloat64 speed_mps\n",
+    )
+    .unwrap();
+    let mut reg = breakbench_msgs::TypeRegistry::builtin();
+    reg.load_prefixes(std::slice::from_ref(&dir)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let wind = text.replace("sensor_msgs/Range", "my_pkg/msg/Wind");
+    let cfg = ChannelsConfig::parse_with(&wind, "c.yaml", &reg).unwrap();
+    assert_eq!(cfg.dynamic_channels[0].type_name, "my_pkg/msg/Wind");
+    assert!(
+        ChannelsConfig::parse_with(&wind, "c.yaml", &breakbench_msgs::TypeRegistry::builtin())
+            .is_err()
+    );
+}
+
+/// The shipped any-type example loads: one typed, three dynamic channels.
+#[test]
+fn shipped_any_type_example_loads() {
+    let cfg =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml"))
+            .unwrap();
+    assert_eq!(cfg.channels.len(), 1);
+    let dynamic: Vec<(&str, &str)> = cfg
+        .dynamic_channels
+        .iter()
+        .map(|c| (c.name.as_str(), c.type_name.as_str()))
+        .collect();
+    assert_eq!(
+        dynamic,
+        [
+            ("sonar", "sensor_msgs/msg/Range"),
+            ("battery", "sensor_msgs/msg/BatteryState"),
+            ("cmd_vel", "geometry_msgs/msg/Twist")
+        ]
+    );
 }

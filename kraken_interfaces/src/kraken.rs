@@ -416,6 +416,40 @@ pub struct SetFaultResponse {
     pub message: String,
 }
 
+/// `kraken_interfaces/srv/SetFaultStack` request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetFaultStackRequest {
+    /// A dynamic channel of channels.yaml.
+    pub channel: String,
+    /// A YAML list of stage specs (`kraken_faults::field::StageSpec`).
+    pub stack_yaml: String,
+    /// false: replace the channel's stack; true: add after its stages.
+    pub append: bool,
+}
+
+/// `kraken_interfaces/srv/SetFaultStack` response.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetFaultStackResponse {
+    pub success: bool,
+    pub message: String,
+    /// The ids of the channel's stages after the call, in declared order.
+    pub ids: Vec<u32>,
+}
+
+/// `kraken_interfaces/srv/ClearFaultStage` request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClearFaultStageRequest {
+    pub channel: String,
+    pub id: u32,
+}
+
+/// `kraken_interfaces/srv/ClearFaultStage` response.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClearFaultStageResponse {
+    pub success: bool,
+    pub message: String,
+}
+
 /// `kraken_interfaces/msg/ChannelFaultStatus`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChannelFaultStatus {

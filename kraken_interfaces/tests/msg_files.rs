@@ -446,26 +446,43 @@ fn every_msg_file_matches_its_rust_type_field_for_field() {
     }
 }
 
+fn check_srv<Req: Serialize, Resp: Serialize>(path: &Path, req: &Req, resp: &Resp) {
+    let name = stem(path);
+    let text = std::fs::read_to_string(path).unwrap();
+    let (q, r) = text.split_once("\n---\n").expect("request --- response");
+    let req_items = parse_msg(q, &format!("{name}.srv request"));
+    let resp_items = parse_msg(r, &format!("{name}.srv response"));
+    assert_eq!(shape(req).fields(), fields(&req_items), "{name} request");
+    assert_eq!(shape(resp).fields(), fields(&resp_items), "{name} response");
+    assert!(constants(&req_items).is_empty() && constants(&resp_items).is_empty());
+}
+
 #[test]
 fn every_srv_file_matches_its_rust_types() {
     let srvs = files("srv", "srv");
     assert_eq!(
         srvs.iter().map(|p| stem(p)).collect::<Vec<_>>(),
-        ["SetFault"]
+        ["ClearFaultStage", "SetFault", "SetFaultStack"]
     );
-    let text = std::fs::read_to_string(&srvs[0]).unwrap();
-    let (req, resp) = text.split_once("\n---\n").expect("request --- response");
-    let req_items = parse_msg(req, "SetFault.srv request");
-    let resp_items = parse_msg(resp, "SetFault.srv response");
-    assert_eq!(
-        shape(&SetFaultRequest::default()).fields(),
-        fields(&req_items)
+    check_srv(
+        &srvs[0],
+        &ClearFaultStageRequest::default(),
+        &ClearFaultStageResponse::default(),
     );
-    assert_eq!(
-        shape(&SetFaultResponse::default()).fields(),
-        fields(&resp_items)
+    check_srv(
+        &srvs[1],
+        &SetFaultRequest::default(),
+        &SetFaultResponse::default(),
     );
-    assert!(constants(&req_items).is_empty() && constants(&resp_items).is_empty());
+    check_srv(
+        &srvs[2],
+        &SetFaultStackRequest::default(),
+        // One id, so the sequence's element type is visible.
+        &SetFaultStackResponse {
+            ids: vec![1],
+            ..Default::default()
+        },
+    );
 }
 
 #[test]

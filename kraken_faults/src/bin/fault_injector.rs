@@ -11,6 +11,15 @@
 //! every change, and broadcasts the TF keep-alive of odometry channels in
 //! dropout on `/tf`.
 //!
+//! Channels of any other message type (dynamic channels, REQ-FAULT-ANY-TYPE)
+//! are relayed as raw serialized bytes ([`breakbench_ros::RawCdr`]) through
+//! a fault stack ([`kraken_faults::DynChannel`]): `~/set_fault_stack`
+//! (kraken_interfaces/srv/SetFaultStack) sets or extends it,
+//! `~/clear_fault_stage` (kraken_interfaces/srv/ClearFaultStage) removes one
+//! stage by id, `~/clear_faults` empties every stack too, and
+//! `~/stack_status` (diagnostic_msgs/msg/DiagnosticArray, one status per
+//! dynamic channel) reports the stages at `status_rate_hz` and on every call.
+//!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
@@ -25,19 +34,27 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use anyhow::Result;
+use breakbench_msgs::TypeRegistry;
 use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
 use breakbench_ros::{
-    qos, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown, TriggerSrv,
+    qos, ClearFaultStageSrv, Msg, NodeClock, RawCdr, RosArgs, RosEnv, RosNode, SetFaultSrv,
+    SetFaultStackSrv, Shutdown, TriggerSrv,
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{
-    channel_rng, ChannelsConfig, FaultRng, Injector, MsgKind, Reliability, SensorMsg,
+    channel_rng, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig, Reliability,
+    SensorMsg,
 };
 use kraken_interfaces::ros::{
-    Clock, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
+    Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
 };
-use kraken_interfaces::{mode_name, FaultStatus, SetFaultRequest, SetFaultResponse};
+use kraken_interfaces::{
+    mode_name, ClearFaultStageRequest, ClearFaultStageResponse, FaultStatus, SetFaultRequest,
+    SetFaultResponse, SetFaultStackRequest, SetFaultStackResponse,
+};
 
 const NODE_NAME: &str = "fault_injector";
 
@@ -68,7 +85,10 @@ enum ChanPub {
 #[allow(clippy::large_enum_variant)]
 enum Event {
     Input(usize, SensorMsg),
+    DynInput(usize, RawCdr),
     SetFault(RmwRequestId, SetFaultRequest),
+    SetStack(RmwRequestId, SetFaultStackRequest),
+    ClearStage(RmwRequestId, ClearFaultStageRequest),
     ClearFaults(RmwRequestId),
     Clock(Clock),
 }
@@ -143,7 +163,7 @@ fn default_channels_file() -> PathBuf {
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "fault_injector",
-        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults; status on ~/status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
+        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults, and for channels of any other type ~/set_fault_stack, ~/clear_fault_stage; status on ~/status and ~/stack_status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
         "kraken_faults/README.md",
     );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
@@ -213,18 +233,7 @@ fn run() -> Result<ExitCode> {
     let mut subs = Vec::new();
     let mut pubs = Vec::new();
     for c in &cfg.channels {
-        let depth = c.qos.depth as usize;
-        // Input: the declared reliability (best effort matches every writer;
-        // reliable gives lossless delivery from reliable writers). Output:
-        // always reliable, which matches best-effort and reliable readers.
-        let sub_qos = match c.qos.reliability {
-            Reliability::BestEffort => qos::subscribe(depth),
-            Reliability::Reliable => qos::publish()
-                .history(breakbench_ros::ros2_client::qos::History::KeepLast { depth }),
-        };
-        let pub_qos = qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast {
-            depth: depth.max(qos::PUBLISH_DEPTH),
-        });
+        let (sub_qos, pub_qos) = channel_qos(&c.qos);
         let (i, o) = (c.input_topic.as_str(), c.output_topic.as_str());
         let (s, p) = match c.kind {
             MsgKind::NavSatFix => (
@@ -254,6 +263,35 @@ fn run() -> Result<ExitCode> {
         subs.push(s);
         pubs.push(p);
     }
+    // Dynamic channels: raw bytes in and out, the type resolved once more
+    // (built-in + AMENT_PREFIX_PATH, as the file was checked).
+    let reg = Arc::new(if cfg.dynamic_channels.is_empty() {
+        TypeRegistry::builtin()
+    } else {
+        TypeRegistry::with_ament_prefix_path()?
+    });
+    let mut dyns = Vec::new();
+    let mut dyn_subs = Vec::new();
+    let mut dyn_pubs = Vec::new();
+    let mut dyn_rngs = Vec::new();
+    for c in &cfg.dynamic_channels {
+        let (sub_qos, pub_qos) = channel_qos(&c.qos);
+        let (i, o) = (c.input_topic.as_str(), c.output_topic.as_str());
+        dyn_subs.push(node.raw_subscription(i, &c.type_name, sub_qos)?);
+        dyn_pubs.push(node.raw_publisher(o, &c.type_name, pub_qos)?);
+        dyns.push(
+            DynChannel::new(c, reg.clone(), cfg.dynamic_hold_limits_of(c))
+                .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
+        );
+        dyn_rngs.push(channel_rng(seed as u64, &c.name));
+        tracing::info!(
+            channel = %c.name,
+            input = %node.args.resolve(i),
+            output = %node.args.resolve(o),
+            r#type = %c.type_name,
+            "dynamic channel"
+        );
+    }
     let status_pub = node.publisher::<FaultStatus>("~/status", qos::publish())?;
     let tf_pub = if cfg.channels.iter().any(|c| c.tf_keepalive.is_some()) {
         Some(node.publisher::<TFMessage>("/tf", qos::publish())?)
@@ -266,12 +304,63 @@ fn run() -> Result<ExitCode> {
     let clear_name = node.args.resolve("~/clear_faults");
     let set_srv = node.server::<SetFaultSrv>("~/set_fault")?;
     let clear_srv = node.server::<TriggerSrv>("~/clear_faults")?;
+    let stack_srv = node.server::<SetFaultStackSrv>("~/set_fault_stack")?;
+    let stage_srv = node.server::<ClearFaultStageSrv>("~/clear_fault_stage")?;
+    let stack_status_pub = if dyns.is_empty() {
+        None
+    } else {
+        Some(node.publisher::<DiagnosticArray>("~/stack_status", qos::publish())?)
+    };
+    let node_fqn = node.args.fully_qualified_name();
     let clock_sub = node.clock_subscription()?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
 
     let mut streams: Vec<LocalBoxStream<'_, Event>> =
         subs.iter().enumerate().map(|(i, s)| s.stream(i)).collect();
+    for (i, s) in dyn_subs.iter().enumerate() {
+        streams.push(
+            s.async_stream()
+                .filter_map(move |r| {
+                    std::future::ready(match r {
+                        Ok((m, _info)) => Some(Event::DynInput(i, m)),
+                        Err(e) => {
+                            tracing::warn!("dynamic channel #{i}: receive error {e:?}");
+                            None
+                        }
+                    })
+                })
+                .boxed_local(),
+        );
+    }
+    streams.push(
+        stack_srv
+            .receive_request_stream()
+            .filter_map(|r| {
+                std::future::ready(match r {
+                    Ok((id, Msg(req))) => Some(Event::SetStack(id, req)),
+                    Err(e) => {
+                        tracing::warn!("set_fault_stack: bad request {e:?}");
+                        None
+                    }
+                })
+            })
+            .boxed_local(),
+    );
+    streams.push(
+        stage_srv
+            .receive_request_stream()
+            .filter_map(|r| {
+                std::future::ready(match r {
+                    Ok((id, Msg(req))) => Some(Event::ClearStage(id, req)),
+                    Err(e) => {
+                        tracing::warn!("clear_fault_stage: bad request {e:?}");
+                        None
+                    }
+                })
+            })
+            .boxed_local(),
+    );
     streams.push(
         set_srv
             .receive_request_stream()
@@ -346,6 +435,7 @@ fn run() -> Result<ExitCode> {
                     .channels()
                     .iter()
                     .filter_map(|c| c.next_release())
+                    .chain(dyns.iter().filter_map(|d| d.next_release()))
                     .min()
                 {
                     deadline = deadline.min(wall + next.saturating_sub(now));
@@ -381,12 +471,104 @@ fn run() -> Result<ExitCode> {
                         continue;
                     }
                 }
+                Some(Event::DynInput(i, m)) => {
+                    dyns[i].push(m.0, now, &mut dyn_rngs[i]);
+                    release_dyn(&mut dyns[i], &dyn_pubs[i], now);
+                    if Instant::now() < deadline {
+                        continue;
+                    }
+                }
+                Some(Event::SetStack(id, req)) => {
+                    let resp = match dyns.iter_mut().find(|d| d.name == req.channel) {
+                        Some(d) => match d.set_stack(&req.stack_yaml, req.append, now) {
+                            Ok(ids) => SetFaultStackResponse {
+                                success: true,
+                                message: format!(
+                                    "channel '{}': {} stage(s): {}",
+                                    d.name,
+                                    ids.len(),
+                                    d.stack().describe().join("; ")
+                                ),
+                                ids,
+                            },
+                            Err(e) => SetFaultStackResponse {
+                                success: false,
+                                message: format!("channel '{}': {e}", d.name),
+                                ids: d.ids(),
+                            },
+                        },
+                        None => SetFaultStackResponse {
+                            success: false,
+                            message: unknown_dyn_channel(&req.channel, &names, &dyns),
+                            ids: Vec::new(),
+                        },
+                    };
+                    if resp.success {
+                        tracing::info!("set_fault_stack: {}", resp.message);
+                    } else {
+                        tracing::warn!("set_fault_stack rejected: {}", resp.message);
+                    }
+                    let resp = SetFaultStackResponse {
+                        message: bounded_reply(resp.message),
+                        ..resp
+                    };
+                    if let Err(e) = stack_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("set_fault_stack: response not sent: {e:?}");
+                    }
+                    changed = true;
+                }
+                Some(Event::ClearStage(id, req)) => {
+                    let resp = match dyns.iter_mut().find(|d| d.name == req.channel) {
+                        Some(d) => match d.clear_stage(req.id, now) {
+                            Ok(()) => ClearFaultStageResponse {
+                                success: true,
+                                message: format!(
+                                    "channel '{}': stage {} cleared; ids now {:?}",
+                                    d.name,
+                                    req.id,
+                                    d.ids()
+                                ),
+                            },
+                            Err(e) => ClearFaultStageResponse {
+                                success: false,
+                                message: e,
+                            },
+                        },
+                        None => ClearFaultStageResponse {
+                            success: false,
+                            message: unknown_dyn_channel(&req.channel, &names, &dyns),
+                        },
+                    };
+                    if resp.success {
+                        tracing::info!("clear_fault_stage: {}", resp.message);
+                    } else {
+                        tracing::warn!("clear_fault_stage rejected: {}", resp.message);
+                    }
+                    let resp = ClearFaultStageResponse {
+                        message: bounded_reply(resp.message),
+                        ..resp
+                    };
+                    if let Err(e) = stage_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("clear_fault_stage: response not sent: {e:?}");
+                    }
+                    changed = true;
+                }
                 Some(Event::SetFault(id, req)) => {
                     let spec = req.fault;
                     let set = match names.iter().position(|n| *n == spec.channel) {
-                        Some(k) => injector.set_fault_seeded(&spec, now, &mut rngs[k]),
-                        // Unknown channel: the injector's error names it.
-                        None => injector.set_fault(&spec, now),
+                        Some(k) => injector
+                            .set_fault_seeded(&spec, now, &mut rngs[k])
+                            .map_err(anyhow::Error::from),
+                        None => match dyns.iter().find(|d| d.name == spec.channel) {
+                            Some(d) => Err(anyhow::anyhow!(
+                                "channel '{}' is of type {}, not one of the four typed kinds: \
+                                 set its faults with ~/set_fault_stack",
+                                d.name,
+                                d.type_name
+                            )),
+                            // Unknown channel: the injector's error names it.
+                            None => injector.set_fault(&spec, now).map_err(Into::into),
+                        },
                     };
                     let resp = match set {
                         Ok(()) => {
@@ -420,6 +602,9 @@ fn run() -> Result<ExitCode> {
                 }
                 Some(Event::ClearFaults(id)) => {
                     injector.clear_faults_at(now);
+                    for d in &mut dyns {
+                        d.clear_all(now);
+                    }
                     tracing::info!("cleared all faults");
                     let resp = TriggerResponse {
                         success: true,
@@ -440,6 +625,9 @@ fn run() -> Result<ExitCode> {
             let now = clock.now();
             for i in 0..names.len() {
                 release(&mut injector, &pubs, &names, i, now);
+            }
+            for (d, p) in dyns.iter_mut().zip(&dyn_pubs) {
+                release_dyn(d, p, now);
             }
             let wall = Instant::now();
             // TF keep-alive of odometry channels in dropout.
@@ -481,6 +669,18 @@ fn run() -> Result<ExitCode> {
                 if changed || due || key != last_status_key {
                     if let Err(e) = status_pub.publish(st) {
                         tracing::warn!("status: {e:?}");
+                    }
+                    if let Some(p) = &stack_status_pub {
+                        let arr = DiagnosticArray {
+                            header: Header {
+                                stamp: breakbench_ros::to_stamp(now),
+                                frame_id: String::new(),
+                            },
+                            status: dyns.iter().map(|d| d.status(now, &node_fqn)).collect(),
+                        };
+                        if let Err(e) = p.publish(arr) {
+                            tracing::warn!("stack_status: {e:?}");
+                        }
                     }
                     last_status_key = key;
                     next_status = wall + status_period;
@@ -539,6 +739,71 @@ fn bounded_reply(message: String) -> String {
         end -= 1;
     }
     format!("{}…", &message[..end])
+}
+
+/// Input QoS (the declared reliability: best effort matches every writer,
+/// reliable gives lossless delivery from reliable writers) and output QoS
+/// (always reliable, which matches best-effort and reliable readers).
+fn channel_qos(
+    q: &QosConfig,
+) -> (
+    breakbench_ros::ros2_client::QosProfile,
+    breakbench_ros::ros2_client::QosProfile,
+) {
+    let depth = q.depth as usize;
+    let sub_qos = match q.reliability {
+        Reliability::BestEffort => qos::subscribe(depth),
+        Reliability::Reliable => {
+            qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast { depth })
+        }
+    };
+    let pub_qos = qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast {
+        depth: depth.max(qos::PUBLISH_DEPTH),
+    });
+    (sub_qos, pub_qos)
+}
+
+fn unknown_dyn_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> String {
+    if typed.iter().any(|n| n == name) {
+        format!(
+            "channel '{name}' is a typed channel: set its fault with ~/set_fault (fault stacks \
+             are for channels of other types)"
+        )
+    } else {
+        let known: Vec<&str> = dyns.iter().map(|d| d.name.as_str()).collect();
+        format!("unknown dynamic channel '{name}' (dynamic channels: {known:?})")
+    }
+}
+
+fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
+    // Overflow: WARN once per burst (the first drop after a release without one).
+    if d.dropped_overflow != d.overflow_seen {
+        if !d.overflow_burst {
+            tracing::warn!(
+                "channel {}: hold queue full, dropping the held message due first \
+                 ({} dropped so far; hold_limits in channels.yaml)",
+                d.name,
+                d.dropped_overflow
+            );
+        }
+        d.overflow_burst = true;
+        d.overflow_seen = d.dropped_overflow;
+    } else {
+        d.overflow_burst = false;
+    }
+    let errors = (d.decode_errors, d.encode_errors);
+    for m in d.poll(now) {
+        if let Err(e) = p.publish(RawCdr(m)) {
+            tracing::warn!("channel {}: publish failed: {e:?}", d.name);
+        }
+    }
+    if (d.decode_errors, d.encode_errors) != errors {
+        tracing::warn!(
+            "channel {}: {}",
+            d.name,
+            d.last_error.as_deref().unwrap_or("codec error")
+        );
+    }
 }
 
 fn release(injector: &mut Injector, pubs: &[ChanPub], names: &[String], i: usize, now: Duration) {

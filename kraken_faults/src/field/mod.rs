@@ -30,7 +30,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use modes::FieldFault;
-pub use stack::{Delivered, FaultStack, Payload, StageFault, StageSpec, StageStats, StageWindow};
+pub use stack::{
+    CdrPayload, Delivered, FaultStack, Payload, StageFault, StageSpec, StageStats, StageWindow,
+};
 
 /// What a field fault does to the selected leaves. Which leaf types each
 /// mode accepts: [`FieldFault::build`].

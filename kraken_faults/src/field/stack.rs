@@ -53,6 +53,69 @@ impl Payload for Value {
 /// Raw bytes: delivery stages only.
 impl Payload for Vec<u8> {}
 
+/// A serialized message (4-byte encapsulation header + CDR body, as
+/// [`breakbench_msgs::decode`] reads it) of a type known at run time.
+/// Delivery stages move the bytes untouched; the first active field stage
+/// decodes them with the type ([`Payload::value_mut`]) and
+/// [`CdrPayload::into_bytes`] re-encodes the changed message. A stack with
+/// no active field stage never decodes. Bytes that do not decode as the type
+/// pass field stages unchanged (uncounted); [`CdrPayload::decode_error`]
+/// says why.
+#[derive(Debug, Clone)]
+pub struct CdrPayload {
+    ty: std::sync::Arc<breakbench_msgs::ResolvedType>,
+    bytes: Vec<u8>,
+    value: Option<Value>,
+    decode_error: Option<String>,
+}
+
+impl CdrPayload {
+    /// `bytes` (header + body) of a message of type `ty`.
+    pub fn new(ty: std::sync::Arc<breakbench_msgs::ResolvedType>, bytes: Vec<u8>) -> Self {
+        Self {
+            ty,
+            bytes,
+            value: None,
+            decode_error: None,
+        }
+    }
+
+    /// Whether a field stage decoded it.
+    pub fn was_decoded(&self) -> bool {
+        self.value.is_some()
+    }
+
+    /// Why the bytes did not decode as the type, if a field stage tried.
+    pub fn decode_error(&self) -> Option<&str> {
+        self.decode_error.as_deref()
+    }
+
+    /// The bytes to publish (header + body): the received bytes when no
+    /// field stage decoded the message, else its re-encoding.
+    ///
+    /// # Errors
+    /// The encoder's refusal (a field stage made a value the type cannot
+    /// carry, e.g. a string over its bound).
+    pub fn into_bytes(self) -> Result<Vec<u8>, breakbench_msgs::MsgError> {
+        match &self.value {
+            None => Ok(self.bytes),
+            Some(v) => breakbench_msgs::encode(&self.ty, v),
+        }
+    }
+}
+
+impl Payload for CdrPayload {
+    fn value_mut(&mut self) -> Option<&mut Value> {
+        if self.value.is_none() && self.decode_error.is_none() {
+            match breakbench_msgs::decode(&self.ty, &self.bytes) {
+                Ok(v) => self.value = Some(v),
+                Err(e) => self.decode_error = Some(e.to_string()),
+            }
+        }
+        self.value.as_mut()
+    }
+}
+
 fn default_duty() -> f64 {
     1.0
 }
@@ -299,21 +362,54 @@ impl FaultStack {
     /// the windows (counters and stuck values are kept).
     pub fn set(&mut self, now: Duration) {
         for s in &mut self.stages {
-            let w = &s.spec.window;
-            // Checked at build: at_s, duration_s <= 1e6 s.
-            let start = now.saturating_add(Duration::from_secs_f64(w.at_s));
-            s.activation = Some(Activation {
-                set_at: start,
-                duration: (w.duration_s > 0.0).then(|| Duration::from_secs_f64(w.duration_s)),
-                period_s: w.period_s,
-                duty_cycle: w.duty_cycle,
-                random_phase: false,
-                phase_s: Some(0.0),
-            });
-            if let Op::Field(f) = &mut s.op {
-                f.on_set(start);
-            }
+            Self::set_stage(s, now);
         }
+    }
+
+    fn set_stage(s: &mut Stage, now: Duration) {
+        let w = &s.spec.window;
+        // Checked at build: at_s, duration_s <= 1e6 s.
+        let start = now.saturating_add(Duration::from_secs_f64(w.at_s));
+        s.activation = Some(Activation {
+            set_at: start,
+            duration: (w.duration_s > 0.0).then(|| Duration::from_secs_f64(w.duration_s)),
+            period_s: w.period_s,
+            duty_cycle: w.duty_cycle,
+            random_phase: false,
+            phase_s: Some(0.0),
+        });
+        if let Op::Field(f) = &mut s.op {
+            f.on_set(start);
+        }
+    }
+
+    /// Appends the stages of `other` after this stack's, their windows
+    /// starting at `now` (this stack's stages keep theirs, and their
+    /// counters).
+    pub fn append(&mut self, other: FaultStack, now: Duration) {
+        for mut s in other.stages {
+            Self::set_stage(&mut s, now);
+            self.stages.push(s);
+        }
+    }
+
+    /// Removes the stage at `index` (declared order), returning its spec
+    /// and counters; the later stages move up one place and keep their
+    /// windows and counters. `None` when out of range.
+    pub fn remove(&mut self, index: usize) -> Option<(StageSpec, StageStats)> {
+        (index < self.stages.len()).then(|| {
+            let s = self.stages.remove(index);
+            (s.spec, s.stats)
+        })
+    }
+
+    /// Whether each stage is active at `now`, in declared order (a stage
+    /// not yet set is inactive).
+    pub fn active(&self, now: Duration) -> Vec<bool> {
+        self.stages
+            .iter()
+            .map(|s| s.activation.as_ref().is_some_and(|a| a.is_active(now)))
+            .collect()
     }
 
     /// Runs one message received at `now` through the active stages in
@@ -327,6 +423,10 @@ impl FaultStack {
     ) -> Vec<Delivered<P>> {
         if self.stages.first().is_some_and(|s| s.activation.is_none()) {
             self.set(now);
+        }
+        // Stages appended without a set time start now.
+        for s in self.stages.iter_mut().filter(|s| s.activation.is_none()) {
+            Self::set_stage(s, now);
         }
         let mut items = vec![Delivered {
             delay: Duration::ZERO,

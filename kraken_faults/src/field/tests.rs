@@ -1103,7 +1103,7 @@ fn stack_refusals_name_the_stage() {
 fn readme_example_builds() {
     let text = include_str!("../../README.md");
     let start = text
-        .find("## Faults on field paths (library; not yet in the node)")
+        .find("## Faults on field paths")
         .expect("README section");
     let block = text[start..]
         .split("```yaml\n")
@@ -1119,4 +1119,133 @@ fn readme_example_builds() {
             "2: bias angular_velocity.z [from 5 s for 10 s]"
         ]
     );
+}
+
+fn range_msg(range: f32) -> (Arc<ResolvedType>, Vec<u8>) {
+    let t = ty("sensor_msgs/msg/Range");
+    let mut v = Value::zero(&t);
+    set(
+        &mut v,
+        &["header", "frame_id"],
+        Value::String("sonar".into()),
+    );
+    set(&mut v, &["max_range"], Value::F32(4.0));
+    set(&mut v, &["range"], Value::F32(range));
+    let b = encode(&t, &v).unwrap();
+    (t, b)
+}
+
+fn stages(text: &str) -> Vec<StageSpec> {
+    serde_yaml_ng::from_str(text).unwrap()
+}
+
+/// Raw CDR through a stack: delivery stages never decode, a field stage
+/// decodes with the channel's type, changes the field and re-encodes.
+#[test]
+fn cdr_payload_decodes_only_for_an_active_field_stage() {
+    let (t, bytes) = range_msg(1.5);
+    let reg = reg();
+    let mut delivery = FaultStack::build(
+        &stages("- fault: {delay: {delay_s: 0.1}}\n- fault: {duplicate: {copies: 1}}\n"),
+        &reg,
+        "sensor_msgs/msg/Range",
+    )
+    .unwrap();
+    let out = delivery.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(0),
+        &mut rng(1),
+    );
+    assert_eq!(out.len(), 2);
+    for d in out {
+        assert!(!d.payload.was_decoded());
+        assert_eq!(
+            d.payload.into_bytes().unwrap(),
+            bytes,
+            "bytes passed through"
+        );
+    }
+
+    let mut field = FaultStack::build(
+        &stages("- fault: {field: {path: range, mode: set, value: nan}}\n  window: {at_s: 1.0}\n"),
+        &reg,
+        "sensor_msgs/msg/Range",
+    )
+    .unwrap();
+    // Before the window: not decoded, untouched.
+    let out = field.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(0),
+        &mut rng(1),
+    );
+    assert!(!out[0].payload.was_decoded());
+    assert_eq!(out[0].payload.clone().into_bytes().unwrap(), bytes);
+    let out = field.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(1500),
+        &mut rng(1),
+    );
+    assert_eq!(out[0].touched_by, vec![0]);
+    let got = decode(&t, &out[0].payload.clone().into_bytes().unwrap()).unwrap();
+    assert!(matches!(get(&got, &["range"]), Value::F32(x) if x.is_nan()));
+    let mut want = decode(&t, &bytes).unwrap();
+    set(&mut want, &["range"], get(&got, &["range"]).clone());
+    // Every other field unchanged (NaN != NaN: compare the rest).
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        set(&mut v, &["range"], Value::F32(0.0));
+        v
+    };
+    assert_eq!(strip(&got), strip(&want));
+    assert_eq!(field.stats()[0].changed, 1);
+
+    // Bytes that are not the type: passed unchanged, uncounted, the reason kept.
+    let junk = vec![0, 1, 0, 0, 1];
+    let out = field.apply(
+        CdrPayload::new(t.clone(), junk.clone()),
+        ms(2000),
+        &mut rng(1),
+    );
+    assert!(out[0].payload.decode_error().is_some());
+    assert_eq!(out[0].payload.clone().into_bytes().unwrap(), junk);
+    assert_eq!(field.stats()[0].changed, 1);
+}
+
+/// Appended stages start at the append time; removing a stage keeps the
+/// others' windows and counters.
+#[test]
+fn stack_append_remove_and_active() {
+    let reg = reg();
+    let build =
+        |text: &str| FaultStack::build(&stages(text), &reg, "sensor_msgs/msg/Range").unwrap();
+    let (t, bytes) = range_msg(1.0);
+    let mut s = build("- fault: {delay: {delay_s: 0.5}}\n  window: {duration_s: 10.0}\n");
+    s.set(ms(0));
+    s.apply(
+        CdrPayload::new(t.clone(), bytes.clone()),
+        ms(100),
+        &mut rng(1),
+    );
+    s.append(
+        build("- fault: {drop: {probability: 1.0}}\n  window: {at_s: 1.0}\n"),
+        ms(5000),
+    );
+    assert_eq!(s.len(), 2);
+    assert_eq!(s.active(ms(5500)), vec![true, false]);
+    assert_eq!(s.active(ms(6500)), vec![true, true]);
+    assert!(s
+        .apply(
+            CdrPayload::new(t.clone(), bytes.clone()),
+            ms(6500),
+            &mut rng(1)
+        )
+        .is_empty());
+    let (spec, stats) = s.remove(1).unwrap();
+    assert_eq!(spec.fault.kind(), "drop");
+    assert_eq!(stats.withheld, 1);
+    assert!(s.remove(1).is_none());
+    assert_eq!(s.stats()[0].changed, 2);
+    assert_eq!(s.active(ms(11_000)), vec![false]);
+    let out = s.apply(CdrPayload::new(t, bytes), ms(7000), &mut rng(1));
+    assert_eq!(out[0].delay, ms(500));
 }

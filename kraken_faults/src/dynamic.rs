@@ -1,0 +1,522 @@
+//! [`DynChannel`]: a channel of any message type (REQ-FAULT-ANY-TYPE), as
+//! the `fault_injector` node hosts it: raw serialized messages (4-byte
+//! encapsulation header + CDR body) through the channel's
+//! [`FaultStack`] ([`CdrPayload`]: decoded only while a field stage is
+//! active), a hold queue for delayed messages, stage ids for
+//! `~/set_fault_stack` / `~/clear_fault_stage`, and per-stage provenance
+//! (requested / first applied / cleared times; changed / withheld / added
+//! counts) for `~/stack_status` ([`DynChannel::status`]).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use breakbench_msgs::{ResolvedType, TypeRegistry};
+use kraken_interfaces::ros::{DiagnosticStatus, KeyValue};
+
+use crate::config::{DynamicChannelConfig, HoldLimits};
+use crate::field::{CdrPayload, FaultStack, StageSpec, StageStats};
+use crate::FaultRng;
+
+/// How many removed stages the status keeps (with their cleared time).
+pub const MAX_CLEARED_SHOWN: usize = 8;
+
+/// Longest `stack_yaml` accepted, bytes.
+pub const MAX_STACK_YAML_BYTES: usize = 64 * 1024;
+
+/// Most stages on one channel.
+pub const MAX_STAGES: usize = 64;
+
+#[derive(Debug, Clone)]
+struct StageMeta {
+    id: u32,
+    requested: Duration,
+    first_applied: Option<Duration>,
+}
+
+#[derive(Debug, Clone)]
+struct ClearedStage {
+    meta: StageMeta,
+    description: String,
+    stats: StageStats,
+    cleared: Duration,
+}
+
+/// One dynamic channel.
+#[derive(Debug)]
+pub struct DynChannel {
+    /// Channel name.
+    pub name: String,
+    /// `pkg/msg/Type`.
+    pub type_name: String,
+    reg: Arc<TypeRegistry>,
+    ty: Arc<ResolvedType>,
+    stack: FaultStack,
+    meta: Vec<StageMeta>,
+    cleared: VecDeque<ClearedStage>,
+    next_id: u32,
+    limits: HoldLimits,
+    /// (due, arrival sequence) → bytes.
+    held: BTreeMap<(Duration, u64), Vec<u8>>,
+    held_bytes: u64,
+    seq: u64,
+    ready: Vec<Vec<u8>>,
+    /// Messages received.
+    pub messages_in: u64,
+    /// Messages released (copies included).
+    pub messages_out: u64,
+    /// Held messages dropped because the hold queue was full.
+    pub dropped_overflow: u64,
+    /// Messages a field stage could not decode as the type (passed unchanged).
+    pub decode_errors: u64,
+    /// Faulted messages that could not be re-encoded (withheld).
+    pub encode_errors: u64,
+    /// The last decode or encode error.
+    pub last_error: Option<String>,
+    /// For the host's log: `dropped_overflow` when it last looked.
+    pub overflow_seen: u64,
+    /// For the host's log: inside an overflow burst.
+    pub overflow_burst: bool,
+}
+
+impl DynChannel {
+    /// A passthrough channel (empty stack) for `cfg`, its type resolved in `reg`.
+    ///
+    /// # Errors
+    /// The registry's refusal of the type.
+    pub fn new(
+        cfg: &DynamicChannelConfig,
+        reg: Arc<TypeRegistry>,
+        limits: HoldLimits,
+    ) -> Result<Self, String> {
+        let ty = reg.resolve(&cfg.type_name).map_err(|e| e.to_string())?;
+        let stack = FaultStack::build(&[], &reg, &cfg.type_name).map_err(|e| e.to_string())?;
+        Ok(Self {
+            name: cfg.name.clone(),
+            type_name: cfg.type_name.clone(),
+            reg,
+            ty,
+            stack,
+            meta: Vec::new(),
+            cleared: VecDeque::new(),
+            next_id: 1,
+            limits,
+            held: BTreeMap::new(),
+            held_bytes: 0,
+            seq: 0,
+            ready: Vec::new(),
+            messages_in: 0,
+            messages_out: 0,
+            dropped_overflow: 0,
+            decode_errors: 0,
+            encode_errors: 0,
+            last_error: None,
+            overflow_seen: 0,
+            overflow_burst: false,
+        })
+    }
+
+    /// The resolved message type.
+    pub fn ty(&self) -> &Arc<ResolvedType> {
+        &self.ty
+    }
+
+    /// The ids of the stages, in declared order.
+    pub fn ids(&self) -> Vec<u32> {
+        self.meta.iter().map(|m| m.id).collect()
+    }
+
+    /// The stack (read-only).
+    pub fn stack(&self) -> &FaultStack {
+        &self.stack
+    }
+
+    /// Parses `stack_yaml` (a YAML list of [`StageSpec`]) and builds it for
+    /// this channel's type; then replaces the stack (`append` false) or adds
+    /// the stages after it (true), their windows starting at `now`. Returns
+    /// the ids of the channel's stages after the call.
+    ///
+    /// # Errors
+    /// The YAML parser's or [`FaultStack::build`]'s message (naming the
+    /// stage); too many stages or too long a text. Nothing changes then.
+    pub fn set_stack(
+        &mut self,
+        stack_yaml: &str,
+        append: bool,
+        now: Duration,
+    ) -> Result<Vec<u32>, String> {
+        if stack_yaml.len() > MAX_STACK_YAML_BYTES {
+            return Err(format!(
+                "stack_yaml is {} bytes; at most {MAX_STACK_YAML_BYTES}",
+                stack_yaml.len()
+            ));
+        }
+        let specs: Vec<StageSpec> = if stack_yaml.trim().is_empty() {
+            Vec::new()
+        } else {
+            serde_yaml_ng::from_str(stack_yaml).map_err(|e| format!("stack_yaml: {e}"))?
+        };
+        let kept = if append { self.stack.len() } else { 0 };
+        if kept + specs.len() > MAX_STAGES {
+            return Err(format!(
+                "{} stages: a channel holds at most {MAX_STAGES}",
+                kept + specs.len()
+            ));
+        }
+        let mut built =
+            FaultStack::build(&specs, &self.reg, &self.type_name).map_err(|e| e.to_string())?;
+        if !append {
+            while !self.stack.is_empty() {
+                self.remove_at(0, now);
+            }
+            built.set(now);
+            self.stack = built;
+        } else {
+            self.stack.append(built, now);
+        }
+        for _ in 0..specs.len() {
+            self.meta.push(StageMeta {
+                id: self.next_id,
+                requested: now,
+                first_applied: None,
+            });
+            self.next_id = self.next_id.wrapping_add(1).max(1);
+        }
+        Ok(self.ids())
+    }
+
+    fn remove_at(&mut self, index: usize, now: Duration) {
+        let description = self.stack.describe()[index].clone();
+        let Some((_, stats)) = self.stack.remove(index) else {
+            return;
+        };
+        let meta = self.meta.remove(index);
+        // "<index>: what": the index no longer means anything.
+        let description = description
+            .split_once(": ")
+            .map_or(description.clone(), |(_, d)| d.to_string());
+        self.cleared.push_back(ClearedStage {
+            meta,
+            description,
+            stats,
+            cleared: now,
+        });
+        while self.cleared.len() > MAX_CLEARED_SHOWN {
+            self.cleared.pop_front();
+        }
+    }
+
+    /// Removes the stage with id `id`.
+    ///
+    /// # Errors
+    /// An unknown id (the message lists the channel's ids).
+    pub fn clear_stage(&mut self, id: u32, now: Duration) -> Result<(), String> {
+        match self.meta.iter().position(|m| m.id == id) {
+            Some(i) => {
+                self.remove_at(i, now);
+                Ok(())
+            }
+            None => Err(format!(
+                "channel '{}' has no stage with id {id} (ids: {:?})",
+                self.name,
+                self.ids()
+            )),
+        }
+    }
+
+    /// Removes every stage (held messages are still released when due).
+    pub fn clear_all(&mut self, now: Duration) {
+        while !self.stack.is_empty() {
+            self.remove_at(0, now);
+        }
+    }
+
+    /// Runs one received message through the stack at `now`; what it
+    /// releases at once is returned by the next [`DynChannel::poll`].
+    pub fn push(&mut self, bytes: Vec<u8>, now: Duration, rng: &mut FaultRng) {
+        self.messages_in += 1;
+        if self.stack.is_empty() {
+            self.ready.push(bytes);
+            return;
+        }
+        let before = self.stack.stats();
+        let out = self
+            .stack
+            .apply(CdrPayload::new(self.ty.clone(), bytes), now, rng);
+        for (m, (a, b)) in self
+            .meta
+            .iter_mut()
+            .zip(before.iter().zip(self.stack.stats()))
+        {
+            if m.first_applied.is_none() && *a != b {
+                m.first_applied = Some(now);
+            }
+        }
+        for d in out {
+            if let Some(e) = d.payload.decode_error() {
+                self.decode_errors += 1;
+                self.last_error = Some(e.to_string());
+            }
+            let bytes = match d.payload.into_bytes() {
+                Ok(b) => b,
+                Err(e) => {
+                    self.encode_errors += 1;
+                    self.last_error = Some(e.to_string());
+                    continue;
+                }
+            };
+            if d.delay.is_zero() {
+                self.ready.push(bytes);
+            } else {
+                self.hold(now.saturating_add(d.delay), bytes);
+            }
+        }
+    }
+
+    fn hold(&mut self, due: Duration, bytes: Vec<u8>) {
+        let size = bytes.len() as u64 + 64;
+        while !self.held.is_empty()
+            && (self.held.len() >= self.limits.max_held_messages as usize
+                || self.held_bytes + size > self.limits.max_held_bytes)
+        {
+            if let Some((_, b)) = self.held.pop_first() {
+                self.held_bytes -= b.len() as u64 + 64;
+                self.dropped_overflow += 1;
+            }
+        }
+        self.seq += 1;
+        self.held_bytes += size;
+        self.held.insert((due, self.seq), bytes);
+    }
+
+    /// The messages to publish at `now`: those released at once, then the
+    /// held ones due, in due order.
+    pub fn poll(&mut self, now: Duration) -> Vec<Vec<u8>> {
+        let mut out = std::mem::take(&mut self.ready);
+        while let Some(e) = self.held.first_entry() {
+            if e.key().0 > now {
+                break;
+            }
+            let b = e.remove();
+            self.held_bytes -= b.len() as u64 + 64;
+            out.push(b);
+        }
+        self.messages_out += out.len() as u64;
+        out
+    }
+
+    /// When the earliest held message is due.
+    pub fn next_release(&self) -> Option<Duration> {
+        self.held.keys().next().map(|k| k.0)
+    }
+
+    /// Messages held now.
+    pub fn held(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The status for `~/stack_status`: one `diagnostic_msgs/DiagnosticStatus`
+    /// whose key-values list the channel's counters, then each stage in
+    /// declared order (`stage<k>.id`, `.fault`, `.active`, `.requested`,
+    /// `.first_applied`, `.cleared`, `.changed`, `.withheld`, `.added`;
+    /// times in seconds, empty when not yet), then the last removed stages
+    /// (`cleared<k>.*`, `active` false, with their cleared time). Level WARN
+    /// while a stage is active, else OK.
+    pub fn status(&self, now: Duration, node_name: &str) -> DiagnosticStatus {
+        let t = |d: Option<Duration>| {
+            d.map_or(String::new(), |d| {
+                format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
+            })
+        };
+        let mut values = Vec::new();
+        let mut kv = |k: String, v: String| values.push(KeyValue { key: k, value: v });
+        kv("type".into(), self.type_name.clone());
+        kv("messages_in".into(), self.messages_in.to_string());
+        kv("messages_out".into(), self.messages_out.to_string());
+        kv("messages_held".into(), self.held.len().to_string());
+        kv(
+            "messages_dropped_overflow".into(),
+            self.dropped_overflow.to_string(),
+        );
+        kv("decode_errors".into(), self.decode_errors.to_string());
+        kv("encode_errors".into(), self.encode_errors.to_string());
+        kv("stage_ids".into(), format!("{:?}", self.ids()));
+        let active = self.stack.active(now);
+        let desc = self.stack.describe();
+        let stats = self.stack.stats();
+        for (i, m) in self.meta.iter().enumerate() {
+            let p = format!("stage{i}");
+            kv(format!("{p}.id"), m.id.to_string());
+            kv(format!("{p}.fault"), desc[i].clone());
+            kv(format!("{p}.active"), active[i].to_string());
+            kv(format!("{p}.requested"), t(Some(m.requested)));
+            kv(format!("{p}.first_applied"), t(m.first_applied));
+            kv(format!("{p}.cleared"), String::new());
+            kv(format!("{p}.changed"), stats[i].changed.to_string());
+            kv(format!("{p}.withheld"), stats[i].withheld.to_string());
+            kv(format!("{p}.added"), stats[i].added.to_string());
+        }
+        for (i, c) in self.cleared.iter().enumerate() {
+            let p = format!("cleared{i}");
+            kv(format!("{p}.id"), c.meta.id.to_string());
+            kv(format!("{p}.fault"), c.description.clone());
+            kv(format!("{p}.active"), "false".into());
+            kv(format!("{p}.requested"), t(Some(c.meta.requested)));
+            kv(format!("{p}.first_applied"), t(c.meta.first_applied));
+            kv(format!("{p}.cleared"), t(Some(c.cleared)));
+            kv(format!("{p}.changed"), c.stats.changed.to_string());
+            kv(format!("{p}.withheld"), c.stats.withheld.to_string());
+            kv(format!("{p}.added"), c.stats.added.to_string());
+        }
+        let n_active = active.iter().filter(|a| **a).count();
+        DiagnosticStatus {
+            level: if n_active > 0 {
+                DiagnosticStatus::WARN
+            } else {
+                DiagnosticStatus::OK
+            },
+            name: format!("{node_name}: {}", self.name),
+            message: format!("{} stage(s), {n_active} active", self.stack.len()),
+            hardware_id: self.name.clone(),
+            values,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::QosConfig;
+    use breakbench_msgs::{decode, encode, Value};
+    use rand::SeedableRng;
+
+    fn ms(m: u64) -> Duration {
+        Duration::from_millis(m)
+    }
+
+    fn chan() -> DynChannel {
+        let cfg = DynamicChannelConfig {
+            name: "sonar".into(),
+            type_name: "sensor_msgs/msg/Range".into(),
+            input_topic: "/a".into(),
+            output_topic: "/b".into(),
+            qos: QosConfig {
+                reliability: crate::Reliability::BestEffort,
+                depth: 10,
+            },
+            hold_limits: None,
+            index: 0,
+        };
+        DynChannel::new(&cfg, Arc::new(TypeRegistry::builtin()), HoldLimits::DEFAULT).unwrap()
+    }
+
+    fn msg(c: &DynChannel, range: f32) -> Vec<u8> {
+        let mut v = Value::zero(c.ty());
+        *v.field_mut("range").unwrap() = Value::F32(range);
+        *v.field_mut("max_range").unwrap() = Value::F32(4.0);
+        encode(c.ty(), &v).unwrap()
+    }
+
+    fn kv<'a>(s: &'a DiagnosticStatus, key: &str) -> &'a str {
+        &s.values.iter().find(|k| k.key == key).unwrap().value
+    }
+
+    #[test]
+    fn set_append_clear_by_id_and_provenance() {
+        let mut c = chan();
+        let mut rng = FaultRng::seed_from_u64(1);
+        // Passthrough: bytes unchanged.
+        let m = msg(&c, 1.0);
+        c.push(m.clone(), ms(0), &mut rng);
+        assert_eq!(c.poll(ms(0)), vec![m.clone()]);
+
+        let ids = c
+            .set_stack(
+                "[{fault: {field: {path: range, mode: set, value: nan}}}]",
+                false,
+                ms(10),
+            )
+            .unwrap();
+        assert_eq!(ids, vec![1]);
+        c.push(m.clone(), ms(20), &mut rng);
+        let out = c.poll(ms(20));
+        let v = decode(c.ty(), &out[0]).unwrap();
+        assert!(matches!(v.field("range"), Some(Value::F32(x)) if x.is_nan()));
+        assert_eq!(v.field("max_range"), Some(&Value::F32(4.0)));
+
+        let ids = c
+            .set_stack("- fault: {drop: {probability: 1.0}}\n", true, ms(30))
+            .unwrap();
+        assert_eq!(ids, vec![1, 2]);
+        c.push(m.clone(), ms(40), &mut rng);
+        assert!(c.poll(ms(40)).is_empty());
+
+        // Refusals change nothing.
+        for bad in [
+            "[{fault: {field: {path: nope, mode: set, value: 1}}}]",
+            "[{fault: {field: {path: range, mode: truncate, length: 1}}}]",
+            "[{fault: {drop: {probability: 2}}}]",
+            "{not: a list",
+        ] {
+            let e = c.set_stack(bad, false, ms(45)).unwrap_err();
+            assert!(!e.is_empty());
+            assert_eq!(c.ids(), vec![1, 2], "{bad}: {e}");
+        }
+        assert!(c.clear_stage(7, ms(45)).is_err());
+
+        let s = c.status(ms(45), "fault_injector");
+        assert_eq!(s.level, DiagnosticStatus::WARN);
+        assert_eq!(kv(&s, "stage0.id"), "1");
+        // Changed at 20 ms and at 40 ms (before the drop stage withheld it).
+        assert_eq!(kv(&s, "stage0.changed"), "2");
+        assert_eq!(kv(&s, "stage0.requested"), "0.010000000");
+        assert_eq!(kv(&s, "stage0.first_applied"), "0.020000000");
+        assert_eq!(kv(&s, "stage1.withheld"), "1");
+        assert_eq!(kv(&s, "stage1.fault"), "1: drop p=1");
+        assert_eq!(kv(&s, "stage1.first_applied"), "0.040000000");
+
+        c.clear_stage(2, ms(50)).unwrap();
+        assert_eq!(c.ids(), vec![1]);
+        c.push(m.clone(), ms(60), &mut rng);
+        assert_eq!(c.poll(ms(60)).len(), 1);
+        let s = c.status(ms(60), "fault_injector");
+        assert_eq!(kv(&s, "cleared0.id"), "2");
+        assert_eq!(kv(&s, "cleared0.cleared"), "0.050000000");
+        assert_eq!(kv(&s, "cleared0.withheld"), "1");
+
+        // Replace with a delay: held, released when due, in order.
+        assert_eq!(
+            c.set_stack("[{fault: {delay: {delay_s: 0.5}}}]", false, ms(100))
+                .unwrap(),
+            vec![3]
+        );
+        c.push(m.clone(), ms(100), &mut rng);
+        assert!(c.poll(ms(599)).is_empty());
+        assert_eq!(c.next_release(), Some(ms(600)));
+        assert_eq!(c.poll(ms(600)), vec![m.clone()]);
+        c.clear_all(ms(700));
+        assert!(c.ids().is_empty());
+        assert_eq!(c.status(ms(700), "n").level, DiagnosticStatus::OK);
+        // An empty stack_yaml replaces with nothing.
+        assert!(c.set_stack("", false, ms(800)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn full_hold_queue_drops_the_message_due_first() {
+        let mut c = chan();
+        c.limits = HoldLimits {
+            max_held_messages: 2,
+            ..HoldLimits::DEFAULT
+        };
+        let mut rng = FaultRng::seed_from_u64(1);
+        c.set_stack("[{fault: {delay: {delay_s: 1.0}}}]", false, ms(0))
+            .unwrap();
+        let m: Vec<Vec<u8>> = (0..3).map(|i| msg(&c, i as f32)).collect();
+        for (i, b) in m.iter().enumerate() {
+            c.push(b.clone(), ms(i as u64), &mut rng);
+        }
+        assert_eq!((c.held(), c.dropped_overflow), (2, 1));
+        assert_eq!(c.poll(ms(5000)), vec![m[1].clone(), m[2].clone()]);
+        assert_eq!((c.messages_in, c.messages_out), (3, 2));
+    }
+}
