@@ -185,7 +185,7 @@ impl EscapeSearch {
             ("repeats", self.repeats as f64, 1.0, 10_000.0),
             ("steps", self.steps as f64, 0.0, 30.0),
         ] {
-            if !(v >= lo && v <= hi) {
+            if !(lo..=hi).contains(&v) {
                 return e(k, format!("{v:?} is outside [{lo:?}, {hi:?}]"));
             }
         }
@@ -239,7 +239,7 @@ impl EscapeSearch {
         }
         for a in file.axes.iter().filter(|a| a.name != self.axis) {
             match self.fixed.get(&a.name) {
-                Some(Fixed::Number(v)) if !(v.abs() <= 1e6) => {
+                Some(Fixed::Number(v)) if !(-1e6..=1e6).contains(v) => {
                     return e(
                         &format!("fixed.{}", a.name),
                         format!("{v:?} is outside [-1e6, 1e6]"),
