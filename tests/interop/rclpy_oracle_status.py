@@ -40,6 +40,10 @@ def main():
         rclpy.spin_once(n, timeout_sec=0.05)
         if status and status[-1].get("done"):
             break
+    # callbacks already queued (the self-report) are taken before judging
+    t1 = time.monotonic()
+    while time.monotonic() - t1 < 0.5:
+        rclpy.spin_once(n, timeout_sec=0.05)
     check(bool(status), f"/oracle/status received ({len(status)} messages)")
     if not status:
         return 1
