@@ -1,11 +1,13 @@
 //! The trace file of a run, `traces/<run_id>.csv`: one row per ground-truth
-//! pose, with the position the navigator believed at that time.
+//! pose, with the position the navigator believed at that time, the pose
+//! estimate of its estimator (if it has one) and the last GNSS fix it was
+//! given.
 //!
 //! Format (CSV, one header line, `\n` line ends):
 //!
 //! ```text
-//! t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m
-//! 0.020,0.50000,0.00000,0.00000,NaN,NaN
+//! t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m,est_x_m,est_y_m,gnss_x_m,gnss_y_m
+//! 0.020,0.50000,0.00000,0.00000,NaN,NaN,NaN,NaN,NaN,NaN
 //! ```
 //!
 //! * `t_s`: sim time of the ground-truth sample, seconds, 3 decimals;
@@ -15,6 +17,17 @@
 //!   frame (REP-105: fixed at the start pose), metres, 5 decimals; `NaN`
 //!   until the navigator has had odometry (and in traces written by the
 //!   oracle node, which never reads the robot's estimate).
+//! * `est_x_m`, `est_y_m`: the estimator's position in `map` (= the world
+//!   frame), metres, 5 decimals; `NaN` for a navigator without an estimator
+//!   (it only dead-reckons in `odom`) and before its first estimate.
+//! * `gnss_x_m`, `gnss_y_m`: the last `sensor_msgs/NavSatFix` with a fix
+//!   (`status >= STATUS_FIX`) delivered to the navigator, after the
+//!   injector's faults, converted to the world frame at the world's datum,
+//!   metres, 5 decimals; `NaN` before the first such fix, without a datum,
+//!   or for a navigator that is given no GNSS.
+//!
+//! The last four columns came later (REQ-STUDY-TRACES): [`parse_trace`]
+//! reads a file without them as `NaN`.
 //!
 //! [`TraceWriter`] writes it (the campaign's run loop), [`parse_trace`]
 //! reads it back (the report's trajectory panels). The manifest names the
@@ -22,14 +35,20 @@
 //! (`docs/requirements.md`).
 
 /// The header line of a trace file (without the line end).
-pub const TRACE_HEADER: &str = "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m";
+pub const TRACE_HEADER: &str =
+    "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m,est_x_m,est_y_m,gnss_x_m,gnss_y_m";
+
+/// How many leading columns of [`TRACE_HEADER`] every trace file has (the
+/// later ones are optional when reading).
+const REQUIRED_COLUMNS: usize = 6;
 
 /// The trace file of run `run_id`, relative to the campaign directory.
 pub fn trace_file(run_id: &str) -> String {
     format!("traces/{run_id}.csv")
 }
 
-/// One trace row. Units as the field names say; `odom_*` may be NaN.
+/// One trace row. Units as the field names say; `odom_*`, `est_*` and
+/// `gnss_*` may be NaN (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TraceRow {
     pub t_s: f64,
@@ -38,6 +57,28 @@ pub struct TraceRow {
     pub true_yaw_rad: f64,
     pub odom_x_m: f64,
     pub odom_y_m: f64,
+    pub est_x_m: f64,
+    pub est_y_m: f64,
+    pub gnss_x_m: f64,
+    pub gnss_y_m: f64,
+}
+
+impl TraceRow {
+    /// A row with the true pose only: every other column NaN.
+    pub fn truth(t_s: f64, true_x_m: f64, true_y_m: f64, true_yaw_rad: f64) -> Self {
+        Self {
+            t_s,
+            true_x_m,
+            true_y_m,
+            true_yaw_rad,
+            odom_x_m: f64::NAN,
+            odom_y_m: f64::NAN,
+            est_x_m: f64::NAN,
+            est_y_m: f64::NAN,
+            gnss_x_m: f64::NAN,
+            gnss_y_m: f64::NAN,
+        }
+    }
 }
 
 /// Builds a trace file's text row by row (as ASCII bytes, checked as UTF-8
@@ -72,6 +113,10 @@ impl TraceWriter {
             r.true_yaw_rad,
             r.odom_x_m,
             r.odom_y_m,
+            r.est_x_m,
+            r.est_y_m,
+            r.gnss_x_m,
+            r.gnss_y_m,
         ] {
             self.csv.push(b',');
             push_fixed(&mut self.csv, v, 5);
@@ -95,8 +140,13 @@ fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
     use std::io::Write as _;
     debug_assert!(decimals <= 9);
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+    if x.is_nan() {
+        // What `format!` writes for every NaN, without its formatter.
+        out.extend_from_slice(b"NaN");
+        return;
+    }
     let scaled = x.abs() * POW10[decimals as usize];
-    if scaled.is_nan() || scaled >= (1u64 << 33) as f64 {
+    if scaled >= (1u64 << 33) as f64 {
         let _ = write!(out, "{x:.prec$}", prec = decimals as usize);
         return;
     }
@@ -148,8 +198,10 @@ fn push_fixed(out: &mut Vec<u8>, x: f64, decimals: u32) {
 }
 
 /// Parses a trace file's text. Columns are found by their header name, so
-/// their order is free; every column of [`TRACE_HEADER`] must be present.
-/// Blank lines are skipped. `NaN` parses as NaN.
+/// their order is free; the first six columns of [`TRACE_HEADER`] must be
+/// present, a missing `est_*` or `gnss_*` column reads as NaN (traces
+/// written before those columns existed). Blank lines are skipped. `NaN`
+/// parses as NaN.
 ///
 /// # Errors
 /// A message for an empty text, a missing column in the header, or a row
@@ -159,12 +211,12 @@ pub fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
     let mut lines = text.lines();
     let header = lines.next().ok_or("empty file")?;
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
-    let mut idx = [0usize; 6];
-    for (slot, name) in idx.iter_mut().zip(TRACE_HEADER.split(',')) {
-        *slot = cols
-            .iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| format!("header has no column '{name}'"))?;
+    let mut idx: [Option<usize>; 10] = [None; 10];
+    for (k, (slot, name)) in idx.iter_mut().zip(TRACE_HEADER.split(',')).enumerate() {
+        *slot = cols.iter().position(|c| *c == name);
+        if slot.is_none() && k < REQUIRED_COLUMNS {
+            return Err(format!("header has no column '{name}'"));
+        }
     }
     let mut rows = Vec::new();
     for (i, line) in lines.enumerate() {
@@ -172,7 +224,10 @@ pub fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
             continue;
         }
         let f: Vec<&str> = line.split(',').collect();
-        let get = |j: usize| -> Result<f64, String> {
+        let get = |j: Option<usize>| -> Result<f64, String> {
+            let Some(j) = j else {
+                return Ok(f64::NAN);
+            };
             let s = f
                 .get(j)
                 .ok_or_else(|| format!("line {}: missing column {}", i + 2, cols[j]))?;
@@ -187,6 +242,10 @@ pub fn parse_trace(text: &str) -> Result<Vec<TraceRow>, String> {
             true_yaw_rad: get(idx[3])?,
             odom_x_m: get(idx[4])?,
             odom_y_m: get(idx[5])?,
+            est_x_m: get(idx[6])?,
+            est_y_m: get(idx[7])?,
+            gnss_x_m: get(idx[8])?,
+            gnss_y_m: get(idx[9])?,
         });
     }
     Ok(rows)
@@ -198,12 +257,9 @@ mod tests {
 
     fn row(t_s: f64, x: f64, y: f64, yaw: f64, ox: f64, oy: f64) -> TraceRow {
         TraceRow {
-            t_s,
-            true_x_m: x,
-            true_y_m: y,
-            true_yaw_rad: yaw,
             odom_x_m: ox,
             odom_y_m: oy,
+            ..TraceRow::truth(t_s, x, y, yaw)
         }
     }
 
@@ -221,9 +277,9 @@ mod tests {
         ));
         assert_eq!(
             w.finish(),
-            "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n\
-             0.020,0.50000,0.00000,0.00000,NaN,NaN\n\
-             1.000,1.23457,-0.00000,3.14159,0.10000,-2.00000\n"
+            "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m,est_x_m,est_y_m,gnss_x_m,gnss_y_m\n\
+             0.020,0.50000,0.00000,0.00000,NaN,NaN,NaN,NaN,NaN,NaN\n\
+             1.000,1.23457,-0.00000,3.14159,0.10000,-2.00000,NaN,NaN,NaN,NaN\n"
         );
     }
 
@@ -231,7 +287,13 @@ mod tests {
     fn round_trip_within_the_written_precision() {
         let rows = [
             row(0.0, 0.5, 0.0, 0.0, f64::NAN, f64::NAN),
-            row(0.02, 0.5004, -1e-7, 1e-3, 0.0, 0.0),
+            TraceRow {
+                est_x_m: 0.51234567,
+                est_y_m: -0.25,
+                gnss_x_m: 8.000004,
+                gnss_y_m: -1.5e-6,
+                ..row(0.02, 0.5004, -1e-7, 1e-3, 0.0, 0.0)
+            },
             row(
                 12.345,
                 6.123456789,
@@ -264,6 +326,10 @@ mod tests {
                 (a.true_yaw_rad, b.true_yaw_rad),
                 (a.odom_x_m, b.odom_x_m),
                 (a.odom_y_m, b.odom_y_m),
+                (a.est_x_m, b.est_x_m),
+                (a.est_y_m, b.est_y_m),
+                (a.gnss_x_m, b.gnss_x_m),
+                (a.gnss_y_m, b.gnss_y_m),
             ] {
                 if x.is_nan() {
                     assert!(y.is_nan(), "{a:?} {b:?}");
@@ -287,7 +353,26 @@ mod tests {
             "odom_y_m,odom_x_m,true_yaw_rad,true_y_m,true_x_m,t_s\n-0.5,0.5,0,2,1,0\n\n",
         )
         .unwrap();
-        assert_eq!(rows, vec![row(0.0, 1.0, 2.0, 0.0, 0.5, -0.5)]);
+        assert_eq!(rows.len(), 1);
+        let r = rows[0];
+        assert_eq!(
+            [
+                r.t_s,
+                r.true_x_m,
+                r.true_y_m,
+                r.true_yaw_rad,
+                r.odom_x_m,
+                r.odom_y_m
+            ],
+            [0.0, 1.0, 2.0, 0.0, 0.5, -0.5]
+        );
+        // Written before the estimate and GNSS columns existed: they read as NaN.
+        assert!([r.est_x_m, r.est_y_m, r.gnss_x_m, r.gnss_y_m]
+            .iter()
+            .all(|v| v.is_nan()));
+        let rows = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m,gnss_y_m,est_x_m\n1,0,0,0,0,0,-7.25,3.5\n").unwrap();
+        assert_eq!((rows[0].est_x_m, rows[0].gnss_y_m), (3.5, -7.25));
+        assert!(rows[0].est_y_m.is_nan() && rows[0].gnss_x_m.is_nan());
         let e = parse_trace(
             "t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0,0\n0.1,x,2,0,0,0\n",
         )
@@ -296,7 +381,26 @@ mod tests {
         let rows =
             parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2,0,0.5,-0.5\n")
                 .unwrap();
-        assert_eq!(rows, vec![row(0.0, 1.0, 2.0, 0.0, 0.5, -0.5)]);
+        assert_eq!(rows.len(), 1);
+        let r = rows[0];
+        assert_eq!(
+            [
+                r.t_s,
+                r.true_x_m,
+                r.true_y_m,
+                r.true_yaw_rad,
+                r.odom_x_m,
+                r.odom_y_m
+            ],
+            [0.0, 1.0, 2.0, 0.0, 0.5, -0.5]
+        );
+        // Written before the estimate and GNSS columns existed: they read as NaN.
+        assert!([r.est_x_m, r.est_y_m, r.gnss_x_m, r.gnss_y_m]
+            .iter()
+            .all(|v| v.is_nan()));
+        let rows = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m,gnss_y_m,est_x_m\n1,0,0,0,0,0,-7.25,3.5\n").unwrap();
+        assert_eq!((rows[0].est_x_m, rows[0].gnss_y_m), (3.5, -7.25));
+        assert!(rows[0].est_y_m.is_nan() && rows[0].gnss_x_m.is_nan());
         let e = parse_trace("t_s,true_x_m,true_y_m,true_yaw_rad,odom_x_m,odom_y_m\n0,1,2\n")
             .unwrap_err();
         assert_eq!(e, "line 2: missing column true_yaw_rad");

@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
 use breakbench_sim_bridge::plant::sensor_kind;
 use breakbench_sim_bridge::{Plant, PlantOutputs};
+use kraken_faults::SensorMsg;
 use kraken_faults::{
     channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector, ScheduledFault,
 };
-use kraken_interfaces::ros::Odometry;
+use kraken_interfaces::ros::{NavSatStatus, Odometry};
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
@@ -235,6 +236,10 @@ pub fn execute(
     let period = scenario.navigator_for(&spec.cell).control_period();
     let mut next_control = Duration::ZERO;
     let mut trace = TraceWriter::new();
+    // The trace's GNSS columns: the last fix the navigator was given, in the
+    // world frame (REQ-STUDY-TRACES).
+    let enu = world.datum.map(breakbench_world::geodesy::LocalEnu::new);
+    let mut last_gnss = (f64::NAN, f64::NAN);
 
     // The plant's outputs, refilled in place every step.
     let mut out = PlantOutputs::default();
@@ -261,6 +266,12 @@ pub fn execute(
             ch.relay(out.take(name), now, &mut rngs[i], |m| {
                 if let Some(d) = driver.as_mut() {
                     d.on_delivered(now, m);
+                }
+                if let (SensorMsg::NavSatFix(f), Some(enu)) = (m, enu.as_ref()) {
+                    if f.status.status >= NavSatStatus::STATUS_FIX {
+                        let p = enu.from_geodetic(f.latitude, f.longitude, f.altitude);
+                        last_gnss = (p[0], p[1]);
+                    }
                 }
                 controller.on_message(name, m, now)
             });
@@ -314,13 +325,18 @@ pub fn execute(
                 .odom_pose()
                 .map(|p| (p[0], p[1]))
                 .unwrap_or((f64::NAN, f64::NAN));
+            let (ex, ey) = controller
+                .map_pose()
+                .map(|p| (p[0], p[1]))
+                .unwrap_or((f64::NAN, f64::NAN));
             trace.push(&TraceRow {
-                t_s: s.t_s,
-                true_x_m: s.x_m,
-                true_y_m: s.y_m,
-                true_yaw_rad: s.yaw_rad,
                 odom_x_m: ox,
                 odom_y_m: oy,
+                est_x_m: ex,
+                est_y_m: ey,
+                gnss_x_m: last_gnss.0,
+                gnss_y_m: last_gnss.1,
+                ..TraceRow::truth(s.t_s, s.x_m, s.y_m, s.yaw_rad)
             });
             poses.push(s);
         }

@@ -500,15 +500,9 @@ fn finish(
     let last = poses.last().copied().context("no sample")?;
     let mut trace = TraceWriter::new();
     for s in poses {
-        // The oracle never reads the robot's odometry: those columns are NaN.
-        trace.push(&TraceRow {
-            t_s: s.t_s,
-            true_x_m: s.x_m,
-            true_y_m: s.y_m,
-            true_yaw_rad: s.yaw_rad,
-            odom_x_m: f64::NAN,
-            odom_y_m: f64::NAN,
-        });
+        // The oracle never reads the robot's odometry, estimate or GNSS:
+        // those columns are NaN.
+        trace.push(&TraceRow::truth(s.t_s, s.x_m, s.y_m, s.yaw_rad));
     }
     let trace = trace.finish();
     let trace_file = trace_file(f.run_id);

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use super::format::{axis_label, note, others_label};
 use crate::campaign::outputs::xml_escape;
 use crate::campaign::scenario::Scenario;
-use crate::campaign::summary::Summary;
+use crate::campaign::summary::{Cell, Proportion, Summary};
 
 /// Series colours (Okabe–Ito palette, distinguishable with colour-vision deficiency).
 const PALETTE: [RGBColor; 8] = [
@@ -33,6 +33,42 @@ const LEGEND_W: u32 = 170;
 /// Half-width of an error bar's caps, pixels.
 const CAP_PX: i32 = 5;
 
+/// The proportion a p̂ plot shows, per cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Measure {
+    /// Safety-invariant violation.
+    Safety,
+    /// Mission failure.
+    Mission,
+    /// The study's detection after the fault was applied (REQ-STUDY-DETECTION).
+    Detected,
+    /// A failure without a detection: the fault escaped the robot's monitoring.
+    Escaped,
+}
+
+impl Measure {
+    /// The predicate's name in captions and axis titles.
+    fn name(self) -> &'static str {
+        match self {
+            Measure::Safety => "safety violation",
+            Measure::Mission => "mission failure",
+            Measure::Detected => "detected",
+            Measure::Escaped => "escaped (failed undetected)",
+        }
+    }
+
+    /// The cell's proportion; `None` for a detection measure in a cell
+    /// without detection records.
+    fn of(self, c: &Cell) -> Option<&Proportion> {
+        match self {
+            Measure::Safety => Some(&c.safety),
+            Measure::Mission => Some(&c.mission),
+            Measure::Detected => c.detection.as_ref().map(|d| &d.detected),
+            Measure::Escaped => c.detection.as_ref().map(|d| &d.escaped),
+        }
+    }
+}
+
 /// One plotted point: axis value (before dodging), p̂ and its Wilson interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct PPoint {
@@ -48,7 +84,7 @@ fn series_for(
     scenario: &Scenario,
     s: &Summary,
     axis: &str,
-    safety: bool,
+    measure: Measure,
 ) -> Vec<(String, Vec<PPoint>)> {
     let mut out: Vec<(String, Vec<PPoint>)> = Vec::new();
     for c in &s.cells {
@@ -56,7 +92,7 @@ fn series_for(
         if c.n == 0 {
             continue;
         }
-        let p = if safety { &c.safety } else { &c.mission };
+        let Some(p) = measure.of(c) else { continue };
         let label = others_label(scenario, &c.axes, axis);
         let pt = PPoint {
             x,
@@ -80,9 +116,9 @@ fn probability_svg(
     scenario: &Scenario,
     s: &Summary,
     axis: &str,
-    safety: bool,
+    measure: Measure,
 ) -> Result<(String, usize), String> {
-    let series = series_for(scenario, s, axis, safety);
+    let series = series_for(scenario, s, axis, measure);
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|(_, v)| v.iter().map(|p| p.x))
@@ -100,11 +136,7 @@ fn probability_svg(
     let span = if xmax > xmin { xmax - xmin } else { 1.0 };
     let pad = 0.08 * span;
     let dodge = DODGE_FRACTION * span;
-    let pred = if safety {
-        "safety violation"
-    } else {
-        "mission failure"
-    };
+    let pred = measure.name();
     let mut buf = String::new();
     let mut bars = 0;
     {
@@ -195,15 +227,25 @@ pub(super) fn probability_plots(h: &mut String, scenario: &Scenario, s: &Summary
         s.confidence,
         DODGE_FRACTION * 100.0
     );
+    let detection = s.cells.iter().any(|c| c.detection.is_some());
+    if detection {
+        h.push_str("<p>With the study's detection, two more plots per fault axis: p̂ that the robot detected the fault after it was applied, and p̂ that a run failed (mission failure or safety violation) with no detection after the fault: the fault escaped the robot's monitoring.</p>\n");
+    }
+    let measures: &[Measure] = if detection {
+        &[
+            Measure::Safety,
+            Measure::Mission,
+            Measure::Detected,
+            Measure::Escaped,
+        ]
+    } else {
+        &[Measure::Safety, Measure::Mission]
+    };
     h.push_str("<div class=\"plots\">\n");
     for a in &scenario.file.axes {
-        for safety in [true, false] {
-            let pred = if safety {
-                "safety violation"
-            } else {
-                "mission failure"
-            };
-            match probability_svg(scenario, s, &a.name, safety) {
+        for &measure in measures {
+            let pred = measure.name();
+            match probability_svg(scenario, s, &a.name, measure) {
                 Ok((svg, bars)) => {
                     let _ = writeln!(
                         h,
@@ -234,18 +276,18 @@ mod tests {
     fn probability_plot_has_one_error_bar_per_cell_and_series_names() {
         let s = scenario();
         let summary = Summary::compute(&s.file, &s.hash, &corpus());
-        let (svg, bars) = probability_svg(&s, &summary, "latency_s", false).unwrap();
+        let (svg, bars) = probability_svg(&s, &summary, "latency_s", Measure::Mission).unwrap();
         assert_eq!(bars, 4);
         // One p̂ marker per cell (the legend uses line samples, not circles).
         assert_eq!(svg.matches("<circle").count(), 4);
         assert!(svg.contains("odom_bias=0.4"));
         assert!(svg.contains("odom_bias=0<") || svg.contains("odom_bias=0\n"));
         assert!(svg.contains("latency_s [s]"));
-        let (svg, _) = probability_svg(&s, &summary, "odom_bias", true).unwrap();
+        let (svg, _) = probability_svg(&s, &summary, "odom_bias", Measure::Safety).unwrap();
         assert!(svg.contains("latency_s=0.8"));
         assert!(svg.contains("odom_bias [dimensionless]"));
         // Series at mission p̂ 0 and 1 → marker y pixels differ; both series at p̂ = 0 for safety.
-        let series = series_for(&s, &summary, "odom_bias", false);
+        let series = series_for(&s, &summary, "odom_bias", Measure::Mission);
         assert_eq!(series.len(), 2);
         assert_eq!(series[0].0, "latency_s=0");
         assert_eq!(

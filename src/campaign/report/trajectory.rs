@@ -13,7 +13,7 @@ use super::format::{note, predicates_text, serde_name};
 use crate::campaign::manifest::{Manifest, RunKind};
 use crate::campaign::outputs::xml_escape;
 use crate::campaign::scenario::Scenario;
-use crate::campaign::trace::parse_trace;
+use crate::campaign::trace::{parse_trace, TraceRow};
 
 /// Colour of the true (ground-truth) path in the trajectory panels.
 const TRUE_COLOR: RGBColor = RGBColor(0, 114, 178);
@@ -204,9 +204,54 @@ fn trajectory_svg(
     Ok(buf)
 }
 
-/// The runs shown as trajectories: the first nominal run; for each axis, the
-/// first run of the cell with that axis at its largest value and every other
-/// axis at its smallest; the first canary run.
+/// The navigator variants of the grid runs: each distinct combination of
+/// navigator-axis values (axis name → value index), in the order first seen
+/// in `ms`; one empty variant when the scenario has no navigator axes.
+fn variants(scenario: &Scenario, ms: &[&Manifest]) -> Vec<BTreeMap<String, f64>> {
+    let mut out: Vec<BTreeMap<String, f64>> = Vec::new();
+    for m in ms.iter().filter(|m| m.kind == RunKind::Grid) {
+        let v: BTreeMap<String, f64> = scenario
+            .file
+            .navigator_axes
+            .iter()
+            .filter_map(|a| m.cell.get(&a.name).map(|x| (a.name.clone(), *x)))
+            .collect();
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    if out.is_empty() {
+        out.push(BTreeMap::new());
+    }
+    out.sort_by(|a, b| {
+        a.values()
+            .zip(b.values())
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    out
+}
+
+/// `gating=both` for a navigator variant (value indices mapped to labels).
+fn variant_label(scenario: &Scenario, v: &BTreeMap<String, f64>) -> String {
+    scenario
+        .file
+        .navigator_axes
+        .iter()
+        .filter_map(|a| {
+            let i = *v.get(&a.name)? as usize;
+            Some(format!("{} = {}", a.name, a.values.get(i)?))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The runs shown as trajectories: the first nominal run; for each fault
+/// axis, the first run of the cell with that axis at its largest value and
+/// every other fault axis at its smallest, once per navigator variant (so a
+/// study crossed with the estimator's gating shows the same fault under
+/// each gating option); the first canary run.
 fn chosen_runs<'a>(
     scenario: &Scenario,
     ms: &[&'a Manifest],
@@ -217,6 +262,7 @@ fn chosen_runs<'a>(
         ms.iter().copied().find(|m| m.kind == RunKind::Nominal),
     ));
     let axes = &scenario.file.axes;
+    let variants = variants(scenario, ms);
     for a in axes {
         let mut key = BTreeMap::new();
         for b in axes {
@@ -224,30 +270,174 @@ fn chosen_runs<'a>(
             let v = b.values.iter().copied().reduce(pick).unwrap_or(0.0);
             key.insert(b.name.clone(), v);
         }
-        let label = format!(
-            "highest {}: {}",
-            a.name,
-            axes.iter()
-                .map(|b| format!("{} = {}", b.name, key[&b.name]))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let faults = axes
+            .iter()
+            .map(|b| format!("{} = {}", b.name, key[&b.name]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for v in &variants {
+            let mut cell = key.clone();
+            cell.extend(v.iter().map(|(k, x)| (k.clone(), *x)));
+            let nav = variant_label(scenario, v);
+            let label = if nav.is_empty() {
+                format!("highest {}: {faults}", a.name)
+            } else {
+                format!("highest {}: {faults}; {nav}", a.name)
+            };
+            out.push((
+                label,
+                ms.iter()
+                    .copied()
+                    .find(|m| m.kind == RunKind::Grid && m.cell == cell),
+            ));
+        }
+    }
+    if scenario.file.canary.is_some() {
         out.push((
-            label,
-            ms.iter()
-                .copied()
-                .find(|m| m.kind == RunKind::Grid && m.cell == key),
+            "positive canary (open-loop into the obstacle; harness-only)".to_string(),
+            ms.iter().copied().find(|m| m.kind == RunKind::Canary),
         ));
     }
-    out.push((
-        "positive canary (open-loop into the obstacle; harness-only)".to_string(),
-        ms.iter().copied().find(|m| m.kind == RunKind::Canary),
-    ));
     out
 }
 
+/// Colour of the estimator's error in the error-against-time panels.
+const ESTIMATE_COLOR: RGBColor = RGBColor(0, 158, 115);
+/// Colour of the delivered GNSS fix's error in the error-against-time panels.
+const GNSS_COLOR: RGBColor = RGBColor(204, 121, 167);
+
+/// One error-against-time series: its name, colour and `(t s, error m)`
+/// points (NaN samples left out).
+type ErrorSeries = (&'static str, RGBColor, Vec<(f64, f64)>);
+
+/// The position errors of a run against time (REQ-STUDY-TRACES): the
+/// Euclidean distance, metres, from the true position of each trace row to
+/// the position the navigator believed (its odometry, moved into the world
+/// frame), to its estimator's `map` estimate, and to the last GNSS fix it
+/// was given. Series with no finite sample are left out.
+fn error_series(scenario: &Scenario, rows: &[TraceRow]) -> Vec<ErrorSeries> {
+    let err = |r: &TraceRow, x: f64, y: f64| (x - r.true_x_m).hypot(y - r.true_y_m);
+    let series = |f: &dyn Fn(&TraceRow) -> f64| -> Vec<(f64, f64)> {
+        rows.iter()
+            .map(|r| (r.t_s, f(r)))
+            .filter(|p| p.1.is_finite())
+            .collect()
+    };
+    let odom = series(&|r| {
+        let p = scenario.world.odom_to_world([r.odom_x_m, r.odom_y_m, 0.0]);
+        err(r, p[0], p[1])
+    });
+    let est = series(&|r| err(r, r.est_x_m, r.est_y_m));
+    let gnss = series(&|r| err(r, r.gnss_x_m, r.gnss_y_m));
+    [
+        ("odometry (believed)", BELIEVED_COLOR, odom),
+        ("estimate (map)", ESTIMATE_COLOR, est),
+        ("last GNSS fix", GNSS_COLOR, gnss),
+    ]
+    .into_iter()
+    .filter(|s| !s.2.is_empty())
+    .collect()
+}
+
+/// SVG of a run's position errors against sim time, with the faults'
+/// active windows shaded and the first detection after the fault marked.
+fn error_svg(
+    series: &[ErrorSeries],
+    windows: &[(f64, f64)],
+    detected_s: Option<f64>,
+    end_s: f64,
+) -> Result<String, String> {
+    let ymax = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max)
+        .max(0.1)
+        * 1.08;
+    let mut buf = String::new();
+    {
+        let root = SVGBackend::with_string(&mut buf, (760, 300)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let (plot_area, legend_area) = root.split_horizontally(590);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0.0..end_s.max(1e-3), 0.0..ymax)
+            .map_err(|e| e.to_string())?;
+        chart
+            .configure_mesh()
+            .x_desc("sim time [s]")
+            .y_desc("position error [m]")
+            .light_line_style(RGBColor(240, 240, 240))
+            .draw()
+            .map_err(|e| e.to_string())?;
+        chart
+            .draw_series(windows.iter().map(|&(a, b)| {
+                Rectangle::new(
+                    [(a, 0.0), (b, ymax)],
+                    RGBColor(230, 159, 0).mix(0.15).filled(),
+                )
+            }))
+            .map_err(|e| e.to_string())?;
+        if let Some(t) = detected_s {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(t, 0.0), (t, ymax)],
+                    BLACK.stroke_width(1),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+        for (_, color, pts) in series {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    decimate(pts.clone(), MAX_PATH_POINTS),
+                    color.stroke_width(2),
+                )))
+                .map_err(|e| e.to_string())?;
+        }
+        let mut y = 30;
+        for (name, color, _) in series {
+            legend_area
+                .draw(&PathElement::new(
+                    vec![(4, y), (28, y)],
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| e.to_string())?;
+            legend_area
+                .draw(&Text::new(*name, (34, y - 7), ("sans-serif", 13)))
+                .map_err(|e| e.to_string())?;
+            y += 22;
+        }
+        if !windows.is_empty() {
+            legend_area
+                .draw(&Rectangle::new(
+                    [(4, y - 6), (28, y + 6)],
+                    RGBColor(230, 159, 0).mix(0.3).filled(),
+                ))
+                .map_err(|e| e.to_string())?;
+            legend_area
+                .draw(&Text::new("fault active", (34, y - 7), ("sans-serif", 13)))
+                .map_err(|e| e.to_string())?;
+            y += 22;
+        }
+        if detected_s.is_some() {
+            legend_area
+                .draw(&PathElement::new(
+                    vec![(16, y - 8), (16, y + 8)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(|e| e.to_string())?;
+            legend_area
+                .draw(&Text::new("detected", (34, y - 7), ("sans-serif", 13)))
+                .map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(buf)
+}
+
 pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Path) {
-    h.push_str("<h2>Trajectories</h2>\n<p>The world (walls black, obstacle boxes grey, operating region green outline, goal disc green) with the true path from ground truth and the path the navigator believed, from its delivered odometry, moved from its odom frame into the world frame with the start pose. Equal scale on both axes. Dots mark the last sample.</p>\n");
+    h.push_str("<h2>Trajectories</h2>\n<p>The world (walls black, obstacle boxes grey, operating region green outline, goal disc green) with the true path from ground truth and the path the navigator believed, from its delivered odometry, moved from its odom frame into the world frame with the start pose. Equal scale on both axes. Dots mark the last sample. With an estimator or GNSS in the loop, a second plot per run gives the position errors against sim time: of the believed (odometry) position, of the estimator's map estimate and of the last GNSS fix the navigator was given (after the injector's faults), each against ground truth; the faults' active windows are shaded and the first detection after the fault is a vertical line.</p>\n");
     let swatch = |c: RGBColor, w: u32, text: &str| {
         format!(
             "<span style=\"display:inline-block;width:24px;height:{w}px;background:rgb({},{},{});vertical-align:middle\"></span> {}",
@@ -364,6 +554,43 @@ pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest]
                     m.run_id
                 ),
             ),
+        }
+        // With an estimator or GNSS in the loop: the errors against time.
+        let series = error_series(scenario, &rows);
+        if series.iter().any(|s| s.0 != "odometry (believed)") {
+            let end_s = rows.last().map_or(m.sim_time_s, |r| r.t_s);
+            let windows: Vec<(f64, f64)> = m
+                .faults
+                .iter()
+                .filter_map(|f| Some((f.first_applied_s?, f.cleared_s.unwrap_or(end_s))))
+                .collect();
+            let detected_s = m.detection.as_ref().and_then(|d| d.after_fault_s);
+            let peak = |name: &str| {
+                series
+                    .iter()
+                    .find(|s| s.0 == name)
+                    .map(|s| s.2.iter().map(|p| p.1).fold(0.0f64, f64::max))
+            };
+            let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3} m"));
+            let _ = writeln!(
+                h,
+                "<p>Position error against time: largest estimate error {}, largest error of the last GNSS fix {}; detection {}.</p>",
+                fmt(peak("estimate (map)")),
+                fmt(peak("last GNSS fix")),
+                detected_s.map_or("none after the fault".to_string(), |t| format!("at {t:.2} s"))
+            );
+            match error_svg(&series, &windows, detected_s, end_s) {
+                Ok(svg) => {
+                    let _ = writeln!(h, "<figure class=\"errors\">{svg}</figure>");
+                }
+                Err(e) => note(
+                    h,
+                    &format!(
+                        "Run {}: the error-against-time plot could not be rendered: {e}",
+                        m.run_id
+                    ),
+                ),
+            }
         }
     }
 }
