@@ -23,6 +23,7 @@ use breakbench_world::geodesy::LocalEnu;
 use breakbench_world::World;
 use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, Log, Odometry, Time};
+use kraken_interfaces::ConfigError;
 use kraken_interfaces::SelfReport;
 use serde::{Deserialize, Serialize};
 
@@ -150,7 +151,12 @@ impl Stack {
     /// As [`Self::new`]; a malformed file is [`StackError::Estimator`]
     /// naming file, line and field.
     pub fn declared(nav: NavigatorConfig, world: &World) -> Result<Self, StackError> {
-        let ekf = EkfConfig::parse(EKF_CONFIG.0, EKF_CONFIG.1)
+        // Parsed once per process: every run of a campaign builds a stack.
+        static PARSED: std::sync::OnceLock<Result<EkfConfig, ConfigError>> =
+            std::sync::OnceLock::new();
+        let ekf = PARSED
+            .get_or_init(|| EkfConfig::parse(EKF_CONFIG.0, EKF_CONFIG.1))
+            .clone()
             .map_err(|e| StackError::Estimator(EstimatorError::Config(e)))?;
         let gating = nav.estimator_gating;
         Self::new(nav, ekf, gating, world)
