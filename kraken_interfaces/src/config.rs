@@ -25,9 +25,21 @@ pub struct ConfigError {
 
 impl std::fmt::Display for ConfigError {
     /// `file:line:column: field 'f': message`, or `file: field 'f': message`
-    /// when the line is unknown (checks made after parsing).
+    /// when the line is unknown (checks made after parsing), or
+    /// `file: message` for the whole file (field `.` or empty: a file that
+    /// cannot be read).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
+        if self.field.is_empty() || self.field == "." {
+            if self.line > 0 {
+                write!(
+                    f,
+                    "{}:{}:{}: {}",
+                    self.path, self.line, self.column, self.message
+                )
+            } else {
+                write!(f, "{}: {}", self.path, self.message)
+            }
+        } else if self.line > 0 {
             write!(
                 f,
                 "{}:{}:{}: field '{}': {}",
@@ -473,6 +485,14 @@ mod tests {
         assert_eq!(locate(text, "robot.colour", 1), None);
         assert_eq!(locate(text, "axes[2]", 1), None);
         assert_eq!(locate(text, ".", 1), None);
+        // A file that cannot be read names the file, not a field.
+        let e = read_text(Path::new("/nonexistent/breakbench.yaml")).unwrap_err();
+        assert_eq!(e.field, ".");
+        assert!(
+            e.to_string()
+                .starts_with("/nonexistent/breakbench.yaml: cannot read: "),
+            "{e}"
+        );
         assert_eq!(locate(text, "axes[x]", 1), None);
     }
 
