@@ -640,9 +640,18 @@ channels:
         assert_eq!(clock_source(&cfg, None, ns).unwrap().channel, Some(0));
         // A remapped /clock moves the channel's output with it: still the
         // channel's input.
-        let remap = |n: &str| if n == "/clock" { "/sim/clock".into() } else { n.to_string() };
+        let remap = |n: &str| {
+            if n == "/clock" {
+                "/sim/clock".into()
+            } else {
+                n.to_string()
+            }
+        };
         let s = clock_source(&cfg, None, remap).unwrap();
-        assert_eq!((s.topic.as_str(), s.resolved.as_str(), s.channel), ("/clock_raw", "/clock_raw", Some(0)));
+        assert_eq!(
+            (s.topic.as_str(), s.resolved.as_str(), s.channel),
+            ("/clock_raw", "/clock_raw", Some(0))
+        );
         // The parameter wins; naming an output is refused.
         let s = clock_source(&cfg, Some("/other_clock"), plain).unwrap();
         assert_eq!((s.resolved.as_str(), s.channel), ("/other_clock", None));
@@ -653,7 +662,12 @@ channels:
         );
         // No Clock channel: /clock as before.
         let only_gnss = ChannelsConfig::parse(
-            CLOCK_TF_YAML.lines().take(2).collect::<Vec<_>>().join("\n").as_str(),
+            CLOCK_TF_YAML
+                .lines()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
             "t.yaml",
         )
         .unwrap();
@@ -681,12 +695,16 @@ channels:
     fn tf_channel_delays_only_the_selected_transform_in_the_hold_queue() {
         let cfg = ChannelsConfig::parse(CLOCK_TF_YAML, "t.yaml").unwrap();
         let reg = Arc::new(TypeRegistry::builtin());
-        let mut c = DynChannel::new(&cfg.dynamic_channels[1], reg.clone(), HoldLimits::DEFAULT).unwrap();
+        let mut c =
+            DynChannel::new(&cfg.dynamic_channels[1], reg.clone(), HoldLimits::DEFAULT).unwrap();
         let mut rng = FaultRng::seed_from_u64(1);
         let ts = reg.resolve("geometry_msgs/msg/TransformStamped").unwrap();
         let tf = |parent: &str, child: &str| {
             let mut v = Value::zero(&ts);
-            *v.field_mut("header").unwrap().field_mut("frame_id").unwrap() = Value::String(parent.into());
+            *v.field_mut("header")
+                .unwrap()
+                .field_mut("frame_id")
+                .unwrap() = Value::String(parent.into());
             *v.field_mut("child_frame_id").unwrap() = Value::String(child.into());
             v
         };
@@ -704,7 +722,11 @@ channels:
             )
             .unwrap();
         assert_eq!(ids, vec![1]);
-        c.push(msg(vec![tf("map", "odom"), tf("odom", "base_link")]), ms(100), &mut rng);
+        c.push(
+            msg(vec![tf("map", "odom"), tf("odom", "base_link")]),
+            ms(100),
+            &mut rng,
+        );
         assert_eq!(c.poll(ms(100)), vec![msg(vec![tf("map", "odom")])]);
         assert!(c.poll(ms(299)).is_empty());
         assert_eq!(c.next_release(), Some(ms(300)));

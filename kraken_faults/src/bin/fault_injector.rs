@@ -48,8 +48,8 @@ use breakbench_ros::{
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{
-    channel_rng, clock_source, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig, Reliability,
-    SensorMsg,
+    channel_rng, clock_source, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig,
+    Reliability, SensorMsg,
 };
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,

@@ -93,9 +93,7 @@ impl ElementSelector {
                     return Err(refuse(
                         seq,
                         &tn,
-                        format!(
-                            "{other}: the sequence is named by field names only (no index)"
-                        ),
+                        format!("{other}: the sequence is named by field names only (no index)"),
                     ))
                 }
             }

@@ -422,7 +422,10 @@ impl FaultStack {
             let select = match &spec.select {
                 None => None,
                 Some(sel) => {
-                    if !matches!(spec.fault, StageFault::Drop { .. } | StageFault::Delay { .. }) {
+                    if !matches!(
+                        spec.fault,
+                        StageFault::Drop { .. } | StageFault::Delay { .. }
+                    ) {
                         return Err(wrap(FaultError::Select {
                             path: sel.sequence.clone(),
                             ty: type_name.to_string(),
@@ -570,19 +573,19 @@ impl FaultStack {
                     items = out;
                 }
                 Op::Throttle { period, next } => {
-                        let before = items.len();
-                        items.retain(|_| {
-                            let pass = next.is_none_or(|n| now >= n);
-                            if pass {
-                                *next = Some(match *next {
-                                    Some(n) if now < n.saturating_add(*period) => n + *period,
-                                    _ => now.saturating_add(*period),
-                                });
-                            }
-                            pass
-                        });
-                        s.stats.withheld += (before - items.len()) as u64;
-                    }
+                    let before = items.len();
+                    items.retain(|_| {
+                        let pass = next.is_none_or(|n| now >= n);
+                        if pass {
+                            *next = Some(match *next {
+                                Some(n) if now < n.saturating_add(*period) => n + *period,
+                                _ => now.saturating_add(*period),
+                            });
+                        }
+                        pass
+                    });
+                    s.stats.withheld += (before - items.len()) as u64;
+                }
                 Op::Field(f) => {
                     for it in &mut items {
                         if let Some(v) = it.payload.value_mut() {

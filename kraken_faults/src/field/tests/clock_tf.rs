@@ -15,7 +15,11 @@ fn transform(parent: &str, child: &str, sec: i32, x: f64) -> Value {
     let t = ty("geometry_msgs/msg/TransformStamped");
     let mut v = Value::zero(&t);
     set(&mut v, &["header", "stamp", "sec"], Value::I32(sec));
-    set(&mut v, &["header", "stamp", "nanosec"], Value::U32(250_000_000));
+    set(
+        &mut v,
+        &["header", "stamp", "nanosec"],
+        Value::U32(250_000_000),
+    );
     set(
         &mut v,
         &["header", "frame_id"],
@@ -157,7 +161,10 @@ fn selected_delay_releases_exactly_the_selected_elements_later() {
         ms(120),
         &mut rng(1),
     );
-    assert_eq!(transforms(&out[0].payload.clone().into_bytes().unwrap()), vec![a]);
+    assert_eq!(
+        transforms(&out[0].payload.clone().into_bytes().unwrap()),
+        vec![a]
+    );
     assert_eq!(
         transforms(&out[1].payload.clone().into_bytes().unwrap()),
         vec![b, b2]
@@ -179,7 +186,11 @@ fn selection_works_on_other_types_diagnostic_status_by_name() {
     set(
         &mut arr,
         &["status"],
-        Value::Seq(vec![status("motor", 0), status("battery", 2), status("motor", 2)]),
+        Value::Seq(vec![
+            status("motor", 0),
+            status("battery", 2),
+            status("motor", 2),
+        ]),
     );
     let specs: Vec<StageSpec> = serde_yaml_ng::from_str(
         "- fault: {drop: {probability: 1.0}}\n  select: {sequence: status, where: {name: motor, level: 2}}\n",
@@ -197,7 +208,10 @@ fn selection_works_on_other_types_diagnostic_status_by_name() {
 fn selection_refusals_name_the_path_and_the_type() {
     let build = |yaml: &str| {
         let specs: Vec<StageSpec> = serde_yaml_ng::from_str(yaml).unwrap();
-        FaultStack::build(&specs, &reg(), TF).map(|_| ()).unwrap_err().to_string()
+        FaultStack::build(&specs, &reg(), TF)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
     };
     let drop = "- fault: {drop: {probability: 1.0}}\n  select: ";
     let cases = [
@@ -264,7 +278,7 @@ fn throttle_20_hz_from_50_hz_passes_exactly_the_expected_stamps() {
     let mut passed = Vec::new();
     for k in 0..50u64 {
         let t = 1000 + 20 * k; // ms of the raw clock, which is the node's clock
-        // Raw bytes: the throttle never decodes.
+                               // Raw bytes: the throttle never decodes.
         for d in s.apply(clock_bytes(t * 1_000_000), ms(t), &mut rng(1)) {
             assert_eq!(d.delay, Duration::ZERO);
             let (sec, ns) = clock_of(&d.payload);
@@ -279,11 +293,20 @@ fn throttle_20_hz_from_50_hz_passes_exactly_the_expected_stamps() {
     // After a gap the grid restarts at the next message: no burst.
     let mut after = Vec::new();
     for t in [3000u64, 3020, 3040, 3060] {
-        if !s.apply(clock_bytes(t * 1_000_000), ms(t), &mut rng(1)).is_empty() {
+        if !s
+            .apply(clock_bytes(t * 1_000_000), ms(t), &mut rng(1))
+            .is_empty()
+        {
             after.push(t);
         }
     }
     assert_eq!(after, [3000, 3060]);
+    // The shipped example is this stack.
+    let example: Vec<StageSpec> = serde_yaml_ng::from_str(include_str!(
+        "../../../config/examples/autoware_398_clock_20hz.yaml"
+    ))
+    .unwrap();
+    assert_eq!(example, specs);
 }
 
 /// slam_toolbox #516's 10 s jump back: `bias −10` on `clock.sec` from
@@ -299,16 +322,21 @@ fn clock_jump_back_and_stall_give_the_exact_values() {
         (0..8u64)
             .map(|k| {
                 let now = 100_000 + 500 * k; // raw clock 100.0, 100.5, … 103.5 s
-                s.apply(CdrPayload::new(t.clone(), clock_bytes(now * 1_000_000)), ms(now), &mut rng(1))
-                    .into_iter()
-                    .map(|d| clock_of(&d.payload.into_bytes().unwrap()))
-                    .collect::<Vec<_>>()
+                s.apply(
+                    CdrPayload::new(t.clone(), clock_bytes(now * 1_000_000)),
+                    ms(now),
+                    &mut rng(1),
+                )
+                .into_iter()
+                .map(|d| clock_of(&d.payload.into_bytes().unwrap()))
+                .collect::<Vec<_>>()
             })
             .collect::<Vec<_>>()
     };
     let h = 500_000_000;
     // Permanent jump back from 1 s after the set.
-    let back = run("- fault: {field: {path: clock.sec, mode: bias, bias: -10}}\n  window: {at_s: 1.0}\n");
+    let back =
+        run("- fault: {field: {path: clock.sec, mode: bias, bias: -10}}\n  window: {at_s: 1.0}\n");
     assert_eq!(
         back,
         [
@@ -328,10 +356,20 @@ fn clock_jump_back_and_stall_give_the_exact_values() {
     let secs: Vec<(i32, u32)> = window.into_iter().flatten().collect();
     assert_eq!(
         secs,
-        [(100, 0), (100, h), (91, 0), (91, h), (92, 0), (102, h), (103, 0), (103, h)]
+        [
+            (100, 0),
+            (100, h),
+            (91, 0),
+            (91, h),
+            (92, 0),
+            (102, h),
+            (103, 0),
+            (103, h)
+        ]
     );
     // Stall 2 s: nothing from 101.0 to 103.0 s (closed window), then the raw clock.
-    let stall = run("- fault: {drop: {probability: 1.0}}\n  window: {at_s: 1.0, duration_s: 2.0}\n");
+    let stall =
+        run("- fault: {drop: {probability: 1.0}}\n  window: {at_s: 1.0, duration_s: 2.0}\n");
     let secs: Vec<(i32, u32)> = stall.into_iter().flatten().collect();
     assert_eq!(secs, [(100, 0), (100, h), (103, h)]);
 }
