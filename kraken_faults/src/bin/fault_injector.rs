@@ -19,6 +19,8 @@
 //! stage by id, `~/clear_faults` empties every stack too, and
 //! `~/stack_status` (diagnostic_msgs/msg/DiagnosticArray, one status per
 //! dynamic channel) reports the stages at `status_rate_hz` and on every call.
+//! A `rosgraph_msgs/msg/Clock` channel publishing `/clock` is the node's own
+//! sim clock source through its *input* (REQ-FAULT-TF-CLOCK).
 //!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.

@@ -248,9 +248,12 @@ pub struct StageSpec {
 /// Per-stage counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct StageStats {
-    /// Messages it changed (data: a value changed; delay: held).
+    /// Messages it changed (data: a value changed; delay: held; a
+    /// selecting drop: some elements removed; a selecting delay: the
+    /// matching elements split off and held).
     pub changed: u64,
-    /// Messages it withheld (drop).
+    /// Messages it withheld (drop, throttle; a selecting drop: every
+    /// element matched).
     pub withheld: u64,
     /// Messages it added (duplicate copies).
     pub added: u64,
