@@ -10,8 +10,9 @@
 //! `1/rate_hz`. A drop or delay stage with a `select` acts only on the
 //! matching elements of a sequence of sub-messages ([`super::select`]): they
 //! are removed (drop) or split off into a message of their own, released
-//! `delay_s` later (delay); the rest of the message goes on at once. The order is part of the spec ([`FaultStack::describe`] lists it,
-//! numbered, for the report) and changes the result: a bias then a scale is
+//! `delay_s` later (delay); the rest of the message goes on at once. The
+//! order is part of the spec ([`FaultStack::describe`] lists it, numbered,
+//! for the report) and changes the result: a bias then a scale is
 //! `(x + b)·k`, a scale then a bias `x·k + b`.
 //!
 //! Each stage counts ([`StageStats`]) the messages it `changed` (a data
@@ -76,9 +77,9 @@ impl Payload for Vec<u8> {}
 /// decodes them with the type ([`Payload::value_mut`]) and
 /// [`CdrPayload::into_bytes`] re-encodes the changed message. A stack with
 /// no active field or selecting stage never decodes; a selecting stage that
-/// matched nothing only reads it, and the received bytes go out. Bytes that do not decode as the type
-/// pass field stages unchanged (uncounted); [`CdrPayload::decode_error`]
-/// says why.
+/// matched nothing only reads it, and the received bytes go out. Bytes that
+/// do not decode as the type pass field stages unchanged (uncounted);
+/// [`CdrPayload::decode_error`] says why.
 #[derive(Debug, Clone)]
 pub struct CdrPayload {
     ty: std::sync::Arc<breakbench_msgs::ResolvedType>,
