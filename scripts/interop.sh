@@ -17,6 +17,8 @@
 #  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
 #      with a fault stack set, extended and cleared by id from rclpy
 #      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
+#  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
+#      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -287,6 +289,12 @@ fi
 stop_injector
 echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"
 # ==== end of block 11
+
+# ==== 12. /clock and /tf faults (REQ-FAULT-TF-CLOCK): tests/interop/rclpy_clock_tf.py (about 15 s)
+export ROS_DOMAIN_ID=$((BASE + 12)); start_injector clock_tf --ros-args -p channels_file:="$ROOT/tests/interop/clock_tf_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_clock_tf.py"; then pass "/clock and /tf faults: throttle, jump back, stall, tf frame filter; the injector keeps the raw clock"
+else fail "/clock and /tf faults (injector log: $LOGDIR/clock_tf.log)"; tail -20 "$LOGDIR/clock_tf.log"; fi; stop_injector
+# ==== end of block 12
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

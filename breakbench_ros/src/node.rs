@@ -300,10 +300,20 @@ impl RosNode {
     pub fn clock_subscription(
         &mut self,
     ) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
+        self.clock_subscription_on("/clock")
+    }
+
+    /// As [`Self::clock_subscription`], on `topic` (resolved and remapped
+    /// like every name) instead of `/clock`: a node that republishes
+    /// `/clock` itself (the fault injector) follows its unfaulted input.
+    pub fn clock_subscription_on(
+        &mut self,
+        topic: &str,
+    ) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
         let NodeClock::Sim(c) = self.clock.clone() else {
             return Ok(None);
         };
-        let sub = self.subscription::<Clock>("/clock", qos::clock())?;
+        let sub = self.subscription::<Clock>(topic, qos::clock())?;
         Ok(Some((sub, c)))
     }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 use breakbench_msgs::{ResolvedType, TypeRegistry};
 use kraken_interfaces::ros::{DiagnosticStatus, KeyValue};
 
-use crate::config::{DynamicChannelConfig, HoldLimits};
+use crate::config::{ChannelsConfig, DynamicChannelConfig, HoldLimits};
 use crate::field::{CdrPayload, FaultStack, StageSpec, StageStats};
 use crate::FaultRng;
 
@@ -383,6 +383,94 @@ impl DynChannel {
     }
 }
 
+/// The type of `/clock`.
+pub const CLOCK_TYPE: &str = "rosgraph_msgs/msg/Clock";
+
+/// Where the injector's own clock comes from under `use_sim_time`
+/// ([`clock_source`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockSource {
+    /// The topic as written (to subscribe; the node resolves it).
+    pub topic: String,
+    /// The topic resolved (namespace, remapping).
+    pub resolved: String,
+    /// The dynamic channel (index in `dynamic_channels`) of type
+    /// [`CLOCK_TYPE`] whose input is this topic: the node reads its clock
+    /// from that channel's input messages, before they enter its stack, and
+    /// opens no second subscription.
+    pub channel: Option<usize>,
+}
+
+/// The topic the injector's own clock follows under `use_sim_time`
+/// (REQ-FAULT-TF-CLOCK): `clock_topic` (the node parameter) when given;
+/// else, when a dynamic channel of type `rosgraph_msgs/msg/Clock` publishes
+/// on `/clock` (resolved), that channel's input topic (the unfaulted clock);
+/// else `/clock`. `resolve` is the node's name resolution (namespace,
+/// `--ros-args` remapping).
+///
+/// # Errors
+/// `clock_topic` resolves to a channel's output topic: the injector would
+/// follow its own faulted output (the message names the channel and its
+/// input topic).
+pub fn clock_source(
+    cfg: &ChannelsConfig,
+    clock_topic: Option<&str>,
+    resolve: impl Fn(&str) -> String,
+) -> Result<ClockSource, String> {
+    let clock = resolve("/clock");
+    let topic = match clock_topic {
+        Some(t) => t.to_string(),
+        None => cfg
+            .dynamic_channels
+            .iter()
+            .find(|c| c.type_name == CLOCK_TYPE && resolve(&c.output_topic) == clock)
+            .map_or_else(|| "/clock".to_string(), |c| c.input_topic.clone()),
+    };
+    let resolved = resolve(&topic);
+    let outputs = cfg
+        .channels
+        .iter()
+        .map(|c| (&c.name, &c.input_topic, &c.output_topic))
+        .chain(
+            cfg.dynamic_channels
+                .iter()
+                .map(|c| (&c.name, &c.input_topic, &c.output_topic)),
+        );
+    for (name, input, output) in outputs {
+        if resolve(output) == resolved {
+            return Err(format!(
+                "parameter 'clock_topic' = '{topic}' is the output of channel '{name}': the \
+                 injector's clock would follow its own faulted output (use the channel's input \
+                 '{input}')"
+            ));
+        }
+    }
+    let channel = cfg
+        .dynamic_channels
+        .iter()
+        .position(|c| c.type_name == CLOCK_TYPE && resolve(&c.input_topic) == resolved);
+    Ok(ClockSource {
+        topic,
+        resolved,
+        channel,
+    })
+}
+
+/// The time a serialized `rosgraph_msgs/msg/Clock` (header + body) carries,
+/// as `(sec, nanosec)`; `None` when the bytes do not decode as one.
+pub fn clock_of(bytes: &[u8]) -> Option<(i32, u32)> {
+    thread_local! {
+        static TY: Option<Arc<ResolvedType>> = TypeRegistry::builtin().resolve(CLOCK_TYPE).ok();
+    }
+    let ty = TY.with(|t| t.clone())?;
+    let v = breakbench_msgs::decode(&ty, bytes).ok()?;
+    let c = v.field("clock")?;
+    match (c.field("sec")?, c.field("nanosec")?) {
+        (breakbench_msgs::Value::I32(s), breakbench_msgs::Value::U32(n)) => Some((*s, *n)),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -518,5 +606,134 @@ mod tests {
         assert_eq!((c.held(), c.dropped_overflow), (2, 1));
         assert_eq!(c.poll(ms(5000)), vec![m[1].clone(), m[2].clone()]);
         assert_eq!((c.messages_in, c.messages_out), (3, 2));
+    }
+
+    const CLOCK_TF_YAML: &str = "\
+channels:
+  - {name: gnss, type: sensor_msgs/msg/NavSatFix, input_topic: /gnss/fix_raw, output_topic: /gnss/fix, qos: {reliability: best_effort, depth: 10}}
+  - {name: clock, type: rosgraph_msgs/msg/Clock, input_topic: /clock_raw, output_topic: /clock, qos: {reliability: best_effort, depth: 10}}
+  - {name: tf, type: tf2_msgs/msg/TFMessage, input_topic: /tf_raw, output_topic: /tf, qos: {reliability: reliable, depth: 100}}
+";
+
+    #[test]
+    fn the_injector_clock_follows_the_clock_channel_input_never_its_output() {
+        let cfg = ChannelsConfig::parse(CLOCK_TF_YAML, "t.yaml").unwrap();
+        let plain = |n: &str| n.to_string();
+        // A Clock channel publishing /clock: the node's clock is its input,
+        // read from that channel's messages.
+        assert_eq!(
+            clock_source(&cfg, None, plain).unwrap(),
+            ClockSource {
+                topic: "/clock_raw".into(),
+                resolved: "/clock_raw".into(),
+                channel: Some(0),
+            }
+        );
+        // Under a namespace the comparison is on resolved names.
+        let ns = |n: &str| {
+            if n.starts_with('/') {
+                n.to_string()
+            } else {
+                format!("/robot/{n}")
+            }
+        };
+        assert_eq!(clock_source(&cfg, None, ns).unwrap().channel, Some(0));
+        // A remapped /clock moves the channel's output with it: still the
+        // channel's input.
+        let remap = |n: &str| {
+            if n == "/clock" {
+                "/sim/clock".into()
+            } else {
+                n.to_string()
+            }
+        };
+        let s = clock_source(&cfg, None, remap).unwrap();
+        assert_eq!(
+            (s.topic.as_str(), s.resolved.as_str(), s.channel),
+            ("/clock_raw", "/clock_raw", Some(0))
+        );
+        // The parameter wins; naming an output is refused.
+        let s = clock_source(&cfg, Some("/other_clock"), plain).unwrap();
+        assert_eq!((s.resolved.as_str(), s.channel), ("/other_clock", None));
+        assert_eq!(
+            clock_source(&cfg, Some("/clock"), plain).unwrap_err(),
+            "parameter 'clock_topic' = '/clock' is the output of channel 'clock': the injector's \
+             clock would follow its own faulted output (use the channel's input '/clock_raw')"
+        );
+        // No Clock channel: /clock as before.
+        let only_gnss = ChannelsConfig::parse(
+            CLOCK_TF_YAML
+                .lines()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .as_str(),
+            "t.yaml",
+        )
+        .unwrap();
+        assert_eq!(
+            clock_source(&only_gnss, None, plain).unwrap(),
+            ClockSource {
+                topic: "/clock".into(),
+                resolved: "/clock".into(),
+                channel: None,
+            }
+        );
+        // The raw clock's time, read from its bytes.
+        let t = TypeRegistry::builtin().resolve(CLOCK_TYPE).unwrap();
+        let mut v = Value::zero(&t);
+        *v.field_mut("clock").unwrap().field_mut("sec").unwrap() = Value::I32(104);
+        *v.field_mut("clock").unwrap().field_mut("nanosec").unwrap() = Value::U32(20_000_000);
+        assert_eq!(clock_of(&encode(&t, &v).unwrap()), Some((104, 20_000_000)));
+        assert_eq!(clock_of(&[0, 1, 0, 0, 1]), None);
+    }
+
+    /// The frame filter through the node's channel: at 100 ms a /tf message
+    /// with map→odom and odom→base_link; map→odom leaves at once,
+    /// odom→base_link alone at exactly 300 ms.
+    #[test]
+    fn tf_channel_delays_only_the_selected_transform_in_the_hold_queue() {
+        let cfg = ChannelsConfig::parse(CLOCK_TF_YAML, "t.yaml").unwrap();
+        let reg = Arc::new(TypeRegistry::builtin());
+        let mut c =
+            DynChannel::new(&cfg.dynamic_channels[1], reg.clone(), HoldLimits::DEFAULT).unwrap();
+        let mut rng = FaultRng::seed_from_u64(1);
+        let ts = reg.resolve("geometry_msgs/msg/TransformStamped").unwrap();
+        let tf = |parent: &str, child: &str| {
+            let mut v = Value::zero(&ts);
+            *v.field_mut("header")
+                .unwrap()
+                .field_mut("frame_id")
+                .unwrap() = Value::String(parent.into());
+            *v.field_mut("child_frame_id").unwrap() = Value::String(child.into());
+            v
+        };
+        let tf_ty = c.ty().clone();
+        let msg = |ts: Vec<Value>| {
+            let mut v = Value::zero(&tf_ty);
+            *v.field_mut("transforms").unwrap() = Value::Seq(ts);
+            encode(&tf_ty, &v).unwrap()
+        };
+        let ids = c
+            .set_stack(
+                "- fault: {delay: {delay_s: 0.2}}\n  select: {sequence: transforms, where: {header.frame_id: odom, child_frame_id: base_link}}\n",
+                false,
+                ms(0),
+            )
+            .unwrap();
+        assert_eq!(ids, vec![1]);
+        c.push(
+            msg(vec![tf("map", "odom"), tf("odom", "base_link")]),
+            ms(100),
+            &mut rng,
+        );
+        assert_eq!(c.poll(ms(100)), vec![msg(vec![tf("map", "odom")])]);
+        assert!(c.poll(ms(299)).is_empty());
+        assert_eq!(c.next_release(), Some(ms(300)));
+        assert_eq!(c.poll(ms(300)), vec![msg(vec![tf("odom", "base_link")])]);
+        assert_eq!((c.messages_in, c.messages_out), (1, 2));
+        let s = c.status(ms(300), "fault_injector");
+        assert_eq!(kv(&s, "stage0.changed"), "1");
+        assert_eq!(kv(&s, "stage0.first_applied"), "0.100000000");
     }
 }

@@ -81,6 +81,20 @@ pub enum FaultError {
         /// What is wrong, naming the field's type.
         reason: String,
     },
+    /// An element selection ([`crate::field::SelectSpec`]) refused at build
+    /// time: the sequence or a `where` path is not in the type, is not a
+    /// sequence of messages / not a comparable leaf, or a value does not fit.
+    /// Nothing was changed.
+    #[error("select path '{path}' of {ty}: {reason}")]
+    Select {
+        /// The path as written.
+        path: String,
+        /// The type it was resolved against (the message type for the
+        /// sequence, the element type for a `where` path).
+        ty: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A stage of a [`crate::field::FaultStack`] refused at build time.
     #[error("fault stack stage {index}: {source}")]
     Stage {

@@ -41,7 +41,7 @@ pub use config::{
     check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits,
     HoldLimitsOverride, OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
 };
-pub use dynamic::DynChannel;
+pub use dynamic::{clock_of, clock_source, ClockSource, DynChannel};
 pub use error::FaultError;
 pub use faults::{build_stage, delivered_probe, FaultStage};
 pub use msg::{MsgKind, SensorMsg};

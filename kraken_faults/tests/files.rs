@@ -427,7 +427,8 @@ channels:
     );
 }
 
-/// The shipped any-type example loads: one typed, three dynamic channels.
+/// The shipped any-type example loads: one typed, five dynamic channels;
+/// under use_sim_time the node's clock is the clock channel's input.
 #[test]
 fn shipped_any_type_example_loads() {
     let cfg =
@@ -444,7 +445,14 @@ fn shipped_any_type_example_loads() {
         [
             ("sonar", "sensor_msgs/msg/Range"),
             ("battery", "sensor_msgs/msg/BatteryState"),
-            ("cmd_vel", "geometry_msgs/msg/Twist")
+            ("cmd_vel", "geometry_msgs/msg/Twist"),
+            ("clock", "rosgraph_msgs/msg/Clock"),
+            ("tf", "tf2_msgs/msg/TFMessage")
         ]
+    );
+    let src = kraken_faults::clock_source(&cfg, None, |n| n.to_string()).unwrap();
+    assert_eq!(
+        (src.resolved.as_str(), src.channel),
+        ("/clock_raw", Some(3))
     );
 }

@@ -187,3 +187,39 @@ fn ros_tiny_status_rate_is_exit_2_not_a_panic() {
         "{err}"
     );
 }
+
+/// REQ-FAULT-TF-CLOCK: `clock_topic` naming a channel's output (the
+/// faulted clock) is refused with exit code 2, naming the channel and its
+/// input, before any DDS.
+#[test]
+fn ros_clock_topic_on_a_faulted_output_is_exit_2() {
+    let dir = scratch("clock_topic");
+    let channels = dir.join("channels.yaml");
+    std::fs::write(
+        &channels,
+        "channels:\n  - {name: clock, type: rosgraph_msgs/msg/Clock, input_topic: /clock_raw, \
+         output_topic: /clock, qos: {reliability: best_effort, depth: 10}}\n",
+    )
+    .unwrap();
+    let out = injector()
+        .env("KRAKEN_FAULTS_ENABLE", "1")
+        .args([
+            "--ros-args",
+            "-p",
+            "use_sim_time:=true",
+            "-p",
+            "clock_topic:=/clock",
+            "-p",
+        ])
+        .arg(format!("channels_file:={}", channels.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "fault_injector: error: parameter 'clock_topic' = '/clock' is the output of channel \
+         'clock': the injector's clock would follow its own faulted output (use the channel's \
+         input '/clock_raw')"
+    );
+}

@@ -19,6 +19,8 @@
 //! stage by id, `~/clear_faults` empties every stack too, and
 //! `~/stack_status` (diagnostic_msgs/msg/DiagnosticArray, one status per
 //! dynamic channel) reports the stages at `status_rate_hz` and on every call.
+//! A `rosgraph_msgs/msg/Clock` channel publishing `/clock` is the node's own
+//! sim clock source through its *input* (REQ-FAULT-TF-CLOCK).
 //!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
@@ -27,7 +29,10 @@
 //! (string, the package's `config/channels.yaml`), `seed` (integer, 0; each
 //! channel draws from its own stream `kraken_faults::channel_rng(seed, name)`),
 //! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
-//! false). An out-of-range parameter is an error with exit code 2.
+//! false), `clock_topic` (string: the topic the node's own sim clock follows;
+//! default the input of a `rosgraph_msgs/msg/Clock` channel publishing
+//! `/clock`, else `/clock`; never a channel's output, REQ-FAULT-TF-CLOCK).
+//! An out-of-range parameter is an error with exit code 2.
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
 use std::path::PathBuf;
@@ -45,8 +50,8 @@ use breakbench_ros::{
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{
-    channel_rng, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig, Reliability,
-    SensorMsg,
+    channel_rng, clock_source, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig,
+    Reliability, SensorMsg,
 };
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
@@ -210,6 +215,19 @@ fn run() -> Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_USAGE));
     }
     let cfg = ChannelsConfig::load(&channels_file)?;
+    // The node's own clock never follows a faulted output (a /clock channel
+    // stalls or jumps its output; the node keeps the raw clock).
+    let clock_topic = match args.params.get("clock_topic") {
+        Some(_) => Some(args.param_string("clock_topic", "")?),
+        None => None,
+    };
+    let clock_src = match clock_source(&cfg, clock_topic.as_deref(), |n| args.resolve(n)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fault_injector: error: {e}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
     let mut injector = Injector::from_config(&cfg);
     // One fault stream per channel, from the seed and the channel name (as
     // in-process: adding a channel changes no other channel's draws).
@@ -227,6 +245,7 @@ fn run() -> Result<ExitCode> {
         channels_file = %channels_file.display(),
         seed,
         sim_time = matches!(node.clock, NodeClock::Sim(_)),
+        clock_topic = %clock_src.resolved,
         "starting"
     );
 
@@ -312,9 +331,17 @@ fn run() -> Result<ExitCode> {
         Some(node.publisher::<DiagnosticArray>("~/stack_status", qos::publish())?)
     };
     let node_fqn = node.args.fully_qualified_name();
-    let clock_sub = node.clock_subscription()?;
+    // A Clock channel's input feeds the clock from its own messages (in
+    // order with them); any other clock topic gets a subscription.
+    let clock_sub = if clock_src.channel.is_some() {
+        None
+    } else {
+        node.clock_subscription_on(&clock_src.topic)?
+    };
+    let clock_channel = clock_src.channel;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
+    let node_clock = node.clock.clone();
 
     let mut streams: Vec<LocalBoxStream<'_, Event>> =
         subs.iter().enumerate().map(|(i, s)| s.stream(i)).collect();
@@ -389,7 +416,10 @@ fn run() -> Result<ExitCode> {
             })
             .boxed_local(),
     );
-    let sim = clock_sub.as_ref().map(|(_, c)| c.clone());
+    let sim = match &node_clock {
+        NodeClock::Sim(c) => Some(c.clone()),
+        NodeClock::Wall => None,
+    };
     if let Some((sub, _)) = &clock_sub {
         streams.push(
             sub.async_stream()
@@ -472,6 +502,23 @@ fn run() -> Result<ExitCode> {
                     }
                 }
                 Some(Event::DynInput(i, m)) => {
+                    // The raw clock moves the node's clock before its
+                    // message enters the channel's stack.
+                    let now = match (&sim, clock_channel == Some(i)) {
+                        (Some(s), true) => {
+                            match kraken_faults::clock_of(&m.0) {
+                                Some((sec, nanosec)) => s.update(&Clock {
+                                    clock: kraken_interfaces::ros::Time { sec, nanosec },
+                                }),
+                                None => tracing::warn!(
+                                    "channel {}: a message that is not a rosgraph_msgs/msg/Clock",
+                                    dyns[i].name
+                                ),
+                            }
+                            clock.now()
+                        }
+                        _ => now,
+                    };
                     dyns[i].push(m.0, now, &mut dyn_rngs[i]);
                     release_dyn(&mut dyns[i], &dyn_pubs[i], now);
                     if Instant::now() < deadline {

@@ -1,7 +1,8 @@
 //! Faults on field paths of messages of any type, and stacks of faults
-//! (issue #10; REQ-FAULT-FIELD-PATH, REQ-FAULT-STACK). A library: the
-//! `fault_injector` node does not use it yet, and `FaultSpec.msg` has no
-//! field for it yet.
+//! (issue #10; REQ-FAULT-FIELD-PATH, REQ-FAULT-STACK, REQ-FAULT-TF-CLOCK).
+//! The `fault_injector` node runs them on its dynamic channels
+//! ([`crate::DynChannel`], `~/set_fault_stack`); `FaultSpec.msg` (the typed
+//! channels' `~/set_fault`) has no field path.
 //!
 //! * [`FieldFaultSpec`] (serde): a `path` ([`breakbench_msgs::FieldPath`]
 //!   syntax: `angular_velocity.z`, `header.stamp`, `ranges[*]`,
@@ -11,15 +12,19 @@
 //!   ([`FieldFault::build`]) and applied to dynamic [`breakbench_msgs::Value`]s
 //!   ([`FieldFault::apply`]).
 //! * [`FaultStack`] ([`stack`]): an ordered list of stages (field faults and
-//!   delivery faults: Bernoulli drop, delay, duplicate), each with its own
-//!   activation window, applied in the declared order like netem's stacked
-//!   qdiscs, with per-stage counters and per-message provenance.
+//!   delivery faults: Bernoulli drop, delay, duplicate, throttle), each with
+//!   its own activation window, applied in the declared order like netem's
+//!   stacked qdiscs, with per-stage counters and per-message provenance.
+//! * [`SelectSpec`] / [`ElementSelector`] ([`select`]): a drop or delay stage
+//!   limited to the matching elements of a sequence of sub-messages (the
+//!   `odom → base_link` transform of a `/tf` message).
 //!
 //! Randomness comes only from the [`crate::FaultRng`] the host passes;
 //! iteration is in message order (leaves in wire order, stages in declared
 //! order), so a run is a function of its seed.
 
 pub mod modes;
+pub mod select;
 pub mod stack;
 
 #[cfg(test)]
@@ -30,6 +35,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use modes::FieldFault;
+pub use select::{ElementSelector, SelectSpec};
 pub use stack::{
     CdrPayload, Delivered, FaultStack, Payload, StageFault, StageSpec, StageStats, StageWindow,
 };

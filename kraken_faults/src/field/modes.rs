@@ -105,7 +105,7 @@ fn num(x: f64) -> String {
     }
 }
 
-fn show(v: &SetValue) -> String {
+pub(crate) fn show(v: &SetValue) -> String {
     match v {
         SetValue::Bool(b) => b.to_string(),
         SetValue::Int(i) => i.to_string(),
@@ -137,7 +137,7 @@ fn is_float(p: Primitive) -> bool {
 }
 
 /// A `set` value for a primitive leaf, refused rather than wrapped.
-fn prim_value(v: &SetValue, p: Primitive) -> Result<Value, String> {
+pub(crate) fn prim_value(v: &SetValue, p: Primitive) -> Result<Value, String> {
     let name = p.msg_name();
     if p == Primitive::Bool {
         return match v {

@@ -6,8 +6,13 @@
 //! message (later stages never see it), a duplicate stage hands the next
 //! stages the original and its copies (a later data fault changes each, a
 //! later drop draws for each), a delay stage adds its delay to every message
-//! it sees. The order is part of the spec ([`FaultStack::describe`] lists it,
-//! numbered, for the report) and changes the result: a bias then a scale is
+//! it sees, a throttle stage passes at most one message per slot of
+//! `1/rate_hz`. A drop or delay stage with a `select` acts only on the
+//! matching elements of a sequence of sub-messages ([`super::select`]): they
+//! are removed (drop) or split off into a message of their own, released
+//! `delay_s` later (delay); the rest of the message goes on at once. The
+//! order is part of the spec ([`FaultStack::describe`] lists it, numbered,
+//! for the report) and changes the result: a bias then a scale is
 //! `(x + b)·k`, a scale then a bias `x·k + b`.
 //!
 //! Each stage counts ([`StageStats`]) the messages it `changed` (a data
@@ -25,7 +30,7 @@ use breakbench_msgs::{TypeRegistry, Value};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
-use super::{FieldFault, FieldFaultSpec};
+use super::{ElementSelector, FieldFault, FieldFaultSpec, SelectSpec};
 use crate::activation::Activation;
 use crate::params::{MAX_HOLD_S, MAX_TIME_S};
 use crate::{FaultError, FaultRng};
@@ -33,19 +38,32 @@ use crate::{FaultError, FaultRng};
 /// Largest `copies` of a duplicate stage.
 pub const MAX_COPIES: u32 = 16;
 
+/// Largest `rate_hz` of a throttle stage (a slot of 1 µs).
+pub const MAX_THROTTLE_HZ: f64 = 1e6;
+
 /// A message as a stack sees it. Delivery stages (drop, delay, duplicate)
 /// only clone and move it, so any payload works (raw CDR bytes: `Vec<u8>`);
 /// data stages need the decoded [`Value`] and pass a payload without one
 /// unchanged (uncounted).
 pub trait Payload: Clone {
-    /// The decoded message, if the payload has one.
+    /// The decoded message, if the payload has one, to change.
     fn value_mut(&mut self) -> Option<&mut Value> {
+        None
+    }
+
+    /// The decoded message, if the payload has one, to read (a serialized
+    /// payload read this way keeps its bytes).
+    fn value_ref(&mut self) -> Option<&Value> {
         None
     }
 }
 
 impl Payload for Value {
     fn value_mut(&mut self) -> Option<&mut Value> {
+        Some(self)
+    }
+
+    fn value_ref(&mut self) -> Option<&Value> {
         Some(self)
     }
 }
@@ -58,14 +76,17 @@ impl Payload for Vec<u8> {}
 /// Delivery stages move the bytes untouched; the first active field stage
 /// decodes them with the type ([`Payload::value_mut`]) and
 /// [`CdrPayload::into_bytes`] re-encodes the changed message. A stack with
-/// no active field stage never decodes. Bytes that do not decode as the type
-/// pass field stages unchanged (uncounted); [`CdrPayload::decode_error`]
-/// says why.
+/// no active field or selecting stage never decodes; a selecting stage that
+/// matched nothing only reads it, and the received bytes go out. Bytes that
+/// do not decode as the type pass field stages unchanged (uncounted);
+/// [`CdrPayload::decode_error`] says why.
 #[derive(Debug, Clone)]
 pub struct CdrPayload {
     ty: std::sync::Arc<breakbench_msgs::ResolvedType>,
     bytes: Vec<u8>,
     value: Option<Value>,
+    /// The value was handed out to change ([`Payload::value_mut`]).
+    dirty: bool,
     decode_error: Option<String>,
 }
 
@@ -76,6 +97,7 @@ impl CdrPayload {
             ty,
             bytes,
             value: None,
+            dirty: false,
             decode_error: None,
         }
     }
@@ -91,28 +113,40 @@ impl CdrPayload {
     }
 
     /// The bytes to publish (header + body): the received bytes when no
-    /// field stage decoded the message, else its re-encoding.
+    /// stage changed the decoded message, else its re-encoding.
     ///
     /// # Errors
     /// The encoder's refusal (a field stage made a value the type cannot
     /// carry, e.g. a string over its bound).
     pub fn into_bytes(self) -> Result<Vec<u8>, breakbench_msgs::MsgError> {
         match &self.value {
-            None => Ok(self.bytes),
-            Some(v) => breakbench_msgs::encode(&self.ty, v),
+            Some(v) if self.dirty => breakbench_msgs::encode(&self.ty, v),
+            _ => Ok(self.bytes),
         }
     }
 }
 
-impl Payload for CdrPayload {
-    fn value_mut(&mut self) -> Option<&mut Value> {
+impl CdrPayload {
+    fn decoded(&mut self) {
         if self.value.is_none() && self.decode_error.is_none() {
             match breakbench_msgs::decode(&self.ty, &self.bytes) {
                 Ok(v) => self.value = Some(v),
                 Err(e) => self.decode_error = Some(e.to_string()),
             }
         }
+    }
+}
+
+impl Payload for CdrPayload {
+    fn value_mut(&mut self) -> Option<&mut Value> {
+        self.decoded();
+        self.dirty |= self.value.is_some();
         self.value.as_mut()
+    }
+
+    fn value_ref(&mut self) -> Option<&Value> {
+        self.decoded();
+        self.value.as_ref()
     }
 }
 
@@ -172,6 +206,15 @@ pub enum StageFault {
         /// In [1, [`MAX_COPIES`]].
         copies: u32,
     },
+    /// Rate reduction: a message passes when its arrival is at or after
+    /// the next slot of a grid of `1/rate_hz` anchored at the first passed
+    /// message; the others are withheld. From a faster input the output
+    /// averages exactly `rate_hz` (50 Hz in, 20 Hz out: every 2 of 5);
+    /// after a gap longer than a slot the grid restarts at the next message.
+    Throttle {
+        /// In (0, [`MAX_THROTTLE_HZ`]] Hz.
+        rate_hz: f64,
+    },
     /// A data fault on a field path.
     Field(Box<FieldFaultSpec>),
 }
@@ -183,6 +226,9 @@ pub enum StageFault {
 /// - fault: {drop: {probability: 0.05}}
 /// - fault: {field: {path: angular_velocity.z, mode: bias, bias: 0.02}}
 ///   window: {at_s: 5.0, duration_s: 10.0}
+/// - fault: {delay: {delay_s: 0.2}}     # tf2_msgs/msg/TFMessage: only odom -> base_link
+///   select: {sequence: transforms, where: {header.frame_id: odom, child_frame_id: base_link}}
+/// - fault: {throttle: {rate_hz: 20.0}}
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -194,14 +240,21 @@ pub struct StageSpec {
     /// When it acts (default: from the set time until cleared).
     #[serde(default)]
     pub window: StageWindow,
+    /// Drop and delay only: act on the matching elements of a sequence of
+    /// sub-messages instead of the whole message ([`SelectSpec`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub select: Option<SelectSpec>,
 }
 
 /// Per-stage counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct StageStats {
-    /// Messages it changed (data: a value changed; delay: held).
+    /// Messages it changed (data: a value changed; delay: held; a
+    /// selecting drop: some elements removed; a selecting delay: the
+    /// matching elements split off and held).
     pub changed: u64,
-    /// Messages it withheld (drop).
+    /// Messages it withheld (drop, throttle; a selecting drop: every
+    /// element matched).
     pub withheld: u64,
     /// Messages it added (duplicate copies).
     pub added: u64,
@@ -225,6 +278,11 @@ enum Op {
     Drop(f64),
     Delay(Duration),
     Duplicate(u32),
+    Throttle {
+        period: Duration,
+        /// The next slot's start; `None` until a message passed.
+        next: Option<Duration>,
+    },
     Field(Box<FieldFault>),
 }
 
@@ -232,6 +290,7 @@ enum Op {
 struct Stage {
     spec: StageSpec,
     op: Op,
+    select: Option<ElementSelector>,
     activation: Option<Activation>,
     stats: StageStats,
 }
@@ -273,12 +332,13 @@ fn check_window(w: &StageWindow, kind: &'static str) -> Result<(), FaultError> {
 }
 
 impl StageFault {
-    /// `drop`, `delay`, `duplicate` or `field`.
+    /// `drop`, `delay`, `duplicate`, `throttle` or `field`.
     pub fn kind(&self) -> &'static str {
         match self {
             StageFault::Drop { .. } => "drop",
             StageFault::Delay { .. } => "delay",
             StageFault::Duplicate { .. } => "duplicate",
+            StageFault::Throttle { .. } => "throttle",
             StageFault::Field(_) => "field",
         }
     }
@@ -293,7 +353,11 @@ impl FaultStack {
     /// window out of range (at_s, duration_s, period_s finite in
     /// [0, 1e6] s; duty_cycle in (0, 1] when intermittent), a drop
     /// probability outside [0, 1], a delay outside [0, 60] s, copies outside
-    /// [1, 16], or the field fault's refusal ([`FieldFault::build`]).
+    /// [1, 16], a throttle `rate_hz` not finite in (0, 1e6] Hz, the field
+    /// fault's refusal ([`FieldFault::build`]), a `select` on a stage other
+    /// than drop and delay, or the selection's refusal
+    /// ([`ElementSelector::build`]: [`FaultError::Select`] naming the path
+    /// and the type).
     pub fn build(
         specs: &[StageSpec],
         reg: &TypeRegistry,
@@ -342,13 +406,52 @@ impl FaultStack {
                     }
                     Op::Duplicate(*copies)
                 }
+                StageFault::Throttle { rate_hz } => {
+                    if !(rate_hz.is_finite() && *rate_hz > 0.0 && *rate_hz <= MAX_THROTTLE_HZ) {
+                        return Err(bad(
+                            "rate_hz",
+                            *rate_hz,
+                            &format!("must be finite and in (0, {MAX_THROTTLE_HZ:e}] Hz"),
+                        ));
+                    }
+                    Op::Throttle {
+                        period: Duration::from_secs_f64(1.0 / rate_hz),
+                        next: None,
+                    }
+                }
                 StageFault::Field(f) => Op::Field(Box::new(
                     FieldFault::build(f, reg, type_name).map_err(wrap)?,
                 )),
             };
+            let select = match &spec.select {
+                None => None,
+                Some(sel) => {
+                    if !matches!(
+                        spec.fault,
+                        StageFault::Drop { .. } | StageFault::Delay { .. }
+                    ) {
+                        return Err(wrap(FaultError::Select {
+                            path: sel.sequence.clone(),
+                            ty: type_name.to_string(),
+                            reason: format!(
+                                "'select' works on drop and delay stages, not on {kind}"
+                            ),
+                        }));
+                    }
+                    let ty = reg.resolve(type_name).map_err(|e| {
+                        wrap(FaultError::Select {
+                            path: sel.sequence.clone(),
+                            ty: type_name.to_string(),
+                            reason: e.to_string(),
+                        })
+                    })?;
+                    Some(ElementSelector::build(sel, &ty).map_err(wrap)?)
+                }
+            };
             stages.push(Stage {
                 spec: spec.clone(),
                 op,
+                select,
                 activation: None,
                 stats: StageStats::default(),
             });
@@ -440,6 +543,10 @@ impl FaultStack {
             if !s.activation.as_ref().is_some_and(|a| a.is_active(now)) {
                 continue;
             }
+            if let Some(sel) = &s.select {
+                items = Self::apply_selected(sel, &s.op, i, &mut s.stats, items, rng);
+                continue;
+            }
             match &mut s.op {
                 Op::Drop(p) => {
                     let before = items.len();
@@ -469,6 +576,20 @@ impl FaultStack {
                     }
                     items = out;
                 }
+                Op::Throttle { period, next } => {
+                    let before = items.len();
+                    items.retain(|_| {
+                        let pass = next.is_none_or(|n| now >= n);
+                        if pass {
+                            *next = Some(match *next {
+                                Some(n) if now < n.saturating_add(*period) => n + *period,
+                                _ => now.saturating_add(*period),
+                            });
+                        }
+                        pass
+                    });
+                    s.stats.withheld += (before - items.len()) as u64;
+                }
                 Op::Field(f) => {
                     for it in &mut items {
                         if let Some(v) = it.payload.value_mut() {
@@ -482,6 +603,73 @@ impl FaultStack {
             }
         }
         items
+    }
+
+    /// A drop or delay stage (index `i`, op `op`) limited to the elements
+    /// `sel` matches. Per message: no matching element (or a payload that
+    /// does not decode): untouched; every element matching: the whole
+    /// message dropped / delayed as without a selection (bytes kept);
+    /// some: drop (one draw per message) removes them (`changed`), delay
+    /// removes them and adds a copy of the message holding only them,
+    /// `delay_s` later (`changed`).
+    fn apply_selected<P: Payload>(
+        sel: &ElementSelector,
+        op: &Op,
+        i: usize,
+        stats: &mut StageStats,
+        items: Vec<Delivered<P>>,
+        rng: &mut FaultRng,
+    ) -> Vec<Delivered<P>> {
+        let mut out = Vec::with_capacity(items.len() + 1);
+        for mut it in items {
+            let Some(mask) = it.payload.value_ref().and_then(|v| sel.matches(v)) else {
+                out.push(it);
+                continue;
+            };
+            if !mask.iter().any(|m| *m) {
+                out.push(it);
+                continue;
+            }
+            let all = mask.iter().all(|m| *m);
+            match *op {
+                Op::Drop(p) => {
+                    if !rng.random_bool(p) {
+                        out.push(it);
+                    } else if all {
+                        stats.withheld += 1;
+                    } else {
+                        if let Some(v) = it.payload.value_mut() {
+                            sel.retain(v, &mask, false);
+                        }
+                        it.touched_by.push(i);
+                        stats.changed += 1;
+                        out.push(it);
+                    }
+                }
+                Op::Delay(d) if !d.is_zero() => {
+                    stats.changed += 1;
+                    if all {
+                        it.delay = it.delay.saturating_add(d);
+                        it.touched_by.push(i);
+                        out.push(it);
+                        continue;
+                    }
+                    let mut held = it.clone();
+                    if let Some(v) = held.payload.value_mut() {
+                        sel.retain(v, &mask, true);
+                    }
+                    held.delay = held.delay.saturating_add(d);
+                    held.touched_by.push(i);
+                    if let Some(v) = it.payload.value_mut() {
+                        sel.retain(v, &mask, false);
+                    }
+                    out.push(it);
+                    out.push(held);
+                }
+                _ => out.push(it),
+            }
+        }
+        out
     }
 
     /// The counters of each stage, in declared order.
@@ -501,7 +689,15 @@ impl FaultStack {
                     Op::Drop(p) => format!("drop p={p}"),
                     Op::Delay(d) => format!("delay {} s", d.as_secs_f64()),
                     Op::Duplicate(n) => format!("duplicate x{n}"),
+                    Op::Throttle { .. } => match &s.spec.fault {
+                        StageFault::Throttle { rate_hz } => format!("throttle {rate_hz} Hz"),
+                        _ => unreachable!("a throttle op comes from a throttle spec"),
+                    },
                     Op::Field(f) => f.describe(),
+                };
+                let what = match &s.select {
+                    Some(sel) => format!("{what} of {}", sel.describe()),
+                    None => what,
                 };
                 let w = &s.spec.window;
                 let mut when = Vec::new();

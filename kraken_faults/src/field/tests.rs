@@ -904,4 +904,5 @@ fn bug_robot_localization_325_odometry_pitched_10_degrees() {
 
 // ---------------------------------------------------------------- stacks
 
+mod clock_tf;
 mod stack;
