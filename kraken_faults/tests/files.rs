@@ -430,10 +430,26 @@ channels:
 /// The shipped any-type example loads: one typed, three dynamic channels.
 #[test]
 fn shipped_any_type_example_loads() {
-    let cfg =
-        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml"))
-            .unwrap();
-    assert_eq!(cfg.channels.len(), 1);
+    let p = Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    // Without the shipped ament prefix the custom type is unknown: an error
+    // at that channel's `type` naming the type.
+    let e =
+        ChannelsConfig::parse_with(&text, "any.yaml", &breakbench_msgs::TypeRegistry::builtin())
+            .unwrap_err()
+            .to_string();
+    assert!(
+        e.starts_with("any.yaml:")
+            && e.contains("channels[6].type")
+            && e.contains("lifecycle_msgs/msg/TransitionEvent"),
+        "{e}"
+    );
+    let mut reg = breakbench_msgs::TypeRegistry::builtin();
+    reg.load_prefixes(&[Path::new(ROOT).join("kraken_faults/tests/ament")])
+        .unwrap();
+    let cfg = ChannelsConfig::parse_with(&text, "any.yaml", &reg).unwrap();
+    let typed: Vec<&str> = cfg.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(typed, ["imu", "scan", "odom"]);
     let dynamic: Vec<(&str, &str)> = cfg
         .dynamic_channels
         .iter()
@@ -444,7 +460,8 @@ fn shipped_any_type_example_loads() {
         [
             ("sonar", "sensor_msgs/msg/Range"),
             ("battery", "sensor_msgs/msg/BatteryState"),
-            ("cmd_vel", "geometry_msgs/msg/Twist")
+            ("cmd_vel", "geometry_msgs/msg/Twist"),
+            ("transition_event", "lifecycle_msgs/msg/TransitionEvent")
         ]
     );
 }
