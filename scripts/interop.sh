@@ -17,6 +17,8 @@
 #  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
 #      with a fault stack set, extended and cleared by id from rclpy
 #      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
+#  13. the bug-case scenarios (kraken_faults/scenarios/bugs) by kraken_scenario,
+#      checked by an rclpy consumer (tests/interop/phase13_bug_cases.sh).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -287,6 +289,9 @@ fi
 stop_injector
 echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"
 # ==== end of block 11
+
+# ==== 13. the shipped bug-case scenarios, exact values at an rclpy consumer
+source "$ROOT/tests/interop/phase13_bug_cases.sh"
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]
