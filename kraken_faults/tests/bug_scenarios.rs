@@ -131,8 +131,8 @@ fn scan(t: &Arc<ResolvedType>) -> Value {
         &["header", "frame_id"],
         Value::String("laser".into()),
     );
-    set(&mut v, &["angle_min"], Value::F32(-3.14159));
-    set(&mut v, &["angle_max"], Value::F32(3.14159));
+    set(&mut v, &["angle_min"], Value::F32(-std::f32::consts::PI));
+    set(&mut v, &["angle_max"], Value::F32(std::f32::consts::PI));
     set(&mut v, &["angle_increment"], Value::F32(0.017453));
     set(&mut v, &["range_min"], Value::F32(0.1));
     set(&mut v, &["range_max"], Value::F32(30.0));
