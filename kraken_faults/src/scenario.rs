@@ -476,11 +476,13 @@ impl ScenarioFile {
         Ok(f)
     }
 
-    /// The scenario's faults as the one schedule type every host uses
+    /// The scenario's typed faults as the one schedule type every host uses
     /// ([`FaultSchedule`]): entry `k` is the `k`-th set_fault step (the
     /// steps are in time order, so entry order is step order), set at its
     /// `at_s` and cleared at the `at_s` of the first clear_faults step after
     /// it, if any; its `duration_s` (a transient fault) is in the spec.
+    /// `set_fault_stack` / `clear_fault_stage` steps are not in it: only
+    /// `kraken_scenario` runs them (against the node's services).
     ///
     /// # Errors
     /// Those of [`ScenarioStep::to_fault_spec`] and [`FaultSchedule::new`].
