@@ -824,7 +824,25 @@ struct TypedStacks {
 }
 
 fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
-    // Overflow: WARN once per burst (the first drop after a release without one).
+    warn_overflow(d);
+    let errors = (d.decode_errors, d.encode_errors);
+    for m in d.poll(now) {
+        if let Err(e) = p.publish(RawCdr(m)) {
+            tracing::warn!("channel {}: publish failed: {e:?}", d.name);
+        }
+    }
+    if (d.decode_errors, d.encode_errors) != errors {
+        tracing::warn!(
+            "channel {}: {}",
+            d.name,
+            d.last_error.as_deref().unwrap_or("codec error")
+        );
+    }
+}
+
+/// A stack's hold-queue overflow: WARN once per burst (the first drop after
+/// a release without one).
+fn warn_overflow(d: &mut DynChannel) {
     if d.dropped_overflow != d.overflow_seen {
         if !d.overflow_burst {
             tracing::warn!(
@@ -838,19 +856,6 @@ fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
         d.overflow_seen = d.dropped_overflow;
     } else {
         d.overflow_burst = false;
-    }
-    let errors = (d.decode_errors, d.encode_errors);
-    for m in d.poll(now) {
-        if let Err(e) = p.publish(RawCdr(m)) {
-            tracing::warn!("channel {}: publish failed: {e:?}", d.name);
-        }
-    }
-    if (d.decode_errors, d.encode_errors) != errors {
-        tracing::warn!(
-            "channel {}: {}",
-            d.name,
-            d.last_error.as_deref().unwrap_or("codec error")
-        );
     }
 }
 
@@ -872,6 +877,7 @@ fn release(
         }
     };
     let (stack, rng) = (&mut typed.stacks[i], &mut typed.rngs[i]);
+    warn_overflow(stack.stack_mut());
     let errors = stack.stack().encode_errors;
     for m in out {
         stack.push(m, now, rng);
