@@ -130,6 +130,22 @@ impl TypedStack {
         out
     }
 
+    /// The typed channel's output at `now` through the stack: each message
+    /// `released` by the typed fault ([`Channel::poll`], in order) is pushed,
+    /// then what the stack releases is returned ([`TypedStack::poll`]). The
+    /// node's relay step.
+    pub fn relay(
+        &mut self,
+        released: Vec<SensorMsg>,
+        now: Duration,
+        rng: &mut FaultRng,
+    ) -> Vec<SensorMsg> {
+        for m in released {
+            self.push(m, now, rng);
+        }
+        self.poll(now)
+    }
+
     /// When the earliest held message is due.
     pub fn next_release(&self) -> Option<Duration> {
         self.chan.next_release()
@@ -260,6 +276,35 @@ mod tests {
         s.stack_mut().clear_all(ms(400));
         s.push(scan(4, 12), ms(400), &mut rng);
         assert_eq!(s.poll(ms(400)), vec![scan(4, 12)]);
+    }
+
+    #[test]
+    fn the_stack_runs_after_the_typed_fault() {
+        // Typed fault: scale angular_velocity x2; stack: bias
+        // angular_velocity.x +1. In that order: 0.25 * 2 + 1 = 1.5 (the
+        // other order would give 2.5).
+        let mut c = Channel::new("imu", MsgKind::Imu);
+        let mut spec = FaultSpec::new("imu", FaultSpec::SCALE);
+        spec.scale_factor = 2.0;
+        c.set_fault(&spec, ms(0)).unwrap();
+        let mut s = stack(MsgKind::Imu);
+        s.stack_mut()
+            .set_stack(
+                "[{fault: {field: {path: angular_velocity.x, mode: bias, bias: 1.0}}}]",
+                false,
+                ms(0),
+            )
+            .unwrap();
+        let mut rng = FaultRng::seed_from_u64(3);
+        let mut imu = Imu::default();
+        imu.angular_velocity.x = 0.25;
+        imu.angular_velocity.y = -0.5;
+        c.push(SensorMsg::Imu(imu), ms(10), &mut rng);
+        let out = s.relay(c.poll(ms(10)), ms(10), &mut rng);
+        let [SensorMsg::Imu(o)] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        assert_eq!((o.angular_velocity.x, o.angular_velocity.y), (1.5, -1.0));
     }
 
     #[test]

@@ -879,10 +879,7 @@ fn release(
     let (stack, rng) = (&mut typed.stacks[i], &mut typed.rngs[i]);
     warn_overflow(stack.stack_mut());
     let errors = stack.stack().encode_errors;
-    for m in out {
-        stack.push(m, now, rng);
-    }
-    for m in stack.poll(now) {
+    for m in stack.relay(out, now, rng) {
         if let Err(e) = pubs[i].publish(m) {
             tracing::warn!("channel {}: publish failed: {e}", names[i]);
         }
