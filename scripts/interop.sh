@@ -19,6 +19,8 @@
 #      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
 #  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
 #      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
+#  13. the bug-case scenarios (kraken_faults/scenarios/bugs) by kraken_scenario,
+#      checked by an rclpy consumer (tests/interop/phase13_bug_cases.sh).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -295,6 +297,8 @@ export ROS_DOMAIN_ID=$((BASE + 12)); start_injector clock_tf --ros-args -p chann
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_clock_tf.py"; then pass "/clock and /tf faults: throttle, jump back, stall, tf frame filter; the injector keeps the raw clock"
 else fail "/clock and /tf faults (injector log: $LOGDIR/clock_tf.log)"; tail -20 "$LOGDIR/clock_tf.log"; fi; stop_injector
 # ==== end of block 12
+# ==== 13. the shipped bug-case scenarios, exact values at an rclpy consumer
+source "$ROOT/tests/interop/phase13_bug_cases.sh"
 
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

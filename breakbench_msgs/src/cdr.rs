@@ -158,6 +158,65 @@ pub fn encode(ty: &Arc<ResolvedType>, value: &Value) -> Result<Vec<u8>, MsgError
     Ok(out)
 }
 
+/// Encode a message of a compiled-in serde type (e.g.
+/// `kraken_interfaces::ros::LaserScan`) as little-endian CDR with the
+/// encapsulation header [`CDR_LE_HEADER`]: the serializer ros2-client's
+/// `Publisher<T>` runs (RustDDS's `cdr_encoding`), so the bytes are what a
+/// typed publisher puts on the wire. `type_name` (`pkg/msg/Type`) only names
+/// the type in errors.
+///
+/// # Errors
+/// [`MsgError::Cdr`] when the serializer refuses the value.
+pub fn encode_serde<T: Serialize>(type_name: &str, msg: &T) -> Result<Vec<u8>, MsgError> {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(&CDR_LE_HEADER);
+    cdr_encoding::to_writer::<_, LittleEndian, _>(&mut out, msg).map_err(|source| {
+        MsgError::Cdr {
+            op: "encode",
+            ty: type_name.to_string(),
+            source,
+        }
+    })?;
+    Ok(out)
+}
+
+/// Decode `bytes` (encapsulation header + CDR body, either byte order) into
+/// a compiled-in serde type, as ros2-client's `Subscription<T>` does. The
+/// inverse of [`encode_serde`]; `type_name` only names the type in errors.
+///
+/// # Errors
+/// [`MsgError::Encapsulation`] for a short buffer or an unknown
+/// representation id; [`MsgError::Cdr`] for a body that does not decode.
+pub fn decode_serde<T: de::DeserializeOwned>(type_name: &str, bytes: &[u8]) -> Result<T, MsgError> {
+    let enc_err = |reason: String| MsgError::Encapsulation {
+        ty: type_name.to_string(),
+        reason,
+    };
+    if bytes.len() < 4 {
+        return Err(enc_err(format!(
+            "{} bytes: shorter than the 4-byte encapsulation header",
+            bytes.len()
+        )));
+    }
+    let cdr_err = |source| MsgError::Cdr {
+        op: "decode",
+        ty: type_name.to_string(),
+        source,
+    };
+    let body = &bytes[4..];
+    match (bytes[0], bytes[1]) {
+        (0x00, 0x01) => {
+            T::deserialize(&mut CdrDeserializer::<LittleEndian>::new(body)).map_err(cdr_err)
+        }
+        (0x00, 0x00) => {
+            T::deserialize(&mut CdrDeserializer::<BigEndian>::new(body)).map_err(cdr_err)
+        }
+        (a, b) => Err(enc_err(format!(
+            "representation id {a:02x} {b:02x} is not plain CDR (00 00 or 00 01)"
+        ))),
+    }
+}
+
 /// Which bytes of a peer's encoding of `value` are alignment padding
 /// (`true`), for comparing [`encode`]`(ty, value)` with bytes made by Fast
 /// DDS (Fast CDR leaves padding uninitialised). Indices are those of the

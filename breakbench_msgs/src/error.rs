@@ -52,8 +52,22 @@ pub enum MsgError {
         field: String,
         /// The type it needs.
         missing: String,
-        /// "unknown type" or "types nest in a cycle".
-        why: &'static str,
+        /// "unknown type", "types nest in a cycle", or why its definition
+        /// file was skipped.
+        why: String,
+    },
+
+    /// The type's only definition is in a `.msg` file that was skipped
+    /// because it does not parse or cannot be read
+    /// ([`crate::TypeRegistry::skipped`]).
+    #[error(
+        "message type '{name}' has no usable definition: its file was skipped (broken): {reason}"
+    )]
+    Skipped {
+        /// The type asked for.
+        name: String,
+        /// The skipped file's error (file, line, field).
+        reason: String,
     },
 
     /// CDR bytes could not be decoded as the type, or a value could not be

@@ -38,7 +38,10 @@ pub mod path;
 pub mod registry;
 pub mod value;
 
-pub use cdr::{decode, encode, padding_mask, trailing_allowance, TypedSeed, TypedValue};
+pub use cdr::{
+    decode, decode_serde, encode, encode_serde, padding_mask, trailing_allowance, TypedSeed,
+    TypedValue,
+};
 pub use def::{MsgDef, TypeName};
 pub use error::MsgError;
 pub use path::{FieldPath, LeafMut, LeafType, Selector};

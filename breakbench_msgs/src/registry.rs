@@ -15,10 +15,14 @@ use crate::MsgError;
 /// builtin_interfaces, geometry_msgs, sensor_msgs, nav_msgs, tf2_msgs,
 /// diagnostic_msgs, rosgraph_msgs and rcl_interfaces/Log;
 /// [`TypeRegistry::with_ament_prefix_path`] adds (and overrides with) every
-/// `share/<pkg>/msg/*.msg` of the prefixes on `AMENT_PREFIX_PATH`.
+/// `share/<pkg>/msg/*.msg` of the prefixes on `AMENT_PREFIX_PATH`. A file
+/// that does not parse (or cannot be read) is skipped with a warning: only
+/// its own type becomes unknown ([`TypeRegistry::skipped`]).
 #[derive(Debug, Clone, Default)]
 pub struct TypeRegistry {
     defs: BTreeMap<TypeName, MsgDef>,
+    /// Types whose file was skipped, with the reason (file, line, field).
+    skipped: BTreeMap<TypeName, String>,
 }
 
 /// A resolved message type: its fields with every nested type resolved, as
@@ -106,10 +110,15 @@ impl TypeRegistry {
     /// search order. A prefix without `share/` is skipped. Returns the
     /// number of files loaded.
     ///
+    /// A file that does not parse or cannot be read is skipped: logged at
+    /// WARN (`tracing`) with its error (file, line, field), listed by
+    /// [`TypeRegistry::skipped`], and resolving its type (directly or as a
+    /// nested field) is an error quoting it. A definition of the same type
+    /// from another file (a lower prefix, a built-in one) is kept. Other
+    /// files load as usual (REQ-MSG-DEF).
+    ///
     /// # Errors
-    /// [`MsgError::Io`] for an unreadable directory or file,
-    /// [`MsgError::Parse`] for a file that does not parse (naming the file
-    /// and line).
+    /// [`MsgError::Io`] for an unreadable `share` or `msg` directory.
     pub fn load_prefixes(&mut self, prefixes: &[PathBuf]) -> Result<usize, MsgError> {
         let mut n = 0;
         for prefix in prefixes.iter().rev() {
@@ -151,10 +160,27 @@ impl TypeRegistry {
                 let Some(name) = f.file_stem().and_then(|s| s.to_str()) else {
                     continue;
                 };
-                let text = std::fs::read_to_string(&f).map_err(io(&f))?;
-                let def = parse_msg(pkg, name, &text, &f.display().to_string())?;
-                self.insert(def);
-                n += 1;
+                let def = std::fs::read_to_string(&f)
+                    .map_err(io(&f))
+                    .and_then(|text| parse_msg(pkg, name, &text, &f.display().to_string()));
+                match def {
+                    Ok(def) => {
+                        self.skipped.remove(&def.name);
+                        self.insert(def);
+                        n += 1;
+                    }
+                    Err(e) => {
+                        let tn = TypeName::parse(&format!("{pkg}/msg/{name}"));
+                        tracing::warn!(
+                            "skipping the broken message definition {}: {e} (only this \
+                             type is unknown; the other definitions load)",
+                            f.display()
+                        );
+                        if let Ok(tn) = tn {
+                            self.skipped.insert(tn, e.to_string());
+                        }
+                    }
+                }
             }
         }
         Ok(n)
@@ -168,6 +194,16 @@ impl TypeRegistry {
     /// The definition of `pkg/msg/Type` or `pkg/Type`, if present.
     pub fn get(&self, name: &str) -> Option<&MsgDef> {
         self.defs.get(&TypeName::parse(name).ok()?)
+    }
+
+    /// The `.msg` files skipped while loading prefixes (they did not parse
+    /// or could not be read): `(pkg/msg/Type, the error naming file, line
+    /// and field)`, in name order. A type listed here has no definition
+    /// unless another file (or a built-in one) provided it.
+    pub fn skipped(&self) -> impl Iterator<Item = (String, &str)> {
+        self.skipped
+            .iter()
+            .map(|(t, e)| (t.to_string(), e.as_str()))
     }
 
     /// Number of definitions.
@@ -195,8 +231,14 @@ impl TypeRegistry {
     pub fn resolve(&self, name: &str) -> Result<Arc<ResolvedType>, MsgError> {
         let tn = TypeName::parse(name)?;
         if !self.defs.contains_key(&tn) {
-            return Err(MsgError::UnknownType {
-                name: name.to_string(),
+            return Err(match self.skipped.get(&tn) {
+                Some(reason) => MsgError::Skipped {
+                    name: name.to_string(),
+                    reason: reason.clone(),
+                },
+                None => MsgError::UnknownType {
+                    name: name.to_string(),
+                },
             });
         }
         let mut done = BTreeMap::new();
@@ -228,10 +270,13 @@ impl TypeRegistry {
                         why,
                     };
                     if stack.contains(sub) {
-                        return Err(missing("types nest in a cycle"));
+                        return Err(missing("types nest in a cycle".into()));
                     }
                     if !self.defs.contains_key(sub) {
-                        return Err(missing("unknown type"));
+                        return Err(missing(match self.skipped.get(sub) {
+                            Some(r) => format!("its definition file was skipped (broken): {r}"),
+                            None => "unknown type".into(),
+                        }));
                     }
                     Elem::Msg(self.resolve_inner(sub, done, stack)?)
                 }
@@ -324,12 +369,36 @@ mod tests {
             r.get("std_msgs/msg/Header").unwrap().to_msg_text(),
             "int32 overridden\n"
         );
+        // A broken file is skipped: only its type is unknown, the error
+        // quotes the file, line and field; its neighbours load.
         mk("bad", "my_msgs", "Broken", "int32 a\nfloat99 b\n");
-        let e = r.load_prefixes(&[tmp.join("bad")]).unwrap_err().to_string();
+        mk("bad", "my_msgs", "Fine", "my_msgs/Broken inner\nint8 c\n");
+        mk("bad", "my_msgs", "Alone", "int8 c\n");
+        let n = r.load_prefixes(&[tmp.join("bad")]).unwrap();
+        assert_eq!(n, 2);
+        let why = "share/my_msgs/msg/Broken.msg:2: field 'b': unknown type 'float99' (not a primitive, not a message type name)";
+        let skipped: Vec<(String, &str)> = r.skipped().collect();
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].0, "my_msgs/msg/Broken");
+        assert!(skipped[0].1.ends_with(why), "{skipped:?}");
+        r.resolve("my_msgs/msg/Alone").unwrap();
+        let e = r.resolve("my_msgs/Broken").unwrap_err().to_string();
         assert!(
-            e.ends_with("share/my_msgs/msg/Broken.msg:2: field 'b': unknown type 'float99' (not a primitive, not a message type name)"),
+            e.starts_with("message type 'my_msgs/Broken' has no usable definition: its file was skipped (broken): ")
+                && e.ends_with(why),
             "{e}"
         );
+        let e = r.resolve("my_msgs/Fine").unwrap_err().to_string();
+        assert!(
+            e.starts_with("my_msgs/msg/Fine field 'inner' needs my_msgs/msg/Broken: its definition file was skipped (broken): ")
+                && e.ends_with(why),
+            "{e}"
+        );
+        // A good definition of the same type from another prefix wins.
+        mk("good", "my_msgs", "Broken", "int32 a\n");
+        r.load_prefixes(&[tmp.join("good")]).unwrap();
+        assert_eq!(r.skipped().count(), 0);
+        r.resolve("my_msgs/Fine").unwrap();
         std::fs::remove_dir_all(&tmp).unwrap();
     }
 }

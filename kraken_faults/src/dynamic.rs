@@ -89,11 +89,26 @@ impl DynChannel {
         reg: Arc<TypeRegistry>,
         limits: HoldLimits,
     ) -> Result<Self, String> {
-        let ty = reg.resolve(&cfg.type_name).map_err(|e| e.to_string())?;
-        let stack = FaultStack::build(&[], &reg, &cfg.type_name).map_err(|e| e.to_string())?;
+        Self::with_type(&cfg.name, &cfg.type_name, reg, limits)
+    }
+
+    /// A passthrough channel named `name` of type `type_name` (`pkg/msg/Type`),
+    /// resolved in `reg`: the stack of a dynamic channel, or the stack a
+    /// typed channel runs after its typed fault ([`crate::TypedStack`]).
+    ///
+    /// # Errors
+    /// The registry's refusal of the type.
+    pub fn with_type(
+        name: &str,
+        type_name: &str,
+        reg: Arc<TypeRegistry>,
+        limits: HoldLimits,
+    ) -> Result<Self, String> {
+        let ty = reg.resolve(type_name).map_err(|e| e.to_string())?;
+        let stack = FaultStack::build(&[], &reg, type_name).map_err(|e| e.to_string())?;
         Ok(Self {
-            name: cfg.name.clone(),
-            type_name: cfg.type_name.clone(),
+            name: name.to_string(),
+            type_name: type_name.to_string(),
             reg,
             ty,
             stack,
@@ -323,6 +338,21 @@ impl DynChannel {
     /// (`cleared<k>.*`, `active` false, with their cleared time). Level WARN
     /// while a stage is active, else OK.
     pub fn status(&self, now: Duration, node_name: &str) -> DiagnosticStatus {
+        self.status_with(now, node_name, None)
+    }
+
+    /// [`DynChannel::status`], with a typed channel's own fault (the one
+    /// `~/set_fault` sets, run before the stack) reported after the counters
+    /// and before the stages: `typed_fault` (mode name, `healthy` if none
+    /// was ever set), `typed_fault.active`, `.requested`, `.first_applied`,
+    /// `.cleared` (times as for the stages); the level is WARN while it or a
+    /// stage is active.
+    pub fn status_with(
+        &self,
+        now: Duration,
+        node_name: &str,
+        typed: Option<&crate::Channel>,
+    ) -> DiagnosticStatus {
         let t = |d: Option<Duration>| {
             d.map_or(String::new(), |d| {
                 format!("{}.{:09}", d.as_secs(), d.subsec_nanos())
@@ -341,6 +371,24 @@ impl DynChannel {
         kv("decode_errors".into(), self.decode_errors.to_string());
         kv("encode_errors".into(), self.encode_errors.to_string());
         kv("stage_ids".into(), format!("{:?}", self.ids()));
+        let typed_active = typed.is_some_and(|c| c.is_active(now));
+        if let Some(c) = typed {
+            let st = c.status(now);
+            let at = |x: kraken_interfaces::ros::Time| {
+                let n = x.as_nanos();
+                (n > 0).then(|| Duration::from_nanos(n as u64))
+            };
+            kv(
+                "typed_fault".into(),
+                kraken_interfaces::mode_name(st.fault.mode)
+                    .unwrap_or("?")
+                    .to_string(),
+            );
+            kv("typed_fault.active".into(), st.active.to_string());
+            kv("typed_fault.requested".into(), t(at(st.requested)));
+            kv("typed_fault.first_applied".into(), t(at(st.first_applied)));
+            kv("typed_fault.cleared".into(), t(at(st.cleared)));
+        }
         let active = self.stack.active(now);
         let desc = self.stack.describe();
         let stats = self.stack.stats();
@@ -369,14 +417,22 @@ impl DynChannel {
             kv(format!("{p}.added"), c.stats.added.to_string());
         }
         let n_active = active.iter().filter(|a| **a).count();
+        let typed_note = match typed {
+            Some(_) if typed_active => "typed fault active, ",
+            Some(_) => "no typed fault active, ",
+            None => "",
+        };
         DiagnosticStatus {
-            level: if n_active > 0 {
+            level: if n_active > 0 || typed_active {
                 DiagnosticStatus::WARN
             } else {
                 DiagnosticStatus::OK
             },
             name: format!("{node_name}: {}", self.name),
-            message: format!("{} stage(s), {n_active} active", self.stack.len()),
+            message: format!(
+                "{typed_note}{} stage(s), {n_active} active",
+                self.stack.len()
+            ),
             hardware_id: self.name.clone(),
             values,
         }

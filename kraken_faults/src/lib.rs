@@ -24,6 +24,7 @@ pub mod probe;
 pub mod queue;
 pub mod scenario;
 pub mod schedule;
+pub mod typed_stack;
 
 // The unit tests of the fault modes (`faults/*.rs`) share the integration
 // tests' fixtures, which name this crate `kraken_faults`.
@@ -48,6 +49,7 @@ pub use msg::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
 pub use schedule::{FaultSchedule, ScheduleEvent, ScheduledFault};
+pub use typed_stack::TypedStack;
 
 /// The one random generator type the fault code draws from (seeded by the host).
 pub type FaultRng = rand_chacha::ChaCha8Rng;

@@ -15,6 +15,27 @@
 //! (`bias_rate`, `duration_s`, …), in the same units; `mode` is a name from
 //! `MODE_NAMES`. Unknown keys and unknown mode names are errors naming file,
 //! line and field.
+//!
+//! A `set_fault_stack` step calls `~/set_fault_stack` (REQ-FAULT-STACK) on
+//! any channel, typed or not: `stack` is the list of stages
+//! ([`StageSpec`]), `append` (default false) adds them after the channel's
+//! stack instead of replacing it, `type` (the channel's message type) lets
+//! the loader build the stack against it, so a path the type lacks or a
+//! parameter out of range is a file:line error before anything runs (a
+//! stack with a `field` stage needs it). A `clear_fault_stage` step removes
+//! the stage with id `id` (ids count from 1 per channel, in the order the
+//! stages were added).
+//!
+//! ```yaml
+//!   - label: stamp
+//!     action: set_fault_stack
+//!     channel: scan
+//!     type: sensor_msgs/msg/LaserScan
+//!     at_s: 0.5
+//!     stack:
+//!       - fault: {field: {path: header.stamp.sec, mode: set, value: -1}}
+//!   - {label: unstamp, action: clear_fault_stage, channel: scan, id: 1, at_s: 5.0}
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -24,6 +45,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use std::time::Duration;
 
+use crate::field::{FaultStack, StageFault, StageSpec};
 use crate::params::MAX_TIME_S;
 use crate::{FaultError, FaultSchedule, ScheduledFault};
 
@@ -48,6 +70,10 @@ pub enum ScenarioAction {
     SetFault,
     /// Call `clear_faults` (every channel).
     ClearFaults,
+    /// Call `set_fault_stack` with the step's `channel`, `stack`, `append`.
+    SetFaultStack,
+    /// Call `clear_fault_stage` with the step's `channel` and `id`.
+    ClearFaultStage,
     #[default]
     /// Do nothing but wait until `at_s` (e.g. the end of observation).
     Wait,
@@ -98,6 +124,20 @@ pub struct ScenarioStep {
     pub mode: Option<String>,
     /// Seconds after the scenario starts (injector clock) at which the step runs.
     pub at_s: f64,
+    /// The stages of a `set_fault_stack` step, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Vec<StageSpec>>,
+    /// `set_fault_stack`: add after the channel's stages (default: replace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub append: Option<bool>,
+    /// `set_fault_stack`: the channel's message type (`pkg/msg/Type`), to
+    /// check the stack against at load; required when a stage is a `field`
+    /// fault.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub msg_type: Option<String>,
+    /// `clear_fault_stage`: the id of the stage to remove (from 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<u32>,
     /// Every other key: a FaultSpec parameter by name (`bias_rate`,
     /// `duration_s`, …) in its own unit, set with [`FaultSpec::set_param`]
     /// (so an unknown name or a wrong type is refused at load, naming the
@@ -110,6 +150,22 @@ impl ScenarioStep {
     /// The step's action.
     pub fn action(&self) -> ScenarioAction {
         self.action
+    }
+
+    /// The `stack_yaml` text a `set_fault_stack` step sends (its `stack`
+    /// as a YAML list; empty when the step has none).
+    ///
+    /// # Errors
+    /// [`FaultError::Scenario`] when the YAML writer refuses it (not for a
+    /// stack that was parsed from YAML).
+    pub fn stack_yaml(&self) -> Result<String, FaultError> {
+        match &self.stack {
+            None => Ok(String::new()),
+            Some(st) => serde_yaml_ng::to_string(st).map_err(|e| FaultError::Scenario {
+                label: self.label.clone(),
+                message: format!("stack: {e}"),
+            }),
+        }
     }
 
     /// The FaultSpec a `set_fault` step requests.
@@ -181,6 +237,58 @@ fn step_parameter_error(s: &ScenarioStep) -> Option<(&'static str, String)> {
     first
 }
 
+/// Checks a `set_fault_stack` step's stages as the injector will: each
+/// stage's window and parameters, and, with the channel's message type
+/// `ty`, the whole stack built against it ([`FaultStack::build`]). The error
+/// is `(field under the step, message)`, e.g. `("stack[1].fault", ...)`.
+fn check_stack(
+    stack: &[StageSpec],
+    ty: Option<&str>,
+    reg: Option<&breakbench_msgs::TypeRegistry>,
+) -> Result<(), (String, String)> {
+    let at_stage = |e: FaultError| match e {
+        FaultError::Stage { index, source } => {
+            let field = match *source {
+                FaultError::InvalidParameter { field, .. }
+                    if matches!(field, "at_s" | "duration_s" | "period_s" | "duty_cycle") =>
+                {
+                    format!("stack[{index}].window.{field}")
+                }
+                _ => format!("stack[{index}].fault"),
+            };
+            (field, source.to_string())
+        }
+        other => ("stack".to_string(), other.to_string()),
+    };
+    match (ty, reg) {
+        (Some(ty), Some(reg)) => {
+            reg.resolve(ty)
+                .map_err(|e| ("type".to_string(), e.to_string()))?;
+            FaultStack::build(stack, reg, ty)
+                .map(|_| ())
+                .map_err(at_stage)
+        }
+        _ => {
+            if let Some(i) = stack
+                .iter()
+                .position(|st| matches!(st.fault, StageFault::Field(_)))
+            {
+                return Err((
+                    format!("stack[{i}].fault"),
+                    "a field stage needs the step's `type` (the channel's message type) so \
+                     that its path is checked at load"
+                        .into(),
+                ));
+            }
+            // Delivery stages do not depend on the type.
+            let reg = breakbench_msgs::TypeRegistry::builtin();
+            FaultStack::build(stack, &reg, "std_msgs/msg/Empty")
+                .map(|_| ())
+                .map_err(at_stage)
+        }
+    }
+}
+
 impl ScenarioFile {
     /// Parses a scenario `text` read from `path`.
     ///
@@ -190,9 +298,57 @@ impl ScenarioFile {
     /// without channel or mode, a channel/mode on another action, `at_s`
     /// negative or decreasing, a duplicate label, and a set_fault parameter
     /// the injector would refuse on every channel type (e.g. a garbage span
-    /// that overflows; line of that parameter).
+    /// that overflows; line of that parameter); a set_fault_stack step
+    /// without channel or stack, a stage the injector would refuse
+    /// (`steps[i].stack[k].fault` or `.window.<field>`), a field stage
+    /// without the step's `type`, a `type` that is not a known message type;
+    /// a clear_fault_stage step without channel or with an id missing or 0;
+    /// a key that belongs to another action.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        // Loaded only when a stack names its type (built-in types plus
+        // AMENT_PREFIX_PATH, as the injector resolves channel types).
+        let reg = if f
+            .steps
+            .iter()
+            .any(|s| s.msg_type.is_some() && s.action() == ScenarioAction::SetFaultStack)
+        {
+            Some(
+                breakbench_msgs::TypeRegistry::with_ament_prefix_path().map_err(|e| {
+                    crate::config::semantic(
+                        path,
+                        text,
+                        "steps".into(),
+                        format!("cannot load the message definitions of AMENT_PREFIX_PATH: {e}"),
+                    )
+                })?,
+            )
+        } else {
+            None
+        };
+        Self::check(f, text, path, reg.as_ref())
+    }
+
+    /// As [`ScenarioFile::parse`], checking stacks against the types of
+    /// `reg` instead of the built-in and `AMENT_PREFIX_PATH` ones.
+    ///
+    /// # Errors
+    /// As [`ScenarioFile::parse`].
+    pub fn parse_with(
+        text: &str,
+        path: &str,
+        reg: &breakbench_msgs::TypeRegistry,
+    ) -> Result<Self, FaultError> {
+        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        Self::check(f, text, path, Some(reg))
+    }
+
+    fn check(
+        f: ScenarioFile,
+        text: &str,
+        path: &str,
+        reg: Option<&breakbench_msgs::TypeRegistry>,
+    ) -> Result<Self, FaultError> {
         for (i, s) in f.steps.iter().enumerate() {
             let e = |field: &str, message: String| {
                 crate::config::semantic(path, text, format!("steps[{i}].{field}"), message)
@@ -216,6 +372,53 @@ impl ScenarioFile {
                     ),
                 ));
             }
+            let stack_step = matches!(
+                s.action(),
+                ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage
+            );
+            if stack_step {
+                if let Some(k) = s.params.keys().next() {
+                    return Err(e(
+                        k,
+                        format!(
+                            "unknown key `{k}` for {:?} (keys: label, action, channel, at_s, \
+                             and stack, append, type for set_fault_stack; id for \
+                             clear_fault_stage)",
+                            s.action()
+                        ),
+                    ));
+                }
+            }
+            let own = |field: &str, present: bool, allowed: bool| -> Result<(), FaultError> {
+                if present && !allowed {
+                    Err(e(
+                        field,
+                        format!("{:?} does not take `{field}`", s.action()),
+                    ))
+                } else {
+                    Ok(())
+                }
+            };
+            own(
+                "stack",
+                s.stack.is_some(),
+                s.action() == ScenarioAction::SetFaultStack,
+            )?;
+            own(
+                "append",
+                s.append.is_some(),
+                s.action() == ScenarioAction::SetFaultStack,
+            )?;
+            own(
+                "type",
+                s.msg_type.is_some(),
+                s.action() == ScenarioAction::SetFaultStack,
+            )?;
+            own(
+                "id",
+                s.id.is_some(),
+                s.action() == ScenarioAction::ClearFaultStage,
+            )?;
             // Every step's parameters are FaultSpec fields of the right type
             // (a wait step's are not used, as before: only names and types
             // are checked).
@@ -237,6 +440,32 @@ impl ScenarioFile {
                         return Err(e(field, message));
                     }
                 }
+                ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage => {
+                    if s.channel.is_none() {
+                        return Err(e("channel", format!("{:?} needs a channel", s.action())));
+                    }
+                    if s.mode.is_some() {
+                        return Err(e("mode", "only set_fault takes a mode".into()));
+                    }
+                    if s.action() == ScenarioAction::ClearFaultStage {
+                        match s.id {
+                            None => return Err(e("id", "clear_fault_stage needs an id".into())),
+                            Some(0) => return Err(e("id", "stage ids count from 1".into())),
+                            Some(_) => {}
+                        }
+                    } else {
+                        let Some(stack) = &s.stack else {
+                            return Err(e(
+                                "stack",
+                                "set_fault_stack needs a stack (an empty list clears the \
+                                 channel's stack)"
+                                    .into(),
+                            ));
+                        };
+                        check_stack(stack, s.msg_type.as_deref(), reg)
+                            .map_err(|(field, m)| e(&field, m))?;
+                    }
+                }
                 _ => {
                     if s.channel.is_some() || s.mode.is_some() {
                         return Err(e("action", "only set_fault takes channel and mode".into()));
@@ -247,11 +476,13 @@ impl ScenarioFile {
         Ok(f)
     }
 
-    /// The scenario's faults as the one schedule type every host uses
+    /// The scenario's typed faults as the one schedule type every host uses
     /// ([`FaultSchedule`]): entry `k` is the `k`-th set_fault step (the
     /// steps are in time order, so entry order is step order), set at its
     /// `at_s` and cleared at the `at_s` of the first clear_faults step after
     /// it, if any; its `duration_s` (a transient fault) is in the spec.
+    /// `set_fault_stack` / `clear_fault_stage` steps are not in it: only
+    /// `kraken_scenario` runs them (against the node's services).
     ///
     /// # Errors
     /// Those of [`ScenarioStep::to_fault_spec`] and [`FaultSchedule::new`].
@@ -318,6 +549,80 @@ mod tests {
                 at: Duration::from_secs(25),
                 entries: vec![0, 1]
             }
+        );
+    }
+
+    #[test]
+    fn stack_steps_parse_and_bad_ones_name_file_line_and_field() {
+        let reg = breakbench_msgs::TypeRegistry::builtin();
+        let ok = "name: t\nsteps:\n  - label: a\n    action: set_fault_stack\n    channel: scan\n    type: sensor_msgs/msg/LaserScan\n    at_s: 0.5\n    stack:\n      - fault: {field: {path: header.stamp.sec, mode: set, value: -1}}\n      - fault: {drop: {probability: 0.5}}\n        window: {at_s: 1.0}\n  - {label: b, action: clear_fault_stage, channel: scan, id: 2, at_s: 3.0}\n";
+        let f = ScenarioFile::parse_with(ok, "t.yaml", &reg).unwrap();
+        assert_eq!(f.steps[0].action(), ScenarioAction::SetFaultStack);
+        assert_eq!(f.steps[0].stack.as_ref().unwrap().len(), 2);
+        assert_eq!(f.steps[1].id, Some(2));
+        // The stack steps are not in-process schedule entries.
+        assert!(f.schedule().unwrap().entries().is_empty());
+        let back: Vec<StageSpec> =
+            serde_yaml_ng::from_str(&f.steps[0].stack_yaml().unwrap()).unwrap();
+        assert_eq!(&back, f.steps[0].stack.as_ref().unwrap());
+
+        let err = |text: &str| {
+            ScenarioFile::parse_with(text, "t.yaml", &reg)
+                .unwrap_err()
+                .to_string()
+        };
+        // A path the type lacks: the stage's line.
+        let e = err(&ok.replace("header.stamp.sec", "header.stamp.secs"));
+        assert!(e.starts_with("t.yaml:9:"), "{e}");
+        assert!(
+            e.contains("steps[0].stack[0].fault") && e.contains("secs"),
+            "{e}"
+        );
+        // A window out of range: the window's field.
+        let e = err(&ok.replace("window: {at_s: 1.0}", "window: {at_s: -1.0}"));
+        assert!(e.starts_with("t.yaml:11:"), "{e}");
+        assert!(e.contains("steps[0].stack[1].window.at_s"), "{e}");
+        // A parameter out of range.
+        let e = err(&ok.replace("probability: 0.5", "probability: 1.5"));
+        assert!(
+            e.contains("steps[0].stack[1].fault") && e.contains("probability"),
+            "{e}"
+        );
+        // An unknown stage key: serde's own line.
+        let e = err(&ok.replace("{drop: {probability: 0.5}}", "{drop: {p: 0.5}}"));
+        assert!(e.starts_with("t.yaml:10:"), "{e}");
+        // A field stage without the type; an unknown type.
+        let e = err(&ok.replace("    type: sensor_msgs/msg/LaserScan\n", ""));
+        assert!(
+            e.contains("steps[0].stack[0].fault") && e.contains("`type`"),
+            "{e}"
+        );
+        let e = err(&ok.replace("sensor_msgs/msg/LaserScan", "sensor_msgs/msg/LaserScn"));
+        assert!(
+            e.starts_with("t.yaml:6:") && e.contains("steps[0].type"),
+            "{e}"
+        );
+        // Missing pieces and keys of another action.
+        let e = err(&ok.replace("id: 2, ", ""));
+        assert!(e.contains("steps[1].id"), "{e}");
+        let e = err(&ok.replace("id: 2, ", "id: 0, "));
+        assert!(e.contains("steps[1].id") && e.contains("from 1"), "{e}");
+        let e = err(&ok.replace("    channel: scan\n", ""));
+        assert!(e.contains("steps[0].channel"), "{e}");
+        let e = err(&ok.replace("id: 2, ", "id: 2, append: true, "));
+        assert!(e.contains("steps[1].append"), "{e}");
+        let e = err(&ok.replace("id: 2, ", "id: 2, bias: 1.0, "));
+        assert!(
+            e.contains("steps[1].bias") && e.contains("unknown key"),
+            "{e}"
+        );
+        // Delivery stages need no type.
+        let no_type = "name: t\nsteps:\n  - {label: a, action: set_fault_stack, channel: c, at_s: 0, stack: [{fault: {delay: {delay_s: 0.1}}}]}\n";
+        ScenarioFile::parse_with(no_type, "t.yaml", &reg).unwrap();
+        let e = err(&no_type.replace("0.1", "61"));
+        assert!(
+            e.contains("steps[0].stack[0].fault") && e.contains("delay_s"),
+            "{e}"
         );
     }
 }

@@ -427,14 +427,30 @@ channels:
     );
 }
 
-/// The shipped any-type example loads: one typed, five dynamic channels;
+/// The shipped any-type example loads: three typed, six dynamic channels;
 /// under use_sim_time the node's clock is the clock channel's input.
 #[test]
 fn shipped_any_type_example_loads() {
-    let cfg =
-        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml"))
-            .unwrap();
-    assert_eq!(cfg.channels.len(), 1);
+    let p = Path::new(ROOT).join("kraken_faults/config/channels_any_type.yaml");
+    let text = std::fs::read_to_string(&p).unwrap();
+    // Without the shipped ament prefix the custom type is unknown: an error
+    // at that channel's `type` naming the type.
+    let e =
+        ChannelsConfig::parse_with(&text, "any.yaml", &breakbench_msgs::TypeRegistry::builtin())
+            .unwrap_err()
+            .to_string();
+    assert!(
+        e.starts_with("any.yaml:")
+            && e.contains("channels[8].type")
+            && e.contains("lifecycle_msgs/msg/TransitionEvent"),
+        "{e}"
+    );
+    let mut reg = breakbench_msgs::TypeRegistry::builtin();
+    reg.load_prefixes(&[Path::new(ROOT).join("kraken_faults/tests/ament")])
+        .unwrap();
+    let cfg = ChannelsConfig::parse_with(&text, "any.yaml", &reg).unwrap();
+    let typed: Vec<&str> = cfg.channels.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(typed, ["imu", "scan", "odom"]);
     let dynamic: Vec<(&str, &str)> = cfg
         .dynamic_channels
         .iter()
@@ -447,7 +463,8 @@ fn shipped_any_type_example_loads() {
             ("battery", "sensor_msgs/msg/BatteryState"),
             ("cmd_vel", "geometry_msgs/msg/Twist"),
             ("clock", "rosgraph_msgs/msg/Clock"),
-            ("tf", "tf2_msgs/msg/TFMessage")
+            ("tf", "tf2_msgs/msg/TFMessage"),
+            ("transition_event", "lifecycle_msgs/msg/TransitionEvent")
         ]
     );
     let src = kraken_faults::clock_source(&cfg, None, |n| n.to_string()).unwrap();
@@ -455,4 +472,33 @@ fn shipped_any_type_example_loads() {
         (src.resolved.as_str(), src.channel),
         ("/clock_raw", Some(3))
     );
+}
+
+/// A broken .msg on AMENT_PREFIX_PATH makes only its own type unknown: a
+/// channel of another type from the same prefix loads, and a channel of the
+/// broken type is an error at its `type` that quotes the skipped file.
+#[test]
+fn a_broken_msg_file_only_makes_its_own_type_unknown() {
+    let tmp = std::env::temp_dir().join(format!("kraken_broken_msg_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let d = tmp.join("share/my_msgs/msg");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("Good.msg"), "float64 level\n").unwrap();
+    std::fs::write(d.join("Bad.msg"), "float64 level\nfloat99 oops\n").unwrap();
+    let mut reg = breakbench_msgs::TypeRegistry::builtin();
+    assert_eq!(reg.load_prefixes(std::slice::from_ref(&tmp)).unwrap(), 1);
+    let good = "channels:\n  - name: g\n    type: my_msgs/msg/Good\n    input_topic: /a\n    output_topic: /b\n    qos: {reliability: reliable, depth: 10}\n";
+    let cfg = ChannelsConfig::parse_with(good, "c.yaml", &reg).unwrap();
+    assert_eq!(cfg.dynamic_channels[0].type_name, "my_msgs/msg/Good");
+    let bad = format!("{good}  - name: b\n    type: my_msgs/Bad\n    input_topic: /c\n    output_topic: /d\n    qos: {{reliability: reliable, depth: 10}}\n");
+    let e = ChannelsConfig::parse_with(&bad, "c.yaml", &reg)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("c.yaml:8:5: channels[1].type: "), "{e}");
+    assert!(
+        e.contains("its file was skipped (broken)")
+            && e.ends_with("share/my_msgs/msg/Bad.msg:2: field 'oops': unknown type 'float99' (not a primitive, not a message type name)"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
 }

@@ -18,9 +18,14 @@
 //! `~/clear_fault_stage` (kraken_interfaces/srv/ClearFaultStage) removes one
 //! stage by id, `~/clear_faults` empties every stack too, and
 //! `~/stack_status` (diagnostic_msgs/msg/DiagnosticArray, one status per
-//! dynamic channel) reports the stages at `status_rate_hz` and on every call.
+//! channel) reports the stages at `status_rate_hz` and on every call.
 //! A `rosgraph_msgs/msg/Clock` channel publishing `/clock` is the node's own
 //! sim clock source through its *input* (REQ-FAULT-TF-CLOCK).
+//!
+//! The typed channels have a stack too ([`kraken_faults::TypedStack`]), run
+//! after their typed fault on the message's CDR form; the same two
+//! services set it. `~/set_fault` on a typed channel replaces its faults:
+//! the typed fault and the stack (seed 001's meaning).
 //!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
@@ -51,7 +56,7 @@ use breakbench_ros::{
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{
     channel_rng, clock_source, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig,
-    Reliability, SensorMsg,
+    Reliability, SensorMsg, TypedStack,
 };
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
@@ -168,7 +173,7 @@ fn default_channels_file() -> PathBuf {
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "fault_injector",
-        "relays the channels of channels.yaml through fault stages; services ~/set_fault, ~/clear_faults, and for channels of any other type ~/set_fault_stack, ~/clear_fault_stage; status on ~/status and ~/stack_status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
+        "relays the channels of channels.yaml through fault stages; services ~/set_fault (typed channels), ~/clear_faults, ~/set_fault_stack and ~/clear_fault_stage (every channel); status on ~/status and ~/stack_status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",
         "kraken_faults/README.md",
     );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
@@ -289,6 +294,21 @@ fn run() -> Result<ExitCode> {
     } else {
         TypeRegistry::with_ament_prefix_path()?
     });
+    // Typed channels' stacks (after the typed fault), each on its own
+    // random stream `<name>/stack` (the typed fault's draws do not move).
+    let mut typed_stacks = Vec::new();
+    let mut stack_rngs = Vec::new();
+    for c in &cfg.channels {
+        typed_stacks.push(
+            TypedStack::new(&c.name, c.kind, reg.clone(), cfg.hold_limits_of(c))
+                .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
+        );
+        stack_rngs.push(channel_rng(seed as u64, &format!("{}/stack", c.name)));
+    }
+    let mut typed = TypedStacks {
+        stacks: typed_stacks,
+        rngs: stack_rngs,
+    };
     let mut dyns = Vec::new();
     let mut dyn_subs = Vec::new();
     let mut dyn_pubs = Vec::new();
@@ -325,11 +345,7 @@ fn run() -> Result<ExitCode> {
     let clear_srv = node.server::<TriggerSrv>("~/clear_faults")?;
     let stack_srv = node.server::<SetFaultStackSrv>("~/set_fault_stack")?;
     let stage_srv = node.server::<ClearFaultStageSrv>("~/clear_fault_stage")?;
-    let stack_status_pub = if dyns.is_empty() {
-        None
-    } else {
-        Some(node.publisher::<DiagnosticArray>("~/stack_status", qos::publish())?)
-    };
+    let stack_status_pub = node.publisher::<DiagnosticArray>("~/stack_status", qos::publish())?;
     let node_fqn = node.args.fully_qualified_name();
     // A Clock channel's input feeds the clock from its own messages (in
     // order with them); any other clock topic gets a subscription.
@@ -466,6 +482,7 @@ fn run() -> Result<ExitCode> {
                     .iter()
                     .filter_map(|c| c.next_release())
                     .chain(dyns.iter().filter_map(|d| d.next_release()))
+                    .chain(typed.stacks.iter().filter_map(|t| t.next_release()))
                     .min()
                 {
                     deadline = deadline.min(wall + next.saturating_sub(now));
@@ -494,7 +511,7 @@ fn run() -> Result<ExitCode> {
                     if let Err(e) = injector.push(&names[i], msg, now, &mut rngs[i]) {
                         tracing::warn!("channel {}: {e}", names[i]);
                     }
-                    release(&mut injector, &pubs, &names, i, now);
+                    release(&mut injector, &pubs, &names, &mut typed, i, now);
                     // Under a continuous input stream the timer never wins the
                     // select: do the periodic work only when it is due.
                     if Instant::now() < deadline {
@@ -526,7 +543,7 @@ fn run() -> Result<ExitCode> {
                     }
                 }
                 Some(Event::SetStack(id, req)) => {
-                    let resp = match dyns.iter_mut().find(|d| d.name == req.channel) {
+                    let resp = match stack_of(&mut dyns, &mut typed.stacks, &req.channel) {
                         Some(d) => match d.set_stack(&req.stack_yaml, req.append, now) {
                             Ok(ids) => SetFaultStackResponse {
                                 success: true,
@@ -546,7 +563,7 @@ fn run() -> Result<ExitCode> {
                         },
                         None => SetFaultStackResponse {
                             success: false,
-                            message: unknown_dyn_channel(&req.channel, &names, &dyns),
+                            message: unknown_channel(&req.channel, &names, &dyns),
                             ids: Vec::new(),
                         },
                     };
@@ -565,7 +582,7 @@ fn run() -> Result<ExitCode> {
                     changed = true;
                 }
                 Some(Event::ClearStage(id, req)) => {
-                    let resp = match dyns.iter_mut().find(|d| d.name == req.channel) {
+                    let resp = match stack_of(&mut dyns, &mut typed.stacks, &req.channel) {
                         Some(d) => match d.clear_stage(req.id, now) {
                             Ok(()) => ClearFaultStageResponse {
                                 success: true,
@@ -583,7 +600,7 @@ fn run() -> Result<ExitCode> {
                         },
                         None => ClearFaultStageResponse {
                             success: false,
-                            message: unknown_dyn_channel(&req.channel, &names, &dyns),
+                            message: unknown_channel(&req.channel, &names, &dyns),
                         },
                     };
                     if resp.success {
@@ -603,8 +620,11 @@ fn run() -> Result<ExitCode> {
                 Some(Event::SetFault(id, req)) => {
                     let spec = req.fault;
                     let set = match names.iter().position(|n| *n == spec.channel) {
+                        // Seed 001's meaning: one fault replaces the
+                        // channel's faults, its stack included.
                         Some(k) => injector
                             .set_fault_seeded(&spec, now, &mut rngs[k])
+                            .map(|()| typed.stacks[k].stack_mut().clear_all(now))
                             .map_err(anyhow::Error::from),
                         None => match dyns.iter().find(|d| d.name == spec.channel) {
                             Some(d) => Err(anyhow::anyhow!(
@@ -652,6 +672,9 @@ fn run() -> Result<ExitCode> {
                     for d in &mut dyns {
                         d.clear_all(now);
                     }
+                    for t in &mut typed.stacks {
+                        t.stack_mut().clear_all(now);
+                    }
                     tracing::info!("cleared all faults");
                     let resp = TriggerResponse {
                         success: true,
@@ -671,7 +694,7 @@ fn run() -> Result<ExitCode> {
             }
             let now = clock.now();
             for i in 0..names.len() {
-                release(&mut injector, &pubs, &names, i, now);
+                release(&mut injector, &pubs, &names, &mut typed, i, now);
             }
             for (d, p) in dyns.iter_mut().zip(&dyn_pubs) {
                 release_dyn(d, p, now);
@@ -717,17 +740,23 @@ fn run() -> Result<ExitCode> {
                     if let Err(e) = status_pub.publish(st) {
                         tracing::warn!("status: {e:?}");
                     }
-                    if let Some(p) = &stack_status_pub {
-                        let arr = DiagnosticArray {
-                            header: Header {
-                                stamp: breakbench_ros::to_stamp(now),
-                                frame_id: String::new(),
-                            },
-                            status: dyns.iter().map(|d| d.status(now, &node_fqn)).collect(),
-                        };
-                        if let Err(e) = p.publish(arr) {
-                            tracing::warn!("stack_status: {e:?}");
-                        }
+                    // Typed channels first (typed fault, then stages), then
+                    // the dynamic ones.
+                    let arr = DiagnosticArray {
+                        header: Header {
+                            stamp: breakbench_ros::to_stamp(now),
+                            frame_id: String::new(),
+                        },
+                        status: typed
+                            .stacks
+                            .iter()
+                            .zip(injector.channels())
+                            .map(|(t, c)| t.status(now, &node_fqn, c))
+                            .chain(dyns.iter().map(|d| d.status(now, &node_fqn)))
+                            .collect(),
+                    };
+                    if let Err(e) = stack_status_pub.publish(arr) {
+                        tracing::warn!("stack_status: {e:?}");
                     }
                     last_status_key = key;
                     next_status = wall + status_period;
@@ -810,34 +839,39 @@ fn channel_qos(
     (sub_qos, pub_qos)
 }
 
-fn unknown_dyn_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> String {
-    if typed.iter().any(|n| n == name) {
-        format!(
-            "channel '{name}' is a typed channel: set its fault with ~/set_fault (fault stacks \
-             are for channels of other types)"
-        )
-    } else {
-        let known: Vec<&str> = dyns.iter().map(|d| d.name.as_str()).collect();
-        format!("unknown dynamic channel '{name}' (dynamic channels: {known:?})")
+/// The fault stack of channel `name`: a dynamic channel's, or a typed
+/// channel's (run after its typed fault).
+fn stack_of<'a>(
+    dyns: &'a mut [DynChannel],
+    typed: &'a mut [TypedStack],
+    name: &str,
+) -> Option<&'a mut DynChannel> {
+    match dyns.iter_mut().find(|d| d.name == name) {
+        Some(d) => Some(d),
+        None => typed
+            .iter_mut()
+            .map(TypedStack::stack_mut)
+            .find(|d| d.name == name),
     }
 }
 
+fn unknown_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> String {
+    let known: Vec<&str> = typed
+        .iter()
+        .map(String::as_str)
+        .chain(dyns.iter().map(|d| d.name.as_str()))
+        .collect();
+    format!("unknown channel '{name}' (channels: {known:?})")
+}
+
+/// The typed channels' stacks and their random streams.
+struct TypedStacks {
+    stacks: Vec<TypedStack>,
+    rngs: Vec<FaultRng>,
+}
+
 fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
-    // Overflow: WARN once per burst (the first drop after a release without one).
-    if d.dropped_overflow != d.overflow_seen {
-        if !d.overflow_burst {
-            tracing::warn!(
-                "channel {}: hold queue full, dropping the held message due first \
-                 ({} dropped so far; hold_limits in channels.yaml)",
-                d.name,
-                d.dropped_overflow
-            );
-        }
-        d.overflow_burst = true;
-        d.overflow_seen = d.dropped_overflow;
-    } else {
-        d.overflow_burst = false;
-    }
+    warn_overflow(d);
     let errors = (d.decode_errors, d.encode_errors);
     for m in d.poll(now) {
         if let Err(e) = p.publish(RawCdr(m)) {
@@ -853,7 +887,35 @@ fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
     }
 }
 
-fn release(injector: &mut Injector, pubs: &[ChanPub], names: &[String], i: usize, now: Duration) {
+/// A stack's hold-queue overflow: WARN once per burst (the first drop after
+/// a release without one).
+fn warn_overflow(d: &mut DynChannel) {
+    if d.dropped_overflow != d.overflow_seen {
+        if !d.overflow_burst {
+            tracing::warn!(
+                "channel {}: hold queue full, dropping the held message due first \
+                 ({} dropped so far; hold_limits in channels.yaml)",
+                d.name,
+                d.dropped_overflow
+            );
+        }
+        d.overflow_burst = true;
+        d.overflow_seen = d.dropped_overflow;
+    } else {
+        d.overflow_burst = false;
+    }
+}
+
+/// Publishes what typed channel `i` releases at `now`: its typed fault's
+/// output through its stack (by value while no stage is active).
+fn release(
+    injector: &mut Injector,
+    pubs: &[ChanPub],
+    names: &[String],
+    typed: &mut TypedStacks,
+    i: usize,
+    now: Duration,
+) {
     let out = match injector.poll(&names[i], now) {
         Ok(o) => o,
         Err(e) => {
@@ -861,9 +923,19 @@ fn release(injector: &mut Injector, pubs: &[ChanPub], names: &[String], i: usize
             return;
         }
     };
-    for m in out {
+    let (stack, rng) = (&mut typed.stacks[i], &mut typed.rngs[i]);
+    warn_overflow(stack.stack_mut());
+    let errors = stack.stack().encode_errors;
+    for m in stack.relay(out, now, rng) {
         if let Err(e) = pubs[i].publish(m) {
             tracing::warn!("channel {}: publish failed: {e}", names[i]);
         }
+    }
+    if stack.stack().encode_errors != errors {
+        tracing::warn!(
+            "channel {}: stack output withheld: {}",
+            names[i],
+            stack.stack().last_error.as_deref().unwrap_or("codec error")
+        );
     }
 }

@@ -5,6 +5,8 @@
 //! in-process run (set at `at_s`, cleared by the next clear_faults step,
 //! `duration_s` in the spec); the runner calls the services at the
 //! schedule's events ([`kraken_faults::FaultSchedule::events`]).
+//! `set_fault_stack` and `clear_fault_stage` steps call those services at
+//! their `at_s` (stack steps are not part of the in-process schedule).
 //!
 //! Time: `at_s` counts from the moment both services were found, on the
 //! wall clock, or on `/clock` when the parameter `use_sim_time` is true.
@@ -23,15 +25,18 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use breakbench_ros::{Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
-use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScheduleEvent};
+use breakbench_ros::{
+    ClearFaultStageSrv, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, SetFaultStackSrv,
+    TriggerSrv,
+};
+use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScenarioStep, ScheduleEvent};
 use kraken_interfaces::ros::TriggerRequest;
-use kraken_interfaces::{mode_name, SetFaultRequest};
+use kraken_interfaces::{mode_name, ClearFaultStageRequest, SetFaultRequest, SetFaultStackRequest};
 
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "kraken_scenario <scenario.yaml>",
-        "runs a kraken scenario file (set_fault / clear_faults / wait steps) against a running fault_injector, calling its services as a user would; exit 0 when every step succeeded",
+        "runs a kraken scenario file (set_fault / clear_faults / set_fault_stack / clear_fault_stage / wait steps) against a running fault_injector, calling its services as a user would; exit 0 when every step succeeded",
         "kraken_faults/README.md (scenario files; parameters injector, timeout_s, use_sim_time)",
     );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
@@ -73,13 +78,15 @@ async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -
 }
 
 /// What the runner does at a time of its timeline.
-enum Act {
+enum Act<'a> {
     /// Call `set_fault` with schedule entry `.0`.
     Set(usize),
     /// Call `clear_faults`.
     Clear,
     /// Nothing (a wait step: the end of observation).
     Wait,
+    /// Call `set_fault_stack` or `clear_fault_stage` with this step.
+    Stack(&'a ScenarioStep),
 }
 
 /// The runner's timeline: every event of `schedule` (set_fault calls for its
@@ -90,7 +97,7 @@ enum Act {
 fn timeline<'a>(
     scenario: &'a ScenarioFile,
     schedule: &FaultSchedule,
-) -> Vec<(Duration, &'a str, Act)> {
+) -> Vec<(Duration, &'a str, Act<'a>)> {
     let steps = |a: ScenarioAction| scenario.steps.iter().filter(move |s| s.action() == a);
     let set_labels: Vec<&str> = steps(ScenarioAction::SetFault)
         .map(|s| s.label.as_str())
@@ -100,7 +107,7 @@ fn timeline<'a>(
             .find(|s| Duration::from_secs_f64(s.at_s) == at)
             .map_or("clear_faults", |s| s.label.as_str())
     };
-    let mut out: Vec<(Duration, &str, Act)> = schedule
+    let mut out: Vec<(Duration, &str, Act<'a>)> = schedule
         .events()
         .into_iter()
         .map(|ev| match ev {
@@ -119,6 +126,18 @@ fn timeline<'a>(
     }
     for s in steps(ScenarioAction::Wait) {
         out.push((Duration::from_secs_f64(s.at_s), s.label.as_str(), Act::Wait));
+    }
+    for s in scenario.steps.iter().filter(|s| {
+        matches!(
+            s.action(),
+            ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage
+        )
+    }) {
+        out.push((
+            Duration::from_secs_f64(s.at_s),
+            s.label.as_str(),
+            Act::Stack(s),
+        ));
     }
     out.sort_by_key(|(t, _, _)| *t);
     out
@@ -153,6 +172,13 @@ fn run() -> Result<bool> {
     let mut node = RosNode::new(env, args)?;
     let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
     let clear = node.client::<TriggerSrv>(&format!("{injector}/clear_faults"))?;
+    let uses = |a: ScenarioAction| scenario.steps.iter().any(|s| s.action() == a);
+    let (uses_stack, uses_stage) = (
+        uses(ScenarioAction::SetFaultStack),
+        uses(ScenarioAction::ClearFaultStage),
+    );
+    let stack = node.client::<SetFaultStackSrv>(&format!("{injector}/set_fault_stack"))?;
+    let stage = node.client::<ClearFaultStageSrv>(&format!("{injector}/clear_fault_stage"))?;
     let clock_sub = node.clock_subscription()?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
@@ -182,7 +208,11 @@ fn run() -> Result<bool> {
         // Poll the match tables (see RosNode::service_ready for why not
         // ros2-client's wait_for_service).
         let found = with_timeout(timeout, async {
-            while !(node.service_ready(&set) && node.service_ready(&clear)) {
+            while !(node.service_ready(&set)
+                && node.service_ready(&clear)
+                && (!uses_stack || node.service_ready(&stack))
+                && (!uses_stage || node.service_ready(&stage)))
+            {
                 smol::Timer::after(Duration::from_millis(20)).await;
             }
         })
@@ -269,6 +299,64 @@ fn run() -> Result<bool> {
                     }
                 }
                 Act::Wait => println!("[{t:8.3} s] {label}: wait"),
+                Act::Stack(step) => {
+                    let channel = step.channel.clone().unwrap_or_default();
+                    let answer = if step.action() == ScenarioAction::SetFaultStack {
+                        let req = SetFaultStackRequest {
+                            channel: channel.clone(),
+                            stack_yaml: step.stack_yaml()?,
+                            append: step.append.unwrap_or(false),
+                        };
+                        let desc = format!(
+                            "set_fault_stack on {channel} ({} stage(s), append={})",
+                            step.stack.as_ref().map_or(0, Vec::len),
+                            req.append
+                        );
+                        with_timeout(timeout, stack.async_call_service(Msg(req)))
+                            .await
+                            .map(|r| {
+                                r.map(|Msg(r)| {
+                                    (
+                                        desc.clone(),
+                                        r.success,
+                                        format!("{} ids={:?}", r.message, r.ids),
+                                    )
+                                })
+                                .map_err(|e| (desc.clone(), e.to_string()))
+                            })
+                            .ok_or_else(|| format!("set_fault_stack on {channel}"))
+                    } else {
+                        let id = step.id.unwrap_or_default();
+                        let desc = format!("clear_fault_stage {id} on {channel}");
+                        let req = ClearFaultStageRequest {
+                            channel: channel.clone(),
+                            id,
+                        };
+                        with_timeout(timeout, stage.async_call_service(Msg(req)))
+                            .await
+                            .map(|r| {
+                                r.map(|Msg(r)| (desc.clone(), r.success, r.message))
+                                    .map_err(|e| (desc.clone(), e.to_string()))
+                            })
+                            .ok_or(desc)
+                    };
+                    match answer {
+                        Ok(Ok((desc, ok, message))) => {
+                            all_ok &= ok;
+                            println!(
+                                "[{t:8.3} s] {label}: {desc}: success={ok} message={message:?}"
+                            );
+                        }
+                        Ok(Err((desc, e))) => {
+                            all_ok = false;
+                            println!("[{t:8.3} s] {label}: {desc}: call failed: {e}");
+                        }
+                        Err(desc) => {
+                            all_ok = false;
+                            println!("[{t:8.3} s] {label}: {desc}: no response within {timeout:?}");
+                        }
+                    }
+                }
             }
         }
         println!(

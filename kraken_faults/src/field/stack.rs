@@ -515,6 +515,14 @@ impl FaultStack {
             .collect()
     }
 
+    /// Whether any stage is active at `now` (no allocation: the host's
+    /// check before paying for a message's CDR round trip).
+    pub fn any_active(&self, now: Duration) -> bool {
+        self.stages
+            .iter()
+            .any(|s| s.activation.as_ref().is_some_and(|a| a.is_active(now)))
+    }
+
     /// Runs one message received at `now` through the active stages in
     /// declared order. An empty result withholds it; several entries are
     /// the message and its copies, in order.
