@@ -13,6 +13,7 @@
 # config/bench_any_type.yaml, typed vs raw relay in interleaved blocks:
 #   BENCH_MODE=any scripts/bench_injector.sh          10 kHz Imu, 1 kHz Imu faulted, 40 Hz LaserScan sector fault
 #   BENCH_MODE=any BENCH_ARGS="--rounds 5 --block-s 3" scripts/bench_injector.sh
+# BENCH_CHANNELS replaces that channels file (same channel names and topics).
 # BENCH_DOMAIN_ID sets ROS_DOMAIN_ID inside the namespace (default 77).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -27,7 +28,7 @@ ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
 export ROS_DOMAIN_ID="${BENCH_DOMAIN_ID:-77}" ROS_DISTRO=jazzy
 INJ_ARGS=()
 if [[ "${BENCH_MODE:-}" == any ]]; then
-  INJ_ARGS=(--ros-args -p "channels_file:=$ROOT/kraken_faults/config/bench_any_type.yaml")
+  INJ_ARGS=(--ros-args -p "channels_file:=${BENCH_CHANNELS:-$ROOT/kraken_faults/config/bench_any_type.yaml}")
 fi
 KRAKEN_FAULTS_ENABLE=1 RUST_LOG=warn "$TARGET_DIR/release/fault_injector" "${INJ_ARGS[@]}" >"$TARGET_DIR/bench/fault_injector${BENCH_MODE:+_$BENCH_MODE}.log" 2>&1 &
 INJ=$!

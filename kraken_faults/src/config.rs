@@ -420,12 +420,11 @@ impl ChannelsConfig {
             let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
                 serde::de::value::Error,
             >::new(&c.kind));
-            let dynamic = |resolve: &mut dyn FnMut(&str) -> Result<String, String>| match resolve(
-                &c.kind,
-            ) {
-                Ok(n) => Ok(ChanType::Dynamic(n)),
-                Err(m) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
-            };
+            let dynamic =
+                |resolve: &mut dyn FnMut(&str) -> Result<String, String>| match resolve(&c.kind) {
+                    Ok(n) => Ok(ChanType::Dynamic(n)),
+                    Err(m) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
+                };
             let t = match (typed, c.relay) {
                 (Ok(k), None | Some(Relay::Typed)) => ChanType::Typed(k),
                 (Ok(_), Some(Relay::Raw)) | (Err(_), None | Some(Relay::Raw)) => dynamic(resolve)?,

@@ -152,6 +152,10 @@ fn udp_rcvbuf_errors() -> u64 {
         .unwrap_or(0)
 }
 
+/// Over one phase: its label, the typed and the raw channel's (in, out)
+/// counter changes, the UDP receive-buffer overflows.
+type PhaseCounters = (&'static str, (u64, u64), (u64, u64), u64);
+
 /// Waits past one status period and returns the counters then, with the
 /// namespace's UDP receive-buffer overflows under the key `udp_rcvbuf_errors`.
 fn snapshot(c: &Counters) -> BTreeMap<String, (u64, u64)> {
@@ -305,7 +309,10 @@ fn path_row(
     wrong_direct: &Wrong,
 ) -> PathRow {
     let mine: Vec<&Block> = blocks.iter().filter(|b| b.raw == raw).collect();
-    let (inj, direct) = (inj.lock().expect("poisoned"), direct.lock().expect("poisoned"));
+    let (inj, direct) = (
+        inj.lock().expect("poisoned"),
+        direct.lock().expect("poisoned"),
+    );
     let (mut a, mut b, mut d) = (Vec::new(), Vec::new(), Vec::new());
     let mut block_p50 = Vec::new();
     for bl in &mine {
@@ -321,7 +328,9 @@ fn path_row(
     }
     let count = |w: &Wrong| {
         let w = w.lock().expect("poisoned");
-        mine.iter().map(|bl| w.get(&bl.phase).copied().unwrap_or(0)).sum()
+        mine.iter()
+            .map(|bl| w.get(&bl.phase).copied().unwrap_or(0))
+            .sum()
     };
     let sent: u64 = mine.iter().map(|b| b.sent).sum();
     let secs: f64 = mine.iter().map(|b| b.elapsed_s).sum();
@@ -463,7 +472,10 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
         }
     }
     let t_svc = Instant::now();
-    while !(node.service_ready(&set) && node.service_ready(&set_stack) && node.service_ready(&clear)) {
+    while !(node.service_ready(&set)
+        && node.service_ready(&set_stack)
+        && node.service_ready(&clear))
+    {
         if t_svc.elapsed() > Duration::from_secs(30) {
             bail!("services of the injector not matched after 30 s");
         }
@@ -475,21 +487,21 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
     };
     let set_fault = |spec: FaultSpec| -> Result<()> {
         let ch = spec.channel.clone();
-        let Msg(r) =
-            futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
-                .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
+        let Msg(r) = futures::executor::block_on(
+            set.async_call_service(Msg(SetFaultRequest { fault: spec })),
+        )
+        .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
         ensure!(r.success, "set_fault {ch}: {}", r.message);
         Ok(())
     };
     let set_fault_stack = |channel: &str, yaml: &str| -> Result<()> {
-        let Msg(r) = futures::executor::block_on(set_stack.async_call_service(Msg(
-            SetFaultStackRequest {
+        let Msg(r) =
+            futures::executor::block_on(set_stack.async_call_service(Msg(SetFaultStackRequest {
                 channel: channel.into(),
                 stack_yaml: yaml.into(),
                 append: false,
-            },
-        )))
-        .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
+            })))
+            .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
         ensure!(r.success, "set_fault_stack {channel}: {}", r.message);
         Ok(())
     };
@@ -518,14 +530,16 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
     };
 
     // The injector's counters of (typed, raw) channel over each phase.
-    let mut inside: Vec<(&str, (u64, u64), (u64, u64), u64)> = Vec::new();
+    let mut inside: Vec<PhaseCounters> = Vec::new();
 
     // (a) Imu 10 kHz, no fault.
     let before = snapshot(&counters);
     let n = (10_000.0 * a.imu_block_s) as u64;
     let blocks = alternate(P_IMU_10K, a.rounds, 10_000.0, n, |p, i, r| {
         let m = imu(p, i);
-        (if r { &imu_raw } else { &imu_typed }).publish(m.clone()).ok();
+        (if r { &imu_raw } else { &imu_typed })
+            .publish(m.clone())
+            .ok();
         imu_direct.publish(m).ok();
     });
     let ra = rows_of("(a) Imu 10 kHz, no fault", &blocks);
@@ -548,7 +562,9 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
     let n = (1000.0 * a.imu_block_s) as u64;
     let blocks = alternate(P_IMU_FAULT, a.rounds, 1000.0, n, |p, i, r| {
         let m = imu(p, i);
-        (if r { &imu_raw } else { &imu_typed }).publish(m.clone()).ok();
+        (if r { &imu_raw } else { &imu_typed })
+            .publish(m.clone())
+            .ok();
         imu_direct.publish(m).ok();
     });
     let rb = rows_of("(b) Imu 1 kHz, bias 0.5 on angular_velocity.z", &blocks);
@@ -572,7 +588,9 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
     let n = (40.0 * a.scan_block_s) as u64;
     let blocks = alternate(P_SCAN, a.rounds, 40.0, n, |p, i, r| {
         let m = scan(p, i);
-        (if r { &scan_raw } else { &scan_typed }).publish(m.clone()).ok();
+        (if r { &scan_raw } else { &scan_typed })
+            .publish(m.clone())
+            .ok();
         scan_direct.publish(m).ok();
     });
     let rc = rows_of("(c) LaserScan 1080 beams 40 Hz", &blocks);
@@ -608,7 +626,9 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
             r.paired_max,
         );
     }
-    println!("(latencies in µs; typed scan fault: bias 0.25 m; raw scan fault: ranges[0:90] = +inf)");
+    println!(
+        "(latencies in µs; typed scan fault: bias 0.25 m; raw scan fault: ranges[0:90] = +inf)"
+    );
     let rows = [&ra, &rb, &rc];
     for ((phase, t, r, bufs), [rt, rr]) in inside.iter().zip(rows) {
         let split = |sent: u64, (i, o): (u64, u64), got: usize| {
