@@ -26,6 +26,15 @@
 //! ([`DynamicChannelConfig`], in [`ChannelsConfig::dynamic_channels`]),
 //! relayed as raw CDR through a [`crate::field::FaultStack`]
 //! (REQ-FAULT-ANY-TYPE).
+//!
+//! `relay: raw` ([`Relay::Raw`]) makes a channel of one of the four typed
+//! kinds a dynamic channel too: the same message type relayed as raw CDR
+//! through a fault stack (`~/set_fault_stack`) instead of the typed codec and
+//! the classic modes (`~/set_fault`). It exists so the two paths can be
+//! compared on the same type and wire bytes (`fault_injector_bench --mode
+//! any`, `config/bench_any_type.yaml`); the default `relay: typed` keeps the
+//! typed path. On any other type `relay: raw` is what happens anyway and
+//! `relay: typed` is an error.
 
 use std::path::Path;
 
@@ -97,6 +106,21 @@ struct RawChannel {
     tf_keepalive: Option<TfKeepaliveConfig>,
     #[serde(default)]
     hold_limits: Option<HoldLimitsOverride>,
+    #[serde(default)]
+    relay: Option<Relay>,
+}
+
+/// How a channel relays its messages (`relay:` in channels.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relay {
+    /// Decoded into the typed message and faulted by the classic modes
+    /// (`~/set_fault`); only the four typed kinds. Default for them.
+    Typed,
+    /// Raw CDR bytes through a fault stack (`~/set_fault_stack`): a dynamic
+    /// channel whatever the type. Default (and the only choice) for any
+    /// other type.
+    Raw,
 }
 
 /// A channel's type as resolved from its `type` string.
@@ -358,7 +382,8 @@ impl ChannelsConfig {
     /// of the later channel's topic), depth 0, `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz,
     /// `max_held_messages` 0 or `max_held_bytes` below
-    /// [`HoldLimits::MIN_BYTES`] (file-wide or per channel).
+    /// [`HoldLimits::MIN_BYTES`] (file-wide or per channel), `relay: typed`
+    /// on a type that is not one of the four typed kinds.
     ///
     /// A `type` that is not one of the four typed kinds is looked up in the
     /// built-in types and `AMENT_PREFIX_PATH` (loaded only then); see
@@ -395,14 +420,29 @@ impl ChannelsConfig {
             let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
                 serde::de::value::Error,
             >::new(&c.kind));
-            let t = match typed {
-                Ok(k) => ChanType::Typed(k),
-                Err(_) => match resolve(&c.kind) {
-                    Ok(n) => ChanType::Dynamic(n),
-                    Err(m) => {
-                        return Err(semantic(path, text, format!("channels[{i}].type"), m));
-                    }
-                },
+            let dynamic =
+                |resolve: &mut dyn FnMut(&str) -> Result<String, String>| match resolve(&c.kind) {
+                    Ok(n) => Ok(ChanType::Dynamic(n)),
+                    Err(m) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
+                };
+            let t = match (typed, c.relay) {
+                (Ok(k), None | Some(Relay::Typed)) => ChanType::Typed(k),
+                (Ok(_), Some(Relay::Raw)) | (Err(_), None | Some(Relay::Raw)) => dynamic(resolve)?,
+                (Err(_), Some(Relay::Typed)) => {
+                    // Report an unknown type first, then the relay.
+                    dynamic(resolve)?;
+                    return Err(semantic(
+                        path,
+                        text,
+                        format!("channels[{i}].relay"),
+                        format!(
+                            "'typed' needs one of the four typed kinds (sensor_msgs/msg/NavSatFix, \
+                             sensor_msgs/msg/Imu, nav_msgs/msg/Odometry, sensor_msgs/msg/LaserScan); \
+                             '{}' is relayed raw",
+                            c.kind
+                        ),
+                    ));
+                }
             };
             types.push(t);
         }
@@ -522,8 +562,13 @@ impl ChannelsConfig {
                         text,
                         at("tf_keepalive"),
                         format!(
-                            "only odometry channels carry a transform; this one is {}",
-                            types[i].name()
+                            "only typed odometry channels carry a transform; this one is {}{}",
+                            types[i].name(),
+                            if c.relay == Some(Relay::Raw) {
+                                " (relay: raw)"
+                            } else {
+                                ""
+                            }
                         ),
                     ));
                 }

@@ -40,7 +40,7 @@ pub use channel::{
 };
 pub use config::{
     check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits,
-    HoldLimitsOverride, OverflowPolicy, QosConfig, Reliability, TfKeepaliveConfig,
+    HoldLimitsOverride, OverflowPolicy, QosConfig, Relay, Reliability, TfKeepaliveConfig,
 };
 pub use dynamic::{clock_of, clock_source, ClockSource, DynChannel};
 pub use error::FaultError;

@@ -502,3 +502,84 @@ fn a_broken_msg_file_only_makes_its_own_type_unknown() {
     );
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// `relay: raw` hosts a typed kind as a dynamic channel (raw CDR through a
+/// fault stack); `relay: typed` is the default and refused on other types.
+#[test]
+fn relay_raw_makes_a_typed_kind_dynamic() {
+    let text = "\
+channels:
+  - name: imu
+    type: sensor_msgs/msg/Imu
+    input_topic: /imu/data_raw
+    output_topic: /imu/data
+    qos: {reliability: best_effort, depth: 50}
+  - name: imu_any
+    type: sensor_msgs/msg/Imu
+    relay: raw
+    input_topic: /imu_any/data_raw
+    output_topic: /imu_any/data
+    qos: {reliability: best_effort, depth: 50}
+";
+    let cfg = ChannelsConfig::parse(text, "c.yaml").unwrap();
+    assert_eq!(cfg.channels.len(), 1);
+    assert_eq!(cfg.channels[0].kind, MsgKind::Imu);
+    let d = &cfg.dynamic_channels[0];
+    assert_eq!(
+        (d.name.as_str(), d.type_name.as_str(), d.index),
+        ("imu_any", "sensor_msgs/msg/Imu", 1)
+    );
+    // Explicit `typed` is the default.
+    let typed = text.replace("relay: raw", "relay: typed");
+    let cfg = ChannelsConfig::parse(&typed, "c.yaml").unwrap();
+    assert_eq!((cfg.channels.len(), cfg.dynamic_channels.len()), (2, 0));
+    // `typed` on a type that has no typed path.
+    let range = typed.replace(
+        "type: sensor_msgs/msg/Imu\n    relay",
+        "type: sensor_msgs/msg/Range\n    relay",
+    );
+    let (line, field, msg) = cfg_err(ChannelsConfig::parse(&range, "c.yaml").unwrap_err());
+    assert_eq!((line, field.as_str()), (9, "channels[1].relay"), "{msg}");
+    assert!(msg.contains("sensor_msgs/msg/Range"), "{msg}");
+    // An unknown relay.
+    let bad = text.replace("relay: raw", "relay: bytes");
+    let (line, _, msg) = cfg_err(ChannelsConfig::parse(&bad, "c.yaml").unwrap_err());
+    assert_eq!(line, 9, "{msg}");
+    // No TF keep-alive on a raw odometry channel.
+    let odom = text
+        .replace("sensor_msgs/msg/Imu", "nav_msgs/msg/Odometry")
+        .replace(
+            "relay: raw\n",
+            "relay: raw\n    tf_keepalive: {tf_rate_hz: 10.0}\n",
+        );
+    let (_, field, msg) = cfg_err(ChannelsConfig::parse(&odom, "c.yaml").unwrap_err());
+    assert_eq!(field, "channels[1].tf_keepalive", "{msg}");
+    assert!(msg.contains("relay: raw"), "{msg}");
+}
+
+/// The any-type benchmark's channels: imu and scan typed, imu_any and
+/// scan_any the same types relayed raw.
+#[test]
+fn shipped_bench_any_type_loads() {
+    let cfg =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/bench_any_type.yaml"))
+            .unwrap();
+    let typed: Vec<(&str, MsgKind)> = cfg
+        .channels
+        .iter()
+        .map(|c| (c.name.as_str(), c.kind))
+        .collect();
+    assert_eq!(typed, [("imu", MsgKind::Imu), ("scan", MsgKind::LaserScan)]);
+    let raw: Vec<(&str, &str)> = cfg
+        .dynamic_channels
+        .iter()
+        .map(|c| (c.name.as_str(), c.type_name.as_str()))
+        .collect();
+    assert_eq!(
+        raw,
+        [
+            ("imu_any", "sensor_msgs/msg/Imu"),
+            ("scan_any", "sensor_msgs/msg/LaserScan")
+        ]
+    );
+}

@@ -24,6 +24,11 @@
 //! and scan, then 20,000 Imu at the generator's top rate and `--scans`
 //! LaserScans of 1 MB (262,144 beams); VmRSS every second while the queue
 //! fills, holds and drains (60 s after the flood), against the caps.
+//!
+//! `--mode any` (`BENCH_MODE=any scripts/bench_injector.sh`, the injector on
+//! `config/bench_any_type.yaml`): the raw any-type relay path against the
+//! typed path in interleaved blocks ([`any`]); `--rounds N` (3),
+//! `--block-s S` (2: seconds per Imu block), `--scan-block-s S` (5).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -36,6 +41,9 @@ use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv
 use futures::StreamExt;
 use kraken_interfaces::ros::{Header, Imu, LaserScan, Time, TriggerRequest};
 use kraken_interfaces::{FaultSpec, SetFaultRequest};
+
+#[path = "fault_injector_bench/any.rs"]
+mod any;
 
 /// (phase, seq) -> latency in ns.
 type Samples = Arc<Mutex<BTreeMap<(u32, u64), i64>>>;
@@ -443,6 +451,11 @@ fn main() -> Result<()> {
         scans: 200,
         delay_s: 60.0,
     };
+    let mut any_args = any::AnyArgs {
+        rounds: 3,
+        imu_block_s: 2.0,
+        scan_block_s: 5.0,
+    };
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -451,7 +464,12 @@ fn main() -> Result<()> {
             }
             "--seconds" => seconds = it.next().context("--seconds S")?.parse()?,
             "--json" => json = Some(it.next().context("--json FILE")?.clone()),
-            "--mode" => la.mode = it.next().context("--mode latency|soak|flood")?.clone(),
+            "--mode" => la.mode = it.next().context("--mode latency|soak|flood|any")?.clone(),
+            "--rounds" => any_args.rounds = it.next().context("--rounds N")?.parse()?,
+            "--block-s" => any_args.imu_block_s = it.next().context("--block-s S")?.parse()?,
+            "--scan-block-s" => {
+                any_args.scan_block_s = it.next().context("--scan-block-s S")?.parse()?
+            }
             "--rate-hz" => la.rate_hz = it.next().context("--rate-hz HZ")?.parse()?,
             "--scans" => la.scans = it.next().context("--scans N")?.parse()?,
             "--delay-s" => la.delay_s = it.next().context("--delay-s S")?.parse()?,
@@ -464,7 +482,8 @@ fn main() -> Result<()> {
     match la.mode.as_str() {
         "latency" => {}
         "soak" | "flood" => return run_memory_mode(&mut node, pid, seconds, &la),
-        other => bail!("unknown --mode {other} (latency, soak, flood)"),
+        "any" => return any::run(&mut node, &any_args),
+        other => bail!("unknown --mode {other} (latency, soak, flood, any)"),
     }
     let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
     let rx_qos = qos::subscribe(2000);

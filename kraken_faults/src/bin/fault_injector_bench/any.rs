@@ -1,0 +1,701 @@
+//! `--mode any` (`BENCH_MODE=any scripts/bench_injector.sh`): the raw
+//! (any-type) relay path against the typed path of the same node, same run.
+//!
+//! The injector runs with `config/bench_any_type.yaml`: `imu` and `scan`
+//! typed, `imu_any` and `scan_any` the same message types with `relay: raw`
+//! (raw CDR through a fault stack, the path of every non-typed type). Each
+//! phase alternates blocks of `--block-s` seconds between the typed and the
+//! raw channel (`--rounds` rounds, the order swapped every round: typed, raw,
+//! raw, typed, ...), so load from other processes hits both alike. Every
+//! message also goes on a direct topic in the same instant; the figures per
+//! path pool its blocks:
+//!
+//! - (a) Imu at 10 kHz, no fault: loss, added p50/p99, ratio raw/typed p99.
+//! - (b) Imu at 1 kHz with a data fault: typed `~/set_fault` mode bias 0.5
+//!   on `imu`, raw `~/set_fault_stack` `angular_velocity.z` bias 0.5 on
+//!   `imu_any`; added latency each and the ratio.
+//! - (c) LaserScan of 1,080 beams at 40 Hz: raw `scan_any` with the sector
+//!   fault `ranges[0:90]` set to +inf; typed `scan` with mode bias 0.25 m
+//!   (finite ranges + 0.25) as today's typed data fault for reference.
+//!   "Keeps up": nothing lost and every message's added latency (paired,
+//!   below) under the 25 ms period (a one-message backlog would exceed it);
+//!   the p50 of every block is printed to show any growth.
+//!
+//! Latencies in µs, wall clock, receive − publish. "Added" is the path's
+//! percentile minus the direct path's percentile over the same blocks (the
+//! definition of the latency mode); "paired" is the percentile of the
+//! per-message difference (injector − direct for the same message), which
+//! cancels most of the scheduling noise both copies share; the verdicts use
+//! the paired figures (on this shared machine a stall of the direct path
+//! alone can make the percentile difference negative). The injector's own
+//! counters (`~/status`, `~/stack_status`) and the namespace's UDP
+//! receive-buffer overflows (`/proc/net/snmp`) over each phase split a loss
+//! into before the injector's input, inside it, and after its output.
+//! Every received
+//! message is checked against the value its path must carry (unchanged; z
+//! = 0.1 + 0.5; ranges + 0.25; beams 0–89 +inf and the rest unchanged): the
+//! `wrong` column counts the others, so a fault that did nothing shows.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, ensure, Result};
+use breakbench_ros::ros2_client::qos::History;
+use breakbench_ros::ros2_client::Subscription;
+use breakbench_ros::{qos, Msg, RosNode, SetFaultSrv, SetFaultStackSrv, TriggerSrv};
+use futures::StreamExt;
+use kraken_interfaces::ros::{DiagnosticArray, Header, Imu, LaserScan, TriggerRequest};
+use kraken_interfaces::{FaultSpec, FaultStatus, SetFaultRequest, SetFaultStackRequest};
+
+use super::{imu, paced, parse_id, percentile, scan, wall_ns, Samples};
+
+/// Options of the mode.
+pub struct AnyArgs {
+    /// Rounds per phase (each round one typed and one raw block).
+    pub rounds: u32,
+    /// Seconds per block of the 10 kHz and 1 kHz Imu phases.
+    pub imu_block_s: f64,
+    /// Seconds per block of the 40 Hz LaserScan phase.
+    pub scan_block_s: f64,
+}
+
+/// The input Imu's yaw rate (rad/s) and the bias both faults add.
+const Z_IN: f64 = 0.1;
+const IMU_BIAS: f64 = 0.5;
+/// Typed scan bias, m.
+const SCAN_BIAS: f64 = 0.25;
+/// Beams of the raw sector fault: `ranges[0:90]`.
+const SECTOR: usize = 90;
+/// The raw Imu path's field-path fault.
+const IMU_STACK: &str = "[{fault: {field: {path: angular_velocity.z, mode: bias, bias: 0.5}}}]";
+/// The raw LaserScan path's sector fault.
+const SCAN_STACK: &str = "[{fault: {field: {path: 'ranges[0:90]', mode: set, value: inf}}}]";
+
+/// Phase bases (frame_id "phase:seq"); block k of a phase is base + k.
+const P_IMU_10K: u32 = 100;
+const P_IMU_FAULT: u32 = 200;
+const P_SCAN: u32 = 300;
+
+/// Messages per phase whose content was not what the path must deliver.
+type Wrong = Arc<Mutex<BTreeMap<u32, u64>>>;
+
+/// The injector's own counters, channel -> (messages_in, messages_out),
+/// from its latest `~/status` (typed) and `~/stack_status` (raw) messages.
+type Counters = Arc<Mutex<BTreeMap<String, (u64, u64)>>>;
+
+/// Keeps [`Counters`] up to date from the injector's status topics
+/// (published at its `status_rate_hz`, 1 Hz by default).
+fn spawn_counters(node: &mut RosNode) -> Result<Counters> {
+    let c: Counters = Arc::default();
+    let typed = node.subscription::<FaultStatus>("/fault_injector/status", qos::subscribe(10))?;
+    let raw =
+        node.subscription::<DiagnosticArray>("/fault_injector/stack_status", qos::subscribe(10))?;
+    let c1 = c.clone();
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = typed.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                if let Ok((m, _)) = r {
+                    let mut c = c1.lock().expect("poisoned");
+                    for ch in m.channels {
+                        c.insert(ch.channel, (ch.messages_in, ch.messages_out));
+                    }
+                }
+            }
+        })
+    });
+    let c2 = c.clone();
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = raw.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                if let Ok((m, _)) = r {
+                    let mut c = c2.lock().expect("poisoned");
+                    for st in m.status {
+                        let get = |k: &str| {
+                            st.values
+                                .iter()
+                                .find(|v| v.key == k)
+                                .and_then(|v| v.value.parse().ok())
+                                .unwrap_or(0)
+                        };
+                        let v = (get("messages_in"), get("messages_out"));
+                        c.insert(st.hardware_id, v);
+                    }
+                }
+            }
+        })
+    });
+    Ok(c)
+}
+
+/// `Udp: RcvbufErrors` of this network namespace (`/proc/net/snmp`):
+/// datagrams dropped because a receiving socket's buffer was full, by any
+/// process of the namespace (the injector and this bench only). 0 if
+/// unreadable.
+fn udp_rcvbuf_errors() -> u64 {
+    let Ok(t) = std::fs::read_to_string("/proc/net/snmp") else {
+        return 0;
+    };
+    let mut udp = t.lines().filter(|l| l.starts_with("Udp:"));
+    let (Some(names), Some(values)) = (udp.next(), udp.next()) else {
+        return 0;
+    };
+    names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .find(|(n, _)| *n == "RcvbufErrors")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Over one phase: its label, the typed and the raw channel's (in, out)
+/// counter changes, the UDP receive-buffer overflows.
+type PhaseCounters = (&'static str, (u64, u64), (u64, u64), u64);
+
+/// Waits past one status period and returns the counters then, with the
+/// namespace's UDP receive-buffer overflows under the key `udp_rcvbuf_errors`.
+fn snapshot(c: &Counters) -> BTreeMap<String, (u64, u64)> {
+    std::thread::sleep(Duration::from_millis(1200));
+    let mut m = c.lock().expect("poisoned").clone();
+    m.insert("udp_rcvbuf_errors".into(), (udp_rcvbuf_errors(), 0));
+    m
+}
+
+/// The counters' change of `channel` between two snapshots, (in, out).
+fn delta(
+    a: &BTreeMap<String, (u64, u64)>,
+    b: &BTreeMap<String, (u64, u64)>,
+    channel: &str,
+) -> (u64, u64) {
+    let (x, y) = (
+        a.get(channel).copied().unwrap_or_default(),
+        b.get(channel).copied().unwrap_or_default(),
+    );
+    (y.0.saturating_sub(x.0), y.1.saturating_sub(x.1))
+}
+
+/// Receives `sub`, records the latency of every message under its
+/// (phase, seq) in `samples` and counts in `wrong` those `ok` rejects.
+fn spawn_checked<M, F, C>(sub: Subscription<M>, samples: Samples, wrong: Wrong, header_of: F, ok: C)
+where
+    M: serde::de::DeserializeOwned + Send + 'static,
+    F: Fn(&M) -> &Header + Send + 'static,
+    C: Fn(u32, &M) -> bool + Send + 'static,
+{
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = sub.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                let now = wall_ns();
+                if let Ok((m, _)) = r {
+                    let h = header_of(&m);
+                    if let Some(id) = parse_id(h) {
+                        let lat = now - h.stamp.as_nanos();
+                        if !ok(id.0, &m) {
+                            *wrong.lock().expect("poisoned").entry(id.0).or_default() += 1;
+                        }
+                        samples.lock().expect("poisoned").insert(id, lat);
+                    }
+                }
+            }
+        })
+    });
+}
+
+/// Whether an Imu of `phase` carries what its path must deliver: the
+/// generated message, with z biased by 0.5 in the fault phase when `faulted`.
+fn imu_ok(phase: u32, m: &Imu, faulted: bool) -> bool {
+    let z = if faulted && (P_IMU_FAULT..P_SCAN).contains(&phase) {
+        Z_IN + IMU_BIAS
+    } else {
+        Z_IN
+    };
+    let sent = imu(0, 0);
+    (m.angular_velocity.z - z).abs() < 1e-9
+        && m.angular_velocity.x == 0.0
+        && m.angular_velocity.y == 0.0
+        && m.angular_velocity_covariance == sent.angular_velocity_covariance
+        && m.linear_acceleration.x == 0.0
+}
+
+fn imu_hdr(m: &Imu) -> &Header {
+    &m.header
+}
+
+fn scan_hdr(m: &LaserScan) -> &Header {
+    &m.header
+}
+
+/// Which path a received LaserScan came through.
+#[derive(Clone, Copy)]
+enum ScanPath {
+    Direct,
+    /// Typed: finite ranges + [`SCAN_BIAS`].
+    TypedBias,
+    /// Raw: `ranges[0:90]` = +inf, the rest unchanged.
+    RawSector,
+}
+
+fn scan_ok(m: &LaserScan, path: ScanPath) -> bool {
+    let sent = scan(0, 0);
+    if m.ranges.len() != sent.ranges.len() || m.intensities != sent.intensities {
+        return false;
+    }
+    m.ranges
+        .iter()
+        .zip(&sent.ranges)
+        .enumerate()
+        .all(|(i, (&got, &orig))| match path {
+            ScanPath::Direct => got == orig,
+            ScanPath::TypedBias => (f64::from(got) - (f64::from(orig) + SCAN_BIAS)).abs() < 1e-5,
+            ScanPath::RawSector if i < SECTOR => got == f32::INFINITY,
+            ScanPath::RawSector => got == orig,
+        })
+}
+
+/// One block: `sent` messages of `phase` on one path in `elapsed_s`.
+struct Block {
+    phase: u32,
+    raw: bool,
+    sent: u64,
+    elapsed_s: f64,
+}
+
+/// One path's figures over its blocks of a phase (latencies in µs).
+struct PathRow {
+    name: String,
+    sent: u64,
+    recv_inj: usize,
+    recv_direct: usize,
+    wrong_inj: u64,
+    wrong_direct: u64,
+    rate_hz: f64,
+    inj: [f64; 3],
+    direct: [f64; 3],
+    paired: [f64; 3],
+    /// Largest paired difference, µs.
+    paired_max: f64,
+    /// p50 of the injector path per block, µs, in run order.
+    block_p50: Vec<f64>,
+}
+
+impl PathRow {
+    fn added(&self, k: usize) -> f64 {
+        self.inj[k] - self.direct[k]
+    }
+}
+
+fn pcts(v: &mut [i64]) -> [f64; 3] {
+    v.sort_unstable();
+    [
+        percentile(v, 50.0) / 1e3,
+        percentile(v, 99.0) / 1e3,
+        v.last().map_or(f64::NAN, |x| *x as f64 / 1e3),
+    ]
+}
+
+fn path_row(
+    name: &str,
+    blocks: &[Block],
+    raw: bool,
+    inj: &Samples,
+    direct: &Samples,
+    wrong_inj: &Wrong,
+    wrong_direct: &Wrong,
+) -> PathRow {
+    let mine: Vec<&Block> = blocks.iter().filter(|b| b.raw == raw).collect();
+    let (inj, direct) = (
+        inj.lock().expect("poisoned"),
+        direct.lock().expect("poisoned"),
+    );
+    let (mut a, mut b, mut d) = (Vec::new(), Vec::new(), Vec::new());
+    let mut block_p50 = Vec::new();
+    for bl in &mine {
+        let range = (bl.phase, 0)..(bl.phase + 1, 0);
+        let mut this: Vec<i64> = inj.range(range.clone()).map(|(_, l)| *l).collect();
+        block_p50.push(pcts(&mut this)[0]);
+        a.extend(this);
+        b.extend(direct.range(range.clone()).map(|(_, l)| *l));
+        d.extend(
+            inj.range(range)
+                .filter_map(|(id, l)| direct.get(id).map(|dl| l - dl)),
+        );
+    }
+    let count = |w: &Wrong| {
+        let w = w.lock().expect("poisoned");
+        mine.iter()
+            .map(|bl| w.get(&bl.phase).copied().unwrap_or(0))
+            .sum()
+    };
+    let sent: u64 = mine.iter().map(|b| b.sent).sum();
+    let secs: f64 = mine.iter().map(|b| b.elapsed_s).sum();
+    let paired = pcts(&mut d);
+    PathRow {
+        name: name.into(),
+        sent,
+        recv_inj: a.len(),
+        recv_direct: b.len(),
+        wrong_inj: count(wrong_inj),
+        wrong_direct: count(wrong_direct),
+        rate_hz: sent as f64 / secs.max(1e-9),
+        inj: pcts(&mut a),
+        direct: pcts(&mut b),
+        paired,
+        paired_max: paired[2],
+        block_p50,
+    }
+}
+
+/// Runs `rounds` rounds of a typed and a raw block (order swapped every
+/// round), `n` messages each at `rate_hz`; `send(phase, seq, raw)` publishes
+/// one message on the path and on the direct topic. Phases from `base`.
+fn alternate(
+    base: u32,
+    rounds: u32,
+    rate_hz: f64,
+    n: u64,
+    mut send: impl FnMut(u32, u64, bool),
+) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    for r in 0..rounds {
+        let order = if r % 2 == 0 {
+            [false, true]
+        } else {
+            [true, false]
+        };
+        for raw in order {
+            let phase = base + blocks.len() as u32;
+            let t = Instant::now();
+            paced(rate_hz, n, |i| send(phase, i, raw));
+            blocks.push(Block {
+                phase,
+                raw,
+                sent: n,
+                elapsed_s: t.elapsed().as_secs_f64(),
+            });
+            // Let the block drain before the other path starts.
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    blocks
+}
+
+/// The mode: three phases, one table, a verdict per target.
+pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
+    let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
+    let rx_qos = qos::subscribe(2000);
+    let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+    let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos.clone())?;
+    let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
+    let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
+    let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos.clone())?;
+    let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
+    // One sample map per path (typed, raw, direct): phases keep blocks apart.
+    let typed: Samples = Arc::default();
+    let raw: Samples = Arc::default();
+    let direct: Samples = Arc::default();
+    let (w_typed, w_raw, w_direct): (Wrong, Wrong, Wrong) = Default::default();
+    spawn_checked(
+        node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
+        typed.clone(),
+        w_typed.clone(),
+        imu_hdr as fn(&Imu) -> &Header,
+        |p, m| imu_ok(p, m, true),
+    );
+    spawn_checked(
+        node.subscription::<Imu>("/imu_any/data", rx_qos.clone())?,
+        raw.clone(),
+        w_raw.clone(),
+        imu_hdr as fn(&Imu) -> &Header,
+        |p, m| imu_ok(p, m, true),
+    );
+    spawn_checked(
+        node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+        direct.clone(),
+        w_direct.clone(),
+        imu_hdr as fn(&Imu) -> &Header,
+        |p, m| imu_ok(p, m, false),
+    );
+    spawn_checked(
+        node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
+        typed.clone(),
+        w_typed.clone(),
+        scan_hdr as fn(&LaserScan) -> &Header,
+        |p, m| p < P_SCAN || scan_ok(m, ScanPath::TypedBias),
+    );
+    spawn_checked(
+        node.subscription::<LaserScan>("/scan_any", rx_qos.clone())?,
+        raw.clone(),
+        w_raw.clone(),
+        scan_hdr as fn(&LaserScan) -> &Header,
+        |p, m| p < P_SCAN || scan_ok(m, ScanPath::RawSector),
+    );
+    spawn_checked(
+        node.subscription::<LaserScan>("/bench/scan_direct", rx_qos)?,
+        direct.clone(),
+        w_direct.clone(),
+        scan_hdr as fn(&LaserScan) -> &Header,
+        |_, m| scan_ok(m, ScanPath::Direct),
+    );
+    let counters = spawn_counters(node)?;
+    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
+    let set_stack = node.client::<SetFaultStackSrv>("/fault_injector/set_fault_stack")?;
+    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
+    let _spinner = node.spawn_spinner()?;
+
+    // Discovery: every path delivers (phase 0, not counted).
+    let t0 = Instant::now();
+    let mut warm = 0;
+    loop {
+        let m = imu(0, warm);
+        imu_typed.publish(m.clone()).ok();
+        imu_raw.publish(m.clone()).ok();
+        imu_direct.publish(m).ok();
+        let s = scan(0, warm);
+        scan_typed.publish(s.clone()).ok();
+        scan_raw.publish(s.clone()).ok();
+        scan_direct.publish(s).ok();
+        warm += 1;
+        std::thread::sleep(Duration::from_millis(20));
+        let got = |s: &Samples| s.lock().expect("poisoned").range((0, 0)..(1, 0)).count() > 1;
+        if got(&typed) && got(&raw) && got(&direct) && warm > 100 {
+            break;
+        }
+        if t0.elapsed() > Duration::from_secs(30) {
+            bail!("no messages through both injector paths after 30 s (is the injector running with config/bench_any_type.yaml?)");
+        }
+    }
+    let t_svc = Instant::now();
+    while !(node.service_ready(&set)
+        && node.service_ready(&set_stack)
+        && node.service_ready(&clear))
+    {
+        if t_svc.elapsed() > Duration::from_secs(30) {
+            bail!("services of the injector not matched after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let clear_all = || {
+        futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
+            .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))
+    };
+    let set_fault = |spec: FaultSpec| -> Result<()> {
+        let ch = spec.channel.clone();
+        let Msg(r) = futures::executor::block_on(
+            set.async_call_service(Msg(SetFaultRequest { fault: spec })),
+        )
+        .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
+        ensure!(r.success, "set_fault {ch}: {}", r.message);
+        Ok(())
+    };
+    let set_fault_stack = |channel: &str, yaml: &str| -> Result<()> {
+        let Msg(r) =
+            futures::executor::block_on(set_stack.async_call_service(Msg(SetFaultStackRequest {
+                channel: channel.into(),
+                stack_yaml: yaml.into(),
+                append: false,
+            })))
+            .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
+        ensure!(r.success, "set_fault_stack {channel}: {}", r.message);
+        Ok(())
+    };
+    clear_all()?;
+    let rows_of = |name: &str, blocks: &[Block]| {
+        [
+            path_row(
+                &format!("{name}, typed"),
+                blocks,
+                false,
+                &typed,
+                &direct,
+                &w_typed,
+                &w_direct,
+            ),
+            path_row(
+                &format!("{name}, raw"),
+                blocks,
+                true,
+                &raw,
+                &direct,
+                &w_raw,
+                &w_direct,
+            ),
+        ]
+    };
+
+    // The injector's counters of (typed, raw) channel over each phase.
+    let mut inside: Vec<PhaseCounters> = Vec::new();
+
+    // (a) Imu 10 kHz, no fault.
+    let before = snapshot(&counters);
+    let n = (10_000.0 * a.imu_block_s) as u64;
+    let blocks = alternate(P_IMU_10K, a.rounds, 10_000.0, n, |p, i, r| {
+        let m = imu(p, i);
+        (if r { &imu_raw } else { &imu_typed })
+            .publish(m.clone())
+            .ok();
+        imu_direct.publish(m).ok();
+    });
+    let ra = rows_of("(a) Imu 10 kHz, no fault", &blocks);
+    let after = snapshot(&counters);
+    inside.push((
+        "(a)",
+        delta(&before, &after, "imu"),
+        delta(&before, &after, "imu_any"),
+        delta(&before, &after, "udp_rcvbuf_errors").0,
+    ));
+
+    // (b) Imu 1 kHz, data fault on both paths.
+    set_fault(FaultSpec {
+        bias: IMU_BIAS,
+        step_at_s: 0.0,
+        ..FaultSpec::new("imu", FaultSpec::BIAS)
+    })?;
+    set_fault_stack("imu_any", IMU_STACK)?;
+    let before = snapshot(&counters);
+    let n = (1000.0 * a.imu_block_s) as u64;
+    let blocks = alternate(P_IMU_FAULT, a.rounds, 1000.0, n, |p, i, r| {
+        let m = imu(p, i);
+        (if r { &imu_raw } else { &imu_typed })
+            .publish(m.clone())
+            .ok();
+        imu_direct.publish(m).ok();
+    });
+    let rb = rows_of("(b) Imu 1 kHz, bias 0.5 on angular_velocity.z", &blocks);
+    let after = snapshot(&counters);
+    inside.push((
+        "(b)",
+        delta(&before, &after, "imu"),
+        delta(&before, &after, "imu_any"),
+        delta(&before, &after, "udp_rcvbuf_errors").0,
+    ));
+    clear_all()?;
+
+    // (c) LaserScan 1,080 beams at 40 Hz: raw sector fault, typed bias.
+    set_fault(FaultSpec {
+        bias: SCAN_BIAS,
+        step_at_s: 0.0,
+        ..FaultSpec::new("scan", FaultSpec::BIAS)
+    })?;
+    set_fault_stack("scan_any", SCAN_STACK)?;
+    let before = snapshot(&counters);
+    let n = (40.0 * a.scan_block_s) as u64;
+    let blocks = alternate(P_SCAN, a.rounds, 40.0, n, |p, i, r| {
+        let m = scan(p, i);
+        (if r { &scan_raw } else { &scan_typed })
+            .publish(m.clone())
+            .ok();
+        scan_direct.publish(m).ok();
+    });
+    let rc = rows_of("(c) LaserScan 1080 beams 40 Hz", &blocks);
+    let after = snapshot(&counters);
+    inside.push((
+        "(c)",
+        delta(&before, &after, "scan"),
+        delta(&before, &after, "scan_any"),
+        delta(&before, &after, "udp_rcvbuf_errors").0,
+    ));
+    clear_all()?;
+
+    println!("| path | sent (achieved Hz) | received via injector / direct | wrong values via injector / direct | injector p50 / p99 | direct p50 / p99 | added p50 / p99 | paired p50 / p99 / max |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for r in ra.iter().chain(&rb).chain(&rc) {
+        println!(
+            "| {} | {} ({:.0}) | {} / {} | {} / {} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} / {:.0} |",
+            r.name,
+            r.sent,
+            r.rate_hz,
+            r.recv_inj,
+            r.recv_direct,
+            r.wrong_inj,
+            r.wrong_direct,
+            r.inj[0],
+            r.inj[1],
+            r.direct[0],
+            r.direct[1],
+            r.added(0),
+            r.added(1),
+            r.paired[0],
+            r.paired[1],
+            r.paired_max,
+        );
+    }
+    println!(
+        "(latencies in µs; typed scan fault: bias 0.25 m; raw scan fault: ranges[0:90] = +inf)"
+    );
+    let rows = [&ra, &rb, &rc];
+    for ((phase, t, r, bufs), [rt, rr]) in inside.iter().zip(rows) {
+        let split = |sent: u64, (i, o): (u64, u64), got: usize| {
+            format!(
+                "sent {sent}, injector in {i} out {o}, received {got}: lost before its input {}, inside {}, after its output {}",
+                sent as i64 - i as i64,
+                i as i64 - o as i64,
+                o as i64 - got as i64
+            )
+        };
+        println!(
+            "{phase} typed: {}; raw: {}; UDP receive-buffer overflows in the namespace: {bufs}",
+            split(rt.sent, *t, rt.recv_inj),
+            split(rr.sent, *r, rr.recv_inj),
+        );
+    }
+    let ratio = |x: f64, y: f64| x / y;
+    let [t, r] = &ra;
+    let p99 = ratio(r.paired[1], t.paired[1]);
+    println!(
+        "(a) raw lost {} of {} (typed lost {}); ratio raw/typed p99: paired {p99:.2}, added {:.2} (p50: paired {:.2}, added {:.2}) -> lossless: {}; paired p99 ratio <= 1.3: {}",
+        r.sent as i64 - r.recv_inj as i64,
+        r.sent,
+        t.sent as i64 - t.recv_inj as i64,
+        ratio(r.added(1), t.added(1)),
+        ratio(r.paired[0], t.paired[0]),
+        ratio(r.added(0), t.added(0)),
+        if r.recv_inj as u64 == r.sent && r.wrong_inj == 0 { "yes" } else { "NO" },
+        if p99 <= 1.3 { "met" } else { "NOT met" }
+    );
+    let [t, r] = &rb;
+    let (p50, p99) = (
+        ratio(r.paired[0], t.paired[0]),
+        ratio(r.paired[1], t.paired[1]),
+    );
+    println!(
+        "(b) ratio raw field-path fault / typed bias fault: paired p50 {p50:.2}, p99 {p99:.2}; added p50 {:.2}, p99 {:.2}; wrong values typed {} raw {} -> paired ratios <= 2 and values right: {}",
+        ratio(r.added(0), t.added(0)),
+        ratio(r.added(1), t.added(1)),
+        t.wrong_inj,
+        r.wrong_inj,
+        if p50 <= 2.0 && p99 <= 2.0 && r.wrong_inj + t.wrong_inj == 0 && r.recv_inj > 0 && t.recv_inj > 0 {
+            "met"
+        } else {
+            "NOT met"
+        }
+    );
+    let [t, r] = &rc;
+    let fmt = |v: &[f64]| {
+        v.iter()
+            .map(|x| format!("{x:.0}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    println!(
+        "(c) raw sector fault: sent {}, received {}, wrong {}, largest paired added {:.0} µs (period 25,000 µs); injector p50 per block (µs): raw [{}], typed [{}] -> keeps up: {}",
+        r.sent,
+        r.recv_inj,
+        r.wrong_inj,
+        r.paired_max,
+        fmt(&r.block_p50),
+        fmt(&t.block_p50),
+        if r.recv_inj as u64 == r.sent && r.wrong_inj == 0 && r.paired_max < 25_000.0 {
+            "yes"
+        } else {
+            "NO"
+        }
+    );
+    std::process::exit(0)
+}
