@@ -26,10 +26,10 @@ pub struct ConfigError {
 impl std::fmt::Display for ConfigError {
     /// `file:line:column: field 'f': message`, or `file: field 'f': message`
     /// when the line is unknown (checks made after parsing), or
-    /// `file: message` for the whole file (field `.` or empty: a file that
-    /// cannot be read).
+    /// `file: message` when the error is about the whole file (an empty
+    /// field: a file that cannot be read).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.field.is_empty() || self.field == "." {
+        if self.field.is_empty() {
             if self.line > 0 {
                 write!(
                     f,
@@ -390,13 +390,14 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
 /// Reads the file at `path` as text.
 ///
 /// # Errors
-/// A [`ConfigError`] on field `.` when the file cannot be read.
+/// A [`ConfigError`] with an empty field (the whole file) when the file
+/// cannot be read.
 pub fn read_text(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|e| ConfigError {
         path: path.display().to_string(),
         line: 0,
         column: 0,
-        field: ".".into(),
+        field: String::new(),
         message: format!("cannot read: {e}"),
     })
 }
@@ -487,7 +488,7 @@ mod tests {
         assert_eq!(locate(text, ".", 1), None);
         // A file that cannot be read names the file, not a field.
         let e = read_text(Path::new("/nonexistent/breakbench.yaml")).unwrap_err();
-        assert_eq!(e.field, ".");
+        assert_eq!(e.field, "");
         assert!(
             e.to_string()
                 .starts_with("/nonexistent/breakbench.yaml: cannot read: "),
