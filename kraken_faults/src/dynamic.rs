@@ -565,6 +565,41 @@ mod tests {
         &s.values.iter().find(|k| k.key == key).unwrap().value
     }
 
+    /// Issue 10 on the node's raw path: a stall of 0.25 s holds the bytes
+    /// of 0, 100 and 200 ms and releases all three at 250 ms, in arrival
+    /// order, byte for byte; 300 ms passes at once. Then reorder p = 1
+    /// swaps the next pair.
+    #[test]
+    fn stall_burst_release_and_reorder_on_raw_bytes() {
+        let mut c = chan();
+        let mut rng = FaultRng::seed_from_u64(1);
+        c.set_stack("[{fault: {stall: {stall_s: 0.25}}}]", false, ms(0))
+            .unwrap();
+        let m: Vec<Vec<u8>> = (0..4).map(|k| msg(&c, k as f32)).collect();
+        for (k, b) in m[..3].iter().enumerate() {
+            c.push(b.clone(), ms(100 * k as u64), &mut rng);
+            assert!(c.poll(ms(100 * k as u64)).is_empty());
+        }
+        assert_eq!(c.held(), 3);
+        assert!(c.poll(ms(249)).is_empty());
+        assert_eq!(c.poll(ms(250)), m[..3].to_vec());
+        c.push(m[3].clone(), ms(300), &mut rng);
+        assert_eq!(c.poll(ms(300)), vec![m[3].clone()]);
+        let s = c.status(ms(300), "fault_injector");
+        assert_eq!(
+            kv(&s, "stage0.fault"),
+            "0: stall 0.25 s, then burst release"
+        );
+        assert_eq!(kv(&s, "stage0.changed"), "3");
+
+        c.set_stack("[{fault: {reorder: {probability: 1.0}}}]", false, ms(400))
+            .unwrap();
+        c.push(m[0].clone(), ms(400), &mut rng);
+        assert!(c.poll(ms(400)).is_empty());
+        c.push(m[1].clone(), ms(410), &mut rng);
+        assert_eq!(c.poll(ms(410)), vec![m[1].clone(), m[0].clone()]);
+    }
+
     #[test]
     fn set_append_clear_by_id_and_provenance() {
         let mut c = chan();

@@ -87,7 +87,10 @@ impl PacketLoss {
             bad: false,
         }
     }
-    fn lose(&mut self, rng: &mut FaultRng) -> bool {
+    /// Whether the next message is lost (the model's draws, state
+    /// updated). The one decision of the typed mode and of the fault
+    /// stack's `loss` stage (REQ-FAULT-STACK), for any payload.
+    pub fn lose(&mut self, rng: &mut FaultRng) -> bool {
         match self.model {
             LossModel::Bernoulli { p } => rng.random_bool(p),
             LossModel::Burst { p, burst_length } => {

@@ -71,8 +71,16 @@ impl FaultStage for Jitter {
         _now: Duration,
         rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        let d = rng.random_range(0.0..=self.max.as_secs_f64());
-        vec![(Duration::from_secs_f64(d), msg)]
+        vec![(self.draw(rng), msg)]
+    }
+}
+
+impl Jitter {
+    /// The hold of one message: a seeded uniform time in [0, `max`] s (one
+    /// draw). The one decision of the typed mode and of the fault stack's
+    /// `jitter` stage (REQ-FAULT-STACK), for any payload.
+    pub fn draw(&self, rng: &mut FaultRng) -> Duration {
+        Duration::from_secs_f64(rng.random_range(0.0..=self.max.as_secs_f64()))
     }
 }
 
@@ -95,6 +103,15 @@ impl Duplicate {
     }
 }
 
+impl Duplicate {
+    /// Whether this message is duplicated: one draw with `probability`
+    /// (none at 1). The one decision of the typed mode and of the fault
+    /// stack's `duplicate` stage (REQ-FAULT-STACK), for any payload.
+    pub fn fires(&self, rng: &mut FaultRng) -> bool {
+        rng.random_bool(self.probability)
+    }
+}
+
 impl FaultStage for Duplicate {
     fn apply(
         &mut self,
@@ -102,7 +119,7 @@ impl FaultStage for Duplicate {
         _now: Duration,
         rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        if rng.random_bool(self.probability) {
+        if self.fires(rng) {
             vec![(Duration::ZERO, msg.clone()), (Duration::ZERO, msg)]
         } else {
             now_only(msg)
@@ -113,14 +130,16 @@ impl FaultStage for Duplicate {
 /// `reorder`: with probability `probability` a message is held back and
 /// delivered right after the next message (a swapped pair); content and
 /// stamps unchanged. A held message waits for the next arrival. All channel
-/// types.
+/// types. Generic over what it holds: `T = SensorMsg` for the typed mode,
+/// any payload for the fault stack's `reorder` stage (REQ-FAULT-STACK), the
+/// same decisions and draws ([`Reorder::step`]).
 #[derive(Debug, Clone)]
-pub struct Reorder {
+pub struct Reorder<T = SensorMsg> {
     pub probability: f64,
-    pub held: Option<SensorMsg>,
+    pub held: Option<T>,
 }
 
-impl Reorder {
+impl<T> Reorder<T> {
     /// `probability` in [0, 1].
     ///
     /// # Errors
@@ -131,24 +150,33 @@ impl Reorder {
             held: None,
         })
     }
+
+    /// One arrival: with a message held, `[item, held]` (no draw);
+    /// otherwise one draw: held (`[]`) with `probability`, else `[item]`.
+    pub fn step(&mut self, item: T, rng: &mut FaultRng) -> Vec<T> {
+        if let Some(h) = self.held.take() {
+            return vec![item, h];
+        }
+        if rng.random_bool(self.probability) {
+            self.held = Some(item);
+            Vec::new()
+        } else {
+            vec![item]
+        }
+    }
 }
 
-impl FaultStage for Reorder {
+impl FaultStage for Reorder<SensorMsg> {
     fn apply(
         &mut self,
         msg: SensorMsg,
         _now: Duration,
         rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        if let Some(h) = self.held.take() {
-            return vec![(Duration::ZERO, msg), (Duration::ZERO, h)];
-        }
-        if rng.random_bool(self.probability) {
-            self.held = Some(msg);
-            Vec::new()
-        } else {
-            now_only(msg)
-        }
+        self.step(msg, rng)
+            .into_iter()
+            .map(|m| (Duration::ZERO, m))
+            .collect()
     }
 }
 
@@ -174,7 +202,7 @@ pub(super) const MODES: &[Registration] = &[
     },
     Registration {
         mode: FaultSpec::REORDER,
-        build: |spec, t| Ok(Box::new(Reorder::from_spec(spec, t)?)),
+        build: |spec, t| Ok(Box::new(Reorder::<SensorMsg>::from_spec(spec, t)?)),
         probe: None,
         changes: |_| &[DELIVERY],
     },

@@ -6,7 +6,11 @@
 //! message (later stages never see it), a duplicate stage hands the next
 //! stages the original and its copies (a later data fault changes each, a
 //! later drop draws for each), a delay stage adds its delay to every message
-//! it sees, a throttle stage passes at most one message per slot of
+//! it sees (a jitter stage a seeded uniform one), a loss stage withholds
+//! by its model, a reorder stage swaps a message with the next, a stall
+//! stage holds what arrives in the first `stall_s` of each active phase and
+//! releases it at once (the typed modes' decisions and draws, for any
+//! payload: issue 10), a throttle stage passes at most one message per slot of
 //! `1/rate_hz`. A drop or delay stage with a `select` acts only on the
 //! matching elements of a sequence of sub-messages ([`super::select`]): they
 //! are removed (drop) or split off into a message of their own, released
@@ -32,8 +36,13 @@ use serde::{Deserialize, Serialize};
 
 use super::{ElementSelector, FieldFault, FieldFaultSpec, SelectSpec};
 use crate::activation::Activation;
+use crate::faults::packet_loss::{LossModel, PacketLoss};
+use crate::faults::timing::{Duplicate, Jitter, Reorder};
+use crate::faults::Target;
 use crate::params::{MAX_HOLD_S, MAX_TIME_S};
+use crate::MsgKind;
 use crate::{FaultError, FaultRng};
+use kraken_interfaces::FaultSpec;
 
 /// Largest `copies` of a duplicate stage.
 pub const MAX_COPIES: u32 = 16;
@@ -45,7 +54,7 @@ pub const MAX_THROTTLE_HZ: f64 = 1e6;
 /// only clone and move it, so any payload works (raw CDR bytes: `Vec<u8>`);
 /// data stages need the decoded [`Value`] and pass a payload without one
 /// unchanged (uncounted).
-pub trait Payload: Clone {
+pub trait Payload: Clone + Send + 'static {
     /// The decoded message, if the payload has one, to change.
     fn value_mut(&mut self) -> Option<&mut Value> {
         None
@@ -154,6 +163,24 @@ fn default_duty() -> f64 {
     1.0
 }
 
+fn default_one() -> f64 {
+    1.0
+}
+
+/// The loss pattern of a `loss` stage: the typed `packet_loss` mode's
+/// `loss_model` ([`crate::faults::packet_loss::LossModel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossModelName {
+    /// Each message lost with `loss_probability`.
+    Bernoulli,
+    /// With `loss_probability` a message starts a burst of `burst_length`.
+    Burst,
+    /// Two-state Markov chain: good→bad `loss_probability`, bad→good
+    /// `recovery_probability`.
+    GilbertElliott,
+}
+
 /// When a stage acts, measured from the time the stack is set
 /// ([`FaultStack::set`]): from `at_s` on, for `duration_s` (0 = until the
 /// stack is cleared), intermittently when `period_s > 0` (active while
@@ -201,10 +228,49 @@ pub enum StageFault {
         /// In [0, [`MAX_HOLD_S`]] s.
         delay_s: f64,
     },
-    /// Each message followed by `copies` copies (same delay).
+    /// Each message followed, with `probability` (one draw per message, none
+    /// at 1), by `copies` copies (same delay). `copies: 1` is the typed
+    /// `duplicate` mode.
     Duplicate {
         /// In [1, [`MAX_COPIES`]].
         copies: u32,
+        /// In [0, 1]; default 1 (always).
+        #[serde(default = "default_one")]
+        probability: f64,
+    },
+    /// Whole messages withheld by a loss model, the typed `packet_loss`
+    /// mode's decisions ([`crate::faults::packet_loss::PacketLoss::lose`]).
+    Loss {
+        /// `bernoulli`, `burst` or `gilbert_elliott`.
+        model: LossModelName,
+        /// In [0, 1].
+        loss_probability: f64,
+        /// Burst: messages lost per burst, >= 1.
+        #[serde(default)]
+        burst_length: u32,
+        /// Gilbert-Elliott: bad→good probability, in (0, 1].
+        #[serde(default)]
+        recovery_probability: f64,
+    },
+    /// Each message held a seeded uniform time in [0, `jitter_s`] (the typed
+    /// `jitter` mode's draw, [`crate::faults::timing::Jitter::draw`]).
+    Jitter {
+        /// In [0, [`MAX_HOLD_S`]] s.
+        jitter_s: f64,
+    },
+    /// With `probability` a message is held back and delivered right after
+    /// the next one (the typed `reorder` mode, [`crate::faults::timing::Reorder::step`]).
+    Reorder {
+        /// In [0, 1].
+        probability: f64,
+    },
+    /// Queue stall then burst release (004 "burst po zatorze kolejki"):
+    /// from the first message of each active phase of the stage's window,
+    /// for `stall_s`, every message is held; at the end of the stall all of
+    /// them are released at once, in arrival order. Later messages pass.
+    Stall {
+        /// In (0, [`MAX_HOLD_S`]] s.
+        stall_s: f64,
     },
     /// Rate reduction: a message passes when its arrival is at or after
     /// the next slot of a grid of `1/rate_hz` anchored at the first passed
@@ -273,11 +339,53 @@ pub struct Delivered<P> {
     pub touched_by: Vec<usize>,
 }
 
+/// A held message of any payload type, for a reorder stage (the stack
+/// is not generic over the payload; [`FaultStack::apply`] is).
+trait HeldItem: std::any::Any + Send {
+    fn clone_box(&self) -> Box<dyn HeldItem>;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+impl<T: std::any::Any + Send + Clone> HeldItem for T {
+    fn clone_box(&self) -> Box<dyn HeldItem> {
+        Box::new(self.clone())
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+struct Held(Box<dyn HeldItem>);
+
+impl Clone for Held {
+    fn clone(&self) -> Self {
+        Held(self.0.clone_box())
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Held(..)")
+    }
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Drop(f64),
     Delay(Duration),
-    Duplicate(u32),
+    Duplicate {
+        copies: u32,
+        gate: Duplicate,
+    },
+    Loss(PacketLoss),
+    Jitter(Jitter),
+    Reorder(Reorder<Held>),
+    Stall {
+        length: Duration,
+        /// End of the running stall; `None` until the first message of an
+        /// active phase.
+        until: Option<Duration>,
+    },
     Throttle {
         period: Duration,
         /// The next slot's start; `None` until a message passed.
@@ -299,6 +407,30 @@ struct Stage {
 #[derive(Debug, Clone)]
 pub struct FaultStack {
     stages: Vec<Stage>,
+}
+
+/// The typed modes' `from_spec` ignore the channel: any target will do.
+const TARGET: Target<'static> = Target {
+    channel: "",
+    kind: MsgKind::Imu,
+};
+
+/// A typed mode's refusal, named after the stack stage `kind` instead.
+fn retag(e: FaultError, kind: &'static str) -> FaultError {
+    match e {
+        FaultError::InvalidParameter {
+            field,
+            value,
+            reason,
+            ..
+        } => FaultError::InvalidParameter {
+            mode: kind,
+            field,
+            value,
+            reason,
+        },
+        other => other,
+    }
 }
 
 fn check_window(w: &StageWindow, kind: &'static str) -> Result<(), FaultError> {
@@ -338,6 +470,10 @@ impl StageFault {
             StageFault::Drop { .. } => "drop",
             StageFault::Delay { .. } => "delay",
             StageFault::Duplicate { .. } => "duplicate",
+            StageFault::Loss { .. } => "loss",
+            StageFault::Jitter { .. } => "jitter",
+            StageFault::Reorder { .. } => "reorder",
+            StageFault::Stall { .. } => "stall",
             StageFault::Throttle { .. } => "throttle",
             StageFault::Field(_) => "field",
         }
@@ -353,7 +489,12 @@ impl FaultStack {
     /// window out of range (at_s, duration_s, period_s finite in
     /// [0, 1e6] s; duty_cycle in (0, 1] when intermittent), a drop
     /// probability outside [0, 1], a delay outside [0, 60] s, copies outside
-    /// [1, 16], a throttle `rate_hz` not finite in (0, 1e6] Hz, the field
+    /// [1, 16], a throttle `rate_hz` not finite in (0, 1e6] Hz, a `loss`,
+    /// `jitter`, `reorder` or `duplicate` parameter the typed mode refuses
+    /// (the same checks, named after the stage kind: `loss_probability`,
+    /// `recovery_probability` in [0, 1] and > 0 for gilbert_elliott,
+    /// `burst_length` >= 1 for burst, `jitter_s` in [0, 60] s,
+    /// `probability` in [0, 1]), a `stall_s` not finite in (0, 60] s, the field
     /// fault's refusal ([`FieldFault::build`]), a `select` on a stage other
     /// than drop and delay, or the selection's refusal
     /// ([`ElementSelector::build`]: [`FaultError::Select`] naming the path
@@ -396,7 +537,10 @@ impl FaultStack {
                     }
                     Op::Delay(Duration::from_secs_f64(*delay_s))
                 }
-                StageFault::Duplicate { copies } => {
+                StageFault::Duplicate {
+                    copies,
+                    probability,
+                } => {
                     if !(1..=MAX_COPIES).contains(copies) {
                         return Err(bad(
                             "copies",
@@ -404,7 +548,72 @@ impl FaultStack {
                             &format!("must be in [1, {MAX_COPIES}]"),
                         ));
                     }
-                    Op::Duplicate(*copies)
+                    let gate = Duplicate::from_spec(
+                        &FaultSpec {
+                            probability: *probability,
+                            ..FaultSpec::new("", FaultSpec::DUPLICATE)
+                        },
+                        TARGET,
+                    );
+                    Op::Duplicate {
+                        copies: *copies,
+                        gate: gate.map_err(|e| wrap(retag(e, kind)))?,
+                    }
+                }
+                StageFault::Loss {
+                    model,
+                    loss_probability,
+                    burst_length,
+                    recovery_probability,
+                } => {
+                    let loss = PacketLoss::from_spec(
+                        &FaultSpec {
+                            loss_model: match model {
+                                LossModelName::Bernoulli => FaultSpec::LOSS_BERNOULLI,
+                                LossModelName::Burst => FaultSpec::LOSS_BURST,
+                                LossModelName::GilbertElliott => FaultSpec::LOSS_GILBERT_ELLIOTT,
+                            },
+                            loss_probability: *loss_probability,
+                            burst_length: *burst_length,
+                            recovery_probability: *recovery_probability,
+                            ..FaultSpec::new("", FaultSpec::PACKET_LOSS)
+                        },
+                        TARGET,
+                    );
+                    Op::Loss(loss.map_err(|e| wrap(retag(e, kind)))?)
+                }
+                StageFault::Jitter { jitter_s } => {
+                    let j = Jitter::from_spec(
+                        &FaultSpec {
+                            jitter_s: *jitter_s,
+                            ..FaultSpec::new("", FaultSpec::JITTER)
+                        },
+                        TARGET,
+                    );
+                    Op::Jitter(j.map_err(|e| wrap(retag(e, kind)))?)
+                }
+                StageFault::Reorder { probability } => {
+                    let r = Reorder::from_spec(
+                        &FaultSpec {
+                            probability: *probability,
+                            ..FaultSpec::new("", FaultSpec::REORDER)
+                        },
+                        TARGET,
+                    );
+                    Op::Reorder(r.map_err(|e| wrap(retag(e, kind)))?)
+                }
+                StageFault::Stall { stall_s } => {
+                    if !(stall_s.is_finite() && *stall_s > 0.0 && *stall_s <= MAX_HOLD_S) {
+                        return Err(bad(
+                            "stall_s",
+                            *stall_s,
+                            &format!("must be finite and in (0, {MAX_HOLD_S}] s"),
+                        ));
+                    }
+                    Op::Stall {
+                        length: Duration::from_secs_f64(*stall_s),
+                        until: None,
+                    }
                 }
                 StageFault::Throttle { rate_hz } => {
                     if !(rate_hz.is_finite() && *rate_hz > 0.0 && *rate_hz <= MAX_THROTTLE_HZ) {
@@ -549,6 +758,10 @@ impl FaultStack {
                 break;
             }
             if !s.activation.as_ref().is_some_and(|a| a.is_active(now)) {
+                // The next active phase stalls anew.
+                if let Op::Stall { until, .. } = &mut s.op {
+                    *until = None;
+                }
                 continue;
             }
             if let Some(sel) = &s.select {
@@ -571,9 +784,13 @@ impl FaultStack {
                     s.stats.changed += items.len() as u64;
                 }
                 Op::Delay(_) => {}
-                Op::Duplicate(n) => {
+                Op::Duplicate { copies: n, gate } => {
                     let mut out = Vec::with_capacity(items.len() * (*n as usize + 1));
                     for it in items {
+                        if !gate.fires(rng) {
+                            out.push(it);
+                            continue;
+                        }
                         for _ in 0..*n {
                             let mut c = it.clone();
                             c.touched_by.push(i);
@@ -583,6 +800,51 @@ impl FaultStack {
                         s.stats.added += u64::from(*n);
                     }
                     items = out;
+                }
+                Op::Loss(loss) => {
+                    let before = items.len();
+                    items.retain(|_| !loss.lose(rng));
+                    s.stats.withheld += (before - items.len()) as u64;
+                }
+                Op::Jitter(j) => {
+                    for it in &mut items {
+                        it.delay = it.delay.saturating_add(j.draw(rng));
+                        it.touched_by.push(i);
+                    }
+                    s.stats.changed += items.len() as u64;
+                }
+                Op::Reorder(r) => {
+                    let mut out = Vec::with_capacity(items.len() + 1);
+                    for it in items {
+                        let after = it.delay;
+                        let was_empty = r.held.is_none();
+                        let step = r.step(Held(Box::new(it)), rng);
+                        if was_empty && step.is_empty() {
+                            s.stats.changed += 1;
+                        }
+                        for (k, h) in step.into_iter().enumerate() {
+                            // Only this stack's payload type is ever held.
+                            if let Ok(mut d) = h.0.into_any().downcast::<Delivered<P>>() {
+                                if k == 1 {
+                                    // The released one goes right after the new one.
+                                    d.delay = d.delay.max(after);
+                                    d.touched_by.push(i);
+                                }
+                                out.push(*d);
+                            }
+                        }
+                    }
+                    items = out;
+                }
+                Op::Stall { length, until } => {
+                    let end = *until.get_or_insert(now.saturating_add(*length));
+                    if now < end {
+                        for it in &mut items {
+                            it.delay = it.delay.max(end - now);
+                            it.touched_by.push(i);
+                        }
+                        s.stats.changed += items.len() as u64;
+                    }
                 }
                 Op::Throttle { period, next } => {
                     let before = items.len();
@@ -696,7 +958,26 @@ impl FaultStack {
                 let what = match &s.op {
                     Op::Drop(p) => format!("drop p={p}"),
                     Op::Delay(d) => format!("delay {} s", d.as_secs_f64()),
-                    Op::Duplicate(n) => format!("duplicate x{n}"),
+                    Op::Duplicate { copies, gate } if gate.probability == 1.0 => {
+                        format!("duplicate x{copies}")
+                    }
+                    Op::Duplicate { copies, gate } => {
+                        format!("duplicate x{copies} p={}", gate.probability)
+                    }
+                    Op::Loss(l) => match l.model {
+                        LossModel::Bernoulli { p } => format!("loss bernoulli p={p}"),
+                        LossModel::Burst { p, burst_length } => {
+                            format!("loss burst p={p} length {burst_length}")
+                        }
+                        LossModel::GilbertElliott { p, r } => {
+                            format!("loss gilbert_elliott p={p} r={r}")
+                        }
+                    },
+                    Op::Jitter(j) => format!("jitter 0..{} s", j.max.as_secs_f64()),
+                    Op::Reorder(r) => format!("reorder p={}", r.probability),
+                    Op::Stall { length, .. } => {
+                        format!("stall {} s, then burst release", length.as_secs_f64())
+                    }
                     Op::Throttle { .. } => match &s.spec.fault {
                         StageFault::Throttle { rate_hz } => format!("throttle {rate_hz} Hz"),
                         _ => unreachable!("a throttle op comes from a throttle spec"),

@@ -906,3 +906,4 @@ fn bug_robot_localization_325_odometry_pitched_10_degrees() {
 
 mod clock_tf;
 mod stack;
+mod timing;
