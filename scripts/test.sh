@@ -76,6 +76,23 @@ rm -rf "$OUT-corridor_estimator_study"
 "$BB" analyze "$OUT-corridor_estimator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
 
+step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the README's k"
+rm -rf "$OUT-actuator_study"
+"$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet
+"$BB" analyze "$OUT-actuator_study" --check
+.venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-actuator_study"
+# The README's table: safety k per (drive_scale, scan_latency_s), mission k.
+python3 - "$OUT-actuator_study/summary.json" <<'PY'
+import json, sys
+cells = json.load(open(sys.argv[1]))["cells"]
+got = {(c["drive_scale"], c["scan_latency_s"]): (c["safety"]["k"], c["mission"]["k"]) for c in cells}
+want = {(d, l): (10 if d == -1.0 or (d == 1.0 and l == 0.8) else 0, 10 if d in (0.4, -1.0) else 0)
+        for d in (1.0, 0.8, 0.6, 0.5, 0.4, -1.0) for l in (0.0, 0.4, 0.8)}
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+assert not bad, f"actuator study: (safety k, mission k) differ from README.md's: {bad}"
+print("actuator study: safety and mission k as README.md reports")
+PY
+
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"
 # A failing robot is a result, not a harness error (its campaign exits 0), so
 # the robot's tests' verdict classes are checked from summary.json below. The

@@ -8,7 +8,7 @@ use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus};
 pub use crate::activation::Activation;
 use crate::config::{ChannelsConfig, HoldLimits, OverflowPolicy, TfKeepaliveConfig};
 pub use crate::queue::{held_bytes, DelayQueue};
-use crate::{build_stage, FaultError, FaultRng, FaultStage, MsgKind, Probe, SensorMsg};
+use crate::{build_stage, DynChannel, FaultError, FaultRng, FaultStage, MsgKind, Probe, SensorMsg};
 
 /// What a channel delivered, measured at the apply site.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -628,18 +628,18 @@ pub fn channel_stream(name: &str) -> u64 {
     })
 }
 
-/// A set of named channels, in declaration order.
+/// A set of named channels, in declaration order: the typed ones, then
+/// raw ones of any type ([`DynChannel`]; in-process, the actuator channel
+/// `cmd_vel`) whose typed faults are stages on their `fault_fields`.
 pub struct Injector {
     channels: Vec<Channel>,
+    raw: Vec<DynChannel>,
     enabled: bool,
 }
 
 impl Default for Injector {
     fn default() -> Self {
-        Self {
-            channels: Vec::new(),
-            enabled: true,
-        }
+        Self::new(Vec::new())
     }
 }
 
@@ -648,8 +648,34 @@ impl Injector {
     pub fn new(channels: Vec<Channel>) -> Self {
         Self {
             channels,
+            raw: Vec::new(),
             enabled: true,
         }
+    }
+    /// This injector with the raw channel `c` added after the others.
+    pub fn with_raw_channel(mut self, c: DynChannel) -> Self {
+        self.raw.push(c);
+        self
+    }
+    /// The raw channel named `name`.
+    pub fn raw_channel(&self, name: &str) -> Option<&DynChannel> {
+        self.raw.iter().find(|c| c.name == name)
+    }
+    /// The raw channel named `name`, mutably.
+    pub fn raw_channel_mut(&mut self, name: &str) -> Option<&mut DynChannel> {
+        self.raw.iter_mut().find(|c| c.name == name)
+    }
+    /// Clears the fault of channel `name` (typed or raw) at `now`.
+    ///
+    /// # Errors
+    /// [`FaultError::UnknownChannel`] / [`FaultError::ChannelNameTooLong`].
+    pub fn clear_channel_at(&mut self, name: &str, now: Duration) -> Result<(), FaultError> {
+        if let Some(r) = self.raw_channel_mut(name) {
+            r.clear_all(now);
+            return Ok(());
+        }
+        self.channel_mut(name)?.clear_at(now);
+        Ok(())
     }
     /// One healthy channel per entry of `cfg`, in file order, with its
     /// `tf_keepalive` setting and hold-queue caps.
@@ -689,6 +715,7 @@ impl Injector {
         self.channels
             .iter()
             .map(|c| c.name.len())
+            .chain(self.raw.iter().map(|c| c.name.len()))
             .max()
             .unwrap_or(0)
     }
@@ -724,6 +751,9 @@ impl Injector {
         if !self.enabled {
             return Err(FaultError::Disabled);
         }
+        if let Some(r) = self.raw_channel_mut(&spec.channel) {
+            return r.set_fault(spec, now);
+        }
         self.channel_mut(&spec.channel)?.set_fault(spec, now)
     }
     /// As [`Injector::set_fault`], drawing an intermittent random phase now.
@@ -735,6 +765,9 @@ impl Injector {
     ) -> Result<(), FaultError> {
         if !self.enabled {
             return Err(FaultError::Disabled);
+        }
+        if let Some(r) = self.raw_channel_mut(&spec.channel) {
+            return r.set_fault(spec, now);
         }
         self.channel_mut(&spec.channel)?
             .set_fault_seeded(spec, now, rng)
@@ -750,6 +783,9 @@ impl Injector {
     pub fn clear_faults_at(&mut self, now: Duration) {
         for c in &mut self.channels {
             c.clear_at(now);
+        }
+        for r in &mut self.raw {
+            r.clear_all(now);
         }
     }
     /// Feeds `msg` into channel `name` (see [`Channel::push`]).

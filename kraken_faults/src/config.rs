@@ -82,6 +82,11 @@ pub struct DynamicChannelConfig {
     /// Position in the file's `channels` list.
     #[serde(default)]
     pub index: usize,
+    /// The numeric field paths `~/set_fault`'s typed data modes act on
+    /// (e.g. `[linear.x, angular.z]` for `/cmd_vel`:
+    /// [`crate::spec_stages`]); empty: only timing and loss modes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fault_fields: Vec<String>,
 }
 
 /// The file as written: `type` still a string.
@@ -108,6 +113,8 @@ struct RawChannel {
     hold_limits: Option<HoldLimitsOverride>,
     #[serde(default)]
     relay: Option<Relay>,
+    #[serde(default)]
+    fault_fields: Vec<String>,
 }
 
 /// How a channel relays its messages (`relay:` in channels.yaml).
@@ -390,13 +397,16 @@ impl ChannelsConfig {
     /// [`ChannelsConfig::parse_with`].
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
         let mut reg: Option<TypeRegistry> = None;
-        Self::parse_inner(text, path, &mut |name| {
+        Self::parse_inner(text, path, &mut |name, fields| {
             if reg.is_none() {
                 reg = Some(TypeRegistry::with_ament_prefix_path().map_err(|e| {
-                    format!("cannot load the message definitions of AMENT_PREFIX_PATH: {e}")
+                    (
+                        None,
+                        format!("cannot load the message definitions of AMENT_PREFIX_PATH: {e}"),
+                    )
                 })?);
             }
-            resolve_name(reg.as_ref().expect("set above"), name)
+            resolve_checked(reg.as_ref().expect("set above"), name, fields)
         })
     }
 
@@ -406,13 +416,17 @@ impl ChannelsConfig {
     /// As [`ChannelsConfig::parse`]; a type neither typed nor in `reg` is
     /// an error at the channel's `type` naming the type.
     pub fn parse_with(text: &str, path: &str, reg: &TypeRegistry) -> Result<Self, FaultError> {
-        Self::parse_inner(text, path, &mut |name| resolve_name(reg, name))
+        Self::parse_inner(text, path, &mut |name, fields| {
+            resolve_checked(reg, name, fields)
+        })
     }
 
+    /// `resolve(type, fault_fields)`: the normalised type name, or the
+    /// reason with the index of the refused field path (`None`: the type).
     fn parse_inner(
         text: &str,
         path: &str,
-        resolve: &mut dyn FnMut(&str) -> Result<String, String>,
+        resolve: &mut dyn FnMut(&str, &[String]) -> Result<String, (Option<usize>, String)>,
     ) -> Result<Self, FaultError> {
         let raw: RawChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
         let mut types = Vec::with_capacity(raw.channels.len());
@@ -420,11 +434,22 @@ impl ChannelsConfig {
             let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
                 serde::de::value::Error,
             >::new(&c.kind));
-            let dynamic =
-                |resolve: &mut dyn FnMut(&str) -> Result<String, String>| match resolve(&c.kind) {
+            let dynamic = |resolve: &mut dyn FnMut(
+                &str,
+                &[String],
+            )
+                -> Result<String, (Option<usize>, String)>| {
+                match resolve(&c.kind, &c.fault_fields) {
                     Ok(n) => Ok(ChanType::Dynamic(n)),
-                    Err(m) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
-                };
+                    Err((None, m)) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
+                    Err((Some(k), m)) => Err(semantic(
+                        path,
+                        text,
+                        format!("channels[{i}].fault_fields[{k}]"),
+                        m,
+                    )),
+                }
+            };
             let t = match (typed, c.relay) {
                 (Ok(k), None | Some(Relay::Typed)) => ChanType::Typed(k),
                 (Ok(_), Some(Relay::Raw)) | (Err(_), None | Some(Relay::Raw)) => dynamic(resolve)?,
@@ -555,6 +580,18 @@ impl ChannelsConfig {
             if c.qos.depth == 0 {
                 return Err(semantic(path, text, at("qos.depth"), "must be >= 1".into()));
             }
+            if !c.fault_fields.is_empty() && matches!(types[i], ChanType::Typed(_)) {
+                return Err(semantic(
+                    path,
+                    text,
+                    at("fault_fields"),
+                    format!(
+                        "only raw channels take fault_fields; the typed modes of {} act on \
+                         their own fields (FaultSpec.msg); add relay: raw to fault these paths",
+                        types[i].name()
+                    ),
+                ));
+            }
             if let Some(k) = &c.tf_keepalive {
                 if !matches!(types[i], ChanType::Typed(MsgKind::Odometry)) {
                     return Err(semantic(
@@ -606,6 +643,7 @@ impl ChannelsConfig {
                     qos: c.qos,
                     hold_limits: c.hold_limits,
                     index,
+                    fault_fields: c.fault_fields,
                 }),
             }
         }
@@ -634,6 +672,41 @@ impl ChannelsConfig {
     pub fn dynamic_channel(&self, name: &str) -> Option<&DynamicChannelConfig> {
         self.dynamic_channels.iter().find(|c| c.name == name)
     }
+}
+
+/// [`resolve_name`], then each of `fields` checked as a numeric field path
+/// of the type (a `scale` field fault builds on it), at most
+/// [`crate::dynamic::MAX_STAGES`] of them, none twice.
+fn resolve_checked(
+    reg: &TypeRegistry,
+    name: &str,
+    fields: &[String],
+) -> Result<String, (Option<usize>, String)> {
+    let t = resolve_name(reg, name).map_err(|m| (None, m))?;
+    if fields.len() > crate::dynamic::MAX_STAGES {
+        return Err((
+            Some(crate::dynamic::MAX_STAGES),
+            format!(
+                "{} paths: at most {} (one stage each)",
+                fields.len(),
+                crate::dynamic::MAX_STAGES
+            ),
+        ));
+    }
+    for (k, f) in fields.iter().enumerate() {
+        if fields[..k].contains(f) {
+            return Err((Some(k), format!("'{f}' is listed twice")));
+        }
+        let mut spec = crate::field::FieldFaultSpec::new(f, crate::field::FieldMode::Scale);
+        spec.scale_factor = Some(1.0);
+        crate::field::FieldFault::build(&spec, reg, &t).map_err(|e| {
+            (
+                Some(k),
+                format!("not a numeric field path of {t} (the typed data modes scale, bias, ... act on it): {e}"),
+            )
+        })?;
+    }
+    Ok(t)
 }
 
 /// `name` resolved in `reg` (nested types included) to its normalised

@@ -42,6 +42,14 @@ struct ClearedStage {
     cleared: Duration,
 }
 
+/// The built-in message registry ([`TypeRegistry::builtin`]), built once
+/// per process: for in-process channels that need no `AMENT_PREFIX_PATH`.
+pub fn builtin_registry() -> Arc<TypeRegistry> {
+    static REG: std::sync::OnceLock<Arc<TypeRegistry>> = std::sync::OnceLock::new();
+    REG.get_or_init(|| Arc::new(TypeRegistry::builtin()))
+        .clone()
+}
+
 /// One dynamic channel.
 #[derive(Debug)]
 pub struct DynChannel {
@@ -77,6 +85,14 @@ pub struct DynChannel {
     pub overflow_seen: u64,
     /// For the host's log: inside an overflow burst.
     pub overflow_burst: bool,
+    /// Messages received that a stage changed, withheld or copied
+    /// (the evidence of a fault's `applied`).
+    pub messages_faulted: u64,
+    /// When the last stage was removed (cleared or replaced).
+    pub last_cleared: Option<Duration>,
+    /// The field paths `~/set_fault`'s typed data modes act on
+    /// (`fault_fields` in channels.yaml; [`crate::spec_stages`]).
+    fault_fields: Vec<String>,
 }
 
 impl DynChannel {
@@ -89,7 +105,56 @@ impl DynChannel {
         reg: Arc<TypeRegistry>,
         limits: HoldLimits,
     ) -> Result<Self, String> {
-        Self::with_type(&cfg.name, &cfg.type_name, reg, limits)
+        let mut d = Self::with_type(&cfg.name, &cfg.type_name, reg, limits)?;
+        d.fault_fields = cfg.fault_fields.clone();
+        Ok(d)
+    }
+
+    /// This channel with `fields` as the paths `~/set_fault`'s typed data
+    /// modes act on ([`DynChannel::set_fault`]).
+    pub fn with_fault_fields(mut self, fields: Vec<String>) -> Self {
+        self.fault_fields = fields;
+        self
+    }
+
+    /// The paths `~/set_fault`'s typed data modes act on.
+    pub fn fault_fields(&self) -> &[String] {
+        &self.fault_fields
+    }
+
+    /// Sets the typed fault `spec` as the channel's stages
+    /// ([`crate::spec_stages::stages_for_spec`]), replacing the stack as
+    /// one `~/set_fault` replaces a typed channel's faults; `healthy`
+    /// clears it. The stages' windows start at `now`.
+    ///
+    /// # Errors
+    /// Those of [`crate::spec_stages::stages_for_spec`] and
+    /// [`FaultStack::build`]; nothing changes then.
+    pub fn set_fault(
+        &mut self,
+        spec: &kraken_interfaces::FaultSpec,
+        now: Duration,
+    ) -> Result<(), crate::FaultError> {
+        let specs = crate::spec_stages::stages_for_spec(
+            spec,
+            &self.name,
+            &self.type_name,
+            &self.fault_fields,
+        )?;
+        let built = FaultStack::build(&specs, &self.reg, &self.type_name)?;
+        self.replace(built, specs.len(), now);
+        Ok(())
+    }
+
+    /// Whether a stage acts at `now`.
+    pub fn is_active(&self, now: Duration) -> bool {
+        self.stack.any_active(now)
+    }
+
+    /// When a current stage first changed, withheld or copied a message
+    /// (the earliest over the stages), if one has.
+    pub fn first_applied(&self) -> Option<Duration> {
+        self.meta.iter().filter_map(|m| m.first_applied).min()
     }
 
     /// A passthrough channel named `name` of type `type_name` (`pkg/msg/Type`),
@@ -128,6 +193,9 @@ impl DynChannel {
             last_error: None,
             overflow_seen: 0,
             overflow_burst: false,
+            messages_faulted: 0,
+            last_cleared: None,
+            fault_fields: Vec::new(),
         })
     }
 
@@ -178,18 +246,29 @@ impl DynChannel {
                 kept + specs.len()
             ));
         }
-        let mut built =
+        let built =
             FaultStack::build(&specs, &self.reg, &self.type_name).map_err(|e| e.to_string())?;
         if !append {
-            while !self.stack.is_empty() {
-                self.remove_at(0, now);
-            }
-            built.set(now);
-            self.stack = built;
+            self.replace(built, specs.len(), now);
         } else {
             self.stack.append(built, now);
+            self.add_meta(specs.len(), now);
         }
-        for _ in 0..specs.len() {
+        Ok(self.ids())
+    }
+
+    /// Replaces the stack with `built` (`n` stages), set at `now`.
+    fn replace(&mut self, mut built: FaultStack, n: usize, now: Duration) {
+        while !self.stack.is_empty() {
+            self.remove_at(0, now);
+        }
+        built.set(now);
+        self.stack = built;
+        self.add_meta(n, now);
+    }
+
+    fn add_meta(&mut self, n: usize, now: Duration) {
+        for _ in 0..n {
             self.meta.push(StageMeta {
                 id: self.next_id,
                 requested: now,
@@ -197,7 +276,6 @@ impl DynChannel {
             });
             self.next_id = self.next_id.wrapping_add(1).max(1);
         }
-        Ok(self.ids())
     }
 
     fn remove_at(&mut self, index: usize, now: Duration) {
@@ -206,6 +284,7 @@ impl DynChannel {
             return;
         };
         let meta = self.meta.remove(index);
+        self.last_cleared = Some(now);
         // "<index>: what": the index no longer means anything.
         let description = description
             .split_once(": ")
@@ -255,6 +334,7 @@ impl DynChannel {
             return;
         }
         let before = self.stack.stats();
+        let mut touched = false;
         let out = self
             .stack
             .apply(CdrPayload::new(self.ty.clone(), bytes), now, rng);
@@ -263,9 +343,15 @@ impl DynChannel {
             .iter_mut()
             .zip(before.iter().zip(self.stack.stats()))
         {
-            if m.first_applied.is_none() && *a != b {
-                m.first_applied = Some(now);
+            if *a != b {
+                touched = true;
+                if m.first_applied.is_none() {
+                    m.first_applied = Some(now);
+                }
             }
+        }
+        if touched {
+            self.messages_faulted += 1;
         }
         for d in out {
             if let Some(e) = d.payload.decode_error() {
@@ -286,6 +372,50 @@ impl DynChannel {
                 self.hold(now.saturating_add(d.delay), bytes);
             }
         }
+    }
+
+    /// [`DynChannel::push`] of a compiled-in message of the channel's type
+    /// (an in-process host: the harness's `cmd_vel`), serialized as a ROS 2
+    /// peer would ([`breakbench_msgs::encode_serde`]).
+    ///
+    /// # Errors
+    /// [`crate::FaultError::Codec`] when the serializer refuses it.
+    pub fn push_msg<T: serde::Serialize>(
+        &mut self,
+        msg: &T,
+        now: Duration,
+        rng: &mut FaultRng,
+    ) -> Result<(), crate::FaultError> {
+        let bytes = breakbench_msgs::encode_serde(&self.type_name, msg).map_err(|source| {
+            crate::FaultError::Codec {
+                channel: self.name.clone(),
+                source,
+            }
+        })?;
+        self.push(bytes, now, rng);
+        Ok(())
+    }
+
+    /// [`DynChannel::poll`], each message deserialized into `T`.
+    ///
+    /// # Errors
+    /// [`crate::FaultError::Codec`] for bytes that do not decode as `T`
+    /// (a field stage wrote them: it keeps the type, so a bug).
+    pub fn poll_msgs<T: serde::de::DeserializeOwned>(
+        &mut self,
+        now: Duration,
+    ) -> Result<Vec<T>, crate::FaultError> {
+        self.poll(now)
+            .iter()
+            .map(|b| {
+                breakbench_msgs::decode_serde(&self.type_name, b).map_err(|source| {
+                    crate::FaultError::Codec {
+                        channel: self.name.clone(),
+                        source,
+                    }
+                })
+            })
+            .collect()
     }
 
     fn hold(&mut self, due: Duration, bytes: Vec<u8>) {

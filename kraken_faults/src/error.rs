@@ -104,6 +104,14 @@ pub enum FaultError {
         #[source]
         source: Box<FaultError>,
     },
+    /// A message of channel `channel` could not be serialized or
+    /// deserialized as its type.
+    #[error("channel '{channel}': {source}")]
+    Codec {
+        channel: String,
+        #[source]
+        source: breakbench_msgs::MsgError,
+    },
     /// I/O error reading a configuration file.
     #[error("{path}: {source}")]
     Io {

@@ -171,9 +171,7 @@ impl FaultSchedule {
             let i = self.pending_clear[k];
             match self.entries[i].clear_at {
                 Some(c) if c <= now => {
-                    injector
-                        .channel_mut(&self.entries[i].spec.channel)?
-                        .clear_at(c);
+                    injector.clear_channel_at(&self.entries[i].spec.channel, c)?;
                     self.pending_clear.remove(k);
                 }
                 _ => k += 1,

@@ -64,6 +64,22 @@ fn shipped_channels_yaml_loads() {
         20.0
     );
     assert!(cfg.channel("odom").unwrap().tf_keepalive.is_none());
+    // The actuator channel: raw Twist, its typed modes on what a base reads.
+    let cv = cfg.dynamic_channel("cmd_vel").unwrap();
+    assert_eq!(
+        (
+            cv.type_name.as_str(),
+            cv.input_topic.as_str(),
+            cv.output_topic.as_str(),
+            cv.fault_fields.clone()
+        ),
+        (
+            "geometry_msgs/msg/Twist",
+            "/cmd_vel_nav",
+            "/cmd_vel",
+            vec!["linear.x".to_string(), "angular.z".to_string()]
+        )
+    );
     let inj = kraken_faults::Injector::from_config(&cfg);
     assert_eq!(inj.channels().len(), 5);
     assert_eq!(
@@ -582,4 +598,60 @@ fn shipped_bench_any_type_loads() {
             ("scan_any", "sensor_msgs/msg/LaserScan")
         ]
     );
+}
+
+/// `fault_fields`: only on raw channels, each a numeric path of the type,
+/// none twice; refused at the field's line.
+#[test]
+fn fault_fields_are_checked_at_load() {
+    let reg = breakbench_msgs::TypeRegistry::builtin();
+    let base = "channels:
+  - name: cmd_vel
+    type: geometry_msgs/msg/Twist
+    input_topic: /cmd_vel_nav
+    output_topic: /cmd_vel
+    qos: {reliability: reliable, depth: 10}
+    fault_fields: FIELDS
+";
+    let ok = ChannelsConfig::parse_with(
+        &base.replace("FIELDS", "[linear.x, angular.z]"),
+        "c.yaml",
+        &reg,
+    )
+    .unwrap();
+    assert_eq!(
+        ok.dynamic_channels[0].fault_fields,
+        ["linear.x", "angular.z"]
+    );
+    for (fields, want_field, want) in [
+        (
+            "[linear.x, linear.q]",
+            "channels[0].fault_fields[1]",
+            "linear.q",
+        ),
+        (
+            "[linear]",
+            "channels[0].fault_fields[0]",
+            "not a numeric field path",
+        ),
+        (
+            "[angular.z, angular.z]",
+            "channels[0].fault_fields[1]",
+            "listed twice",
+        ),
+    ] {
+        let (line, field, msg) = cfg_err(
+            ChannelsConfig::parse_with(&base.replace("FIELDS", fields), "c.yaml", &reg)
+                .unwrap_err(),
+        );
+        assert_eq!((line, field.as_str()), (7, want_field), "{fields}: {msg}");
+        assert!(msg.contains(want), "{fields}: {msg}");
+    }
+    let typed = base
+        .replace("geometry_msgs/msg/Twist", "sensor_msgs/msg/NavSatFix")
+        .replace("FIELDS", "[latitude]");
+    let (line, field, msg) =
+        cfg_err(ChannelsConfig::parse_with(&typed, "c.yaml", &reg).unwrap_err());
+    assert_eq!((line, field.as_str()), (7, "channels[0].fault_fields"));
+    assert!(msg.contains("only raw channels"), "{msg}");
 }

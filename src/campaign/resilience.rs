@@ -33,11 +33,11 @@ use breakbench_oracle::expect::{
     check_expectations, Anchor, DiagLevel, ExpectationSpec, LogLevel, Predicate, Role, TriggerSpec,
     VerdictClass,
 };
-use kraken_faults::{build_stage, FaultError};
+use kraken_faults::FaultError;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 
-use super::scenario::HARNESS_CHANNELS;
+use super::scenario::{check_harness_fault, harness_channel, harness_channel_names};
 
 /// `surfacing:` of a fault.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -470,14 +470,13 @@ impl ResilienceTest {
                     format!("duplicate fault '{}'", f.name),
                 );
             }
-            let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == f.channel) else {
-                let known: Vec<&str> = HARNESS_CHANNELS.iter().map(|(n, _)| *n).collect();
+            let Some(hc) = harness_channel(&f.channel) else {
                 return err(
                     format!("{at}.channel"),
                     format!(
                         "unknown channel '{}' (the in-process harness has {})",
                         f.channel,
-                        known.join(", ")
+                        harness_channel_names()
                     ),
                 );
             };
@@ -495,7 +494,7 @@ impl ResilienceTest {
                 .map_err(|(k, m)| ConfigError::semantic(path, &format!("{at}.{k}"), m))?;
             // A mode the injector does not implement for the channel's type
             // is not refused: its runs are `unsupported` (JUnit skipped).
-            match build_stage(&spec, &f.channel, kind) {
+            match check_harness_fault(hc, &f.channel, &spec) {
                 Ok(_) | Err(FaultError::Unsupported { .. }) => {}
                 Err(e) => {
                     return err(format!("{at}.parameters"), e.to_string());

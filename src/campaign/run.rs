@@ -11,14 +11,14 @@ use kraken_faults::SensorMsg;
 use kraken_faults::{
     channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector, ScheduledFault,
 };
-use kraken_interfaces::ros::{NavSatStatus, Odometry};
+use kraken_interfaces::ros::{NavSatStatus, Odometry, Twist, Vector3};
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
 use super::manifest::{
     ContactRecord, DetectionRecord, FaultRecord, IsolationRecord, Manifest, RunKind,
 };
-use super::scenario::{fault_spec, Axis, Scenario};
+use super::scenario::{actuator_channel, fault_spec, Axis, Scenario, ACTUATOR_CHANNELS};
 use super::test_run::TestDriver;
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
@@ -62,6 +62,15 @@ pub fn controller_under_test(
     } else {
         Box::new(Navigator::new(navigator.clone(), world.goal_in_odom()))
     })
+}
+
+/// A fault-channel error of a run of `scenario`.
+fn fault_err(scenario: &Scenario, e: kraken_faults::FaultError) -> CampaignError {
+    CampaignError::Fault {
+        path: scenario.path.display().to_string(),
+        field: "channels".into(),
+        error: Box::new(e),
+    }
 }
 
 /// Executes one run of `scenario`.
@@ -158,7 +167,11 @@ pub fn execute(
     }
     let wired: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
     let mut plant = Plant::new(world, &scenario.plant, spec.seed, &wired)?;
-    let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect());
+    // The sensor channels, then the actuator channel between the
+    // controller's command and the plant (REQ-FAULT-ACTUATOR).
+    let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect())
+        .with_raw_channel(actuator_channel(0));
+    let cmd_vel = ACTUATOR_CHANNELS[0].0;
 
     // One fault stream per channel, from the run seed and the channel name.
     let mut rngs: Vec<FaultRng> = injector
@@ -166,6 +179,7 @@ pub fn execute(
         .iter()
         .map(|c| channel_rng(spec.seed, c.name()))
         .collect();
+    let mut cmd_rng = channel_rng(spec.seed, cmd_vel);
 
     // Grid cells: every axis' fault set at t = 0 and never cleared, with the
     // probe of what it delivered on its channel.
@@ -177,8 +191,11 @@ pub fn execute(
                 axis: axis.name.clone(),
                 message,
             })?;
-            if let Some(probe) = delivered_probe(fs.mode) {
-                injector.channel_mut(&fs.channel)?.add_probe(probe);
+            // (An actuator channel has no probe: its faults are stages.)
+            if let (Some(probe), Ok(ch)) =
+                (delivered_probe(fs.mode), injector.channel_mut(&fs.channel))
+            {
+                ch.add_probe(probe);
             }
             axes.push((axis, v, fs));
         }
@@ -276,12 +293,36 @@ pub fn execute(
                 controller.on_message(name, m, now)
             });
         }
+        // The controller's command goes through the actuator channel as a
+        // geometry_msgs/Twist (CDR, as on the graph); what the channel
+        // releases is what the plant applies, and what the oracle sees as
+        // cmd_vel. Nothing released: the plant keeps the last command, as
+        // Gazebo's DiffDrive does.
+        let actuator = injector.raw_channel_mut(cmd_vel).expect("added above");
         if now >= next_control {
             next_control += period;
             let cmd = controller.tick(now);
-            plant.set_cmd_vel(cmd.linear_m_s, cmd.angular_rad_s);
+            let twist = Twist {
+                linear: Vector3 {
+                    x: cmd.linear_m_s,
+                    ..Vector3::default()
+                },
+                angular: Vector3 {
+                    z: cmd.angular_rad_s,
+                    ..Vector3::default()
+                },
+            };
+            actuator
+                .push_msg(&twist, now, &mut cmd_rng)
+                .map_err(|e| fault_err(scenario, e))?;
+        }
+        for t in actuator
+            .poll_msgs::<Twist>(now)
+            .map_err(|e| fault_err(scenario, e))?
+        {
+            plant.set_cmd_vel(t.linear.x, t.angular.z);
             if let Some(d) = driver.as_mut() {
-                d.on_cmd_vel(now, cmd.linear_m_s, cmd.angular_rad_s);
+                d.on_cmd_vel(now, t.linear.x, t.angular.z);
             }
         }
         if let Some(d) = driver.as_mut() {
@@ -313,10 +354,13 @@ pub fn execute(
         }
         for (slot, (_, _, fs)) in first_applied.iter_mut().zip(&axes) {
             if slot.is_none() {
-                *slot = injector
-                    .channel(&fs.channel)
-                    .and_then(|c| c.first_applied())
-                    .map(|t| t.as_secs_f64());
+                *slot = match injector.raw_channel(&fs.channel) {
+                    Some(r) => r.first_applied(),
+                    None => injector
+                        .channel(&fs.channel)
+                        .and_then(|c| c.first_applied()),
+                }
+                .map(|t| t.as_secs_f64());
             }
         }
         if let Some(t) = truth {
@@ -366,12 +410,29 @@ pub fn execute(
         .into_iter()
         .zip(first_applied)
         .map(|((axis, v, fs), first_applied_s)| {
-            let ch = injector.channel(&fs.channel).expect("validated channel");
-            let st = ch.stats();
-            let (metric, delivered) = ch
-                .probes()
-                .first()
-                .map_or(("none", None), |p| (p.name(), p.value()));
+            // Counters and clear time: a sensor channel's, or the actuator
+            // channel's (no delivered probe: its faults are stages).
+            let (messages_in, messages_out, cleared_s, (metric, delivered)) =
+                match injector.raw_channel(&fs.channel) {
+                    Some(r) => (
+                        r.messages_in,
+                        r.messages_out,
+                        r.last_cleared.map(|t| t.as_secs_f64()),
+                        ("none", None),
+                    ),
+                    None => {
+                        let ch = injector.channel(&fs.channel).expect("validated channel");
+                        let st = ch.stats();
+                        (
+                            st.messages_in,
+                            st.messages_out,
+                            ch.cleared().map(|t| t.as_secs_f64()),
+                            ch.probes()
+                                .first()
+                                .map_or(("none", None), |p| (p.name(), p.value())),
+                        )
+                    }
+                };
             FaultRecord {
                 axis: axis.name.clone(),
                 channel: fs.channel.clone(),
@@ -381,10 +442,10 @@ pub fn execute(
                 axis_value: v,
                 delivered_metric: metric.into(),
                 delivered,
-                messages_in: st.messages_in,
-                messages_out: st.messages_out,
+                messages_in,
+                messages_out,
                 first_applied_s,
-                cleared_s: ch.cleared().map(|t| t.as_secs_f64()),
+                cleared_s,
             }
         })
         .collect();

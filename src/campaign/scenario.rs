@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use breakbench_sim_bridge::PlantConfig;
 use breakbench_world::range::{check_ranges, Range};
@@ -39,6 +40,86 @@ use breakbench_navigator::NavigatorConfig;
 /// actually reads depends on its navigator file's `pose_source`, checked
 /// across files by [`Scenario::load`].
 pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &breakbench_navigator::stack::STACK_INPUTS;
+
+/// The actuator channels of the in-process harness, between the
+/// controller's command and the plant (REQ-FAULT-ACTUATOR): name, message
+/// type and the field paths the typed modes act on, which are exactly the
+/// ones the plant reads (the unicycle's forward speed and yaw rate), so
+/// every fault on them reaches the robot. The shipped
+/// `kraken_faults/config/channels.yaml` declares the same channel (held
+/// equal by `tests/harness_checks.rs`).
+pub const ACTUATOR_CHANNELS: &[(&str, &str, &[&str])] = &[(
+    "cmd_vel",
+    "geometry_msgs/msg/Twist",
+    &["linear.x", "angular.z"],
+)];
+
+/// A channel of the in-process harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HarnessChannel {
+    /// A sensor channel the controller may read, of this type.
+    Sensor(MsgKind),
+    /// An actuator channel ([`ACTUATOR_CHANNELS`]), index into it.
+    Actuator(usize),
+}
+
+/// The harness channel named `name`.
+pub fn harness_channel(name: &str) -> Option<HarnessChannel> {
+    HARNESS_CHANNELS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, k)| HarnessChannel::Sensor(k))
+        .or_else(|| {
+            ACTUATOR_CHANNELS
+                .iter()
+                .position(|(n, _, _)| *n == name)
+                .map(HarnessChannel::Actuator)
+        })
+}
+
+/// Every harness channel's name, sensors then actuators, for error texts.
+pub fn harness_channel_names() -> String {
+    HARNESS_CHANNELS
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(ACTUATOR_CHANNELS.iter().map(|(n, _, _)| *n))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A fresh, healthy actuator channel `ACTUATOR_CHANNELS[i]`.
+///
+/// # Panics
+/// If `i` is out of range or the built-in registry lacks the type (a bug,
+/// held by the unit tests).
+pub fn actuator_channel(i: usize) -> kraken_faults::DynChannel {
+    let (name, ty, fields) = ACTUATOR_CHANNELS[i];
+    kraken_faults::DynChannel::with_type(
+        name,
+        ty,
+        kraken_faults::dynamic::builtin_registry(),
+        kraken_faults::HoldLimits::DEFAULT,
+    )
+    .expect("the built-in registry has the actuator types")
+    .with_fault_fields(fields.iter().map(|f| f.to_string()).collect())
+}
+
+/// Whether the injector implements `spec` on harness channel `channel`
+/// (the typed mode's stage, or an actuator's stages).
+///
+/// # Errors
+/// The injector's refusal ([`kraken_faults::FaultError::Unsupported`] for a
+/// mode the channel's type has no meaning for).
+pub fn check_harness_fault(
+    channel: HarnessChannel,
+    name: &str,
+    spec: &FaultSpec,
+) -> Result<(), kraken_faults::FaultError> {
+    match channel {
+        HarnessChannel::Sensor(kind) => build_stage(spec, name, kind).map(drop),
+        HarnessChannel::Actuator(i) => actuator_channel(i).set_fault(spec, Duration::ZERO),
+    }
+}
 
 /// One fault axis of the grid.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -414,17 +495,13 @@ impl ScenarioFile {
                     format!("duplicate axis '{}'", axis.name),
                 );
             }
-            let Some(&(_, kind)) = HARNESS_CHANNELS.iter().find(|(n, _)| *n == axis.channel) else {
+            let Some(hc) = harness_channel(&axis.channel) else {
                 return err(
                     &format!("axes[{i}].channel"),
                     format!(
                         "unknown channel '{}' (the in-process harness has {})",
                         axis.channel,
-                        HARNESS_CHANNELS
-                            .iter()
-                            .map(|(n, _)| *n)
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        harness_channel_names()
                     ),
                 );
             };
@@ -491,7 +568,7 @@ impl ScenarioFile {
                 }
                 let spec = fault_spec(axis, *v)
                     .map_err(|m| ConfigError::semantic(path, &format!("axes[{i}].parameter"), m))?;
-                build_stage(&spec, &axis.channel, kind)
+                check_harness_fault(hc, &axis.channel, &spec)
                     .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
             }
         }

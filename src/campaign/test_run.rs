@@ -100,12 +100,17 @@ impl FaultPort for Injector {
         Injector::set_fault(self, spec, now).map_err(|e| e.to_string())
     }
     fn clear_fault(&mut self, channel: &str, now: Duration) -> Result<(), String> {
-        self.channel_mut(channel)
-            .map_err(|e| e.to_string())?
-            .clear_at(now);
-        Ok(())
+        self.clear_channel_at(channel, now)
+            .map_err(|e| e.to_string())
     }
     fn counts(&self, channel: &str) -> Option<ChannelCounts> {
+        if let Some(r) = self.raw_channel(channel) {
+            return Some(ChannelCounts {
+                messages_in: r.messages_in,
+                messages_out: r.messages_out,
+                messages_faulted: r.messages_faulted,
+            });
+        }
         self.channel(channel).map(|c| {
             let s = c.stats();
             ChannelCounts {
@@ -116,10 +121,16 @@ impl FaultPort for Injector {
         })
     }
     fn cleared(&self, channel: &str) -> Option<Duration> {
-        self.channel(channel).and_then(|c| c.cleared())
+        match self.raw_channel(channel) {
+            Some(r) => r.last_cleared,
+            None => self.channel(channel).and_then(|c| c.cleared()),
+        }
     }
     fn is_active(&self, channel: &str, now: Duration) -> bool {
-        self.channel(channel).is_some_and(|c| c.is_active(now))
+        match self.raw_channel(channel) {
+            Some(r) => r.is_active(now),
+            None => self.channel(channel).is_some_and(|c| c.is_active(now)),
+        }
     }
 }
 
@@ -264,6 +275,18 @@ impl TestDriver {
                     message,
                 })?;
                 let unsupported = match inputs.iter().find(|(n, _)| *n == f.channel) {
+                    // The plant reads exactly an actuator's fault_fields.
+                    None if matches!(
+                        super::scenario::harness_channel(&f.channel),
+                        Some(super::scenario::HarnessChannel::Actuator(_))
+                    ) =>
+                    {
+                        super::scenario::harness_channel(&f.channel)
+                            .and_then(|hc| {
+                                super::scenario::check_harness_fault(hc, &f.channel, &spec).err()
+                            })
+                            .map(|e| format!("the injector does not implement it: {e}"))
+                    }
                     None => Some(format!(
                         "the controller does not read channel '{}'",
                         f.channel

@@ -19,6 +19,9 @@
 //! stage by id, `~/clear_faults` empties every stack too, and
 //! `~/stack_status` (diagnostic_msgs/msg/DiagnosticArray, one status per
 //! channel) reports the stages at `status_rate_hz` and on every call.
+//! `~/set_fault` on a dynamic channel sets the typed mode as stages on the
+//! channel's `fault_fields` (the actuator faults of `/cmd_vel`:
+//! [`kraken_faults::spec_stages`], REQ-FAULT-ACTUATOR), replacing its stack.
 //! A `rosgraph_msgs/msg/Clock` channel publishing `/clock` is the node's own
 //! sim clock source through its *input* (REQ-FAULT-TF-CLOCK).
 //!
@@ -626,13 +629,10 @@ fn run() -> Result<ExitCode> {
                             .set_fault_seeded(&spec, now, &mut rngs[k])
                             .map(|()| typed.stacks[k].stack_mut().clear_all(now))
                             .map_err(anyhow::Error::from),
-                        None => match dyns.iter().find(|d| d.name == spec.channel) {
-                            Some(d) => Err(anyhow::anyhow!(
-                                "channel '{}' is of type {}, not one of the four typed kinds: \
-                                 set its faults with ~/set_fault_stack",
-                                d.name,
-                                d.type_name
-                            )),
+                        // A raw channel: the typed mode as stages on its
+                        // fault_fields (kraken_faults::spec_stages).
+                        None => match dyns.iter_mut().find(|d| d.name == spec.channel) {
+                            Some(d) => d.set_fault(&spec, now).map_err(Into::into),
                             // Unknown channel: the injector's error names it.
                             None => injector.set_fault(&spec, now).map_err(Into::into),
                         },

@@ -40,9 +40,9 @@ impl Scenario {
             .located(&text)
             .into());
         }
-        // Across files: every faulted channel must be one the declared
-        // controller reads (a GNSS fault under a wheel-odometry navigator
-        // would change nothing it sees).
+        // Across files: every faulted sensor channel must be one the
+        // declared controller reads (a GNSS fault under a wheel-odometry
+        // navigator would change nothing it sees).
         let inputs = navigator.pose_source.inputs();
         let faulted = file
             .axes
@@ -56,7 +56,12 @@ impl Scenario {
                     .map(move |(j, f)| (format!("tests[{i}].faults[{j}].channel"), &f.channel))
             }));
         for (field, channel) in faulted {
-            if !inputs.iter().any(|(n, _)| n == channel) {
+            // An actuator channel's consumer is the plant.
+            let actuator = matches!(
+                super::harness_channel(channel),
+                Some(super::HarnessChannel::Actuator(_))
+            );
+            if !actuator && !inputs.iter().any(|(n, _)| n == channel) {
                 let text = kraken_interfaces::config::read_text(path)?;
                 let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
                 return Err(ConfigError::semantic(

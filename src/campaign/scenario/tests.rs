@@ -378,3 +378,43 @@ fn reserved_cell_keys_are_the_keys_of_a_cell() {
     want.sort_unstable();
     assert_eq!(keys, want);
 }
+
+/// The in-process actuator channel is the one the shipped channels.yaml
+/// declares: same name, type and fault_fields (REQ-FAULT-ACTUATOR).
+#[test]
+fn actuator_channels_equal_the_shipped_channels_yaml() {
+    let cfg = kraken_faults::ChannelsConfig::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("kraken_faults/config/channels.yaml"),
+    )
+    .unwrap();
+    for (name, ty, fields) in ACTUATOR_CHANNELS {
+        let c = cfg.dynamic_channel(name).unwrap();
+        assert_eq!(c.type_name, *ty);
+        assert_eq!(c.fault_fields, *fields);
+        assert_eq!(actuator_channel(0).fault_fields(), *fields);
+    }
+}
+
+/// A grid axis on cmd_vel loads; a mode the actuator channel cannot carry
+/// is refused at the axis value, naming it; an unknown channel's error lists
+/// cmd_vel among the harness channels.
+#[test]
+fn axes_on_the_actuator_channel() {
+    let on_cmd_vel = |t: String, mode: &str, parameter: &str| {
+        t.replacen("channel: scan", "channel: cmd_vel", 1)
+            .replacen("mode: delay", &format!("mode: {mode}"), 1)
+            .replacen("parameter: delay_s", &format!("parameter: {parameter}"), 1)
+    };
+    load_edited(|t| on_cmd_vel(t, "delay", "delay_s")).unwrap();
+    let e = load_edited(|t| on_cmd_vel(t, "degrade", "noise_stddev"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("axes[0].values[0]") && e.contains("no field-path equivalent"),
+        "{e}"
+    );
+    let e = load_edited(|t| t.replacen("channel: scan", "channel: cmd_vol", 1))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("scan, cmd_vel"), "{e}");
+}

@@ -1,0 +1,202 @@
+//! The typed modes of `~/set_fault` (a [`FaultSpec`]) on a channel of any
+//! message type, as stages of its [`crate::field::FaultStack`]
+//! (REQ-FAULT-ACTUATOR, REQ-FAULT-STACK: one mechanism).
+//!
+//! A raw channel declares in channels.yaml the numeric field paths the
+//! typed modes act on (`fault_fields`: `[linear.x, angular.z]` for
+//! `/cmd_vel`); [`stages_for_spec`] turns one fault into the equivalent
+//! stages, one field stage per path for a data mode, one delivery stage
+//! for a timing or loss mode, every stage with the fault's activation
+//! window. So `{channel: cmd_vel, mode: SCALE, scale_factor: 0.5}` is a weak
+//! drive, `scale_factor: -1` a reversed motor, `SATURATION` a torque limit,
+//! `STUCK` a stuck command, `DELAY` a late one and `DROPOUT` none at all.
+//!
+//! | FaultSpec mode | stages |
+//! |---|---|
+//! | dropout | `drop {probability: 1}` |
+//! | bias_ramp, bias, scale, stuck, garbage, saturation | `field {path, mode}` per path (saturation: `[-limit, limit]`; bias from `step_at_s`) |
+//! | packet_loss, delay, jitter, duplicate, reorder | `loss`, `delay`, `jitter`, `duplicate {copies: 1}`, `reorder` |
+//! | degrade, slip, timestamp_jump, corrupt_status | unsupported (use `~/set_fault_stack`) |
+
+use kraken_interfaces::FaultSpec;
+
+use crate::field::stack::LossModelName;
+use crate::field::{FieldFaultSpec, FieldMode, StageFault, StageSpec, StageWindow};
+use crate::FaultError;
+
+/// The stages that do what `spec` does on a channel named `channel` of type
+/// `type_name` whose typed modes act on `fields` (field paths). `healthy`
+/// gives no stage (the channel passes through).
+///
+/// # Errors
+/// [`FaultError::UnknownMode`]; [`FaultError::Unsupported`] for a mode with
+/// no field-path equivalent (degrade, slip, timestamp_jump,
+/// corrupt_status), for a data mode on a channel with no `fault_fields`,
+/// for `random_phase`, for `freeze_stamp`, and for a `bias` whose
+/// `step_at_s` is not before `duration_s` or that is intermittent;
+/// [`FaultError::InvalidParameter`] for `step_at_s` out of [0, 1e6] s.
+/// Parameter ranges are checked when the stages are built
+/// ([`crate::field::FaultStack::build`]).
+pub fn stages_for_spec(
+    spec: &FaultSpec,
+    channel: &str,
+    type_name: &str,
+    fields: &[String],
+) -> Result<Vec<StageSpec>, FaultError> {
+    let mode = kraken_interfaces::mode_name(spec.mode).ok_or(FaultError::UnknownMode(spec.mode))?;
+    let unsupported = |reason: String| FaultError::Unsupported {
+        channel: channel.to_string(),
+        kind: "a raw channel",
+        mode,
+        reason: format!("{type_name}: {reason}"),
+    };
+    if spec.mode == FaultSpec::HEALTHY {
+        return Ok(Vec::new());
+    }
+    if spec.random_phase {
+        return Err(unsupported(
+            "random_phase has no stage equivalent; give the phase with ~/set_fault_stack windows"
+                .into(),
+        ));
+    }
+    let mut window = StageWindow {
+        at_s: 0.0,
+        duration_s: spec.duration_s,
+        period_s: spec.period_s,
+        duty_cycle: if spec.period_s > 0.0 {
+            spec.duty_cycle
+        } else {
+            1.0
+        },
+    };
+    let delivery = |fault: StageFault| {
+        Ok(vec![StageSpec {
+            fault,
+            window: window.clone(),
+            select: None,
+        }])
+    };
+    let field_mode = match spec.mode {
+        FaultSpec::DROPOUT => return delivery(StageFault::Drop { probability: 1.0 }),
+        FaultSpec::PACKET_LOSS => {
+            let model =
+                match spec.loss_model {
+                    FaultSpec::LOSS_BERNOULLI => LossModelName::Bernoulli,
+                    FaultSpec::LOSS_BURST => LossModelName::Burst,
+                    FaultSpec::LOSS_GILBERT_ELLIOTT => LossModelName::GilbertElliott,
+                    other => return Err(FaultError::InvalidParameter {
+                        mode,
+                        field: "loss_model",
+                        value: f64::from(other),
+                        reason:
+                            "must be LOSS_BERNOULLI (0), LOSS_BURST (1) or LOSS_GILBERT_ELLIOTT (2)"
+                                .into(),
+                    }),
+                };
+            return delivery(StageFault::Loss {
+                model,
+                loss_probability: spec.loss_probability,
+                burst_length: spec.burst_length,
+                recovery_probability: spec.recovery_probability,
+            });
+        }
+        FaultSpec::DELAY => {
+            return delivery(StageFault::Delay {
+                delay_s: spec.delay_s,
+            })
+        }
+        FaultSpec::JITTER => {
+            return delivery(StageFault::Jitter {
+                jitter_s: spec.jitter_s,
+            })
+        }
+        FaultSpec::DUPLICATE => {
+            return delivery(StageFault::Duplicate {
+                copies: 1,
+                probability: spec.probability,
+            })
+        }
+        FaultSpec::REORDER => {
+            return delivery(StageFault::Reorder {
+                probability: spec.probability,
+            })
+        }
+        FaultSpec::BIAS_RAMP => FieldMode::BiasRamp,
+        FaultSpec::BIAS => FieldMode::Bias,
+        FaultSpec::SCALE => FieldMode::Scale,
+        FaultSpec::STUCK => FieldMode::Stuck,
+        FaultSpec::GARBAGE => FieldMode::Garbage,
+        FaultSpec::SATURATION => FieldMode::Saturation,
+        _ => {
+            return Err(unsupported(
+                "no field-path equivalent on a raw channel; build it with ~/set_fault_stack".into(),
+            ))
+        }
+    };
+    if fields.is_empty() {
+        return Err(unsupported(
+            "the channel declares no fault_fields in channels.yaml (the field paths the typed \
+             data modes act on); declare them, or use ~/set_fault_stack with a path"
+                .into(),
+        ));
+    }
+    if spec.mode == FaultSpec::STUCK && spec.freeze_stamp {
+        return Err(unsupported(
+            "freeze_stamp: stamps are not among the fault_fields; add a stuck stage on the stamp with ~/set_fault_stack".into(),
+        ));
+    }
+    if spec.mode == FaultSpec::BIAS && spec.step_at_s != 0.0 {
+        if !(spec.step_at_s.is_finite()
+            && (0.0..=crate::params::MAX_TIME_S).contains(&spec.step_at_s))
+        {
+            return Err(FaultError::InvalidParameter {
+                mode,
+                field: "step_at_s",
+                value: spec.step_at_s,
+                reason: format!("must be finite and in [0, {}] s", crate::params::MAX_TIME_S),
+            });
+        }
+        if spec.period_s > 0.0 {
+            return Err(unsupported(
+                "an intermittent bias with step_at_s; give the windows with ~/set_fault_stack"
+                    .into(),
+            ));
+        }
+        if spec.duration_s > 0.0 && spec.step_at_s >= spec.duration_s {
+            return Err(unsupported(format!(
+                "step_at_s {} s is not before duration_s {} s: the bias would never act",
+                spec.step_at_s, spec.duration_s
+            )));
+        }
+        window.at_s = spec.step_at_s;
+        if spec.duration_s > 0.0 {
+            window.duration_s = spec.duration_s - spec.step_at_s;
+        }
+    }
+    Ok(fields
+        .iter()
+        .map(|path| {
+            let mut f = FieldFaultSpec::new(path, field_mode);
+            match field_mode {
+                FieldMode::BiasRamp => f.bias_rate_per_s = Some(spec.bias_rate),
+                FieldMode::Bias => f.bias = Some(spec.bias),
+                FieldMode::Scale => f.scale_factor = Some(spec.scale_factor),
+                FieldMode::Garbage => {
+                    f.garbage_min = Some(spec.garbage_min);
+                    f.garbage_max = Some(spec.garbage_max);
+                    f.allow_non_finite = Some(spec.allow_non_finite);
+                }
+                FieldMode::Saturation => {
+                    f.min = Some(-spec.saturation_limit);
+                    f.max = Some(spec.saturation_limit);
+                }
+                _ => {}
+            }
+            StageSpec {
+                fault: StageFault::Field(Box::new(f)),
+                window: window.clone(),
+                select: None,
+            }
+        })
+        .collect())
+}
