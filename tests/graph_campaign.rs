@@ -343,3 +343,32 @@ fn a_scenario_the_graph_cannot_run_is_refused_before_anything_runs() {
         "nothing may be written for a refused scenario"
     );
 }
+
+/// An actuator fault on the corridor graph is refused before anything runs:
+/// its navigator publishes /cmd_vel to the plant directly, so the
+/// injector's cmd_vel channel would carry nothing (a silent no-effect).
+#[test]
+fn an_actuator_fault_on_the_graph_is_refused() {
+    let out = tmp("graph_refuses_cmd_vel");
+    let o = Command::new(env!("CARGO_BIN_EXE_breakbench"))
+        .current_dir(root())
+        .args([
+            "campaign",
+            "scenarios/studies/actuator_study.yaml",
+            "--graph",
+        ])
+        .arg(root().join("launch/corridor.graph.yaml"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .expect("breakbench runs");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("field 'axes[0].channel': unsupported by the graph executor")
+            && err.contains("'cmd_vel' is an actuator channel"),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+}

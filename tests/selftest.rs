@@ -229,7 +229,7 @@ fn an_unknown_target_is_refused_at_load() {
     let f = Path::new(DIR).join("unknown_channel.yaml");
     let e = Scenario::load(&f).unwrap_err().to_string();
     assert!(
-        e.contains("unknown_channel.yaml:27:9: field 'tests[0].faults[0].channel': unknown channel 'lidar_front' (the in-process harness has odom, imu, gnss, scan)"),
+        e.contains("unknown_channel.yaml:27:9: field 'tests[0].faults[0].channel': unknown channel 'lidar_front' (the in-process harness has odom, imu, gnss, scan, cmd_vel)"),
         "{e}"
     );
     let d = tempfile::tempdir().unwrap();

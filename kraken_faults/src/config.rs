@@ -130,6 +130,10 @@ pub enum Relay {
     Raw,
 }
 
+/// `(type, fault_fields)` → the normalised type name, or the reason with
+/// the index of the refused field path (`None`: the type itself).
+type Resolver<'a> = dyn FnMut(&str, &[String]) -> Result<String, (Option<usize>, String)> + 'a;
+
 /// A channel's type as resolved from its `type` string.
 enum ChanType {
     Typed(MsgKind),
@@ -423,32 +427,22 @@ impl ChannelsConfig {
 
     /// `resolve(type, fault_fields)`: the normalised type name, or the
     /// reason with the index of the refused field path (`None`: the type).
-    fn parse_inner(
-        text: &str,
-        path: &str,
-        resolve: &mut dyn FnMut(&str, &[String]) -> Result<String, (Option<usize>, String)>,
-    ) -> Result<Self, FaultError> {
+    fn parse_inner(text: &str, path: &str, resolve: &mut Resolver<'_>) -> Result<Self, FaultError> {
         let raw: RawChannelsConfig = kraken_interfaces::config::parse_yaml(text, path)?;
         let mut types = Vec::with_capacity(raw.channels.len());
         for (i, c) in raw.channels.iter().enumerate() {
             let typed = <MsgKind as Deserialize>::deserialize(serde::de::value::StrDeserializer::<
                 serde::de::value::Error,
             >::new(&c.kind));
-            let dynamic = |resolve: &mut dyn FnMut(
-                &str,
-                &[String],
-            )
-                -> Result<String, (Option<usize>, String)>| {
-                match resolve(&c.kind, &c.fault_fields) {
-                    Ok(n) => Ok(ChanType::Dynamic(n)),
-                    Err((None, m)) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
-                    Err((Some(k), m)) => Err(semantic(
-                        path,
-                        text,
-                        format!("channels[{i}].fault_fields[{k}]"),
-                        m,
-                    )),
-                }
+            let dynamic = |resolve: &mut Resolver<'_>| match resolve(&c.kind, &c.fault_fields) {
+                Ok(n) => Ok(ChanType::Dynamic(n)),
+                Err((None, m)) => Err(semantic(path, text, format!("channels[{i}].type"), m)),
+                Err((Some(k), m)) => Err(semantic(
+                    path,
+                    text,
+                    format!("channels[{i}].fault_fields[{k}]"),
+                    m,
+                )),
             };
             let t = match (typed, c.relay) {
                 (Ok(k), None | Some(Relay::Typed)) => ChanType::Typed(k),

@@ -680,6 +680,7 @@ mod tests {
             },
             hold_limits: None,
             index: 0,
+            fault_fields: Vec::new(),
         };
         DynChannel::new(&cfg, Arc::new(TypeRegistry::builtin()), HoldLimits::DEFAULT).unwrap()
     }

@@ -697,6 +697,37 @@ impl Executor for GraphExecutor {
                 "the graph sets every axis' fault at the start and holds it; a timed axis (at_s, duration_s) runs in-process only; run without --graph",
             );
         }
+        // The corridor graph's navigator publishes /cmd_vel to the plant
+        // directly, so the injector's cmd_vel channel (input /cmd_vel_nav)
+        // carries nothing there: a fault on it would change nothing.
+        let actuator = |c: &str| {
+            matches!(
+                super::scenario::harness_channel(c),
+                Some(super::scenario::HarnessChannel::Actuator(_))
+            )
+        };
+        let faulted = scenario
+            .file
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (format!("axes[{i}].channel"), &a.channel))
+            .chain(scenario.file.tests.iter().enumerate().flat_map(|(i, t)| {
+                t.faults
+                    .iter()
+                    .enumerate()
+                    .map(move |(j, f)| (format!("tests[{i}].faults[{j}].channel"), &f.channel))
+            }));
+        for (field, channel) in faulted {
+            if actuator(channel) {
+                return refuse(
+                    &field,
+                    &format!(
+                        "'{channel}' is an actuator channel: on the corridor graph the navigator publishes /cmd_vel to the plant directly (not through the injector's /cmd_vel_nav input) yet; run without --graph"
+                    ),
+                );
+            }
+        }
         if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator {
             return refuse(
                 "navigator",
