@@ -28,7 +28,9 @@ Nodes (graph contract, docs/nav2.md):
     the plant's sensor outputs are remapped to the `*_raw` topics
     (SENSOR_REMAPS below, the same list as launch/corridor.graph.yaml), and the
     injector republishes them on the plain names (kraken_faults/config/channels.yaml).
-  - `simple_navigator` (breakbench) on /odom, /scan -> /cmd_vel, self-report on
+  - `simple_navigator` (breakbench) on /odom, /scan -> /cmd_vel_nav (CMD_VEL_REMAPS),
+    which the injector's actuator channel `cmd_vel` relays to the plant's /cmd_vel
+    (channels_stamped.yaml when cmd_vel_stamped:=true); self-report on
     /navigator/self_report.
   - `oracle` (breakbench_oracle) on /oracle/odom only; it writes the run's manifest at
     the mission timeout and exits, which shuts the whole launch down.
@@ -76,6 +78,11 @@ SENSOR_REMAPS = [
     ("/imu/data", "/imu/data_raw"),
     ("/wheel/odom", "/wheel/odom_raw"),
 ]
+
+# The navigator's command goes to the fault injector's actuator channel; the
+# plant subscribes the injector's output /cmd_vel. Same as
+# `simple_navigator.remaps` in launch/corridor.graph.yaml.
+CMD_VEL_REMAPS = [("/cmd_vel", "/cmd_vel_nav")]
 
 # Default parameters file, relative to the breakbench share directory (same as
 # `params_file` in launch/corridor.graph.yaml).
@@ -128,8 +135,16 @@ def generate_launch_description():
         ),
         DeclareLaunchArgument(
             "channels",
-            default_value=PathJoinSubstitution([FindPackageShare("kraken_faults"), "config", "channels.yaml"]),
-            description="fault_injector channels file",
+            default_value=PathJoinSubstitution(
+                [
+                    FindPackageShare("kraken_faults"),
+                    "config",
+                    PythonExpression(
+                        ["'channels_stamped.yaml' if '", LaunchConfiguration("cmd_vel_stamped"), "' == 'true' else 'channels.yaml'"]
+                    ),
+                ]
+            ),
+            description="fault_injector channels file (default: channels.yaml, channels_stamped.yaml when cmd_vel_stamped:=true)",
         ),
         DeclareLaunchArgument(
             "use_sim_time",
@@ -242,6 +257,9 @@ def generate_launch_description():
             params_file,
             {"world_file": world, "navigator_file": navigator_file, "use_sim_time": use_sim_time},
         ],
+        # Its command goes through the injector's actuator channel cmd_vel
+        # (/cmd_vel_nav -> /cmd_vel, REQ-FAULT-ACTUATOR).
+        remappings=CMD_VEL_REMAPS,
     )
 
     # ---- the judge: ground truth only ----

@@ -106,9 +106,9 @@ for c in doc["channels"]:
 out="$(r2 topic echo --once --no-daemon /fault_injector/status 2>&1)" || true
 st="$(echo "$out" | channels 2>&1)" || st="unparsable: $out"
 echo "$st"
-[[ "$(echo "$st" | awk '{print $1}' | sort | tr '\n' ' ')" == "gnss imu odom scan wheel " ]] \
+[[ "$(echo "$st" | awk '{print $1}' | sort | tr '\n' ' ')" == "cmd_vel gnss imu odom scan wheel " ]] \
   && echo "$st" | awk '$2 != 0 || $3 != "False" {bad=1} END {exit bad}' \
-  && pass "ros2 topic echo --once /fault_injector/status: 5 channels, no fault" \
+  && pass "ros2 topic echo --once /fault_injector/status: 6 channels (5 sensors, the actuator cmd_vel), no fault" \
   || fail "ros2 topic echo /fault_injector/status: $st"
 
 out="$(r2 service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}" 2>&1)" || true
@@ -121,6 +121,17 @@ st="$(echo "$out" | channels 2>&1)" || st="unparsable: $out"
 echo "$st"
 echo "$st" | grep -qx "gnss 1 True" && pass "status after set_fault: gnss in DROPOUT (mode 1), active" \
   || fail "status after set_fault: $st"
+
+# The actuator channel (REQ-FAULT-ACTUATOR): a weak drive, the typed SCALE
+# mode as stages on cmd_vel's fault_fields, through the same service.
+out="$(r2 service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: cmd_vel, mode: 7, scale_factor: 0.9}}" 2>&1)" || true
+echo "$out"
+echo "$out" | grep -q "success=True" && pass "ros2 service call /fault_injector/set_fault (cmd_vel, mode 7, scale_factor 0.9): success=True" \
+  || fail "ros2 service call set_fault cmd_vel: $out"
+out="$(r2 topic echo --once --no-daemon /fault_injector/status 2>&1)" || true
+st="$(echo "$out" | channels 2>&1)" || st="unparsable: $out"
+echo "$st" | grep -qx "cmd_vel 7 True" && pass "status after set_fault: cmd_vel in SCALE (mode 7), active" \
+  || fail "status after set_fault cmd_vel: $st"
 
 out="$(r2 service call /fault_injector/clear_faults std_srvs/srv/Trigger 2>&1)" || true
 echo "$out"
@@ -153,9 +164,10 @@ print("manifest", sys.argv[1], {k: v[k]["holds"] for k in sorted(v)}, "faults", 
 assert set(v) == {"operating_region_containment", "obstacle_clearance", "mission_completion_true_pose"}, v
 assert all(isinstance(p["holds"], bool) for p in v.values()), v
 # The fault set with `ros2 service call` reached the injector and the oracle's record.
-assert [(f["channel"], f["mode"]) for f in m["faults"]] == [("gnss", "dropout")], m["faults"]
+assert [(f["channel"], f["mode"]) for f in m["faults"]] == [("gnss", "dropout"), ("cmd_vel", "scale")], m["faults"]
+assert all(f["cleared_s"] is not None for f in m["faults"]), m["faults"]
 EOF
-then pass "oracle manifest: a verdict on the three predicates; the gnss dropout set from the CLI recorded"; else fail "oracle manifest $m"; fi
+then pass "oracle manifest: a verdict on the three predicates; the gnss dropout and the cmd_vel scale set from the CLI recorded, cleared"; else fail "oracle manifest $m"; fi
 
 # ---- 3. a campaign on corridor.launch.py as an external stack (README "Graph campaigns") ----
 # One run (slice 0 of 4 of tests/graph/one_cell.yaml: its grid run, one fault),

@@ -426,6 +426,13 @@ fn e2e_stamped_cmd_vel_graph_matches_in_process() {
         "--set",
         "simple_navigator.cmd_vel_stamped=true",
         "--set",
+        &format!(
+            "fault_injector.channels_file={}",
+            root()
+                .join("kraken_faults/config/channels_stamped.yaml")
+                .display()
+        ),
+        "--set",
         &format!("sim_bridge.seed={}", campaign.seed as i64),
         "--set",
         "oracle.run_id=stamped",

@@ -7,6 +7,10 @@
 //!   runs) on the graph gives the same verdict per run and the same k per
 //!   cell as the in-process executor on the same specs; the per-cell
 //!   differences are printed;
+//! * actuator parity: two cells of the actuator study
+//!   (`tests/graph/actuator_cells.yaml`: a weak drive and a reversed motor
+//!   pair on the injector's `cmd_vel` channel, set by the real service) give
+//!   the same verdict per run as in-process;
 //! * a graph whose node never prints its ready marker gives `invalid` runs
 //!   (state `start`), not `fail`, and leaves no process behind.
 //!
@@ -344,19 +348,104 @@ fn a_scenario_the_graph_cannot_run_is_refused_before_anything_runs() {
     );
 }
 
-/// An actuator fault on the corridor graph is refused before anything runs:
-/// its navigator publishes /cmd_vel to the plant directly, so the
-/// injector's cmd_vel channel would carry nothing (a silent no-effect).
+/// The actuator channel on the graph: the navigator's command through the
+/// injector's `cmd_vel` channel, the fault set through `~/set_fault` and
+/// confirmed applied from `/fault_injector/status`; the same verdict per
+/// run (a weak drive passes, a reversed motor hits the start wall) as
+/// in-process (REQ-FAULT-ACTUATOR).
 #[test]
-fn an_actuator_fault_on_the_graph_is_refused() {
-    let out = tmp("graph_refuses_cmd_vel");
+fn actuator_faults_on_the_graph_give_the_in_process_verdicts() {
+    let scen = root().join("tests/graph/actuator_cells.yaml");
+    let s = Scenario::load(&scen).unwrap();
+    let inproc = tmp("actuator_inproc");
+    run_campaign(
+        &s,
+        &CampaignOptions {
+            out: inproc.clone(),
+            jobs: 2,
+            progress: false,
+            budget: Budget::default(),
+        },
+    )
+    .unwrap();
+    let out = tmp("actuator_graph");
+    let log = tmp("actuator_graph_log").join("campaign.log");
+    let (code, text) = campaign(
+        &[
+            scen.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--graph".into(),
+            root()
+                .join("launch/corridor.graph.yaml")
+                .display()
+                .to_string(),
+            "--graph-domain-base".into(),
+            "193".into(),
+            "--jobs".into(),
+            "1".into(),
+            "--quiet".into(),
+        ],
+        &bin_dir(),
+        &log,
+        Duration::from_secs(900),
+    );
+    assert_eq!(code, 0, "graph campaign failed; log:\n{text}");
+    let (g, p) = (manifests(&out), manifests(&inproc));
+    assert_eq!(g.len(), 5, "2 grid runs, 3 nominal");
+    let verdicts = |ms: &[breakbench::campaign::manifest::Manifest]| {
+        ms.iter()
+            .map(|m| {
+                (
+                    m.run_id.clone(),
+                    m.verdict.safety_violation(),
+                    m.verdict.mission_failure(),
+                    m.self_report,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for (gm, v) in g.iter().zip(verdicts(&g)) {
+        eprintln!(
+            "{v:?} (graph; state {:?})",
+            gm.graph.as_ref().map(|r| &r.state_reached)
+        );
+        if gm.kind == RunKind::Grid {
+            assert_eq!(gm.faults.len(), 1, "{}", gm.run_id);
+            assert_eq!(gm.faults[0].channel, "cmd_vel");
+            assert!(gm.faults[0].first_applied_s.is_some(), "{}", gm.run_id);
+        }
+    }
+    assert_eq!(verdicts(&g), verdicts(&p), "graph and in-process disagree");
+    // Not trivial: the reversed motor violates safety, the weak drive does not.
+    assert_eq!(
+        verdicts(&p).iter().filter(|v| v.1).count(),
+        1,
+        "{:?}",
+        verdicts(&p)
+    );
+}
+
+/// An actuator fault that withholds commands (a delay, a dropout) is
+/// refused on the lock-step graph before anything runs: the plant would
+/// wait for a /cmd_vel that never comes.
+#[test]
+fn a_withholding_actuator_fault_on_the_graph_is_refused() {
+    let out = tmp("graph_refuses_cmd_vel_delay");
+    let scen = out.with_extension("yaml");
+    std::fs::create_dir_all(out.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(root().join("tests/graph/actuator_cells.yaml"))
+        .unwrap()
+        .replace("../../config", &root().join("config").display().to_string())
+        .replace("mode: scale", "mode: delay")
+        .replace("parameter: scale_factor", "parameter: delay_s")
+        .replace("values: [0.8, -1.0]", "values: [0.2]");
+    std::fs::write(&scen, text).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_breakbench"))
         .current_dir(root())
-        .args([
-            "campaign",
-            "scenarios/studies/actuator_study.yaml",
-            "--graph",
-        ])
+        .args(["campaign"])
+        .arg(&scen)
+        .arg("--graph")
         .arg(root().join("launch/corridor.graph.yaml"))
         .arg("--out")
         .arg(&out)
@@ -366,8 +455,8 @@ fn an_actuator_fault_on_the_graph_is_refused() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("field 'axes[0].channel': unsupported by the graph executor")
-            && err.contains("'cmd_vel' is an actuator channel"),
+        err.contains("field 'axes[0].mode': unsupported by the graph executor")
+            && err.contains("'delay' on the actuator channel 'cmd_vel'"),
         "{err}"
     );
     assert!(!out.join("summary.json").exists());

@@ -85,7 +85,7 @@ pub struct Channel {
     overflowing: bool,
 }
 
-fn to_time(d: Duration) -> Time {
+pub(crate) fn to_time(d: Duration) -> Time {
     Time::from_nanos(d.as_nanos().min(i64::MAX as u128) as i64)
 }
 
@@ -819,12 +819,17 @@ impl Injector {
         Ok(self.channel_mut(name)?.poll(now))
     }
     /// `kraken_interfaces/msg/FaultStatus` at `now`: one entry per channel in
-    /// declaration order.
+    /// declaration order (typed, then raw: [`DynChannel::fault_status`]).
     pub fn status(&self, now: Duration) -> FaultStatus {
         FaultStatus {
             stamp: to_time(now),
             enabled: self.enabled,
-            channels: self.channels.iter().map(|c| c.status(now)).collect(),
+            channels: self
+                .channels
+                .iter()
+                .map(|c| c.status(now))
+                .chain(self.raw.iter().map(|r| r.fault_status(now)))
+                .collect(),
         }
     }
 }

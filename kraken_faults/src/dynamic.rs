@@ -93,6 +93,8 @@ pub struct DynChannel {
     /// The field paths `~/set_fault`'s typed data modes act on
     /// (`fault_fields` in channels.yaml; [`crate::spec_stages`]).
     fault_fields: Vec<String>,
+    /// The fault `~/set_fault` last set, for `~/status`.
+    typed: Option<crate::FaultRecord>,
 }
 
 impl DynChannel {
@@ -143,7 +145,61 @@ impl DynChannel {
         )?;
         let built = FaultStack::build(&specs, &self.reg, &self.type_name)?;
         self.replace(built, specs.len(), now);
+        self.typed =
+            (spec.mode != kraken_interfaces::FaultSpec::HEALTHY).then(|| crate::FaultRecord {
+                spec: spec.clone(),
+                requested: now,
+                first_applied: None,
+                cleared: None,
+            });
         Ok(())
+    }
+
+    /// The channel as `~/status` (kraken_interfaces/ChannelFaultStatus)
+    /// reports it: the fault `~/set_fault` last set (mode `healthy` if none,
+    /// or once `~/set_fault_stack` replaced it), its request, first-applied
+    /// and cleared (or expired) times, and the channel's counters.
+    pub fn fault_status(&self, now: Duration) -> kraken_interfaces::ChannelFaultStatus {
+        use kraken_interfaces::ros::Time;
+        let t = |d: Option<Duration>| d.map_or(Time::default(), crate::channel::to_time);
+        let (fault, requested, first_applied, cleared) = match &self.typed {
+            Some(r) => {
+                let expired = (r.spec.duration_s > 0.0)
+                    .then(|| r.requested + Duration::from_secs_f64(r.spec.duration_s))
+                    .filter(|end| *end <= now);
+                (
+                    r.spec.clone(),
+                    t(Some(r.requested)),
+                    t(r.first_applied),
+                    t(r.cleared.or(expired)),
+                )
+            }
+            None => (
+                kraken_interfaces::FaultSpec::new(
+                    self.name.clone(),
+                    kraken_interfaces::FaultSpec::HEALTHY,
+                ),
+                Time::default(),
+                Time::default(),
+                Time::default(),
+            ),
+        };
+        kraken_interfaces::ChannelFaultStatus {
+            channel: self.name.clone(),
+            fault,
+            active: self.is_active(now),
+            requested,
+            first_applied,
+            cleared,
+            messages_in: self.messages_in,
+            messages_out: self.messages_out,
+            messages_faulted: self.messages_faulted,
+            messages_dropped_overflow: self.dropped_overflow,
+            messages_held: self.held.len().min(u32::MAX as usize) as u32,
+            bytes_held: self.held_bytes,
+            stage_panics: 0,
+            stage_error: String::new(),
+        }
     }
 
     /// Whether a stage acts at `now`.
@@ -196,6 +252,7 @@ impl DynChannel {
             messages_faulted: 0,
             last_cleared: None,
             fault_fields: Vec::new(),
+            typed: None,
         })
     }
 
@@ -250,6 +307,7 @@ impl DynChannel {
             FaultStack::build(&specs, &self.reg, &self.type_name).map_err(|e| e.to_string())?;
         if !append {
             self.replace(built, specs.len(), now);
+            self.typed = None;
         } else {
             self.stack.append(built, now);
             self.add_meta(specs.len(), now);
@@ -285,6 +343,9 @@ impl DynChannel {
         };
         let meta = self.meta.remove(index);
         self.last_cleared = Some(now);
+        if let Some(r) = self.typed.as_mut().filter(|r| r.cleared.is_none()) {
+            r.cleared = Some(now);
+        }
         // "<index>: what": the index no longer means anything.
         let description = description
             .split_once(": ")
@@ -352,6 +413,9 @@ impl DynChannel {
         }
         if touched {
             self.messages_faulted += 1;
+            if let Some(r) = self.typed.as_mut().filter(|r| r.first_applied.is_none()) {
+                r.first_applied = Some(now);
+            }
         }
         for d in out {
             if let Some(e) = d.payload.decode_error() {

@@ -64,6 +64,37 @@ fn shipped_channels_yaml_loads() {
         20.0
     );
     assert!(cfg.channel("odom").unwrap().tf_keepalive.is_none());
+    // The actuator channel: raw Twist, its typed modes on what a base reads.
+    let cv = cfg.dynamic_channel("cmd_vel").unwrap();
+    assert_eq!(
+        (
+            cv.type_name.as_str(),
+            cv.input_topic.as_str(),
+            cv.output_topic.as_str(),
+            cv.fault_fields.clone()
+        ),
+        (
+            "geometry_msgs/msg/Twist",
+            "/cmd_vel_nav",
+            "/cmd_vel",
+            vec!["linear.x".to_string(), "angular.z".to_string()]
+        )
+    );
+    // channels_stamped.yaml: the same channels, cmd_vel as TwistStamped.
+    let st =
+        ChannelsConfig::load(&Path::new(ROOT).join("kraken_faults/config/channels_stamped.yaml"))
+            .unwrap();
+    assert_eq!(st.channels, cfg.channels);
+    assert_eq!(st.hold_limits, cfg.hold_limits);
+    let scv = st.dynamic_channel("cmd_vel").unwrap();
+    assert_eq!(scv.type_name, "geometry_msgs/msg/TwistStamped");
+    assert_eq!(scv.fault_fields, ["twist.linear.x", "twist.angular.z"]);
+    assert_eq!(
+        (&scv.input_topic, &scv.output_topic, scv.qos, scv.index),
+        (&cv.input_topic, &cv.output_topic, cv.qos, cv.index)
+    );
+    assert_eq!(st.dynamic_channels.len(), 1);
+    assert_eq!(cfg.dynamic_channels.len(), 1);
     let inj = kraken_faults::Injector::from_config(&cfg);
     assert_eq!(inj.channels().len(), 5);
     assert_eq!(

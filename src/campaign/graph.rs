@@ -697,33 +697,42 @@ impl Executor for GraphExecutor {
                 "the graph sets every axis' fault at the start and holds it; a timed axis (at_s, duration_s) runs in-process only; run without --graph",
             );
         }
-        // The corridor graph's navigator publishes /cmd_vel to the plant
-        // directly, so the injector's cmd_vel channel (input /cmd_vel_nav)
-        // carries nothing there: a fault on it would change nothing.
+        // An actuator fault that withholds, holds or adds commands stalls
+        // the lock-step plant (it waits for one /cmd_vel per step, up to
+        // lockstep_timeout_s); one that changes each command's values
+        // relays one for one.
         let actuator = |c: &str| {
             matches!(
                 super::scenario::harness_channel(c),
                 Some(super::scenario::HarnessChannel::Actuator(_))
             )
         };
+        const ONE_FOR_ONE: [&str; 6] = [
+            "scale",
+            "bias",
+            "bias_ramp",
+            "stuck",
+            "garbage",
+            "saturation",
+        ];
         let faulted = scenario
             .file
             .axes
             .iter()
             .enumerate()
-            .map(|(i, a)| (format!("axes[{i}].channel"), &a.channel))
+            .map(|(i, a)| (format!("axes[{i}].mode"), &a.channel, &a.mode))
             .chain(scenario.file.tests.iter().enumerate().flat_map(|(i, t)| {
-                t.faults
-                    .iter()
-                    .enumerate()
-                    .map(move |(j, f)| (format!("tests[{i}].faults[{j}].channel"), &f.channel))
+                t.faults.iter().enumerate().map(move |(j, f)| {
+                    (format!("tests[{i}].faults[{j}].mode"), &f.channel, &f.mode)
+                })
             }));
-        for (field, channel) in faulted {
-            if actuator(channel) {
+        for (field, channel, mode) in faulted {
+            if actuator(channel) && !ONE_FOR_ONE.contains(&mode.as_str()) {
                 return refuse(
                     &field,
                     &format!(
-                        "'{channel}' is an actuator channel: on the corridor graph the navigator publishes /cmd_vel to the plant directly (not through the injector's /cmd_vel_nav input) yet; run without --graph"
+                        "'{mode}' on the actuator channel '{channel}' withholds, holds or adds commands, and the lock-step plant waits for one /cmd_vel per step; on the graph only {} run there; run without --graph",
+                        ONE_FOR_ONE.join(", ")
                     ),
                 );
             }

@@ -46,7 +46,7 @@ pub const HARNESS_CHANNELS: &[(&str, MsgKind)] = &breakbench_navigator::stack::S
 /// type and the field paths the typed modes act on, which are exactly the
 /// ones the plant reads (the unicycle's forward speed and yaw rate), so
 /// every fault on them reaches the robot. The shipped
-/// `kraken_faults/config/channels_any_type.yaml` declares the same channel (held
+/// `kraken_faults/config/channels.yaml` declares the same channel (held
 /// equal by a unit test of `campaign::scenario`).
 pub const ACTUATOR_CHANNELS: &[(&str, &str, &[&str])] = &[(
     "cmd_vel",

@@ -548,7 +548,7 @@ fn run() -> Result<()> {
                         break;
                     }
                     bail!(
-                        "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running?)",
+                        "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running? a fault on the injector's cmd_vel channel that withholds commands stalls a lock-step graph)",
                         p.lockstep_timeout.as_secs_f64(),
                         now.as_secs_f64()
                     );

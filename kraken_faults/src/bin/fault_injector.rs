@@ -721,7 +721,10 @@ fn run() -> Result<ExitCode> {
             // every 20 ms, ignoring the message counters).
             let due = wall >= next_status;
             if changed || due || wall >= next_change_check {
-                let st = injector.status(now);
+                // Typed channels, then the raw ones (their `~/set_fault`
+                // fault, e.g. on the actuator channel cmd_vel).
+                let mut st = injector.status(now);
+                st.channels.extend(dyns.iter().map(|d| d.fault_status(now)));
                 let held: u64 = st.channels.iter().map(|c| c.bytes_held).sum();
                 let key: Vec<_> = st
                     .channels

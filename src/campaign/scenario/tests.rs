@@ -379,30 +379,32 @@ fn reserved_cell_keys_are_the_keys_of_a_cell() {
     assert_eq!(keys, want);
 }
 
-/// The in-process actuator channel is the one the shipped
-/// channels_any_type.yaml declares: same name, type and fault_fields
+/// The in-process actuator channel is the one the shipped channels.yaml
+/// (and channels_any_type.yaml) declare: same name, type and fault_fields
 /// (REQ-FAULT-ACTUATOR).
 #[test]
-fn actuator_channels_equal_the_shipped_channels_file() {
-    let p =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("kraken_faults/config/channels_any_type.yaml");
-    let doc: serde_yaml_ng::Value =
-        serde_yaml_ng::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-    let channels = doc["channels"].as_sequence().unwrap();
-    for (name, ty, fields) in ACTUATOR_CHANNELS {
-        let c = channels
-            .iter()
-            .find(|c| c["name"].as_str() == Some(name))
-            .unwrap();
-        assert_eq!(c["type"].as_str(), Some(*ty));
-        let declared: Vec<&str> = c["fault_fields"]
-            .as_sequence()
-            .unwrap()
-            .iter()
-            .map(|f| f.as_str().unwrap())
-            .collect();
-        assert_eq!(declared, *fields);
-        assert_eq!(actuator_channel(0).fault_fields(), *fields);
+fn actuator_channels_equal_the_shipped_channels_files() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for file in ["channels.yaml", "channels_any_type.yaml"] {
+        let p = root.join("kraken_faults/config").join(file);
+        let doc: serde_yaml_ng::Value =
+            serde_yaml_ng::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        let channels = doc["channels"].as_sequence().unwrap();
+        for (i, (name, ty, fields)) in ACTUATOR_CHANNELS.iter().enumerate() {
+            let c = channels
+                .iter()
+                .find(|c| c["name"].as_str() == Some(name))
+                .unwrap();
+            assert_eq!(c["type"].as_str(), Some(*ty), "{file}");
+            let declared: Vec<&str> = c["fault_fields"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .map(|f| f.as_str().unwrap())
+                .collect();
+            assert_eq!(declared, *fields, "{file}");
+            assert_eq!(actuator_channel(i).fault_fields(), *fields);
+        }
     }
 }
 
