@@ -34,7 +34,7 @@
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
 //! Parameters (all optional): `enable` (bool, false), `channels_file`
-//! (string, the package's `config/channels.yaml`), `seed` (integer, 0; each
+//! (string; empty or not given: the package's `config/channels.yaml`), `seed` (integer, 0; each
 //! channel draws from its own stream `kraken_faults::channel_rng(seed, name)`),
 //! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
 //! false), `clock_topic` (string: the topic the node's own sim clock follows;
@@ -209,8 +209,12 @@ fn run() -> Result<ExitCode> {
 
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
+    // Not given, or "" (a parameters file's "the default"): the installed one.
     let channels_file = match args.params.get("channels_file") {
-        Some(_) => PathBuf::from(args.param_string("channels_file", "")?),
+        Some(_) => match args.param_string("channels_file", "")? {
+            f if f.is_empty() => default_channels_file(),
+            f => PathBuf::from(f),
+        },
         None => default_channels_file(),
     };
     let seed = args.param_i64("seed", 0)?;
