@@ -171,9 +171,13 @@ def main():
         channel="sonar", stack_yaml="[{fault: {field: {path: no_such_field, mode: set, value: 1}}}]", append=False))
     check("unknown path refused, ids unchanged",
           not bad.success and "no_such_field" in bad.message and list(bad.ids) == [field_id, drop_id], bad.message)
-    spec = FaultSpec(channel="sonar", mode=1)
+    # A typed data mode on a raw channel that declares no fault_fields (the
+    # paths ~/set_fault's modes act on, REQ-FAULT-ACTUATOR) is refused, and
+    # the stack stays as it was.
+    spec = FaultSpec(channel="sonar", mode=FaultSpec.SCALE, scale_factor=0.5)
     sf = p.call(p.set_fault, SetFault.Request(fault=spec))
-    check("set_fault on a dynamic channel refused", not sf.success and "set_fault_stack" in sf.message, sf.message)
+    check("set_fault scale on a raw channel without fault_fields refused",
+          not sf.success and "fault_fields" in sf.message and "set_fault_stack" in sf.message, sf.message)
 
     c = p.call(p.clear_stage, ClearFaultStage.Request(channel="sonar", id=drop_id))
     check("clear_fault_stage by id", c.success, c.message)
