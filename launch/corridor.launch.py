@@ -133,6 +133,12 @@ def generate_launch_description():
             default_value=PathJoinSubstitution([share, "config", "corridor.yaml"]),
             description="World file (config/corridor.yaml format) for the plant, navigator and oracle",
         ),
+        # Before `channels`: its default reads it.
+        DeclareLaunchArgument(
+            "cmd_vel_stamped",
+            default_value="false",
+            description="true: /cmd_vel is geometry_msgs/TwistStamped (Nav2 Kilted); false: Twist (Jazzy)",
+        ),
         DeclareLaunchArgument(
             "channels",
             default_value=PathJoinSubstitution(
@@ -150,11 +156,6 @@ def generate_launch_description():
             "use_sim_time",
             default_value="true",
             description="Nodes other than the plant follow /clock",
-        ),
-        DeclareLaunchArgument(
-            "cmd_vel_stamped",
-            default_value="false",
-            description="true: /cmd_vel is geometry_msgs/TwistStamped (Nav2 Kilted); false: Twist (Jazzy)",
         ),
         DeclareLaunchArgument(
             "plant",
