@@ -564,29 +564,13 @@ impl Channel {
     /// (zero = not yet). A transient fault past its window reports
     /// `cleared = set + duration_s` even before the next message.
     pub fn status(&self, now: Duration) -> ChannelFaultStatus {
-        let zero = Time::default();
-        let (fault, requested, first_applied, cleared) = match &self.record {
-            Some(r) => {
-                let cleared = r.cleared.or_else(|| {
-                    self.fault
-                        .as_ref()
-                        .filter(|f| f.activation.expired(now))
-                        .and_then(|f| f.activation.expires_at())
-                });
-                (
-                    r.spec.clone(),
-                    to_time(r.requested),
-                    r.first_applied.map_or(zero, to_time),
-                    cleared.map_or(zero, to_time),
-                )
-            }
-            None => (
-                FaultSpec::new(self.name.clone(), FaultSpec::HEALTHY),
-                zero,
-                zero,
-                zero,
-            ),
-        };
+        let expired = self
+            .fault
+            .as_ref()
+            .filter(|f| f.activation.expired(now))
+            .and_then(|f| f.activation.expires_at());
+        let (fault, requested, first_applied, cleared) =
+            record_status(self.record.as_ref(), &self.name, expired);
         ChannelFaultStatus {
             channel: self.name.clone(),
             fault,
@@ -603,6 +587,33 @@ impl Channel {
             stage_panics: self.stats.stage_panics,
             stage_error: self.stats.stage_error.clone().unwrap_or_default(),
         }
+    }
+}
+
+/// The `fault`, `requested`, `first_applied` and `cleared` fields of a
+/// `ChannelFaultStatus` for the fault `record` of channel `channel` (mode
+/// HEALTHY and zero times without one); `expired` is the end of its window
+/// once past, reported as `cleared` while the record has none. Shared by
+/// [`Channel::status`] and [`DynChannel::fault_status`].
+pub(crate) fn record_status(
+    record: Option<&FaultRecord>,
+    channel: &str,
+    expired: Option<Duration>,
+) -> (FaultSpec, Time, Time, Time) {
+    let t = |d: Option<Duration>| d.map_or(Time::default(), to_time);
+    match record {
+        Some(r) => (
+            r.spec.clone(),
+            to_time(r.requested),
+            t(r.first_applied),
+            t(r.cleared.or(expired)),
+        ),
+        None => (
+            FaultSpec::new(channel.to_string(), FaultSpec::HEALTHY),
+            Time::default(),
+            Time::default(),
+            Time::default(),
+        ),
     }
 }
 

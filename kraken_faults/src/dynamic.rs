@@ -160,30 +160,13 @@ impl DynChannel {
     /// or once `~/set_fault_stack` replaced it), its request, first-applied
     /// and cleared (or expired) times, and the channel's counters.
     pub fn fault_status(&self, now: Duration) -> kraken_interfaces::ChannelFaultStatus {
-        use kraken_interfaces::ros::Time;
-        let t = |d: Option<Duration>| d.map_or(Time::default(), crate::channel::to_time);
-        let (fault, requested, first_applied, cleared) = match &self.typed {
-            Some(r) => {
-                let expired = (r.spec.duration_s > 0.0)
-                    .then(|| r.requested + Duration::from_secs_f64(r.spec.duration_s))
-                    .filter(|end| *end <= now);
-                (
-                    r.spec.clone(),
-                    t(Some(r.requested)),
-                    t(r.first_applied),
-                    t(r.cleared.or(expired)),
-                )
-            }
-            None => (
-                kraken_interfaces::FaultSpec::new(
-                    self.name.clone(),
-                    kraken_interfaces::FaultSpec::HEALTHY,
-                ),
-                Time::default(),
-                Time::default(),
-                Time::default(),
-            ),
-        };
+        let expired = self.typed.as_ref().and_then(|r| {
+            (r.spec.duration_s > 0.0)
+                .then(|| r.requested + Duration::from_secs_f64(r.spec.duration_s))
+                .filter(|end| *end <= now)
+        });
+        let (fault, requested, first_applied, cleared) =
+            crate::channel::record_status(self.typed.as_ref(), &self.name, expired);
         kraken_interfaces::ChannelFaultStatus {
             channel: self.name.clone(),
             fault,
