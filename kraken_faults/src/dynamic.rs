@@ -14,7 +14,7 @@ use std::time::Duration;
 use breakbench_msgs::{ResolvedType, TypeRegistry};
 use kraken_interfaces::ros::{DiagnosticStatus, KeyValue};
 
-use crate::config::{ChannelsConfig, DynamicChannelConfig, HoldLimits};
+use crate::config::{DynamicChannelConfig, HoldLimits};
 use crate::field::{CdrPayload, FaultStack, StageSpec, StageStats};
 use crate::FaultRng;
 
@@ -49,6 +49,9 @@ pub fn builtin_registry() -> Arc<TypeRegistry> {
     REG.get_or_init(|| Arc::new(TypeRegistry::builtin()))
         .clone()
 }
+
+// The injector's own clock source: re-exported from their module.
+pub use crate::clock::{clock_of, clock_source, ClockSource, CLOCK_TYPE};
 
 /// One dynamic channel.
 #[derive(Debug)]
@@ -616,98 +619,10 @@ impl DynChannel {
     }
 }
 
-/// The type of `/clock`.
-pub const CLOCK_TYPE: &str = "rosgraph_msgs/msg/Clock";
-
-/// Where the injector's own clock comes from under `use_sim_time`
-/// ([`clock_source`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClockSource {
-    /// The topic as written (to subscribe; the node resolves it).
-    pub topic: String,
-    /// The topic resolved (namespace, remapping).
-    pub resolved: String,
-    /// The dynamic channel (index in `dynamic_channels`) of type
-    /// [`CLOCK_TYPE`] whose input is this topic: the node reads its clock
-    /// from that channel's input messages, before they enter its stack, and
-    /// opens no second subscription.
-    pub channel: Option<usize>,
-}
-
-/// The topic the injector's own clock follows under `use_sim_time`
-/// (REQ-FAULT-TF-CLOCK): `clock_topic` (the node parameter) when given;
-/// else, when a dynamic channel of type `rosgraph_msgs/msg/Clock` publishes
-/// on `/clock` (resolved), that channel's input topic (the unfaulted clock);
-/// else `/clock`. `resolve` is the node's name resolution (namespace,
-/// `--ros-args` remapping).
-///
-/// # Errors
-/// `clock_topic` resolves to a channel's output topic: the injector would
-/// follow its own faulted output (the message names the channel and its
-/// input topic).
-pub fn clock_source(
-    cfg: &ChannelsConfig,
-    clock_topic: Option<&str>,
-    resolve: impl Fn(&str) -> String,
-) -> Result<ClockSource, String> {
-    let clock = resolve("/clock");
-    let topic = match clock_topic {
-        Some(t) => t.to_string(),
-        None => cfg
-            .dynamic_channels
-            .iter()
-            .find(|c| c.type_name == CLOCK_TYPE && resolve(&c.output_topic) == clock)
-            .map_or_else(|| "/clock".to_string(), |c| c.input_topic.clone()),
-    };
-    let resolved = resolve(&topic);
-    let outputs = cfg
-        .channels
-        .iter()
-        .map(|c| (&c.name, &c.input_topic, &c.output_topic))
-        .chain(
-            cfg.dynamic_channels
-                .iter()
-                .map(|c| (&c.name, &c.input_topic, &c.output_topic)),
-        );
-    for (name, input, output) in outputs {
-        if resolve(output) == resolved {
-            return Err(format!(
-                "parameter 'clock_topic' = '{topic}' is the output of channel '{name}': the \
-                 injector's clock would follow its own faulted output (use the channel's input \
-                 '{input}')"
-            ));
-        }
-    }
-    let channel = cfg
-        .dynamic_channels
-        .iter()
-        .position(|c| c.type_name == CLOCK_TYPE && resolve(&c.input_topic) == resolved);
-    Ok(ClockSource {
-        topic,
-        resolved,
-        channel,
-    })
-}
-
-/// The time a serialized `rosgraph_msgs/msg/Clock` (header + body) carries,
-/// as `(sec, nanosec)`; `None` when the bytes do not decode as one.
-pub fn clock_of(bytes: &[u8]) -> Option<(i32, u32)> {
-    thread_local! {
-        static TY: Option<Arc<ResolvedType>> = TypeRegistry::builtin().resolve(CLOCK_TYPE).ok();
-    }
-    let ty = TY.with(|t| t.clone())?;
-    let v = breakbench_msgs::decode(&ty, bytes).ok()?;
-    let c = v.field("clock")?;
-    match (c.field("sec")?, c.field("nanosec")?) {
-        (breakbench_msgs::Value::I32(s), breakbench_msgs::Value::U32(n)) => Some((*s, *n)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::QosConfig;
+    use crate::config::{ChannelsConfig, QosConfig};
     use breakbench_msgs::{decode, encode, Value};
     use rand::SeedableRng;
 

@@ -13,6 +13,7 @@
 
 pub mod activation;
 pub mod channel;
+pub mod clock;
 pub mod config;
 pub mod dynamic;
 pub mod error;
