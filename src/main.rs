@@ -126,6 +126,12 @@ enum Command {
         /// Graph runs: real-time factor floor (sim s per wall s); a run below it is invalid
         #[arg(long, requires = "graph_source")]
         min_rtf: Option<f64>,
+        /// In-process runs: also record which fault touched each message of every channel
+        /// (changed, delayed, withheld or added; input index, times, the faults) as
+        /// <out>/provenance/<run_id>.csv. Changes no result; a resumed run without its
+        /// record is run again
+        #[arg(long, conflicts_with = "graph_source")]
+        record_provenance: bool,
     },
     /// Merge the directories of `campaign --shard K/N` into one campaign directory: checks
     /// that they come from one scenario hash and build and that every run is in exactly
@@ -277,6 +283,7 @@ fn real_main() -> Result<ExitCode> {
             ready_timeout_s,
             run_timeout_s,
             min_rtf,
+            record_provenance,
         } => {
             let shard = shard
                 .map(|spec| Shard::parse(&spec, |v| std::env::var(v).ok()))
@@ -346,7 +353,7 @@ fn real_main() -> Result<ExitCode> {
                     min_rtf,
                     work_dir: out.join("graph"),
                 })?),
-                None => Box::new(InProcess),
+                None => Box::new(InProcess { record_provenance }),
             };
             let opts = CampaignOptions {
                 out: out.clone(),

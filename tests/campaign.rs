@@ -180,3 +180,83 @@ fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
     assert!((c.delivered["latency_s"].unwrap() - 0.4).abs() < 1e-9);
     assert!((c.delivered["odom_bias"].unwrap() - 0.2).abs() < 1e-9);
 }
+
+/// `campaign --record-provenance` (REQ-FAULT-PROVENANCE): every run gets
+/// `provenance/<run_id>.csv`, the results are those of a campaign without
+/// it, a scan delay cell lists each delayed scan released `delay_s` after
+/// it was received, an odometry-scale cell lists each changed odometry
+/// message, a nominal run lists nothing, and a run whose record is missing
+/// is run again on resume (and only that one).
+#[test]
+fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
+    use breakbench::campaign::executor::InProcess;
+    use breakbench::campaign::runner::run_campaign_on;
+    let s = Scenario::load(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/graph/corridor_subset.yaml"),
+    )
+    .unwrap();
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (plain, rec) = (d1.path().to_path_buf(), d2.path().to_path_buf());
+    let opts = |out: &Path| CampaignOptions {
+        out: out.to_path_buf(),
+        jobs: 2,
+        progress: false,
+        budget: Default::default(),
+    };
+    run_campaign(&s, &opts(&plain)).unwrap();
+    let recording = InProcess {
+        record_provenance: true,
+    };
+    run_campaign_on(&s, &opts(&rec), &recording).unwrap();
+    assert_eq!(summary_bytes(&plain), summary_bytes(&rec));
+    assert!(!plain.join("provenance").exists());
+    for r in plan(&s) {
+        let m = |d: &Path| std::fs::read(d.join(format!("traces/{}.csv", r.run_id))).unwrap();
+        assert_eq!(m(&plain), m(&rec), "{}: trace differs", r.run_id);
+    }
+    let rows = |id: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(rec.join(format!("provenance/{id}.csv"))).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("channel,seq,received_s,output,released_s,changed,faults")
+        );
+        lines
+            .map(|l| l.split(',').map(|f| f.trim_matches('"').to_string()).collect())
+            .collect()
+    };
+    assert!(rows("nominal_000").is_empty());
+    // latency_s 0.4: every scan delayed by exactly 0.4 s, unchanged.
+    let delayed = rows("grid_latency_s0.4_odom_bias0_r0");
+    assert!(delayed.len() > 100, "{}", delayed.len());
+    for r in &delayed {
+        assert_eq!((r[0].as_str(), r[3].as_str(), r[5].as_str()), ("scan", "0", "0"));
+        assert_eq!(r[6], "delay");
+        let (rx, rel): (f64, f64) = (r[2].parse().unwrap(), r[4].parse().unwrap());
+        assert!((rel - rx - 0.4).abs() < 1e-9, "{r:?}");
+    }
+    // consecutive scans: input indices 0, 1, 2, ...
+    let seqs: Vec<u64> = delayed.iter().map(|r| r[1].parse().unwrap()).collect();
+    assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
+    // odom_bias 0.2: odometry scaled, released at once, changed.
+    let scaled = rows("grid_latency_s0_odom_bias0.2_r0");
+    assert!(scaled.len() > 100, "{}", scaled.len());
+    assert!(scaled
+        .iter()
+        .all(|r| r[0] == "odom" && r[2] == r[4] && r[5] == "1" && r[6] == "scale"));
+
+    // Resume: the one run without its record runs again.
+    let victim = rec.join("provenance/grid_latency_s0.4_odom_bias0_r0.csv");
+    let before = std::fs::read(&victim).unwrap();
+    std::fs::remove_file(&victim).unwrap();
+    let other = rec.join("manifests/nominal_000.json");
+    let other_mtime = std::fs::metadata(&other).unwrap().modified().unwrap();
+    run_campaign_on(&s, &opts(&rec), &recording).unwrap();
+    assert_eq!(std::fs::read(&victim).unwrap(), before);
+    assert_eq!(
+        std::fs::metadata(&other).unwrap().modified().unwrap(),
+        other_mtime,
+        "a run with its record was reused"
+    );
+    assert_eq!(summary_bytes(&plain), summary_bytes(&rec));
+}

@@ -83,6 +83,8 @@ pub struct Channel {
     limits: HoldLimits,
     /// The queue is dropping messages (a burst); WARN once per burst.
     overflowing: bool,
+    /// Per-message provenance, when recorded ([`Channel::record_provenance`]).
+    touches: Option<Vec<crate::Touch>>,
 }
 
 pub(crate) fn to_time(d: Duration) -> Time {
@@ -112,7 +114,38 @@ impl Channel {
             seen: Duration::ZERO,
             limits: HoldLimits::DEFAULT,
             overflowing: false,
+            touches: None,
         }
+    }
+    /// Starts (or stops, discarding what was recorded) recording which fault
+    /// touched each message ([`crate::provenance`]).
+    pub fn record_provenance(&mut self, on: bool) {
+        self.touches = on.then(Vec::new);
+    }
+    /// The provenance recorded since the last call (empty when not recording).
+    pub fn take_touches(&mut self) -> Vec<crate::Touch> {
+        self.touches
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+    /// Records one touched output of input `seq` (see [`crate::provenance`]).
+    fn touch(&mut self, seq: u64, now: Duration, output: Option<(usize, Duration)>, changed: bool) {
+        let Some(log) = self.touches.as_mut() else {
+            return;
+        };
+        let mode = self.record.as_ref().map_or("?", |r| {
+            kraken_interfaces::mode_name(r.spec.mode).unwrap_or("?")
+        });
+        log.push(crate::Touch {
+            channel: self.name.clone(),
+            seq,
+            received: now,
+            output: output.map(|o| o.0),
+            released: output.map(|o| now.saturating_add(o.1)),
+            changed,
+            faults: vec![mode.to_string()],
+        });
     }
     /// Sets the hold queue's caps (default [`HoldLimits::DEFAULT`]).
     pub fn with_hold_limits(mut self, limits: HoldLimits) -> Self {
@@ -405,6 +438,7 @@ impl Channel {
         mut direct: Option<&mut dyn FnMut(&SensorMsg)>,
     ) {
         self.stats.messages_in += 1;
+        let seq = self.stats.messages_in - 1;
         self.seen = self.seen.max(now);
         self.expire(now);
         if self.kind == MsgKind::Odometry && self.tf_keepalive.is_some() {
@@ -425,6 +459,9 @@ impl Channel {
                 r.first_applied.get_or_insert(now);
             }
             self.stats.messages_faulted += u64::from(msg.self_unequal());
+            if msg.self_unequal() {
+                self.touch(seq, now, Some((0, Duration::ZERO)), true);
+            }
             for p in &mut self.probes {
                 p.on_apply(&msg, &msg);
             }
@@ -477,7 +514,16 @@ impl Channel {
         if !unchanged {
             self.stats.messages_faulted += 1;
         }
-        for (delay, out) in outputs {
+        if outputs.is_empty() {
+            self.touch(seq, now, None, false);
+        }
+        for (k, (delay, out)) in outputs.into_iter().enumerate() {
+            if self.touches.is_some() {
+                let changed = !bit_eq(&out, &input);
+                if k > 0 || changed || !delay.is_zero() {
+                    self.touch(seq, now, Some((k, delay)), changed);
+                }
+            }
             for p in &mut self.probes {
                 p.on_apply(&input, &out);
             }
@@ -675,6 +721,10 @@ impl Injector {
     /// The raw channel named `name`, mutably.
     pub fn raw_channel_mut(&mut self, name: &str) -> Option<&mut DynChannel> {
         self.raw.iter_mut().find(|c| c.name == name)
+    }
+    /// The raw channels, in the order they were added.
+    pub fn raw_channels_mut(&mut self) -> impl Iterator<Item = &mut DynChannel> {
+        self.raw.iter_mut()
     }
     /// Clears the fault of channel `name` (typed or raw) at `now`.
     ///

@@ -98,6 +98,8 @@ pub struct DynChannel {
     fault_fields: Vec<String>,
     /// The fault `~/set_fault` last set, for `~/status`.
     typed: Option<crate::FaultRecord>,
+    /// Per-message provenance, when recorded ([`DynChannel::record_provenance`]).
+    touches: Option<Vec<crate::Touch>>,
 }
 
 impl DynChannel {
@@ -239,6 +241,7 @@ impl DynChannel {
             last_cleared: None,
             fault_fields: Vec::new(),
             typed: None,
+            touches: None,
         })
     }
 
@@ -372,16 +375,41 @@ impl DynChannel {
         }
     }
 
+    /// Starts (or stops, discarding what was recorded) recording which stage
+    /// touched each message ([`crate::provenance`]).
+    pub fn record_provenance(&mut self, on: bool) {
+        self.touches = on.then(Vec::new);
+    }
+
+    /// The provenance recorded since the last call (empty when not recording).
+    pub fn take_touches(&mut self) -> Vec<crate::Touch> {
+        self.touches
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// The label of the stage at `index` in provenance records: `#<id>
+    /// <what>` ([`FaultStack::describe`] without its index).
+    fn stage_label(&self, described: &[String], index: usize) -> String {
+        let what = described[index]
+            .split_once(": ")
+            .map_or(described[index].as_str(), |(_, d)| d);
+        format!("#{} {what}", self.meta[index].id)
+    }
+
     /// Runs one received message through the stack at `now`; what it
     /// releases at once is returned by the next [`DynChannel::poll`].
     pub fn push(&mut self, bytes: Vec<u8>, now: Duration, rng: &mut FaultRng) {
         self.messages_in += 1;
+        let seq = self.messages_in - 1;
         if self.stack.is_empty() {
             self.ready.push(bytes);
             return;
         }
         let before = self.stack.stats();
         let mut touched = false;
+        let input = self.touches.is_some().then(|| bytes.clone());
         let out = self
             .stack
             .apply(CdrPayload::new(self.ty.clone(), bytes), now, rng);
@@ -403,7 +431,30 @@ impl DynChannel {
                 r.first_applied = Some(now);
             }
         }
-        for d in out {
+        let described = if touched && self.touches.is_some() {
+            self.stack.describe()
+        } else {
+            Vec::new()
+        };
+        if touched && out.is_empty() && self.touches.is_some() {
+            let after = self.stack.stats();
+            let faults = (0..self.meta.len())
+                .filter(|&i| after[i].withheld != before[i].withheld)
+                .map(|i| self.stage_label(&described, i))
+                .collect();
+            self.touches.as_mut().expect("checked").push(crate::Touch {
+                channel: self.name.clone(),
+                seq,
+                received: now,
+                output: None,
+                released: None,
+                changed: false,
+                faults,
+            });
+        }
+        for (k, d) in out.into_iter().enumerate() {
+            let touched_by = d.touched_by;
+            let delay = d.delay;
             if let Some(e) = d.payload.decode_error() {
                 self.decode_errors += 1;
                 self.last_error = Some(e.to_string());
@@ -416,10 +467,29 @@ impl DynChannel {
                     continue;
                 }
             };
-            if d.delay.is_zero() {
+            if let (Some(input), false) = (&input, touched_by.is_empty()) {
+                let faults = touched_by
+                    .iter()
+                    .map(|&i| self.stage_label(&described, i))
+                    .collect();
+                let changed = bytes != *input;
+                self.touches
+                    .as_mut()
+                    .expect("recording")
+                    .push(crate::Touch {
+                        channel: self.name.clone(),
+                        seq,
+                        received: now,
+                        output: Some(k),
+                        released: Some(now.saturating_add(delay)),
+                        changed,
+                        faults,
+                    });
+            }
+            if delay.is_zero() {
                 self.ready.push(bytes);
             } else {
-                self.hold(now.saturating_add(d.delay), bytes);
+                self.hold(now.saturating_add(delay), bytes);
             }
         }
     }

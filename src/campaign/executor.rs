@@ -45,11 +45,23 @@ pub trait Executor: Sync {
     fn supports(&self, _scenario: &Scenario) -> Result<(), CampaignError> {
         Ok(())
     }
+
+    /// True when each run's output carries its per-message provenance
+    /// ([`RunOutput::provenance_csv`]), written as
+    /// `provenance/<run_id>.csv`; a stored run without that file is then
+    /// not reused on resume. Default: false.
+    fn records_provenance(&self) -> bool {
+        false
+    }
 }
 
-/// The in-process executor ([`super::run::execute`]).
+/// The in-process executor ([`super::run::execute_recording`]).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct InProcess;
+pub struct InProcess {
+    /// Record which fault touched each message of every run
+    /// (`breakbench campaign --record-provenance`, REQ-FAULT-PROVENANCE).
+    pub record_provenance: bool,
+}
 
 impl Executor for InProcess {
     fn execute(
@@ -58,10 +70,14 @@ impl Executor for InProcess {
         spec: &RunSpec,
         provenance: &Provenance,
     ) -> Result<RunOutput, CampaignError> {
-        super::run::execute(scenario, spec, provenance)
+        super::run::execute_recording(scenario, spec, provenance, self.record_provenance)
     }
 
     fn on_graph(&self) -> bool {
         false
+    }
+
+    fn records_provenance(&self) -> bool {
+        self.record_provenance
     }
 }

@@ -803,6 +803,7 @@ impl Executor for GraphExecutor {
             return Ok(RunOutput {
                 manifest: invalid_manifest(scenario, spec, provenance, record),
                 trace_csv: TraceWriter::new().finish(),
+                provenance_csv: None,
             });
         }
         let domain = self
@@ -875,6 +876,7 @@ impl Executor for GraphExecutor {
                 Ok(RunOutput {
                     manifest: m,
                     trace_csv: trace,
+                    provenance_csv: None,
                 })
             }
             Err((state, why)) => {
@@ -883,6 +885,7 @@ impl Executor for GraphExecutor {
                 Ok(RunOutput {
                     manifest: invalid_manifest(scenario, spec, provenance, record),
                     trace_csv: TraceWriter::new().finish(),
+                    provenance_csv: None,
                 })
             }
         }

@@ -383,6 +383,13 @@ pub fn merge(
             if !m.trace_file.is_empty() {
                 link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
             }
+            // A shard run with --record-provenance: its record goes along.
+            let prov = super::store::provenance_file(id);
+            if src.join(&prov).is_file() {
+                let d = tmp.join("provenance");
+                std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
+                link_or_copy(&src.join(&prov), &tmp.join(&prov))?;
+            }
             manifests.push(m);
         }
         write_json_atomic(&tmp.join("campaign.json"), &cf)?;

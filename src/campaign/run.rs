@@ -45,6 +45,9 @@ pub struct RunSpec {
 pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
+    /// Which faults touched each message (`kraken_faults::provenance` CSV),
+    /// when the run recorded it ([`execute_recording`]).
+    pub provenance_csv: Option<String>,
 }
 
 /// The controller under test the navigator config declares: the
@@ -85,6 +88,23 @@ pub fn execute(
     scenario: &Scenario,
     spec: &RunSpec,
     provenance: &super::manifest::Provenance,
+) -> Result<RunOutput, CampaignError> {
+    execute_recording(scenario, spec, provenance, false)
+}
+
+/// [`execute`], and with `record_provenance` the run also records which
+/// fault touched each message of every channel, sensors and actuator
+/// ([`RunOutput::provenance_csv`], REQ-FAULT-PROVENANCE): rows in order of
+/// reception (ties: the channels' delivery order, then input index and
+/// output). Recording changes no result: the same manifest and trace.
+///
+/// # Errors
+/// As [`execute`].
+pub fn execute_recording(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    provenance: &super::manifest::Provenance,
+    record_provenance: bool,
 ) -> Result<RunOutput, CampaignError> {
     let wall = Instant::now();
     let world = &scenario.world;
@@ -172,6 +192,14 @@ pub fn execute(
     let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect())
         .with_raw_channel(actuator_channel(0));
     let cmd_vel = ACTUATOR_CHANNELS[0].0;
+    if record_provenance {
+        for c in injector.channels_mut() {
+            c.record_provenance(true);
+        }
+        for c in injector.raw_channels_mut() {
+            c.record_provenance(true);
+        }
+    }
 
     // One fault stream per channel, from the run seed and the channel name.
     let mut rngs: Vec<FaultRng> = injector
@@ -520,8 +548,23 @@ pub fn execute(
         graph: None,
         detection,
     };
+    let provenance_csv = record_provenance.then(|| {
+        let mut touches: Vec<(usize, kraken_faults::Touch)> = Vec::new();
+        for (i, c) in injector.channels_mut().iter_mut().enumerate() {
+            touches.extend(c.take_touches().into_iter().map(|t| (i, t)));
+        }
+        let n = injector.channels().len();
+        for (i, c) in injector.raw_channels_mut().enumerate() {
+            touches.extend(c.take_touches().into_iter().map(|t| (n + i, t)));
+        }
+        // Stable: a channel's rows are already in (seq, output) order.
+        touches.sort_by_key(|(i, t)| (t.received, *i));
+        let rows: Vec<kraken_faults::Touch> = touches.into_iter().map(|(_, t)| t).collect();
+        kraken_faults::provenance::to_csv(&rows)
+    });
     Ok(RunOutput {
         manifest,
         trace_csv: trace.finish(),
+        provenance_csv,
     })
 }

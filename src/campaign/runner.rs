@@ -20,7 +20,7 @@ use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::store::{
     load_campaign, lock_dir, manifest_path, read_campaign_file, read_manifest, read_shard_file,
-    remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
+    provenance_file, remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
     SHARD_SCHEMA,
 };
 use super::summary::Summary;
@@ -247,7 +247,7 @@ pub fn run_campaign(
     scenario: &Scenario,
     opts: &CampaignOptions,
 ) -> Result<CampaignResult, CampaignError> {
-    run_campaign_on(scenario, opts, &InProcess)
+    run_campaign_on(scenario, opts, &InProcess::default())
 }
 
 /// [`run_campaign`] with each run executed by `executor` (in-process, or on
@@ -304,7 +304,7 @@ pub fn run_shard(
     opts: &CampaignOptions,
     shard: Shard,
 ) -> Result<ShardResult, CampaignError> {
-    run_shard_on(scenario, opts, shard, &InProcess)
+    run_shard_on(scenario, opts, shard, &InProcess::default())
 }
 
 /// [`run_shard`] with each run executed by `executor`.
@@ -427,6 +427,11 @@ fn execute_plan(
                     "in-process"
                 }
             )),
+            Ok(Some(_)) if executor.records_provenance()
+                && !out.join(provenance_file(&r.run_id)).is_file() =>
+            {
+                Some("no provenance record (--record-provenance)".to_string())
+            }
             Ok(Some(m)) => reuse_problem(out, &m, r, &scenario.hash, &prov),
             Ok(None) => {
                 pending.push(r);
@@ -499,6 +504,9 @@ fn execute_plan(
                     let tpath = out.join(&o.manifest.trace_file);
                     o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
                     write_atomic(&tpath, o.trace_csv.as_bytes())?;
+                    if let Some(csv) = &o.provenance_csv {
+                        write_atomic(&out.join(provenance_file(&spec.run_id)), csv.as_bytes())?;
+                    }
                     write_json_atomic(&manifest_path(out, &spec.run_id), &o.manifest)?;
                     Ok(o.manifest)
                 });

@@ -223,9 +223,15 @@ pub(crate) fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
     }
 }
 
+/// Where a run's per-message provenance is written, relative to the
+/// campaign directory (`campaign --record-provenance`, REQ-FAULT-PROVENANCE).
+pub fn provenance_file(run_id: &str) -> String {
+    format!("provenance/{run_id}.csv")
+}
+
 /// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
 pub(crate) fn remove_stale_temporaries(out: &Path) {
-    for sub in ["", "manifests", "traces"] {
+    for sub in ["", "manifests", "traces", "provenance"] {
         let Ok(rd) = std::fs::read_dir(out.join(sub)) else {
             continue;
         };
