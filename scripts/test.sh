@@ -10,7 +10,8 @@
 #     ament_cargo packages, plus `cargo fmt --check`, in the netns.
 #  2. The Rust tests colcon does not run: kraken_interfaces is an ament_cmake
 #     (rosidl) package to colcon, so its cargo tests run here; the benchmarks
-#     are compiled (`cargo test` does not build them).
+#     are compiled (`cargo test` does not build them); the workspace-hack
+#     crate is what scripts/workspace_hack.py would write.
 #  3. The corridor study on the embedded plant (the colcon-built binary), then:
 #     - `breakbench analyze --check`: summary.json recomputed from the manifests is byte-identical;
 #     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices;
@@ -40,6 +41,8 @@ BB="$TARGET_DIR/debug/breakbench"
 step "Rust tests colcon does not run: kraken_interfaces (ament_cmake to colcon); benchmarks compile"
 scripts/netns.sh cargo test -p kraken_interfaces --offline
 cargo build --workspace --benches --offline
+# every package resolves the same third-party features (one compile each under colcon)
+python3 scripts/workspace_hack.py --check
 
 step "corridor study, reference checks; determinism: 4 shards merged"
 OUT="$ROOT/target/test-campaign"

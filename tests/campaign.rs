@@ -222,7 +222,11 @@ fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
             Some("channel,seq,received_s,output,released_s,changed,faults")
         );
         lines
-            .map(|l| l.split(',').map(|f| f.trim_matches('"').to_string()).collect())
+            .map(|l| {
+                l.split(',')
+                    .map(|f| f.trim_matches('"').to_string())
+                    .collect()
+            })
             .collect()
     };
     assert!(rows("nominal_000").is_empty());
@@ -230,7 +234,10 @@ fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
     let delayed = rows("grid_latency_s0.4_odom_bias0_r0");
     assert!(delayed.len() > 100, "{}", delayed.len());
     for r in &delayed {
-        assert_eq!((r[0].as_str(), r[3].as_str(), r[5].as_str()), ("scan", "0", "0"));
+        assert_eq!(
+            (r[0].as_str(), r[3].as_str(), r[5].as_str()),
+            ("scan", "0", "0")
+        );
         assert_eq!(r[6], "delay");
         let (rx, rel): (f64, f64) = (r[2].parse().unwrap(), r[4].parse().unwrap());
         assert!((rel - rx - 0.4).abs() < 1e-9, "{r:?}");

@@ -10,7 +10,8 @@
 //! * actuator parity: two cells of the actuator study
 //!   (`tests/graph/actuator_cells.yaml`: a weak drive and a reversed motor
 //!   pair on the injector's `cmd_vel` channel, set by the real service) give
-//!   the same verdict per run as in-process;
+//!   the same verdict per run as in-process, with `--jobs 2` (two graphs side
+//!   by side on domains 193 and 194);
 //! * a graph whose node never prints its ready marker gives `invalid` runs
 //!   (state `start`), not `fail`, and leaves no process behind.
 //!
@@ -353,6 +354,9 @@ fn a_scenario_the_graph_cannot_run_is_refused_before_anything_runs() {
 /// confirmed applied from `/fault_injector/status`; the same verdict per
 /// run (a weak drive passes, a reversed motor hits the start wall) as
 /// in-process (REQ-FAULT-ACTUATOR).
+/// Two cells of the actuator study and 3 nominal runs on the lock-step
+/// graph with `--jobs 2` (two graphs at once, domains 193 and 194): the
+/// verdicts of the in-process runs, the reversed motor the only violation.
 #[test]
 fn actuator_faults_on_the_graph_give_the_in_process_verdicts() {
     let scen = root().join("tests/graph/actuator_cells.yaml");
@@ -383,7 +387,7 @@ fn actuator_faults_on_the_graph_give_the_in_process_verdicts() {
             "--graph-domain-base".into(),
             "193".into(),
             "--jobs".into(),
-            "1".into(),
+            "2".into(),
             "--quiet".into(),
         ],
         &bin_dir(),
@@ -417,6 +421,16 @@ fn actuator_faults_on_the_graph_give_the_in_process_verdicts() {
         }
     }
     assert_eq!(verdicts(&g), verdicts(&p), "graph and in-process disagree");
+    // --jobs 2: two graphs side by side, each on its own domain id.
+    let domains: std::collections::BTreeSet<u16> = g
+        .iter()
+        .map(|m| m.graph.as_ref().expect("graph record").domain_id)
+        .collect();
+    assert_eq!(
+        domains,
+        [193, 194].into(),
+        "--jobs 2 uses BASE and BASE + 1"
+    );
     // Not trivial: the reversed motor violates safety, the weak drive does not.
     assert_eq!(
         verdicts(&p).iter().filter(|v| v.1).count(),

@@ -327,9 +327,19 @@ impl DynChannel {
 
     fn remove_at(&mut self, index: usize, now: Duration) {
         let description = self.stack.describe()[index].clone();
-        let Some((_, stats)) = self.stack.remove(index) else {
+        let Some((_, stats, held)) = self.stack.remove_releasing::<CdrPayload>(index) else {
             return;
         };
+        // A reorder stage's held message is released now, not lost.
+        if let Some(d) = held {
+            match d.payload.into_bytes() {
+                Ok(b) => self.ready.push(b),
+                Err(e) => {
+                    self.encode_errors += 1;
+                    self.last_error = Some(e.to_string());
+                }
+            }
+        }
         let meta = self.meta.remove(index);
         self.last_cleared = Some(now);
         if let Some(r) = self.typed.as_mut().filter(|r| r.cleared.is_none()) {
@@ -438,19 +448,21 @@ impl DynChannel {
         };
         if touched && out.is_empty() && self.touches.is_some() {
             let after = self.stack.stats();
-            let faults = (0..self.meta.len())
-                .filter(|&i| after[i].withheld != before[i].withheld)
-                .map(|i| self.stage_label(&described, i))
-                .collect();
-            self.touches.as_mut().expect("checked").push(crate::Touch {
+            let touch = crate::Touch {
                 channel: self.name.clone(),
                 seq,
                 received: now,
                 output: None,
                 released: None,
                 changed: false,
-                faults,
-            });
+                faults: (0..self.meta.len())
+                    .filter(|&i| after[i].withheld != before[i].withheld)
+                    .map(|i| self.stage_label(&described, i))
+                    .collect(),
+            };
+            if let Some(log) = self.touches.as_mut() {
+                log.push(touch);
+            }
         }
         for (k, d) in out.into_iter().enumerate() {
             let touched_by = d.touched_by;
@@ -472,19 +484,18 @@ impl DynChannel {
                     .iter()
                     .map(|&i| self.stage_label(&described, i))
                     .collect();
-                let changed = bytes != *input;
-                self.touches
-                    .as_mut()
-                    .expect("recording")
-                    .push(crate::Touch {
-                        channel: self.name.clone(),
-                        seq,
-                        received: now,
-                        output: Some(k),
-                        released: Some(now.saturating_add(delay)),
-                        changed,
-                        faults,
-                    });
+                let touch = crate::Touch {
+                    channel: self.name.clone(),
+                    seq,
+                    received: now,
+                    output: Some(k),
+                    released: Some(now.saturating_add(delay)),
+                    changed: bytes != *input,
+                    faults,
+                };
+                if let Some(log) = self.touches.as_mut() {
+                    log.push(touch);
+                }
             }
             if delay.is_zero() {
                 self.ready.push(bytes);
@@ -761,6 +772,12 @@ mod tests {
         assert!(c.poll(ms(400)).is_empty());
         c.push(m[1].clone(), ms(410), &mut rng);
         assert_eq!(c.poll(ms(410)), vec![m[1].clone(), m[0].clone()]);
+        // A message held back when the stage is cleared is released then,
+        // not lost (no next message will ever come behind it).
+        c.push(m[2].clone(), ms(420), &mut rng);
+        assert!(c.poll(ms(420)).is_empty());
+        c.clear_all(ms(430));
+        assert_eq!(c.poll(ms(430)), vec![m[2].clone()]);
     }
 
     #[test]

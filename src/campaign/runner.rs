@@ -19,9 +19,9 @@ use super::plan::{plan, Shard};
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::store::{
-    load_campaign, lock_dir, manifest_path, read_campaign_file, read_manifest, read_shard_file,
-    provenance_file, remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
-    SHARD_SCHEMA,
+    load_campaign, lock_dir, manifest_path, provenance_file, read_campaign_file, read_manifest,
+    read_shard_file, remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE,
+    SHARD_RULE, SHARD_SCHEMA,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -427,8 +427,9 @@ fn execute_plan(
                     "in-process"
                 }
             )),
-            Ok(Some(_)) if executor.records_provenance()
-                && !out.join(provenance_file(&r.run_id)).is_file() =>
+            Ok(Some(_))
+                if executor.records_provenance()
+                    && !out.join(provenance_file(&r.run_id)).is_file() =>
             {
                 Some("no provenance record (--record-provenance)".to_string())
             }

@@ -10,6 +10,10 @@
 //!
 //! Time: `at_s` counts from the moment both services were found, on the
 //! wall clock, or on `/clock` when the parameter `use_sim_time` is true.
+//! When the injector faults `/clock` itself (a `rosgraph_msgs/msg/Clock`
+//! channel, REQ-FAULT-TF-CLOCK), remap this node's clock to the channel's
+//! input, `--ros-args -r /clock:=/clock_raw`, so the steps keep the true
+//! time as the injector does, not the faulted one.
 //! Parameters: `injector` (string, `/fault_injector`: the node whose
 //! `set_fault`/`clear_faults` services are called), `timeout_s` (double, 10:
 //! per call and for service discovery), `use_sim_time` (bool, false).

@@ -715,6 +715,27 @@ impl FaultStack {
         })
     }
 
+    /// [`FaultStack::remove`], also handing back the message a reorder
+    /// stage still holds (held back behind a next one that never came), so
+    /// the host can release it instead of losing it; `None` for other
+    /// stages, an empty reorder, or a held message of another payload type.
+    pub fn remove_releasing<P: Payload>(
+        &mut self,
+        index: usize,
+    ) -> Option<(StageSpec, StageStats, Option<Delivered<P>>)> {
+        (index < self.stages.len()).then(|| {
+            let s = self.stages.remove(index);
+            let held = match s.op {
+                Op::Reorder(r) => r
+                    .held
+                    .and_then(|h| h.0.into_any().downcast::<Delivered<P>>().ok())
+                    .map(|d| *d),
+                _ => None,
+            };
+            (s.spec, s.stats, held)
+        })
+    }
+
     /// Whether each stage is active at `now`, in declared order (a stage
     /// not yet set is inactive).
     pub fn active(&self, now: Duration) -> Vec<bool> {
