@@ -84,7 +84,7 @@ pub struct Channel {
     /// The queue is dropping messages (a burst); WARN once per burst.
     overflowing: bool,
     /// Per-message provenance, when recorded ([`Channel::record_provenance`]).
-    touches: Option<Vec<crate::Touch>>,
+    touches: crate::provenance::ProvenanceLog,
 }
 
 pub(crate) fn to_time(d: Duration) -> Time {
@@ -114,30 +114,27 @@ impl Channel {
             seen: Duration::ZERO,
             limits: HoldLimits::DEFAULT,
             overflowing: false,
-            touches: None,
+            touches: Default::default(),
         }
     }
     /// Starts (or stops, discarding what was recorded) recording which fault
     /// touched each message ([`crate::provenance`]).
     pub fn record_provenance(&mut self, on: bool) {
-        self.touches = on.then(Vec::new);
+        self.touches.set(on);
     }
     /// The provenance recorded since the last call (empty when not recording).
     pub fn take_touches(&mut self) -> Vec<crate::Touch> {
-        self.touches
-            .as_mut()
-            .map(std::mem::take)
-            .unwrap_or_default()
+        self.touches.take()
     }
     /// Records one touched output of input `seq` (see [`crate::provenance`]).
     fn touch(&mut self, seq: u64, now: Duration, output: Option<(usize, Duration)>, changed: bool) {
-        let Some(log) = self.touches.as_mut() else {
+        if !self.touches.is_on() {
             return;
-        };
+        }
         let mode = self.record.as_ref().map_or("?", |r| {
             kraken_interfaces::mode_name(r.spec.mode).unwrap_or("?")
         });
-        log.push(crate::Touch {
+        self.touches.push(crate::Touch {
             channel: self.name.clone(),
             seq,
             received: now,
@@ -518,7 +515,7 @@ impl Channel {
             self.touch(seq, now, None, false);
         }
         for (k, (delay, out)) in outputs.into_iter().enumerate() {
-            if self.touches.is_some() {
+            if self.touches.is_on() {
                 let changed = !bit_eq(&out, &input);
                 if k > 0 || changed || !delay.is_zero() {
                     self.touch(seq, now, Some((k, delay)), changed);

@@ -37,6 +37,32 @@ pub struct Touch {
     pub faults: Vec<String>,
 }
 
+/// A channel's provenance recorder: off (the default, costs nothing) or a
+/// list of [`Touch`]es since the last [`ProvenanceLog::take`].
+#[derive(Debug, Clone, Default)]
+pub struct ProvenanceLog(Option<Vec<Touch>>);
+
+impl ProvenanceLog {
+    /// Starts (or stops, discarding what was recorded) recording.
+    pub fn set(&mut self, on: bool) {
+        self.0 = on.then(Vec::new);
+    }
+    /// Whether it records (callers skip the work of a [`Touch`] otherwise).
+    pub fn is_on(&self) -> bool {
+        self.0.is_some()
+    }
+    /// Appends `t` when recording.
+    pub fn push(&mut self, t: Touch) {
+        if let Some(log) = self.0.as_mut() {
+            log.push(t);
+        }
+    }
+    /// What was recorded since the last call (empty when not recording).
+    pub fn take(&mut self) -> Vec<Touch> {
+        self.0.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+}
+
 /// The CSV header of [`to_csv`].
 pub const CSV_HEADER: &str = "channel,seq,received_s,output,released_s,changed,faults";
 
