@@ -272,9 +272,6 @@ impl Estimator {
         let z = SVector::<f64, 2>::from([tw.twist.linear.x, tw.twist.angular.z]);
         let cv = &tw.covariance;
         let r = SMatrix::<f64, 2, 2>::new(cv[0], cv[5], cv[30], cv[35]);
-        let mut h = SMatrix::<f64, 2, N>::zeros();
-        h[(0, IV)] = 1.0;
-        h[(1, IW)] = 1.0;
         let min = [c.min_variance_v_m2_s2, c.min_variance_yaw_rate_rad2_s2];
         let max = [c.max_variance_v_m2_s2, c.max_variance_yaw_rate_rad2_s2];
         let prep = c
@@ -289,7 +286,7 @@ impl Estimator {
             now,
             prep,
             z,
-            h,
+            [IV, IW],
             c.mahalanobis_gate,
         )
     }
@@ -304,8 +301,6 @@ impl Estimator {
         let c = self.cfg.imu;
         let z = SVector::<f64, 1>::from([msg.angular_velocity.z]);
         let r = SMatrix::<f64, 1, 1>::from([[msg.angular_velocity_covariance[8]]]);
-        let mut h = SMatrix::<f64, 1, N>::zeros();
-        h[(0, IW)] = 1.0;
         let prep = if !c.enabled {
             Err(RejectReason::Disabled)
         } else if msg.angular_velocity_covariance[0] == -1.0 {
@@ -321,7 +316,7 @@ impl Estimator {
             now,
             prep,
             z,
-            h,
+            [IW],
             c.mahalanobis_gate,
         )
     }
@@ -334,7 +329,7 @@ impl Estimator {
         now: Time,
         prep: Result<(SMatrix<f64, D, D>, bool), RejectReason>,
         z: SVector<f64, D>,
-        h: SMatrix<f64, D, N>,
+        idx: [usize; D],
         gate: bool,
     ) -> Result<Fused, RejectReason> {
         self.sensors[sensor.index()].counters.received += 1;
@@ -345,19 +340,19 @@ impl Estimator {
                 self.sensors[sensor.index()].counters.variance_floored += 1;
             }
             let thr = self.gate_for(sensor, gate);
-            let mut inn = self
+            let mut m = self
                 .global
-                .innovation(&z, &h, &r)
+                .innovation(idx, &z, &r)
                 .ok_or(RejectReason::SingularInnovation)?;
-            inn.threshold = thr;
-            let pass = inn.d2 <= thr;
-            inn.fused = pass;
-            self.sensors[sensor.index()].innovation = Some(inn);
+            m.innovation.threshold = thr;
+            let pass = m.innovation.d2 <= thr;
+            m.innovation.fused = pass;
+            self.sensors[sensor.index()].innovation = Some(m.innovation);
             if !pass {
                 return Err(RejectReason::MahalanobisGate);
             }
-            self.global.update(&z, &h, &r);
-            self.local.update(&z, &h, &r);
+            self.global.fuse(&m);
+            self.local.update(idx, &z, &r);
             Ok(fused)
         })();
         self.account(sensor, now, &res);
@@ -425,27 +420,25 @@ impl Estimator {
                     self.log_transition(&tr, rolled_back);
                 }
             }
-            let mut h = SMatrix::<f64, 2, N>::zeros();
-            h[(0, IX)] = 1.0;
-            h[(1, IY)] = 1.0;
             let thr = self.gate_for(sensor, c.mahalanobis_gate);
-            let mut inn = self
+            let mut m = self
                 .global
-                .innovation(&z, &h, &r)
+                .innovation([IX, IY], &z, &r)
                 .ok_or(RejectReason::SingularInnovation)?;
+            let inn = &mut m.innovation;
             inn.threshold = thr;
             let refused_by_monitor =
                 self.cfg.consistency.enabled && self.monitor.state() == MonitorState::Refusing;
             let pass = !refused_by_monitor && inn.d2 <= thr;
             inn.fused = pass;
-            self.sensors[sensor.index()].innovation = Some(inn);
+            self.sensors[sensor.index()].innovation = Some(*inn);
             if refused_by_monitor {
                 return Err(RejectReason::ConsistencyMonitor);
             }
             if !pass {
                 return Err(RejectReason::MahalanobisGate);
             }
-            self.global.update(&z, &h, &r);
+            self.global.fuse(&m);
             Ok(fused)
         })();
         self.account(sensor, now, &res);

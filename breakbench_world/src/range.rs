@@ -71,8 +71,8 @@ pub fn check_ranges<T: Serialize>(
     for (field, leaf) in leaves {
         let pattern = index_pattern(&field);
         let row = tables.iter().find_map(|(prefix, rows)| {
-            rows.iter()
-                .find(|r| format!("{prefix}{}", r.field) == pattern)
+            let field = pattern.strip_prefix(prefix)?;
+            rows.iter().find(|r| r.field == field)
         });
         let Some(r) = row else {
             if leaf.is_some() {
