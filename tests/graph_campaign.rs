@@ -12,6 +12,10 @@
 //!   pair on the injector's `cmd_vel` channel, set by the real service) give
 //!   the same verdict per run as in-process, with `--jobs 2` (two graphs side
 //!   by side on domains 193 and 194);
+//! * the navigator on the robot's EKF (`tests/graph/estimator_cells.yaml`:
+//!   a GNSS spoof cell and 3 nominal runs, `pose_source: estimator`): the
+//!   executor adds `ekf_node` to the graph, `simple_navigator` drives from
+//!   its `/odometry/filtered`; the same verdict per run as in-process;
 //! * a graph whose node never prints its ready marker gives `invalid` runs
 //!   (state `start`), not `fail`, and leaves no process behind.
 //!
@@ -316,8 +320,8 @@ fn a_node_that_never_becomes_ready_gives_invalid_runs_and_no_leftover_process() 
 }
 
 /// A scenario the graph executor cannot run as written (a resilience test
-/// whose navigator drives on the estimator: no estimator node on the graph
-/// yet) is refused before anything starts or is written: exit 2 (an error,
+/// that reads the navigator's pose estimate, `estimate.*`, which no topic of
+/// the graph carries) is refused before anything starts or is written: exit 2 (an error,
 /// as for any bad input; 1 is a failed harness check), the scenario field
 /// named, no results written.
 #[test]
@@ -438,6 +442,101 @@ fn actuator_faults_on_the_graph_give_the_in_process_verdicts() {
         "{:?}",
         verdicts(&p)
     );
+}
+
+/// The navigator on the robot's EKF on the graph (issue 9, REQ-EKF-NODE):
+/// for a scenario whose navigator has `pose_source: estimator`, the graph
+/// executor starts `ekf_node` (node `ekf_filter_node`, gating from the
+/// navigator's `estimator_gating`) before `simple_navigator`, which drives
+/// from its `/odometry/filtered`. A GNSS spoof the ungated EKF follows (0.5
+/// m/s from the start) fails the mission, the nominal runs reach the goal,
+/// each with the in-process run's verdict and self-report, and the nominal
+/// runs' completion times within 0.2 s of in-process.
+#[test]
+fn the_navigator_on_the_ekf_on_the_graph_gives_the_in_process_verdicts() {
+    let scen = root().join("tests/graph/estimator_cells.yaml");
+    let s = Scenario::load(&scen).unwrap();
+    let inproc = tmp("estimator_inproc");
+    run_campaign(
+        &s,
+        &CampaignOptions {
+            out: inproc.clone(),
+            jobs: 2,
+            progress: false,
+            budget: Budget::default(),
+        },
+    )
+    .unwrap();
+    let out = tmp("estimator_graph");
+    let log = tmp("estimator_graph_log").join("campaign.log");
+    let (code, text) = campaign(
+        &[
+            scen.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+            "--graph".into(),
+            root()
+                .join("launch/corridor.graph.yaml")
+                .display()
+                .to_string(),
+            "--graph-domain-base".into(),
+            "195".into(),
+            "--quiet".into(),
+        ],
+        &bin_dir(),
+        &log,
+        Duration::from_secs(900),
+    );
+    assert_eq!(code, 0, "graph campaign failed; log:\n{text}");
+    assert_eq!(
+        text.matches("started ekf_filter_node").count(),
+        4,
+        "one EKF node per run; log:\n{text}"
+    );
+    let (g, p) = (manifests(&out), manifests(&inproc));
+    assert_eq!(g.len(), 4, "1 grid run, 3 nominal");
+    let verdicts = |ms: &[breakbench::campaign::manifest::Manifest]| {
+        ms.iter()
+            .map(|m| {
+                (
+                    m.run_id.clone(),
+                    m.verdict.safety_violation(),
+                    m.verdict.mission_failure(),
+                    m.self_report,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    for m in &g {
+        let r = m.graph.as_ref().expect("graph record");
+        assert_eq!(
+            r.state_reached, "done",
+            "{}: {:?}",
+            m.run_id, r.invalid_reason
+        );
+    }
+    assert_eq!(verdicts(&g), verdicts(&p), "graph and in-process disagree");
+    // Not trivial: the spoofed run fails its mission, the nominal ones pass.
+    let failed: Vec<_> = verdicts(&p)
+        .into_iter()
+        .filter(|v| v.2)
+        .map(|v| v.0)
+        .collect();
+    assert_eq!(failed, ["grid_ramp_rate_m_s0.5_r0"], "{:?}", verdicts(&p));
+    // The same robot: each nominal run reaches the goal at the in-process time.
+    let completion = |m: &breakbench::campaign::manifest::Manifest| {
+        serde_json::to_value(m.verdict).unwrap()["mission_completion_true_pose"]["value"]
+            .as_f64()
+            .unwrap()
+    };
+    for (a, b) in g.iter().zip(&p).filter(|(a, _)| a.kind == RunKind::Nominal) {
+        let (tg, tp) = (completion(a), completion(b));
+        eprintln!(
+            "{}: completion {tg:.2} s graph, {tp:.2} s in-process",
+            a.run_id
+        );
+        assert!((tg - tp).abs() <= 0.2, "{}: {tg} vs {tp}", a.run_id);
+    }
 }
 
 /// An actuator fault that withholds commands (a delay, a dropout) is

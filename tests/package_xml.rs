@@ -149,6 +149,7 @@ fn root_package_exec_depends_on_what_the_launch_file_starts() {
         .collect();
     // Golden: read by hand from launch/corridor.launch.py.
     let want: BTreeSet<String> = [
+        "breakbench_estimator",
         "breakbench_oracle",
         "breakbench_sim_bridge",
         "kraken_faults",

@@ -18,7 +18,8 @@
 
 use std::time::Duration;
 
-use breakbench_estimator::{EkfConfig, Estimator, EstimatorError, InitialState, Pose2};
+pub use breakbench_estimator::EkfConfig;
+use breakbench_estimator::{Estimator, EstimatorError, InitialState, Pose2};
 use breakbench_world::geodesy::LocalEnu;
 use breakbench_world::World;
 use kraken_faults::{MsgKind, SensorMsg};

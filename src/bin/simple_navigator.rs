@@ -2,7 +2,9 @@
 //! ([`breakbench_navigator::Navigator`], unchanged) as a ROS 2 node.
 //!
 //! Subscribes `/odom` (nav_msgs/Odometry) and `/scan` (sensor_msgs/LaserScan),
-//! publishes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
+//! and with `pose_source: estimator` in its navigator file also
+//! `/odometry/filtered` (nav_msgs/Odometry, pose in `map`: the EKF's output,
+//! `ekf_node` of breakbench_estimator), publishes `/cmd_vel` (geometry_msgs/Twist, or TwistStamped with
 //! `cmd_vel_stamped: true`) once per control tick, and its self-report on
 //! `/navigator/self_report` (std_msgs/String `success` / `failure`), repeated
 //! at `self_report_rate_hz` (wall) once decided so a late subscriber gets it.
@@ -10,7 +12,14 @@
 //!
 //! Sensor health ([`breakbench_navigator::health`], the in-process code):
 //! every `/odom` and `/scan` is recorded with its receive time on the
-//! navigator's clock; a stale input stops the robot. What the navigator says
+//! navigator's clock; a stale input stops the robot.
+//!
+//! Pose source (the navigator file's `pose_source`, REQ-EKF-NODE):
+//! `wheel_odometry` drives from `/odom`; `estimator` drives from
+//! `/odometry/filtered` (as the in-process stack drives from the
+//! estimator's `map`-frame pose), heading for the world goal centre in `map`
+//! (not the goal seen from the start pose in `odom`); `/odom` still feeds the
+//! sensor health, as in-process. What the navigator says
 //! is published after each tick: its log records on `/rosout`
 //! (rcl_interfaces/Log, RELIABLE + TRANSIENT_LOCAL + KEEP_LAST 1000, rcl's
 //! rosout QoS; the same lines go to stderr through tracing at their level)
@@ -20,12 +29,12 @@
 //!
 //! Control ticks: at the first clock reading `t >= next` (`next` from 0 in
 //! sim time, growing by `1 / control_rate_hz` per tick: the in-process
-//! campaign's schedule). Input order, as in-process: every `/odom` updates the
-//! pose on arrival; scans are queued and planned at the tick, against the
-//! latest pose. Input barrier: `/odom` and `/scan` travel through the fault
+//! campaign's schedule). Input order, as in-process: every pose message
+//! updates the pose on arrival; scans are queued and planned at the tick,
+//! against the latest pose. Input barrier: `/odom` and `/scan` travel through the fault
 //! injector, one hop more than `/clock`, so before ticking at `t` the node
 //! waits until it holds the newest message of each stream that is due by
-//! `t`: a message stamped later than `t - P`, where `P` is the stream's
+//! `t` (the pose stream and `/scan`): a message stamped later than `t - P`, where `P` is the stream's
 //! period (the smallest stamp step seen so far). While a period is not yet
 //! known it waits for `input_settle_s` of wall quiet on both topics instead,
 //! and it never waits longer than `input_wait_max_s` (a delayed or dropped
@@ -36,6 +45,8 @@
 //! `world_file` (string, `config/corridor.yaml`: the goal in `odom` is the
 //! world's goal centre seen from the start pose, as in the campaign),
 //! `goal_x_m`/`goal_y_m` (double, override the goal in `odom`),
+//! `pose_source` (string, `""`: the navigator file's; `wheel_odometry` or
+//! `estimator` override it),
 //! `input_settle_s` (double, 0.002), `input_wait_max_s` (double, 0.05),
 //! `self_report_rate_hz` (double, 1.0),
 //! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false),
@@ -125,7 +136,10 @@ fn trace_log(l: &Log) {
 // Odometry arrives at 50 Hz: moved once, not boxed.
 #[allow(clippy::large_enum_variant)]
 enum Event {
+    /// `/odom` (wheel odometry).
     Odom(Odometry),
+    /// `/odometry/filtered` (with `pose_source: estimator`).
+    Pose(Odometry),
     Scan(LaserScan),
     Clock(Clock),
 }
@@ -159,17 +173,20 @@ fn run() -> Result<()> {
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
     let nav_file = PathBuf::from(args.param_string("navigator_file", "config/navigator.yaml")?);
-    let cfg = NavigatorConfig::load(&nav_file)
+    let mut cfg = NavigatorConfig::load(&nav_file)
         .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
-    // The node drives from its odometry topic; the estimator stack runs
-    // in-process only until the graph starts ekf_node (breakbench_estimator)
-    // and this node reads its odometry/filtered. Refused, not silently
-    // driven from raw odometry.
-    ensure!(
-        cfg.pose_source == PoseSource::WheelOdometry,
-        "{}: field 'pose_source': 'estimator' is supported in-process only (the graph does not start ekf_node yet); this node drives from wheel odometry: set pose_source: wheel_odometry",
-        nav_file.display()
-    );
+    match args.param_string("pose_source", "")?.as_str() {
+        "" => {}
+        "wheel_odometry" => cfg.pose_source = PoseSource::WheelOdometry,
+        "estimator" => cfg.pose_source = PoseSource::Estimator,
+        other => bail!(
+            "parameter 'pose_source' = {other:?}: expected \"\" (the navigator file's), \"wheel_odometry\" or \"estimator\""
+        ),
+    }
+    // With the estimator, the pose comes from ekf_node's odometry/filtered
+    // (map frame) and the goal is the world goal centre in map, as in the
+    // in-process stack (breakbench_navigator::stack).
+    let estimator = cfg.pose_source == PoseSource::Estimator;
     let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
         (Some(_), Some(_)) => [
             args.param_f64("goal_x_m", 0.0)?,
@@ -179,7 +196,11 @@ fn run() -> Result<()> {
             let wf = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
             let world = World::load(&wf)
                 .with_context(|| format!("parameter 'world_file' = {}", wf.display()))?;
-            world.goal_in_odom()
+            if estimator {
+                world.goal.center_m
+            } else {
+                world.goal_in_odom()
+            }
         }
         _ => bail!("parameters 'goal_x_m' and 'goal_y_m' go together"),
     };
@@ -218,6 +239,10 @@ fn run() -> Result<()> {
     let mut node = RosNode::new(env, args)?;
     let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
     let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
+    let filtered_sub = match estimator {
+        true => Some(node.subscription::<Odometry>("/odometry/filtered", deep())?),
+        false => None,
+    };
     let scan_sub = node.subscription::<LaserScan>("/scan", qos::subscribe(10))?;
     // Our own /clock subscription: BEST_EFFORT (so it matches best-effort
     // /clock publishers too: rclcpp's ClockQoS, `ros2 bag play --clock`,
@@ -256,6 +281,7 @@ fn run() -> Result<()> {
         goal_odom_m = ?goal,
         sim_time = sim.is_some(),
         odom = %node.args.resolve("/odom"),
+        pose = %node.args.resolve(if estimator { "/odometry/filtered" } else { "/odom" }),
         scan = %node.args.resolve("/scan"),
         cmd_vel = %node.args.resolve("/cmd_vel"),
         "ready"
@@ -271,6 +297,13 @@ fn run() -> Result<()> {
             .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Scan(m))))
             .boxed_local(),
     ];
+    if let Some(f) = &filtered_sub {
+        streams.push(
+            f.async_stream()
+                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Pose(m))))
+                .boxed_local(),
+        );
+    }
     if let Some(c) = &clock_sub {
         streams.push(
             c.async_stream()
@@ -293,6 +326,7 @@ fn run() -> Result<()> {
     let mut last_input = Instant::now();
     let mut next_report: Option<Instant> = None;
     let mut ticks = 0u64;
+    // The pose stream of the input barrier: /odom, or /odometry/filtered.
     let mut odom_stream = StampStream::default();
     let mut scan_stream = StampStream::default();
     let mut pending_since = Instant::now();
@@ -327,10 +361,17 @@ fn run() -> Result<()> {
             };
             match ev {
                 Some(Event::Odom(o)) => {
-                    odom_stream.saw(o.header.stamp.as_nanos());
                     let rx = clock.now().saturating_sub(epoch);
                     let stamp = on_nav_clock(o.header.stamp, epoch);
                     nav.health_mut().on_message(Sensor::Odom, rx, stamp);
+                    if !estimator {
+                        odom_stream.saw(o.header.stamp.as_nanos());
+                        nav.on_odom(&o);
+                    }
+                    last_input = Instant::now();
+                }
+                Some(Event::Pose(o)) => {
+                    odom_stream.saw(o.header.stamp.as_nanos());
                     nav.on_odom(&o);
                     last_input = Instant::now();
                 }

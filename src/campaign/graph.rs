@@ -287,6 +287,7 @@ impl GraphExecutor {
                         format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
                     ]);
                 }
+                let launch = config;
                 let (config, share_dir) = match &spec.test {
                     Some(test) => {
                         let (c, extra) = test_graph(scenario, spec, config, dir, test, baseline)?;
@@ -301,6 +302,17 @@ impl GraphExecutor {
                         )
                     }
                     None => (config.clone(), share_dir.clone()),
+                };
+                // A navigator on the estimator: the robot's EKF joins the graph.
+                let (config, share_dir) = if has_navigator
+                    && scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator
+                {
+                    sets.extend(estimator_sets(scenario.navigator.estimator_gating));
+                    let share =
+                        share_dir.unwrap_or_else(|| supervisor::args::default_share_dir(launch));
+                    (with_estimator(&config, dir)?, Some(share))
+                } else {
+                    (config, share_dir)
                 };
                 sets.extend([
                     format!("sim_bridge.seed={seed}"),
@@ -359,6 +371,63 @@ const GATE_TOPIC: &str = "/breakbench/gate";
 struct Judged {
     judgement: RunJudgement,
     faults: Vec<super::manifest::FaultRecord>,
+}
+
+/// The node name of the robot's EKF on the graph (`ekf_node`, named like
+/// robot_localization's; REQ-EKF-NODE).
+pub const EKF_NODE: &str = "ekf_filter_node";
+
+/// A run's graph with the robot's EKF: a copy of the launch config `config`
+/// in `dir` (`graph.yaml`; the copy `config` may already be) with the node
+/// [`EKF_NODE`] (`breakbench_estimator`'s `ekf_node`) started before
+/// `simple_navigator`, which then drives from its `odometry/filtered`
+/// (`pose_source: estimator`). Its parameters are the params file's
+/// `ekf_filter_node` section (the in-process stack's `config/ekf.yaml`
+/// defaults, the world's datum and start pose) and [`estimator_sets`].
+///
+/// # Errors
+/// [`CampaignError::Graph`] when `config` cannot be read,
+/// [`CampaignError::Io`] when the copy cannot be written.
+fn with_estimator(config: &Path, dir: &Path) -> Result<PathBuf, CampaignError> {
+    let bad = |source| CampaignError::Graph {
+        config: config.display().to_string(),
+        source: Box::new(source),
+    };
+    let mut cfg = supervisor::config::LaunchConfig::load(config).map_err(bad)?;
+    let node = supervisor::config::NodeSpec {
+        name: EKF_NODE.into(),
+        package: "breakbench_estimator".into(),
+        executable: "ekf_node".into(),
+        ready: Some("ready".into()),
+        role: None,
+        after_scenario: false,
+        remaps: Vec::new(),
+        env: BTreeMap::new(),
+    };
+    let at = cfg
+        .nodes
+        .iter()
+        .position(|n| n.name == "simple_navigator" || n.after_scenario)
+        .unwrap_or(cfg.nodes.len());
+    cfg.nodes.insert(at, node);
+    let path = dir.join("graph.yaml");
+    let text =
+        serde_yaml_ng::to_string(&cfg).map_err(|e| CampaignError::GraphOptions(e.to_string()))?;
+    std::fs::write(&path, text).map_err(|e| CampaignError::io(&path, e))?;
+    Ok(path)
+}
+
+/// The `--set`s of the EKF node for the navigator's `estimator_gating`, as
+/// [`breakbench_navigator::stack::Gating::apply`] sets them in-process.
+fn estimator_sets(gating: breakbench_navigator::stack::Gating) -> Vec<String> {
+    let cfg = gating.apply(breakbench_navigator::stack::EkfConfig::default());
+    vec![
+        format!(
+            "{EKF_NODE}.gnss.mahalanobis_gate={}",
+            cfg.gnss.mahalanobis_gate
+        ),
+        format!("{EKF_NODE}.consistency.enabled={}", cfg.consistency.enabled),
+    ]
 }
 
 /// A resilience-test run's graph: a copy of the launch config `config` in
@@ -623,9 +692,10 @@ impl Executor for GraphExecutor {
     /// (the orchestrator is added to it). Not yet: resilience tests on an
     /// external stack (`--graph-cmd`: no place for the orchestrator and the
     /// gate in a user's launch), self-tests with a disabled injector (the
-    /// graph's injector is enabled by its `enable` parameter only) and a
-    /// navigator driving from the estimator (no estimator node). Refused
-    /// rather than run as something else.
+    /// graph's injector is enabled by its `enable` parameter only), and a
+    /// navigator driving from the estimator on an external stack (the
+    /// executor adds `ekf_node` to our launch config only). Refused rather
+    /// than run as something else.
     fn supports(&self, scenario: &Scenario) -> Result<(), CampaignError> {
         let refuse = |field: &str, why: &str| {
             Err(CampaignError::Unsupported {
@@ -737,10 +807,12 @@ impl Executor for GraphExecutor {
                 );
             }
         }
-        if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator {
+        if scenario.navigator.pose_source == breakbench_navigator::PoseSource::Estimator
+            && matches!(self.opts.source, GraphSource::External(_))
+        {
             return refuse(
                 "navigator",
-                "pose_source: estimator has no estimator node on the graph yet; run without --graph",
+                "pose_source: estimator: the graph executor adds the robot's EKF (ekf_node) to our launch config (--graph); an external stack brings its own estimator and navigator",
             );
         }
         Ok(())

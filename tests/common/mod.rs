@@ -41,6 +41,8 @@ pub fn build_nodes() {
             "breakbench_oracle",
             "-p",
             "kraken_faults",
+            "-p",
+            "breakbench_estimator",
         ]);
         if release {
             c.arg("--release");
