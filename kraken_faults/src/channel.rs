@@ -455,8 +455,11 @@ impl Channel {
             if let Some(r) = self.record.as_mut() {
                 r.first_applied.get_or_insert(now);
             }
-            self.stats.messages_faulted += u64::from(msg.self_unequal());
-            if msg.self_unequal() {
+            // Computed once per message (a NaN field makes it unequal to
+            // itself, see `SensorMsg::self_unequal`).
+            let unequal = msg.self_unequal();
+            self.stats.messages_faulted += u64::from(unequal);
+            if unequal {
                 self.touch(seq, now, Some((0, Duration::ZERO)), true);
             }
             for p in &mut self.probes {
