@@ -74,7 +74,7 @@ use super::manifest::{GraphRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEM
 use super::run::{RunOutput, RunSpec};
 use super::trace::{trace_file, TraceWriter};
 use super::{CampaignError, Scenario};
-use crate::supervisor::external::{self, ExternalExes, ExternalRun, ExternalStack};
+use crate::supervisor::external::{self, ExternalExes, ExternalRun, ExternalStack, KeptStack};
 use crate::supervisor::template::TemplateVars;
 use crate::supervisor::{self, Stage, UpOptions};
 
@@ -142,6 +142,9 @@ pub struct GraphExecutor {
     free_domains: Mutex<Vec<u16>>,
     /// Verdict classes of the resilience-test baselines run so far, by run id.
     baselines: Mutex<BTreeMap<String, ClassifiedVerdict>>,
+    /// `--keep-running`: each job slot's running stack, by domain id (taken
+    /// out while a run uses it); stopped when the executor is dropped.
+    kept: Mutex<BTreeMap<u16, KeptStack>>,
 }
 
 impl GraphExecutor {
@@ -177,7 +180,26 @@ impl GraphExecutor {
             exes,
             free_domains: Mutex::new(free),
             baselines: Mutex::new(BTreeMap::new()),
+            kept: Mutex::new(BTreeMap::new()),
         })
+    }
+
+    /// `--keep-running`: how many times each slot's stack was started so
+    /// far, by domain id (1 per slot when no run failed).
+    pub fn stack_starts(&self) -> BTreeMap<u16, usize> {
+        self.kept
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|(d, k)| (*d, k.starts))
+            .collect()
+    }
+
+    /// `--keep-running`: stops every slot's stack and runs the leftover
+    /// check (also done on drop); what was left, `name pid`.
+    pub fn stop_stacks(&self) -> Vec<String> {
+        let mut kept = self.kept.lock().expect("lock");
+        kept.values_mut().flat_map(KeptStack::stop).collect()
     }
 }
 
@@ -327,7 +349,7 @@ impl GraphExecutor {
             }
             GraphSource::External(stack) => {
                 let out = std::path::absolute(dir).map_err(|e| io(dir, e))?;
-                external::run(&ExternalRun {
+                let run = ExternalRun {
                     stack,
                     exes: self.exes.as_ref().expect("found by new()"),
                     vars: TemplateVars {
@@ -340,7 +362,22 @@ impl GraphExecutor {
                     timeout: self.opts.run_timeout,
                     ready_timeout: self.opts.ready_timeout,
                     quiet: true,
-                })
+                };
+                if stack.keep_running {
+                    // The slot's stack, out of the map for the run (the
+                    // domain id is this run's alone until it is freed).
+                    let mut kept = self
+                        .kept
+                        .lock()
+                        .expect("lock")
+                        .remove(&domain)
+                        .unwrap_or_default();
+                    let o = external::run_kept(&run, &mut kept);
+                    self.kept.lock().expect("lock").insert(domain, kept);
+                    o
+                } else {
+                    external::run(&run)
+                }
             }
         };
         let judgement = spec.test.is_some().then(|| dir.join(JUDGEMENT_FILE));
