@@ -564,10 +564,58 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
 /// failed run, by [`Self::stop`] and on drop.
 #[derive(Default)]
 pub struct KeptStack {
-    /// The supervisor owning the stack (child 0) and each run's helpers.
-    sup: Option<(Supervisor, String)>,
+    /// The supervisor owning the stack (child 0) and each run's helpers,
+    /// the stack's marker token, and its keeper thread.
+    sup: Option<(Supervisor, String, Keeper)>,
     /// How many times the stack command was started on this slot.
     pub starts: usize,
+}
+
+/// The thread that started a kept stack, alive until the stack is stopped.
+/// Every child gets SIGKILL when the *thread* that forked it ends
+/// (`PR_SET_PDEATHSIG`, so that nothing outlives a killed campaign); a
+/// campaign's worker thread ends before the campaign stops its kept stacks,
+/// so the stack is forked by a thread of its own.
+struct Keeper {
+    hold: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Keeper {
+    /// Starts `argv` as child `stack` of `sup` from a keeper thread.
+    fn spawn(
+        sup: Supervisor,
+        argv: Vec<String>,
+        env: BTreeMap<String, String>,
+    ) -> (Supervisor, Result<usize, SupervisorError>, Keeper) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let mut sup = sup;
+            let r = sup.spawn("stack", Path::new(&argv[0]), &argv[1..], &env);
+            let _ = tx.send((sup, r));
+            // Until the stack was stopped (the sender is dropped).
+            let _ = held.recv();
+        });
+        let (sup, r) = rx.recv().expect("the keeper thread sends before it waits");
+        (
+            sup,
+            r,
+            Keeper {
+                hold: Some(hold),
+                thread: Some(thread),
+            },
+        )
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        self.hold.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 impl KeptStack {
@@ -575,10 +623,14 @@ impl KeptStack {
     /// per-run stack), then kills every process still carrying its marker:
     /// what was left (`name pid`), empty when nothing was running.
     pub fn stop(&mut self) -> Vec<String> {
-        let Some((mut sup, token)) = self.sup.take() else {
+        let Some((mut sup, token, keeper)) = self.sup.take() else {
             return Vec::new();
         };
         sup.shutdown();
+        drop(keeper);
+        if std::env::var_os("BB_DEBUG_KEPT").is_some() {
+            sup.report_tail(0);
+        }
         let mut left = sup.leftover();
         left.extend(kill_marked(&token));
         left
@@ -608,7 +660,7 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
     catch_signals();
     let t0 = Instant::now();
     let token = match &kept.sup {
-        Some((_, token)) => token.clone(),
+        Some((_, token, _)) => token.clone(),
         None => format!(
             "{}-{}-kept{}",
             std::process::id(),
@@ -618,11 +670,12 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
     };
     let env = stack_env(r.vars.domain_id, &token);
     if kept.sup.is_none() {
-        let mut sup = Supervisor::new(r.quiet, r.ready_timeout, true);
-        let argv = r.stack.command.expand(&r.vars);
+        let sup = Supervisor::new(r.quiet, r.ready_timeout, true);
         kept.starts += 1;
-        if let Err(e) = sup.spawn("stack", Path::new(&argv[0]), &argv[1..], &env) {
-            drop(sup);
+        let (sup, spawned, keeper) =
+            Keeper::spawn(sup, r.stack.command.expand(&r.vars), env.clone());
+        if let Err(e) = spawned {
+            drop((sup, keeper));
             return UpOutcome {
                 exit_code: EXIT_ERROR,
                 verdict: None,
@@ -632,9 +685,9 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
                 leftover: kill_marked(&token),
             };
         }
-        kept.sup = Some((sup, token));
+        kept.sup = Some((sup, token, keeper));
     }
-    let (sup, _) = kept.sup.as_mut().expect("started above");
+    let (sup, _, _) = kept.sup.as_mut().expect("started above");
     let result = reset_to_verdict(sup, r, &env, t0).map_err(|e| (e, sup.stage));
     // A broken stack must not poison the next run: stopped, and the next
     // run starts a fresh one.
