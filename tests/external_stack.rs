@@ -448,7 +448,9 @@ fn marked_on_domain(domain: u16) -> Vec<String> {
 /// stack. `tests/graph/one_cell.yaml` runs its grid run (odometry scale
 /// 1.2) first, then 3 nominal runs, all on one stack started once; each run
 /// is reset through `/sim_bridge/reset`, `/fault_injector/reset`,
-/// `/simple_navigator/reset` and `/oracle/reset`.
+/// `/simple_navigator/reset` and `/oracle/reset`. Compared with the same
+/// launch restarted per run (byte-identical traces) and with the
+/// in-process campaign (verdicts, final distances, k).
 #[test]
 fn a_kept_running_launch_stack_starts_once_and_gives_the_in_process_results() {
     let scen = "tests/graph/one_cell.yaml";
@@ -483,47 +485,87 @@ fn a_kept_running_launch_stack_starts_once_and_gives_the_in_process_results() {
     let venv = ros_venv();
     let t = tmp("kept_launch");
     let prefix = ament_prefix(&t, &bin_dir());
-    let cmd = format!(
+    let launch = format!(
         "env AMENT_PREFIX_PATH={}:{v} LD_LIBRARY_PATH={v}/lib RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
-         {v}/bin/ros2 launch breakbench corridor.launch.py real_time_factor:=0 start_service:=true keep_running:=true",
+         {v}/bin/ros2 launch breakbench corridor.launch.py real_time_factor:=0 start_service:=true",
         prefix.display(),
         v = venv.display()
     );
-    let out = t.join("out");
-    let (code, text) = campaign(
-        &args(
-            scen,
-            &out,
-            &cmd,
-            &[
-                "--keep-running",
-                "--reset-service",
-                "/sim_bridge/reset",
-                "--reset-service",
-                "/fault_injector/reset",
-                "--reset-service",
-                "/simple_navigator/reset",
-                "--reset-service",
-                "/oracle/reset",
-                "--ready-topic",
-                "/oracle/odom",
-                "--ready-message",
-                "/fault_injector/status",
-                "--start-service",
-                "/sim_bridge/start",
-                "--graph-domain-base",
-                "187",
-            ],
-        ),
-        &bin_dir(),
-        &t.join("campaign.log"),
-        Duration::from_secs(600),
+    let run = |name: &str, cmd: &str, extra: &[&str]| {
+        let out = t.join(name);
+        let mut a = vec![
+            "--ready-topic",
+            "/oracle/odom",
+            "--ready-message",
+            "/fault_injector/status",
+            "--start-service",
+            "/sim_bridge/start",
+            "--graph-domain-base",
+            "187",
+        ];
+        a.extend(extra);
+        let (code, text) = campaign(
+            &args(scen, &out, cmd, &a),
+            &bin_dir(),
+            &t.join(format!("{name}.log")),
+            Duration::from_secs(600),
+        );
+        assert_eq!(code, 0, "{name} campaign failed; log:\n{text}");
+        (out, text)
+    };
+    let (out, text) = run(
+        "kept",
+        &format!("{launch} keep_running:=true"),
+        &[
+            "--keep-running",
+            "--reset-service",
+            "/sim_bridge/reset",
+            "--reset-service",
+            "/fault_injector/reset",
+            "--reset-service",
+            "/simple_navigator/reset",
+            "--reset-service",
+            "/oracle/reset",
+        ],
     );
-    assert_eq!(code, 0, "kept-running campaign failed; log:\n{text}");
+    // The same stack restarted per run (the run's values as launch arguments).
+    let (per_run, per_run_text) = run(
+        "per_run",
+        &format!("{launch} seed:={{seed}} run_id:={{run_id}} out_dir:={{out}}"),
+        &[],
+    );
+    let stack_starts = |log: &str| {
+        started_pids(log)
+            .iter()
+            .filter(|(n, _)| n == "stack")
+            .count()
+    };
+    assert_eq!(stack_starts(&per_run_text), 4);
     // (a) One stack for the whole campaign (one job slot).
-    let started = started_pids(&text);
-    let stacks = started.iter().filter(|(n, _)| n == "stack").count();
-    assert_eq!(stacks, 1, "stack starts: {started:?}");
+    assert_eq!(stack_starts(&text), 1, "{:?}", started_pids(&text));
+    // Determinism: the restart-per-run campaign's manifests, trace for trace.
+    let r = manifests(&per_run);
+    assert_eq!(
+        manifests(&out)
+            .iter()
+            .map(|m| (
+                &m.run_id,
+                &m.trace_sha256,
+                m.verdict.safety_violation(),
+                m.verdict.mission_failure()
+            ))
+            .collect::<Vec<_>>(),
+        r.iter()
+            .map(|m| (
+                &m.run_id,
+                &m.trace_sha256,
+                m.verdict.safety_violation(),
+                m.verdict.mission_failure()
+            ))
+            .collect::<Vec<_>>(),
+        "kept-running vs restart-per-run"
+    );
+    assert_eq!(cells(&out), cells(&per_run));
     // (b) The in-process verdicts, final distances and k, run by run.
     let (g, p) = (manifests(&out), manifests(&inproc));
     assert_eq!(
@@ -565,7 +607,10 @@ fn a_kept_running_launch_stack_starts_once_and_gives_the_in_process_results() {
     }
     assert_eq!(cells(&out), cells(&inproc), "k per cell differs");
     // (c) Nothing left running.
-    for (name, pid) in started {
+    for (name, pid) in started_pids(&text)
+        .into_iter()
+        .chain(started_pids(&per_run_text))
+    {
         assert!(!alive(pid), "{name} pid {pid} left running");
     }
     assert_eq!(marked_on_domain(187), Vec::<String>::new());

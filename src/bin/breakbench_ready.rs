@@ -150,7 +150,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
-        "readiness probe of an external stack: topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
+        "readiness probe of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
         "README.md (Graph campaigns: an external stack)",
     );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");

@@ -43,6 +43,11 @@
 //! (double, 0.0): the campaign's positive canary, a harness check (see
 //! below).
 //!
+//! Reset (`~/reset`, kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the
+//! next run of a kept-running graph: a fresh navigator and control schedule,
+//! the sim clock back to "no time yet" (the plant restarts `/clock` at 0),
+//! queued inputs dropped (docs/simple_navigator.md, "Services").
+//!
 //! Positive canary: with `open_loop_linear_m_s` ≠ 0 the node drives the
 //! in-process canary's controller ([`OpenLoop`]: straight ahead at that
 //! speed for `open_loop_duration_s` of its clock, then stop) instead of the

@@ -14,6 +14,15 @@
 //! Both go through the same states, deadlines, collection and `invalid`
 //! paths below.
 //!
+//! An external stack with `--keep-running` (REQ-GRAPH-RESET) is started once
+//! per job slot (domain id) and kept across runs ([`KeptStack`], owned here
+//! per domain id and taken out for the run that holds the domain); each run
+//! begins with state `reset` (the `--reset-service`s and `--reset-cmd` with
+//! the run's values) instead of a start, and a failed run stops the slot's
+//! stack so the next one starts fresh. Dropping the executor (the end of the
+//! campaign, or its error on SIGINT) drops every slot's [`KeptStack`], which
+//! stops it and runs the leftover check.
+//!
 //! Per run, a state machine with a deadline per state (the state reached is
 //! recorded in the manifest's [`GraphRecord`]):
 //!
@@ -182,24 +191,6 @@ impl GraphExecutor {
             baselines: Mutex::new(BTreeMap::new()),
             kept: Mutex::new(BTreeMap::new()),
         })
-    }
-
-    /// `--keep-running`: how many times each slot's stack was started so
-    /// far, by domain id (1 per slot when no run failed).
-    pub fn stack_starts(&self) -> BTreeMap<u16, usize> {
-        self.kept
-            .lock()
-            .expect("lock")
-            .iter()
-            .map(|(d, k)| (*d, k.starts))
-            .collect()
-    }
-
-    /// `--keep-running`: stops every slot's stack and runs the leftover
-    /// check (also done on drop); what was left, `name pid`.
-    pub fn stop_stacks(&self) -> Vec<String> {
-        let mut kept = self.kept.lock().expect("lock");
-        kept.values_mut().flat_map(KeptStack::stop).collect()
     }
 }
 

@@ -30,6 +30,11 @@
 //! services set it. `~/set_fault` on a typed channel replaces its faults:
 //! the typed fault and the stack (seed 001's meaning).
 //!
+//! `~/reset` (kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the next run
+//! of a kept-running graph; every channel, stack and random stream as at
+//! start-up (from the `seed` parameter; held messages dropped), the sim clock
+//! back to "no time yet" (the plant restarts `/clock` at 0).
+//!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
