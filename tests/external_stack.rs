@@ -435,7 +435,7 @@ fn marked_on_domain(domain: u16) -> Vec<String> {
         };
         let vars: Vec<&[u8]> = env.split(|b| *b == 0).collect();
         if vars.iter().any(|v| v.starts_with(b"BREAKBENCH_STACK="))
-            && vars.iter().any(|v| *v == dom.as_bytes())
+            && vars.contains(&dom.as_bytes())
             && alive(e.file_name().to_str().unwrap_or("0").parse().unwrap_or(0))
         {
             found.push(format!("{:?}", e.file_name()));
