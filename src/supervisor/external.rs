@@ -659,6 +659,20 @@ impl Drop for KeptStack {
 pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
     catch_signals();
     let t0 = Instant::now();
+    // A stack that exited between runs (e.g. an oracle without
+    // `keep_running`, which ends `ros2 launch` after its verdict) is started
+    // again for this run, with a warning: the run has not begun.
+    let mut exited_between = Vec::new();
+    if let Some((sup, _, _)) = kept.sup.as_mut() {
+        sup.pump(Duration::ZERO);
+        if let Some(s) = sup.procs[0].exited {
+            eprintln!(
+                "[up] the kept-running stack on ROS_DOMAIN_ID {} exited ({s}) between runs; starting it again for run {} (does it stay up after a verdict? our corridor.launch.py needs keep_running:=true)",
+                r.vars.domain_id, r.vars.run_id
+            );
+            exited_between = kept.stop();
+        }
+    }
     let token = match &kept.sup {
         Some((_, token, _)) => token.clone(),
         None => format!(
@@ -682,7 +696,10 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
                 error: Some(e.to_string()),
                 wall_s: t0.elapsed().as_secs_f64(),
                 stage: Stage::Start,
-                leftover: kill_marked(&token),
+                leftover: exited_between
+                    .into_iter()
+                    .chain(kill_marked(&token))
+                    .collect(),
             };
         }
         kept.sup = Some((sup, token, keeper));
@@ -691,11 +708,10 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
     let result = reset_to_verdict(sup, r, &env, t0).map_err(|e| (e, sup.stage));
     // A broken stack must not poison the next run: stopped, and the next
     // run starts a fresh one.
-    let leftover = if result.is_err() {
-        kept.stop()
-    } else {
-        Vec::new()
-    };
+    let mut leftover = exited_between;
+    if result.is_err() {
+        leftover.extend(kept.stop());
+    }
     let wall_s = t0.elapsed().as_secs_f64();
     match result {
         Ok(v) => UpOutcome {
