@@ -4,9 +4,9 @@
         [channels:=...] [use_sim_time:=true] [cmd_vel_stamped:=false] [params_file:=...]
         [gz_world:=...] [gz_flags:="-r -s --headless-rendering"]
         [seed:=N] [run_id:=ID] [out_dir:=DIR] [real_time_factor:=X] [start_service:=true]
-        [estimator:=false]
+        [keep_running:=true] [estimator:=false]
 
-The last five are one run's settings for a campaign on this launch file as an
+The last six are one run's settings for a campaign on this launch file as an
 external stack (`breakbench campaign S --out D --graph-cmd 'ros2 launch
 breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out}
 real_time_factor:=0 start_service:=true' --start-service /sim_bridge/start ...`,
@@ -15,7 +15,13 @@ file's value; given, it overrides (RUN_ARGS below): `seed` the plant's and
 the oracle's seed (int64), `run_id` and `out_dir` the oracle's run id and
 manifest directory, `real_time_factor` the plant's pacing (0: lock-step),
 `start_service` the plant's start gate (true: sim_bridge steps only after a
-call of /sim_bridge/start).
+call of /sim_bridge/start), `keep_running` the oracle's (true: it stays up
+after its verdict, so the launch does not end; for a stack kept running
+across runs, `breakbench campaign --keep-running --reset-service
+/sim_bridge/reset --reset-service /fault_injector/reset --reset-service
+/simple_navigator/reset --reset-service /oracle/reset`, REQ-GRAPH-RESET:
+each run's seed, run id and output directory then come with the reset
+services' request, not as launch arguments).
 
 Nodes (graph contract, docs/nav2.md):
   - plant:=embedded (default): `sim_bridge` (breakbench_sim_bridge), our kinematic
@@ -101,6 +107,7 @@ RUN_ARGS = {
     "out_dir": [("oracle", "manifest_dir", os.path.abspath)],
     "real_time_factor": [("sim_bridge", "real_time_factor", float)],
     "start_service": [("sim_bridge", "start_service", lambda v: v.strip().lower() in ("true", "1"))],
+    "keep_running": [("oracle", "keep_running", lambda v: v.strip().lower() in ("true", "1"))],
 }
 
 

@@ -97,9 +97,23 @@ enum Command {
         #[arg(long, requires = "graph_cmd")]
         no_ready_clock: bool,
         /// External stack: command template run after each run's stack was stopped (the
-        /// reset rule; default: the stack is restarted per run, nothing else)
+        /// reset rule; default: the stack is restarted per run, nothing else); with
+        /// --keep-running, run before each run on the running stack, with the run's {seed},
+        /// {run_id}, {out}
         #[arg(long, value_name = "TEMPLATE", requires = "graph_cmd")]
         reset_cmd: Option<String>,
+        /// External stack: start the --graph-cmd stack once per job slot and keep it running
+        /// across runs, reset before each run by --reset-service and/or --reset-cmd (the
+        /// template must not use {seed}, {run_id} or {out}: those go to the reset). A failed
+        /// run restarts its slot's stack (REQ-GRAPH-RESET)
+        #[arg(long, requires = "graph_cmd")]
+        keep_running: bool,
+        /// External stack with --keep-running: a kraken_interfaces/srv/ResetRun service called
+        /// with the run's seed, run id and output directory before each run (repeatable,
+        /// called in the order given; our corridor stack: /sim_bridge/reset,
+        /// /fault_injector/reset, /simple_navigator/reset, /oracle/reset)
+        #[arg(long, value_name = "SERVICE", requires = "keep_running")]
+        reset_service: Vec<String>,
         /// Graph runs: ROS_DOMAIN_IDs used are BASE .. BASE + jobs (one per graph running at once)
         #[arg(
             long,
@@ -278,6 +292,8 @@ fn real_main() -> Result<ExitCode> {
             start_service,
             no_ready_clock,
             reset_cmd,
+            keep_running,
+            reset_service,
             graph_domain_base,
             graph_sets,
             ready_timeout_s,
@@ -331,16 +347,21 @@ fn real_main() -> Result<ExitCode> {
                     share_dir: None,
                     sets: graph_sets,
                 }),
-                (None, Some(cmd)) => Some(GraphSource::External(
-                    ExternalStack::new(
+                (None, Some(cmd)) => {
+                    let stack = ExternalStack::new(
                         cmd,
                         ready_topic,
                         start_service,
                         !no_ready_clock,
                         reset_cmd.as_deref(),
                     )?
-                    .with_ready_messages(ready_message)?,
-                )),
+                    .with_ready_messages(ready_message)?;
+                    Some(GraphSource::External(if keep_running {
+                        stack.with_keep_running(reset_service)?
+                    } else {
+                        stack
+                    }))
+                }
                 (None, None) => None,
             };
             let executor: Box<dyn Executor> = match source {

@@ -15,11 +15,19 @@
 //!   `invalid` runs in state `reset`, and that process is killed;
 //! * an unknown placeholder is refused before anything runs.
 //! * readiness by message: an advertised but silent topic is not ready.
+//! * a kept-running stack (`--keep-running`, REQ-GRAPH-RESET): `ros2 launch
+//!   breakbench corridor.launch.py ... keep_running:=true`, the real launch
+//!   system from `.venv-ros` on an ament prefix of this build's binaries,
+//!   starts once, is reset per run through the nodes' `~/reset` services,
+//!   and gives the in-process verdicts, final distances and k; the grid
+//!   run's fault is not active in the nominal runs after it; nothing is left;
+//! * a kept-running stack that breaks (never ready) is stopped and started
+//!   fresh for the next run, its reset command gets each run's values.
 //!
 //! Every DDS packet stays in a loopback-only network namespace
 //! (`scripts/netns.sh`); this file's graphs use `ROS_DOMAIN_ID` 180..=189.
-//! The `ros2 launch breakbench corridor.launch.py` variant runs in
-//! `scripts/ros2cli_test.sh` (it needs the real launch system).
+//! The per-run `ros2 launch breakbench corridor.launch.py` variant runs in
+//! `scripts/ros2cli_test.sh` (from the colcon install).
 
 mod common;
 
@@ -360,4 +368,339 @@ fn an_advertised_but_silent_topic_is_not_ready() {
         text.contains("bridge=0"),
         "sim_bridge exits 0 on SIGINT:\n{text}"
     );
+}
+
+/// The Python venv with the real ROS 2 Jazzy CLI and launch
+/// (`scripts/setup_peers.sh`; `ROS_VENV` or `<repo>/.venv-ros`, as
+/// `scripts/ros2cli_test.sh`).
+fn ros_venv() -> std::path::PathBuf {
+    let v = std::env::var_os("ROS_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join(".venv-ros"));
+    assert!(
+        v.join("bin/ros2").is_file(),
+        "{}/bin/ros2 missing: run scripts/setup_peers.sh (it installs the ROS 2 CLI from ../shared/tools/ros2cli)",
+        v.display()
+    );
+    v
+}
+
+/// An ament prefix (what `source install/setup.bash` gives `ros2 launch`)
+/// of this build: the four packages of corridor.launch.py registered in the
+/// ament index, their executables from `bin` and their share files from
+/// the sources (`launch/` as a directory of files: `ros2 launch` does not
+/// search a linked directory).
+fn ament_prefix(dir: &std::path::Path, bin: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::symlink;
+    let p = dir.join("prefix");
+    let index = p.join("share/ament_index/resource_index/packages");
+    std::fs::create_dir_all(&index).unwrap();
+    for (pkg, exes) in [
+        ("breakbench", &["simple_navigator", "breakbench"][..]),
+        ("breakbench_sim_bridge", &["sim_bridge"][..]),
+        ("breakbench_oracle", &["oracle"][..]),
+        ("kraken_faults", &["fault_injector"][..]),
+    ] {
+        std::fs::write(index.join(pkg), "").unwrap();
+        std::fs::create_dir_all(p.join("lib").join(pkg)).unwrap();
+        std::fs::create_dir_all(p.join("share").join(pkg)).unwrap();
+        for e in exes {
+            symlink(bin.join(e), p.join("lib").join(pkg).join(e)).unwrap();
+        }
+    }
+    let share = p.join("share/breakbench");
+    symlink(root().join("package.xml"), share.join("package.xml")).unwrap();
+    symlink(root().join("config"), share.join("config")).unwrap();
+    std::fs::create_dir_all(share.join("launch")).unwrap();
+    symlink(
+        root().join("launch/corridor.launch.py"),
+        share.join("launch/corridor.launch.py"),
+    )
+    .unwrap();
+    symlink(
+        root().join("kraken_faults/config"),
+        p.join("share/kraken_faults/config"),
+    )
+    .unwrap();
+    p
+}
+
+/// Processes still carrying an external stack's marker on ROS domain `domain`.
+fn marked_on_domain(domain: u16) -> Vec<String> {
+    let dom = format!("ROS_DOMAIN_ID={domain}");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        let vars: Vec<&[u8]> = env.split(|b| *b == 0).collect();
+        if vars.iter().any(|v| v.starts_with(b"BREAKBENCH_STACK="))
+            && vars.contains(&dom.as_bytes())
+            && alive(e.file_name().to_str().unwrap_or("0").parse().unwrap_or(0))
+        {
+            found.push(format!("{:?}", e.file_name()));
+        }
+    }
+    found
+}
+
+/// REQ-GRAPH-RESET: our corridor launch file as a kept-running external
+/// stack. `tests/graph/one_cell.yaml` runs its grid run (odometry scale
+/// 1.2) first, then 3 nominal runs, all on one stack started once; each run
+/// is reset through `/sim_bridge/reset`, `/fault_injector/reset`,
+/// `/simple_navigator/reset` and `/oracle/reset`. Compared with the same
+/// launch restarted per run (byte-identical traces) and with the
+/// in-process campaign (verdicts, final distances, k).
+#[test]
+fn a_kept_running_launch_stack_starts_once_and_gives_the_in_process_results() {
+    let scen = "tests/graph/one_cell.yaml";
+    let s = Scenario::load(&root().join(scen)).unwrap();
+    let order: Vec<RunKind> = breakbench::campaign::plan::plan(&s)
+        .iter()
+        .map(|r| r.kind)
+        .collect();
+    assert_eq!(
+        order,
+        [
+            RunKind::Grid,
+            RunKind::Nominal,
+            RunKind::Nominal,
+            RunKind::Nominal
+        ],
+        "the faulted run comes first, so the nominal runs after it show its fault is gone"
+    );
+    let inproc = tmp("kept_inproc");
+    run_campaign(
+        &s,
+        &CampaignOptions {
+            out: inproc.clone(),
+            jobs: 2,
+            progress: false,
+            budget: Budget::default(),
+        },
+    )
+    .unwrap();
+
+    common::build_nodes();
+    let venv = ros_venv();
+    let t = tmp("kept_launch");
+    let prefix = ament_prefix(&t, &bin_dir());
+    let launch = format!(
+        "env AMENT_PREFIX_PATH={}:{v} LD_LIBRARY_PATH={v}/lib RMW_IMPLEMENTATION=rmw_fastrtps_cpp \
+         {v}/bin/ros2 launch breakbench corridor.launch.py real_time_factor:=0 start_service:=true",
+        prefix.display(),
+        v = venv.display()
+    );
+    let run = |name: &str, cmd: &str, extra: &[&str]| {
+        let out = t.join(name);
+        let mut a = vec![
+            "--ready-topic",
+            "/oracle/odom",
+            "--ready-message",
+            "/fault_injector/status",
+            "--start-service",
+            "/sim_bridge/start",
+            "--graph-domain-base",
+            "187",
+        ];
+        a.extend(extra);
+        let (code, text) = campaign(
+            &args(scen, &out, cmd, &a),
+            &bin_dir(),
+            &t.join(format!("{name}.log")),
+            Duration::from_secs(600),
+        );
+        assert_eq!(code, 0, "{name} campaign failed; log:\n{text}");
+        (out, text)
+    };
+    let (out, text) = run(
+        "kept",
+        &format!("{launch} keep_running:=true"),
+        &[
+            "--keep-running",
+            "--reset-service",
+            "/sim_bridge/reset",
+            "--reset-service",
+            "/fault_injector/reset",
+            "--reset-service",
+            "/simple_navigator/reset",
+            "--reset-service",
+            "/oracle/reset",
+        ],
+    );
+    // The same stack restarted per run (the run's values as launch arguments).
+    let (per_run, per_run_text) = run(
+        "per_run",
+        &format!("{launch} seed:={{seed}} run_id:={{run_id}} out_dir:={{out}}"),
+        &[],
+    );
+    let stack_starts = |log: &str| {
+        started_pids(log)
+            .iter()
+            .filter(|(n, _)| n == "stack")
+            .count()
+    };
+    assert_eq!(stack_starts(&per_run_text), 4);
+    // (a) One stack for the whole campaign (one job slot).
+    assert_eq!(stack_starts(&text), 1, "{:?}", started_pids(&text));
+    // Determinism: the restart-per-run campaign's manifests, trace for trace.
+    let r = manifests(&per_run);
+    assert_eq!(
+        manifests(&out)
+            .iter()
+            .map(|m| (
+                &m.run_id,
+                &m.trace_sha256,
+                m.verdict.safety_violation(),
+                m.verdict.mission_failure()
+            ))
+            .collect::<Vec<_>>(),
+        r.iter()
+            .map(|m| (
+                &m.run_id,
+                &m.trace_sha256,
+                m.verdict.safety_violation(),
+                m.verdict.mission_failure()
+            ))
+            .collect::<Vec<_>>(),
+        "kept-running vs restart-per-run"
+    );
+    assert_eq!(cells(&out), cells(&per_run));
+    // (b) The in-process verdicts, final distances and k, run by run.
+    let (g, p) = (manifests(&out), manifests(&inproc));
+    assert_eq!(
+        g.iter().map(|m| &m.run_id).collect::<Vec<_>>(),
+        p.iter().map(|m| &m.run_id).collect::<Vec<_>>()
+    );
+    for (gm, pm) in g.iter().zip(&p) {
+        let rec = gm.graph.as_ref().expect("graph record");
+        assert_eq!(
+            (rec.state_reached.as_str(), rec.invalid_reason.as_deref()),
+            ("done", None),
+            "{}",
+            gm.run_id
+        );
+        assert_eq!((gm.seed, &gm.cell), (pm.seed, &pm.cell));
+        assert_eq!(
+            (
+                gm.verdict.safety_violation(),
+                gm.verdict.mission_failure(),
+                gm.final_goal_distance_m
+            ),
+            (
+                pm.verdict.safety_violation(),
+                pm.verdict.mission_failure(),
+                pm.final_goal_distance_m
+            ),
+            "{}: kept-running vs in-process",
+            gm.run_id
+        );
+        // (d) The grid run's fault applied; none active in the nominal
+        // runs after it (the executor's applied-count check passed: done).
+        match gm.kind {
+            RunKind::Grid => {
+                assert_eq!(gm.faults.len(), 1, "{}", gm.run_id);
+                assert!(gm.faults[0].first_applied_s.is_some());
+            }
+            _ => assert!(gm.faults.is_empty(), "{}: {:?}", gm.run_id, gm.faults),
+        }
+    }
+    assert_eq!(cells(&out), cells(&inproc), "k per cell differs");
+    // (c) Nothing left running.
+    for (name, pid) in started_pids(&text)
+        .into_iter()
+        .chain(started_pids(&per_run_text))
+    {
+        assert!(!alive(pid), "{name} pid {pid} left running");
+    }
+    assert_eq!(marked_on_domain(187), Vec::<String>::new());
+}
+
+/// A kept-running stack that breaks (here: never ready) makes the run
+/// invalid, is stopped (SIGINT) and started fresh for the next run; the
+/// reset command gets each run's `{run_id}` and `{seed}` before the run.
+#[test]
+fn a_broken_kept_running_stack_is_restarted_for_the_next_run() {
+    let t = tmp("kept_broken");
+    let (pid_file, int_file, reset_file) = (t.join("pids"), t.join("sigint"), t.join("resets"));
+    let stack = script(
+        &t,
+        "stack.sh",
+        &format!(
+            "echo $$ >> {}\ntrap 'echo int >> {}; exit 0' INT\nwhile true; do sleep 0.1; done\n",
+            pid_file.display(),
+            int_file.display()
+        ),
+    );
+    let reset = script(
+        &t,
+        "reset.sh",
+        &format!("echo \"$1 $2\" >> {}\n", reset_file.display()),
+    );
+    let out = t.join("out");
+    let (code, text) = campaign(
+        &args(
+            "tests/graph/one_cell.yaml",
+            &out,
+            &stack,
+            &[
+                "--keep-running",
+                "--reset-cmd",
+                &format!("{reset} {{run_id}} {{seed}}"),
+                "--ready-topic",
+                "/never/published",
+                "--ready-timeout-s",
+                "1",
+                "--graph-domain-base",
+                "189",
+            ],
+        ),
+        &bin_dir(),
+        &t.join("campaign.log"),
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, 1, "log:\n{text}");
+    let ms = manifests(&out);
+    for m in &ms {
+        let g = m.graph.as_ref().expect("graph record");
+        assert_eq!(g.state_reached, "start", "{}", m.run_id);
+        assert!(
+            g.invalid_reason
+                .as_deref()
+                .unwrap_or("")
+                .contains("not ready: no publisher on /never/published"),
+            "{}: {:?}",
+            m.run_id,
+            g.invalid_reason
+        );
+    }
+    let mut resets: Vec<String> = std::fs::read_to_string(&reset_file)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    resets.sort();
+    let mut want: Vec<String> = ms
+        .iter()
+        .map(|m| format!("{} {}", m.run_id, m.seed as i64))
+        .collect();
+    want.sort();
+    assert_eq!(resets, want, "one reset per run, with its values");
+    // A fresh stack per (failed) run, each stopped with SIGINT.
+    let script_pids = pids(&t.join("pids"));
+    assert_eq!(script_pids.len(), 4, "{script_pids:?}");
+    let ints = std::fs::read_to_string(&int_file).unwrap();
+    assert_eq!(ints.lines().count(), 4, "{ints}");
+    let started = started_pids(&text);
+    assert_eq!(
+        started.iter().filter(|(n, _)| n == "stack").count(),
+        4,
+        "{started:?}"
+    );
+    for (name, pid) in started
+        .into_iter()
+        .chain(script_pids.into_iter().map(|p| ("script".into(), p)))
+    {
+        assert!(!alive(pid), "{name} pid {pid} left running");
+    }
 }

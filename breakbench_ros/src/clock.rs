@@ -21,10 +21,20 @@ pub struct SimClock {
 
 impl SimClock {
     /// Records one `/clock` message. Time never runs backwards here: an older
-    /// stamp than the latest is ignored (a restarted simulator needs a restarted node).
+    /// stamp than the latest is ignored (a restarted simulator needs a restarted
+    /// node, or a [`Self::reset`] of this clock).
     pub fn update(&self, msg: &Clock) {
         self.nanos.fetch_max(msg.clock.as_nanos(), Ordering::AcqRel);
         self.received.store(true, Ordering::Release);
+    }
+    /// Back to "no time yet" (reads 0): a node of a kept-running graph
+    /// whose simulator restarted sim time at 0 for the next run
+    /// (REQ-GRAPH-RESET). Called by the node's `~/reset` after the plant
+    /// was reset (the plant publishes no `/clock` until its next start), so
+    /// the first `/clock` after it is the new run's.
+    pub fn reset(&self) {
+        self.nanos.store(0, Ordering::Release);
+        self.received.store(false, Ordering::Release);
     }
     /// True once a `/clock` message arrived.
     pub fn has_time(&self) -> bool {
@@ -100,6 +110,15 @@ mod tests {
             Duration::from_millis(12_500),
             "older stamps are ignored"
         );
+        // A reset (the plant restarted sim time for the next run): no time
+        // until the next /clock, which may then be older than the old latest.
+        c.reset();
+        assert!(!c.has_time());
+        assert_eq!(c.now(), Duration::ZERO);
+        c.update(&Clock {
+            clock: Time { sec: 0, nanosec: 7 },
+        });
+        assert_eq!((c.has_time(), c.now()), (true, Duration::from_nanos(7)));
         assert_eq!(
             to_stamp(Duration::from_nanos(3_000_000_007)),
             Time { sec: 3, nanosec: 7 }

@@ -35,7 +35,8 @@ pub use node::{RosClient, RosNode, RosServer};
 pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
 pub use types::{
-    ClearFaultStageSrv, Msg, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
+    ClearFaultStageSrv, Msg, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv,
+    TriggerSrv,
 };
 
 /// Re-export of the ros2-client version these helpers are built on.

@@ -97,6 +97,15 @@ impl RosService for ClearFaultStageSrv {
     const NAME: &'static str = "ClearFaultStage";
 }
 
+/// `kraken_interfaces/srv/ResetRun` (REQ-GRAPH-RESET).
+pub struct ResetRunSrv;
+impl RosService for ResetRunSrv {
+    type Request = kraken_interfaces::ResetRunRequest;
+    type Response = kraken_interfaces::ResetRunResponse;
+    const PACKAGE: &'static str = "kraken_interfaces";
+    const NAME: &'static str = "ResetRun";
+}
+
 /// `std_srvs/srv/Trigger`.
 pub struct TriggerSrv;
 impl RosService for TriggerSrv {

@@ -450,6 +450,25 @@ pub struct ClearFaultStageResponse {
     pub message: String,
 }
 
+/// `kraken_interfaces/srv/ResetRun` request: the next run of a kept-running
+/// graph (REQ-GRAPH-RESET).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetRunRequest {
+    /// The run's seed (the u64 of the campaign, not its int64 bits).
+    pub seed: u64,
+    /// The run id (the oracle's manifest name).
+    pub run_id: String,
+    /// The run's output directory, absolute (the oracle's manifest_dir).
+    pub out_dir: String,
+}
+
+/// `kraken_interfaces/srv/ResetRun` response.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResetRunResponse {
+    pub success: bool,
+    pub message: String,
+}
+
 /// `kraken_interfaces/msg/ChannelFaultStatus`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChannelFaultStatus {

@@ -462,7 +462,7 @@ fn every_srv_file_matches_its_rust_types() {
     let srvs = files("srv", "srv");
     assert_eq!(
         srvs.iter().map(|p| stem(p)).collect::<Vec<_>>(),
-        ["ClearFaultStage", "SetFault", "SetFaultStack"]
+        ["ClearFaultStage", "ResetRun", "SetFault", "SetFaultStack"]
     );
     check_srv(
         &srvs[0],
@@ -471,11 +471,16 @@ fn every_srv_file_matches_its_rust_types() {
     );
     check_srv(
         &srvs[1],
+        &ResetRunRequest::default(),
+        &ResetRunResponse::default(),
+    );
+    check_srv(
+        &srvs[2],
         &SetFaultRequest::default(),
         &SetFaultResponse::default(),
     );
     check_srv(
-        &srvs[2],
+        &srvs[3],
         &SetFaultStackRequest::default(),
         // One id, so the sequence's element type is visible.
         &SetFaultStackResponse {

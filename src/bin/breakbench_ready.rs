@@ -3,11 +3,18 @@
 //! campaign runs on the stack's `ROS_DOMAIN_ID`.
 //!
 //! ```text
-//! breakbench_ready [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
+//! breakbench_ready [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]...
+//!                  [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
 //! ```
 //!
 //! Checks, in this order, each within `--timeout-s` (wall seconds, default
 //! 30, counted from the probe's start):
+//! 0. every `--call-reset` kraken_interfaces/ResetRun service, in the order
+//!    given, is found, called once with `--seed` (u64), `--run-id` and
+//!    `--out` (all three required with it) and answers `success: true`
+//!    (the reset of a kept-running graph, REQ-GRAPH-RESET: `breakbench
+//!    campaign --keep-running --reset-service`). One after the other: a
+//!    node is reset only once the one before it answered;
 //! 1. every `--topic` has at least one publisher (a discovered DDS writer on
 //!    the topic, any type; names are absolute ROS names);
 //! 2. every `--message` topic delivers a message: its type is read from its
@@ -31,12 +38,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use breakbench_ros::node::Undecoded;
-use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, TriggerSrv};
+use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, TriggerSrv};
 use futures::StreamExt;
 use kraken_interfaces::ros::{Clock, TriggerRequest};
+use kraken_interfaces::ResetRunRequest;
 
 /// The probe's arguments.
 struct Probe {
+    resets: Vec<String>,
+    /// The request of every `--call-reset`.
+    reset: ResetRunRequest,
     topics: Vec<String>,
     messages: Vec<String>,
     trigger: Option<String>,
@@ -44,16 +55,19 @@ struct Probe {
     timeout: Duration,
 }
 
-const USAGE: &str = "usage: breakbench_ready [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
+const USAGE: &str = "usage: breakbench_ready [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
 
 fn parse(rest: &[String]) -> Result<Probe, String> {
     let mut p = Probe {
+        resets: Vec::new(),
+        reset: ResetRunRequest::default(),
         topics: Vec::new(),
         messages: Vec::new(),
         trigger: None,
         clock: false,
         timeout: Duration::from_secs(30),
     };
+    let (mut seed, mut run_id, mut out) = (None, None, None);
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -83,6 +97,19 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
                 let v = value("--call-trigger")?;
                 p.trigger = Some(absolute("--call-trigger", v)?);
             }
+            "--call-reset" => {
+                let v = value("--call-reset")?;
+                p.resets.push(absolute("--call-reset", v)?);
+            }
+            "--seed" => {
+                let v = value("--seed")?;
+                seed = Some(
+                    v.parse::<u64>()
+                        .map_err(|_| format!("--seed {v:?}: not an unsigned 64-bit integer"))?,
+                );
+            }
+            "--run-id" => run_id = Some(value("--run-id")?),
+            "--out" => out = Some(value("--out")?),
             "--clock-advancing" => p.clock = true,
             "--timeout-s" => {
                 let v = value("--timeout-s")?;
@@ -97,13 +124,33 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
             other => return Err(format!("unknown argument {other:?}; {USAGE}")),
         }
     }
+    match (p.resets.is_empty(), seed, run_id, out) {
+        (true, None, None, None) => {}
+        (false, Some(seed), Some(run_id), Some(out_dir)) => {
+            p.reset = ResetRunRequest {
+                seed,
+                run_id,
+                out_dir,
+            }
+        }
+        (true, ..) => {
+            return Err(format!(
+                "--seed, --run-id and --out go with --call-reset; {USAGE}"
+            ))
+        }
+        (false, ..) => {
+            return Err(format!(
+                "--call-reset needs --seed, --run-id and --out; {USAGE}"
+            ))
+        }
+    }
     Ok(p)
 }
 
 fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
-        "readiness probe of an external stack: topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
+        "readiness probe of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
         "README.md (Graph campaigns: an external stack)",
     );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
@@ -142,6 +189,11 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
     let t0 = Instant::now();
     let env = RosEnv::from_env()?;
     let mut node = RosNode::new(env, args)?;
+    let resets = p
+        .resets
+        .iter()
+        .map(|s| Ok((s.clone(), node.client::<ResetRunSrv>(s)?)))
+        .collect::<Result<Vec<_>>>()?;
     let trigger = match &p.trigger {
         Some(s) => Some((s.clone(), node.client::<TriggerSrv>(s)?)),
         None => None,
@@ -154,6 +206,31 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
     let _spinner = node.spawn_spinner()?;
     let left = || p.timeout.saturating_sub(t0.elapsed());
     let done = |what: &str| println!("ready: {what} after {:.2} s", t0.elapsed().as_secs_f64());
+
+    // 0. The resets, in order.
+    smol::block_on(async {
+        for (name, client) in &resets {
+            let found = with_timeout(left(), async {
+                while !node.service_ready(client) {
+                    smol::Timer::after(Duration::from_millis(20)).await;
+                }
+            })
+            .await;
+            if found.is_none() {
+                bail!(
+                    "reset service {name} not found within {:.1} s",
+                    p.timeout.as_secs_f64()
+                );
+            }
+            match with_timeout(left(), client.async_call_service(Msg(p.reset.clone()))).await {
+                Some(Ok(Msg(r))) if r.success => done(&format!("{name} answered {:?}", r.message)),
+                Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+                Some(Err(e)) => bail!("{name}: call failed: {e}"),
+                None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
+            }
+        }
+        Ok(())
+    })?;
 
     // 1. Topics with a publisher.
     let mut waiting: Vec<&String> = p.topics.iter().collect();

@@ -54,6 +54,11 @@
 //! (double, 0.0): the campaign's positive canary, a harness check (see
 //! below).
 //!
+//! Reset (`~/reset`, kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the
+//! next run of a kept-running graph: a fresh navigator and control schedule,
+//! the sim clock back to "no time yet" (the plant restarts `/clock` at 0),
+//! queued inputs dropped (docs/simple_navigator.md, "Services").
+//!
 //! Positive canary: with `open_loop_linear_m_s` ≠ 0 the node drives the
 //! in-process canary's controller ([`OpenLoop`]: straight ahead at that
 //! speed for `open_loop_duration_s` of its clock, then stop) instead of the
@@ -71,15 +76,17 @@ use breakbench_navigator::controller::{Controller, OpenLoop};
 use breakbench_navigator::health::Sensor;
 use breakbench_navigator::{Navigator, NavigatorConfig, PoseSource};
 use breakbench_ros::ros2_client::qos::{Durability, History};
-use breakbench_ros::ros2_client::Publisher;
-use breakbench_ros::{qos, to_stamp, NodeClock, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
+use breakbench_ros::ros2_client::{Publisher, RmwRequestId};
+use breakbench_ros::{
+    qos, to_stamp, Msg, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown, SimClock,
+};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, LaserScan, Log, Odometry, StringMsg, Time, Twist, TwistStamped,
     Vector3,
 };
-use kraken_interfaces::SelfReport;
+use kraken_interfaces::{ResetRunRequest, ResetRunResponse, SelfReport};
 
 const NODE_NAME: &str = "simple_navigator";
 
@@ -142,6 +149,7 @@ enum Event {
     Pose(Odometry),
     Scan(LaserScan),
     Clock(Clock),
+    Reset(RmwRequestId, ResetRunRequest),
 }
 
 enum CmdPub {
@@ -231,7 +239,9 @@ fn run() -> Result<()> {
         open_loop_m_s.is_finite() && open_loop_s.is_finite() && open_loop_s >= 0.0,
         "parameters 'open_loop_linear_m_s' = {open_loop_m_s} and 'open_loop_duration_s' = {open_loop_s}: finite, duration >= 0"
     );
-    let mut open_loop = (open_loop_m_s != 0.0).then(|| OpenLoop::new(open_loop_m_s, open_loop_s));
+    let fresh_open_loop =
+        || (open_loop_m_s != 0.0).then(|| OpenLoop::new(open_loop_m_s, open_loop_s));
+    let mut open_loop = fresh_open_loop();
     let settle = Duration::from_secs_f64(settle);
     let report_period = Duration::from_secs_f64(1.0 / report_hz);
     let period = cfg.control_period();
@@ -271,6 +281,7 @@ fn run() -> Result<()> {
                 depth: ROSOUT_DEPTH,
             }),
     )?;
+    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
     tracing::info!(
@@ -311,11 +322,17 @@ fn run() -> Result<()> {
                 .boxed_local(),
         );
     }
+    streams.push(
+        reset_srv
+            .receive_request_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
+            .boxed_local(),
+    );
     let mut events = shutdown.until(select_all(streams));
 
-    let mut nav = Navigator::new(cfg, goal);
+    let mut nav = Navigator::new(cfg.clone(), goal);
     // Sim time runs from 0; on wall time the navigator's clock starts now.
-    let epoch = if sim.is_some() {
+    let mut epoch = if sim.is_some() {
         Duration::ZERO
     } else {
         clock.now()
@@ -387,6 +404,42 @@ fn run() -> Result<()> {
                     if let Some(s) = &sim {
                         SimClock::update(s, &c);
                     }
+                }
+                Some(Event::Reset(id, req)) => {
+                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
+                    // a fresh controller and schedule, as at start-up; the
+                    // inputs already queued are the previous run's.
+                    while let Ok(Some(_)) = odom_sub.take() {}
+                    while let Ok(Some(_)) = scan_sub.take() {}
+                    if let Some(c) = &clock_sub {
+                        while let Ok(Some(_)) = c.take() {}
+                    }
+                    if let Some(s) = &sim {
+                        s.reset();
+                    }
+                    nav = Navigator::new(cfg.clone(), goal);
+                    open_loop = fresh_open_loop();
+                    epoch = if sim.is_some() {
+                        Duration::ZERO
+                    } else {
+                        clock.now()
+                    };
+                    next_control = Duration::ZERO;
+                    pending = None;
+                    scans.clear();
+                    next_report = None;
+                    ticks = 0;
+                    odom_stream = StampStream::default();
+                    scan_stream = StampStream::default();
+                    tracing::info!(run_id = %req.run_id, "reset: a fresh controller");
+                    let resp = ResetRunResponse {
+                        success: true,
+                        message: format!("a fresh controller for run {}", req.run_id),
+                    };
+                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("~/reset: response not sent: {e:?}");
+                    }
+                    continue;
                 }
                 None => {}
             }

@@ -14,6 +14,15 @@
 //! Both go through the same states, deadlines, collection and `invalid`
 //! paths below.
 //!
+//! An external stack with `--keep-running` (REQ-GRAPH-RESET) is started once
+//! per job slot (domain id) and kept across runs ([`KeptStack`], owned here
+//! per domain id and taken out for the run that holds the domain); each run
+//! begins with state `reset` (the `--reset-service`s and `--reset-cmd` with
+//! the run's values) instead of a start, and a failed run stops the slot's
+//! stack so the next one starts fresh. Dropping the executor (the end of the
+//! campaign, or its error on SIGINT) drops every slot's [`KeptStack`], which
+//! stops it and runs the leftover check.
+//!
 //! Per run, a state machine with a deadline per state (the state reached is
 //! recorded in the manifest's [`GraphRecord`]):
 //!
@@ -74,7 +83,7 @@ use super::manifest::{GraphRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEM
 use super::run::{RunOutput, RunSpec};
 use super::trace::{trace_file, TraceWriter};
 use super::{CampaignError, Scenario};
-use crate::supervisor::external::{self, ExternalExes, ExternalRun, ExternalStack};
+use crate::supervisor::external::{self, ExternalExes, ExternalRun, ExternalStack, KeptStack};
 use crate::supervisor::template::TemplateVars;
 use crate::supervisor::{self, Stage, UpOptions};
 
@@ -142,6 +151,9 @@ pub struct GraphExecutor {
     free_domains: Mutex<Vec<u16>>,
     /// Verdict classes of the resilience-test baselines run so far, by run id.
     baselines: Mutex<BTreeMap<String, ClassifiedVerdict>>,
+    /// `--keep-running`: each job slot's running stack, by domain id (taken
+    /// out while a run uses it); stopped when the executor is dropped.
+    kept: Mutex<BTreeMap<u16, KeptStack>>,
 }
 
 impl GraphExecutor {
@@ -177,6 +189,7 @@ impl GraphExecutor {
             exes,
             free_domains: Mutex::new(free),
             baselines: Mutex::new(BTreeMap::new()),
+            kept: Mutex::new(BTreeMap::new()),
         })
     }
 }
@@ -339,7 +352,7 @@ impl GraphExecutor {
             }
             GraphSource::External(stack) => {
                 let out = std::path::absolute(dir).map_err(|e| io(dir, e))?;
-                external::run(&ExternalRun {
+                let run = ExternalRun {
                     stack,
                     exes: self.exes.as_ref().expect("found by new()"),
                     vars: TemplateVars {
@@ -352,7 +365,22 @@ impl GraphExecutor {
                     timeout: self.opts.run_timeout,
                     ready_timeout: self.opts.ready_timeout,
                     quiet: true,
-                })
+                };
+                if stack.keep_running {
+                    // The slot's stack, out of the map for the run (the
+                    // domain id is this run's alone until it is freed).
+                    let mut kept = self
+                        .kept
+                        .lock()
+                        .expect("lock")
+                        .remove(&domain)
+                        .unwrap_or_default();
+                    let o = external::run_kept(&run, &mut kept);
+                    self.kept.lock().expect("lock").insert(domain, kept);
+                    o
+                } else {
+                    external::run(&run)
+                }
             }
         };
         let judgement = spec.test.is_some().then(|| dir.join(JUDGEMENT_FILE));

@@ -49,6 +49,11 @@ pub enum SupervisorError {
     /// A topic or service name of an external stack that is not absolute.
     #[error("{flag} {name:?}: expected an absolute ROS name (/...)")]
     BadName { flag: &'static str, name: String },
+    /// `--keep-running` with a start template that takes a run's value
+    /// (`{seed}`, `{run_id}`, `{out}`: those go to the reset), or without a
+    /// reset rule (REQ-GRAPH-RESET).
+    #[error("--keep-running: {0}")]
+    KeepRunning(String),
     /// An external stack's command or reset template is malformed.
     #[error("{flag} {template:?}: {error}")]
     Template {

@@ -32,13 +32,37 @@
 //!    that left the group, e.g. a daemon) is killed and reported as left
 //!    over, which makes the run `invalid` in state `reset`.
 //!
+//! A kept-running stack ([`ExternalStack::with_keep_running`], `campaign
+//! --keep-running`, REQ-GRAPH-RESET): the command starts once per job slot
+//! ([`KeptStack`], on the slot's `ROS_DOMAIN_ID`) and keeps running across
+//! runs; [`run_kept`] runs one run on it. Per run:
+//!
+//! 0. `reset`: the probe calls each `--reset-service`
+//!    (kraken_interfaces/ResetRun with the run's seed, id and output
+//!    directory) in the order given, each once the one before answered
+//!    `success: true`; then the `--reset-cmd` template, given the run's
+//!    `{seed}`, `{run_id}`, `{out}`, runs to completion. The start command
+//!    takes none of those (refused), so the run's values reach the stack
+//!    only through its reset.
+//! 1. to 4. as above (readiness, arm, start gate, observe, collect), but the
+//!    verdict line taken is this run's only: it must name
+//!    `manifests/<run_id>.json`, so a line of the previous run still in the
+//!    pipe is skipped ([`scan`]).
+//! 5. the stack is not stopped; the reset of the run (no fault left active)
+//!    is checked from the manifest as for every graph run, and the next run
+//!    starts with its own reset. A run that fails (a missed deadline, the
+//!    stack exited, a failed reset, SIGINT) stops the slot's stack (and runs
+//!    the leftover check on its marker), so the next run starts a fresh one:
+//!    a broken stack does not poison later runs. [`KeptStack::stop`] at the
+//!    end of the campaign (also on drop) stops it and runs the leftover check.
+//!
 //! No DDS in this module: the probe and `kraken_scenario` are child processes.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::supervise::{arm, check_running, run_with, Fail, Supervisor};
+use super::supervise::{arm, catch_signals, check_running, run_with, Fail, Supervisor};
 use super::template::{CommandTemplate, TemplateVars};
 use super::{find_executable, Stage, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR};
 
@@ -64,8 +88,14 @@ pub struct ExternalStack {
     /// `/clock` must advance (two increasing times) after arming.
     pub clock_advancing: bool,
     /// Run after the stack was stopped, to completion (the reset rule;
-    /// `None`: the stack is simply restarted for the next run).
+    /// `None`: the stack is simply restarted for the next run); with
+    /// [`Self::keep_running`], run between runs on the running stack.
     pub reset: Option<CommandTemplate>,
+    /// Keep the stack running across runs ([`KeptStack`], [`run_kept`]).
+    pub keep_running: bool,
+    /// kraken_interfaces/ResetRun services called, in this order, to reset
+    /// a kept-running stack before each run (absolute names).
+    pub reset_services: Vec<String>,
 }
 
 /// The executables an external stack's runs need, found before anything runs.
@@ -144,7 +174,52 @@ impl ExternalStack {
             start_service,
             clock_advancing,
             reset: reset.map(|t| parse("--reset-cmd", t)).transpose()?,
+            keep_running: false,
+            reset_services: Vec::new(),
         })
+    }
+
+    /// The stack kept running across runs (`--keep-running`), reset before
+    /// each run by `reset_services` (`--reset-service`, in order) and/or the
+    /// reset command (REQ-GRAPH-RESET).
+    ///
+    /// # Errors
+    /// [`SupervisorError::KeepRunning`] when there is no reset rule at all,
+    /// or when the start command uses `{seed}`, `{run_id}` or `{out}` (named:
+    /// a stack started once cannot take a run's value; it goes to the
+    /// reset); [`SupervisorError::BadName`] for a service name that is not
+    /// absolute.
+    pub fn with_keep_running(
+        mut self,
+        reset_services: Vec<String>,
+    ) -> Result<Self, SupervisorError> {
+        if let Some(s) = reset_services
+            .iter()
+            .find(|s| !(s.starts_with('/') && s.len() > 1))
+        {
+            return Err(SupervisorError::BadName {
+                flag: "--reset-service",
+                name: s.clone(),
+            });
+        }
+        if reset_services.is_empty() && self.reset.is_none() {
+            return Err(SupervisorError::KeepRunning(
+                "needs a reset rule: --reset-service SERVICE (repeatable) and/or --reset-cmd TEMPLATE"
+                    .into(),
+            ));
+        }
+        if let Some(name) = ["seed", "run_id", "out"]
+            .into_iter()
+            .find(|n| self.command.uses(n))
+        {
+            return Err(SupervisorError::KeepRunning(format!(
+                "the --graph-cmd template {:?} uses {{{name}}}, but a kept-running stack is started once per job slot, not per run; a run's {{seed}}, {{run_id}} and {{out}} reach it through its reset (--reset-service, or the --reset-cmd template)",
+                self.command.to_string()
+            )));
+        }
+        self.keep_running = true;
+        self.reset_services = reset_services;
+        Ok(self)
     }
 
     /// The stack with `--ready-message` topics: each must deliver a message
@@ -201,12 +276,18 @@ pub struct ExternalRun<'a> {
     pub quiet: bool,
 }
 
-/// Takes the first verdict line in `lines` (anywhere in a line).
-fn scan(lines: &[(usize, String)], verdict: &mut Option<VerdictLine>) {
+/// Takes the first verdict line of run `run_id` in `lines` (anywhere in a
+/// line): one whose manifest is `.../<run_id>.json`. A verdict line of
+/// another run (a kept-running stack's previous run, still in the pipe) is
+/// skipped.
+fn scan(lines: &[(usize, String)], run_id: &str, verdict: &mut Option<VerdictLine>) {
     for (_, l) in lines {
         if verdict.is_none() {
             if let Some(at) = l.find(breakbench_oracle::verdict_line::VERDICT_PREFIX) {
-                *verdict = l[at..].parse().ok();
+                *verdict = l[at..]
+                    .parse::<VerdictLine>()
+                    .ok()
+                    .filter(|v| v.manifest.file_stem().is_some_and(|s| s == run_id));
             }
         }
     }
@@ -222,6 +303,7 @@ fn probe(
     t0: Instant,
     timeout: Duration,
     stack: usize,
+    run_id: &str,
     verdict: &mut Option<VerdictLine>,
 ) -> Result<(), Fail> {
     let idx = sup
@@ -230,7 +312,7 @@ fn probe(
     sup.procs[idx].one_shot = true;
     loop {
         let lines = sup.pump(Duration::from_millis(50));
-        scan(&lines, verdict);
+        scan(&lines, run_id, verdict);
         if verdict.is_some() {
             // The run already ended (a short run, a free-running clock):
             // nothing left to wait for; the probe is stopped with the rest.
@@ -296,6 +378,149 @@ fn kill_marked(token: &str) -> Vec<String> {
     found
 }
 
+/// The environment of every process of a stack: its `ROS_DOMAIN_ID`, the
+/// leftover marker `token`, and unbuffered Python output (`ros2 launch`
+/// writing into our pipe: line by line, so the verdict line arrives when
+/// the oracle prints it).
+fn stack_env(domain_id: u16, token: &str) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    env.insert("ROS_DOMAIN_ID".to_string(), domain_id.to_string());
+    env.insert(STACK_MARKER.to_string(), token.to_string());
+    env.insert("PYTHONUNBUFFERED".to_string(), "1".to_string());
+    env
+}
+
+/// The probe's arguments `extra` with the readiness deadline.
+fn probe_args(r: &ExternalRun, extra: Vec<String>) -> Vec<String> {
+    let mut a = extra;
+    a.extend([
+        "--timeout-s".to_string(),
+        format!("{}", r.ready_timeout.as_secs_f64()),
+    ]);
+    a
+}
+
+/// States `start` (readiness, the stack already spawned as child `stack`)
+/// to `collect` of one run: the run's verdict line, or why there is none.
+fn readiness_to_verdict(
+    sup: &mut Supervisor,
+    r: &ExternalRun,
+    env: &BTreeMap<String, String>,
+    stack: usize,
+    t0: Instant,
+) -> Result<VerdictLine, Fail> {
+    let run_id = r.vars.run_id.as_str();
+    let mut verdict = None;
+    sup.stage = Stage::Start;
+    if !(r.stack.ready_topics.is_empty() && r.stack.ready_messages.is_empty()) {
+        let topics = r.stack.ready_topics.iter().map(|t| ("--topic", t));
+        let messages = r.stack.ready_messages.iter().map(|t| ("--message", t));
+        let a = topics
+            .chain(messages)
+            .flat_map(|(flag, t)| [flag.to_string(), t.clone()])
+            .collect();
+        let a = probe_args(r, a);
+        probe(
+            sup,
+            &r.exes.probe,
+            &a,
+            env,
+            t0,
+            r.timeout,
+            stack,
+            run_id,
+            &mut verdict,
+        )?;
+    }
+    sup.stage = Stage::Arm;
+    if let Some(f) = &r.scenario {
+        arm(sup, &r.exes.scenario, f, env, t0, r.timeout)?;
+    }
+    if let Some(s) = &r.stack.start_service {
+        let a = probe_args(r, vec!["--call-trigger".to_string(), s.clone()]);
+        probe(
+            sup,
+            &r.exes.probe,
+            &a,
+            env,
+            t0,
+            r.timeout,
+            stack,
+            run_id,
+            &mut verdict,
+        )?;
+    }
+    sup.stage = Stage::Observe;
+    if r.stack.clock_advancing && verdict.is_none() {
+        let a = probe_args(r, vec!["--clock-advancing".to_string()]);
+        probe(
+            sup,
+            &r.exes.probe,
+            &a,
+            env,
+            t0,
+            r.timeout,
+            stack,
+            run_id,
+            &mut verdict,
+        )?;
+    }
+    loop {
+        if let Some(v) = verdict.take() {
+            sup.stage = Stage::Collect;
+            return Ok(v);
+        }
+        let lines = sup.pump(Duration::from_millis(100));
+        scan(&lines, run_id, &mut verdict);
+        if verdict.is_none() {
+            if let Some(s) = sup.procs[stack].exited {
+                sup.stage = Stage::Collect;
+                scan(&sup.pump(Duration::from_millis(300)), run_id, &mut verdict);
+                return verdict.ok_or_else(|| {
+                    sup.report_tail(stack);
+                    (
+                        EXIT_ERROR,
+                        format!("the stack exited ({s}) without an oracle verdict line"),
+                    )
+                });
+            }
+            check_running(sup, t0, r.timeout, Some(stack))?;
+        }
+    }
+}
+
+/// Runs the reset command `t` with the run's values to completion, within
+/// `timeout`; what went wrong otherwise. Its process group is left to the
+/// caller's shutdown (what it left carries the marker).
+fn run_reset_cmd(
+    sup: &mut Supervisor,
+    t: &CommandTemplate,
+    vars: &TemplateVars,
+    env: &BTreeMap<String, String>,
+    timeout: Duration,
+) -> Result<(), String> {
+    let argv = t.expand(vars);
+    let idx = sup
+        .spawn("reset", Path::new(&argv[0]), &argv[1..], env)
+        .map_err(|e| format!("(reset command: {e})"))?;
+    sup.procs[idx].one_shot = true;
+    let t0 = Instant::now();
+    while sup.procs[idx].exited.is_none() && t0.elapsed() < timeout {
+        sup.pump(Duration::from_millis(50));
+    }
+    match sup.procs[idx].exited {
+        Some(s) if s.success() => Ok(()),
+        Some(s) => {
+            sup.report_tail(idx);
+            Err(format!("(reset command {t} failed: {s})"))
+        }
+        None => Err(format!(
+            "(reset command {t} did not finish within {:.1} s)",
+            timeout.as_secs_f64()
+        )),
+    }
+}
+
 /// Runs one external-stack run to its verdict (see the module docs).
 ///
 /// # Errors
@@ -309,130 +534,253 @@ pub fn run(r: &ExternalRun) -> UpOutcome {
         r.vars.domain_id,
         r.vars.run_id
     );
-    let mut env = BTreeMap::new();
-    env.insert("ROS_DOMAIN_ID".to_string(), r.vars.domain_id.to_string());
-    env.insert(STACK_MARKER.to_string(), token.clone());
-    // `ros2 launch` (Python) writing into our pipe: line by line, so the
-    // verdict line arrives when the oracle prints it.
-    env.insert("PYTHONUNBUFFERED".to_string(), "1".to_string());
-    let ready_s = format!("{}", r.ready_timeout.as_secs_f64());
-    let probe_args = |extra: Vec<String>| {
-        let mut a = extra;
-        a.extend(["--timeout-s".to_string(), ready_s.clone()]);
-        a
-    };
+    let env = stack_env(r.vars.domain_id, &token);
     let body = |sup: &mut Supervisor, t0: Instant| -> Result<VerdictLine, Fail> {
-        let mut verdict = None;
         sup.stage = Stage::Start;
         let argv = r.stack.command.expand(&r.vars);
         let stack = sup
             .spawn("stack", Path::new(&argv[0]), &argv[1..], &env)
             .map_err(|e| (EXIT_ERROR, e.to_string()))?;
-        if !(r.stack.ready_topics.is_empty() && r.stack.ready_messages.is_empty()) {
-            let topics = r.stack.ready_topics.iter().map(|t| ("--topic", t));
-            let messages = r.stack.ready_messages.iter().map(|t| ("--message", t));
-            let a = topics
-                .chain(messages)
-                .flat_map(|(flag, t)| [flag.to_string(), t.clone()])
-                .collect();
-            probe(
-                sup,
-                &r.exes.probe,
-                &probe_args(a),
-                &env,
-                t0,
-                r.timeout,
-                stack,
-                &mut verdict,
-            )?;
-        }
-        sup.stage = Stage::Arm;
-        if let Some(f) = &r.scenario {
-            arm(sup, &r.exes.scenario, f, &env, t0, r.timeout)?;
-        }
-        if let Some(s) = &r.stack.start_service {
-            let a = vec!["--call-trigger".to_string(), s.clone()];
-            probe(
-                sup,
-                &r.exes.probe,
-                &probe_args(a),
-                &env,
-                t0,
-                r.timeout,
-                stack,
-                &mut verdict,
-            )?;
-        }
-        sup.stage = Stage::Observe;
-        if r.stack.clock_advancing && verdict.is_none() {
-            let a = vec!["--clock-advancing".to_string()];
-            probe(
-                sup,
-                &r.exes.probe,
-                &probe_args(a),
-                &env,
-                t0,
-                r.timeout,
-                stack,
-                &mut verdict,
-            )?;
-        }
-        loop {
-            if let Some(v) = verdict.take() {
-                sup.stage = Stage::Collect;
-                return Ok(v);
-            }
-            let lines = sup.pump(Duration::from_millis(100));
-            scan(&lines, &mut verdict);
-            if verdict.is_none() {
-                if let Some(s) = sup.procs[stack].exited {
-                    sup.stage = Stage::Collect;
-                    scan(&sup.pump(Duration::from_millis(300)), &mut verdict);
-                    return verdict.ok_or_else(|| {
-                        sup.report_tail(stack);
-                        (
-                            EXIT_ERROR,
-                            format!("the stack exited ({s}) without an oracle verdict line"),
-                        )
-                    });
-                }
-                check_running(sup, t0, r.timeout, Some(stack))?;
-            }
-        }
+        readiness_to_verdict(sup, r, &env, stack, t0)
     };
     let reset = |sup: &mut Supervisor| -> Vec<String> {
         let mut left = Vec::new();
         if let Some(t) = &r.stack.reset {
-            let argv = t.expand(&r.vars);
-            match sup.spawn("reset", Path::new(&argv[0]), &argv[1..], &env) {
-                Ok(idx) => {
-                    sup.procs[idx].one_shot = true;
-                    let t0 = Instant::now();
-                    while sup.procs[idx].exited.is_none() && t0.elapsed() < r.ready_timeout {
-                        sup.pump(Duration::from_millis(50));
-                    }
-                    match sup.procs[idx].exited {
-                        Some(s) if s.success() => {}
-                        Some(s) => {
-                            sup.report_tail(idx);
-                            left.push(format!("(reset command {t} failed: {s})"));
-                        }
-                        None => left.push(format!(
-                            "(reset command {t} did not finish within {:.1} s)",
-                            r.ready_timeout.as_secs_f64()
-                        )),
-                    }
-                    // Its group is stopped like the stack's; what it left
-                    // carries the marker and is found below.
-                    sup.shutdown();
-                }
-                Err(e) => left.push(format!("(reset command: {e})")),
+            if let Err(e) = run_reset_cmd(sup, t, &r.vars, &env, r.ready_timeout) {
+                left.push(e);
             }
+            // Its group is stopped like the stack's; what it left carries
+            // the marker and is found below.
+            sup.shutdown();
         }
         left.extend(kill_marked(&token));
         left
     };
     run_with(r.quiet, r.ready_timeout, true, body, reset)
+}
+
+/// The kept-running stack of one job slot (`--keep-running`, see the module
+/// docs): started by the first [`run_kept`] on the slot, stopped after a
+/// failed run, by [`Self::stop`] and on drop.
+#[derive(Default)]
+pub struct KeptStack {
+    /// The supervisor owning the stack (child 0) and each run's helpers,
+    /// the stack's marker token, and its keeper thread.
+    sup: Option<(Supervisor, String, Keeper)>,
+    /// How many times the stack command was started on this slot.
+    pub starts: usize,
+}
+
+/// The thread that started a kept stack, alive until the stack is stopped.
+/// Every child gets SIGKILL when the *thread* that forked it ends
+/// (`PR_SET_PDEATHSIG`, so that nothing outlives a killed campaign); a
+/// campaign's worker thread ends before the campaign stops its kept stacks,
+/// so the stack is forked by a thread of its own.
+struct Keeper {
+    hold: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Keeper {
+    /// Starts `argv` as child `stack` of `sup` from a keeper thread.
+    fn spawn(
+        sup: Supervisor,
+        argv: Vec<String>,
+        env: BTreeMap<String, String>,
+    ) -> (Supervisor, Result<usize, SupervisorError>, Keeper) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let mut sup = sup;
+            let r = sup.spawn("stack", Path::new(&argv[0]), &argv[1..], &env);
+            let _ = tx.send((sup, r));
+            // Until the stack was stopped (the sender is dropped).
+            let _ = held.recv();
+        });
+        let (sup, r) = rx.recv().expect("the keeper thread sends before it waits");
+        (
+            sup,
+            r,
+            Keeper {
+                hold: Some(hold),
+                thread: Some(thread),
+            },
+        )
+    }
+}
+
+impl Drop for Keeper {
+    fn drop(&mut self) {
+        self.hold.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl KeptStack {
+    /// Stops the stack (SIGINT, SIGTERM, SIGKILL to its process group, as a
+    /// per-run stack), then kills every process still carrying its marker:
+    /// what was left (`name pid`), empty when nothing was running.
+    pub fn stop(&mut self) -> Vec<String> {
+        let Some((mut sup, token, keeper)) = self.sup.take() else {
+            return Vec::new();
+        };
+        sup.shutdown();
+        drop(keeper);
+        if std::env::var_os("BB_DEBUG_KEPT").is_some() {
+            sup.report_tail(0);
+        }
+        let mut left = sup.leftover();
+        left.extend(kill_marked(&token));
+        left
+    }
+}
+
+impl Drop for KeptStack {
+    fn drop(&mut self) {
+        let left = self.stop();
+        if !left.is_empty() {
+            eprintln!(
+                "[up] processes left after the kept-running stack's shutdown: {}",
+                left.join(", ")
+            );
+        }
+    }
+}
+
+/// One run on the slot's kept-running stack `kept` (started first when it
+/// is not running), states `reset` to `collect` (see the module docs). A
+/// failed run stops the stack; its leftovers are the outcome's.
+///
+/// # Errors
+/// None once the inputs were checked; failures are in the [`UpOutcome`] as
+/// for [`run`].
+pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
+    catch_signals();
+    let t0 = Instant::now();
+    // A stack that exited between runs (e.g. an oracle without
+    // `keep_running`, which ends `ros2 launch` after its verdict) is started
+    // again for this run, with a warning: the run has not begun.
+    let mut exited_between = Vec::new();
+    if let Some((sup, _, _)) = kept.sup.as_mut() {
+        sup.pump(Duration::ZERO);
+        if let Some(s) = sup.procs[0].exited {
+            eprintln!(
+                "[up] the kept-running stack on ROS_DOMAIN_ID {} exited ({s}) between runs; starting it again for run {} (does it stay up after a verdict? our corridor.launch.py needs keep_running:=true)",
+                r.vars.domain_id, r.vars.run_id
+            );
+            exited_between = kept.stop();
+        }
+    }
+    let token = match &kept.sup {
+        Some((_, token, _)) => token.clone(),
+        None => format!(
+            "{}-{}-kept{}",
+            std::process::id(),
+            r.vars.domain_id,
+            kept.starts
+        ),
+    };
+    let env = stack_env(r.vars.domain_id, &token);
+    if kept.sup.is_none() {
+        let sup = Supervisor::new(r.quiet, r.ready_timeout, true);
+        kept.starts += 1;
+        let (sup, spawned, keeper) =
+            Keeper::spawn(sup, r.stack.command.expand(&r.vars), env.clone());
+        if let Err(e) = spawned {
+            drop((sup, keeper));
+            return UpOutcome {
+                exit_code: EXIT_ERROR,
+                verdict: None,
+                error: Some(e.to_string()),
+                wall_s: t0.elapsed().as_secs_f64(),
+                stage: Stage::Start,
+                leftover: exited_between
+                    .into_iter()
+                    .chain(kill_marked(&token))
+                    .collect(),
+            };
+        }
+        kept.sup = Some((sup, token, keeper));
+    }
+    let (sup, _, _) = kept.sup.as_mut().expect("started above");
+    let result = reset_to_verdict(sup, r, &env, t0).map_err(|e| (e, sup.stage));
+    // A broken stack must not poison the next run: stopped, and the next
+    // run starts a fresh one.
+    let mut leftover = exited_between;
+    if result.is_err() {
+        leftover.extend(kept.stop());
+    }
+    let wall_s = t0.elapsed().as_secs_f64();
+    match result {
+        Ok(v) => UpOutcome {
+            exit_code: if v.safety_violation || v.mission_failure {
+                super::EXIT_VERDICT_FAIL
+            } else {
+                super::EXIT_PASS
+            },
+            verdict: Some(v),
+            error: None,
+            wall_s,
+            stage: Stage::Collect,
+            leftover,
+        },
+        Err(((code, e), stage)) => UpOutcome {
+            exit_code: code,
+            verdict: None,
+            error: Some(e),
+            wall_s,
+            stage,
+            leftover,
+        },
+    }
+}
+
+/// States `reset` to `collect` of one run on a running kept stack (child 0
+/// of `sup`).
+fn reset_to_verdict(
+    sup: &mut Supervisor,
+    r: &ExternalRun,
+    env: &BTreeMap<String, String>,
+    t0: Instant,
+) -> Result<VerdictLine, Fail> {
+    const STACK: usize = 0;
+    sup.stage = Stage::Reset;
+    check_running(sup, t0, r.timeout, None)?;
+    if !r.stack.reset_services.is_empty() {
+        let mut a: Vec<String> = r
+            .stack
+            .reset_services
+            .iter()
+            .flat_map(|s| ["--call-reset".to_string(), s.clone()])
+            .collect();
+        a.extend([
+            "--seed".to_string(),
+            r.vars.seed.to_string(),
+            "--run-id".to_string(),
+            r.vars.run_id.clone(),
+            "--out".to_string(),
+            r.vars.out.display().to_string(),
+        ]);
+        let a = probe_args(r, a);
+        let mut none = None;
+        probe(
+            sup,
+            &r.exes.probe,
+            &a,
+            env,
+            t0,
+            r.timeout,
+            STACK,
+            &r.vars.run_id,
+            &mut none,
+        )?;
+    }
+    if let Some(t) = &r.stack.reset {
+        run_reset_cmd(sup, t, &r.vars, env, r.ready_timeout).map_err(|e| (EXIT_ERROR, e))?;
+    }
+    readiness_to_verdict(sup, r, env, STACK, t0)
 }
 
 #[cfg(test)]
@@ -483,10 +831,94 @@ mod tests {
                 0,
                 "[oracle-3] oracle: verdict safety_violation=false mission_failure=true self_report=none samples=3000 manifest=/o/manifests/r.json".into(),
             )],
+            "r",
             &mut v,
         );
         let v = v.expect("parsed");
         assert!(v.mission_failure && !v.safety_violation);
         assert_eq!(v.manifest, PathBuf::from("/o/manifests/r.json"));
+    }
+
+    /// REQ-GRAPH-RESET: a kept-running stack starts once per slot, so its
+    /// start template must not take a run's value; and it needs a reset rule.
+    #[test]
+    fn keep_running_refuses_run_placeholders_in_the_start_template() {
+        let stack = |cmd: &str, reset: Option<&str>| {
+            ExternalStack::new(cmd, vec![], Some("/sim_bridge/start".into()), true, reset).unwrap()
+        };
+        for (name, cmd) in [
+            (
+                "seed",
+                "ros2 launch breakbench corridor.launch.py seed:={seed}",
+            ),
+            ("run_id", "ros2 launch x y.launch.py run_id:={run_id}"),
+            ("out", "ros2 launch x y.launch.py out_dir:={out}/o"),
+        ] {
+            let e = stack(cmd, None)
+                .with_keep_running(vec!["/oracle/reset".into()])
+                .unwrap_err();
+            assert!(
+                e.to_string().starts_with(&format!(
+                    "--keep-running: the --graph-cmd template {cmd:?} uses {{{name}}}, but a kept-running stack is started once per job slot"
+                )),
+                "{e}"
+            );
+        }
+        let e = stack("ros2 launch x y.launch.py", None)
+            .with_keep_running(vec![])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--keep-running: needs a reset rule: --reset-service SERVICE (repeatable) and/or --reset-cmd TEMPLATE"
+        );
+        let e = stack("ros2 launch x y.launch.py", None)
+            .with_keep_running(vec!["oracle/reset".into()])
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--reset-service \"oracle/reset\": expected an absolute ROS name (/...)"
+        );
+        // {domain_id} is the slot's, fine; a reset command alone is a rule.
+        let s = stack(
+            "ros2 launch x y.launch.py domain:={domain_id}",
+            Some("reset {seed} {run_id}"),
+        )
+        .with_keep_running(vec![])
+        .unwrap();
+        assert!(s.keep_running && s.reset_services.is_empty());
+        let s = stack("ros2 launch x y.launch.py", None)
+            .with_keep_running(vec!["/sim_bridge/reset".into(), "/oracle/reset".into()])
+            .unwrap();
+        assert_eq!(s.reset_services, ["/sim_bridge/reset", "/oracle/reset"]);
+    }
+
+    /// A kept-running stack's previous verdict line may still be in the
+    /// pipe when the next run observes: only this run's is taken.
+    #[test]
+    fn a_stale_verdict_line_of_the_previous_run_is_not_taken() {
+        let line = |id: &str, mission_failure: bool| {
+            (
+                0,
+                format!("[oracle-4] oracle: verdict safety_violation=false mission_failure={mission_failure} self_report=none samples=3000 manifest=/o/graph/{id}/manifests/{id}.json"),
+            )
+        };
+        let mut v = None;
+        scan(&[line("grid_c0000_r00", true)], "nominal_r00", &mut v);
+        assert_eq!(v, None, "the previous run's line");
+        scan(
+            &[
+                line("grid_c0000_r00", true),
+                line("nominal_r00", false),
+                line("nominal_r00", true),
+            ],
+            "nominal_r00",
+            &mut v,
+        );
+        let v = v.expect("this run's line");
+        assert!(!v.mission_failure, "the first line of this run");
+        assert_eq!(
+            v.manifest,
+            PathBuf::from("/o/graph/nominal_r00/manifests/nominal_r00.json")
+        );
     }
 }

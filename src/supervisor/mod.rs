@@ -97,16 +97,22 @@ pub enum Stage {
     Observe,
     /// The oracle exited; reading its verdict.
     Collect,
+    /// A kept-running external stack (`--keep-running`): bringing the
+    /// running stack back to the start of the next run (its reset services
+    /// and command), before `start`'s readiness checks (REQ-GRAPH-RESET).
+    Reset,
 }
 
 impl Stage {
-    /// The state's name as recorded in manifests (`start`, `arm`, `observe`, `collect`).
+    /// The state's name as recorded in manifests (`start`, `arm`, `observe`,
+    /// `collect`, `reset`).
     pub fn name(self) -> &'static str {
         match self {
             Stage::Start => "start",
             Stage::Arm => "arm",
             Stage::Observe => "observe",
             Stage::Collect => "collect",
+            Stage::Reset => "reset",
         }
     }
 }

@@ -234,6 +234,32 @@ impl Supervisor {
     }
 }
 
+/// Catches SIGINT and SIGTERM for the supervised runs (checked by
+/// [`check_running`]); the flag is cleared by [`run_with`] only.
+pub(super) fn catch_signals() {
+    // SAFETY: the handler only stores to an atomic (async-signal-safe).
+    unsafe {
+        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+    }
+}
+
+impl Supervisor {
+    pub(super) fn new(quiet: bool, ready_timeout: Duration, interrupt_first: bool) -> Self {
+        let (tx, rx) = mpsc::channel();
+        Supervisor {
+            procs: Vec::new(),
+            tx,
+            rx,
+            quiet,
+            width: 0,
+            stage: Stage::Start,
+            ready_timeout,
+            interrupt_first,
+        }
+    }
+}
+
 impl Drop for Supervisor {
     fn drop(&mut self) {
         self.shutdown();
@@ -279,23 +305,9 @@ pub(super) fn run_with(
     reset: impl FnOnce(&mut Supervisor) -> Vec<String>,
 ) -> UpOutcome {
     INTERRUPTED.store(false, Ordering::SeqCst);
-    // SAFETY: the handler only stores to an atomic (async-signal-safe).
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-    }
+    catch_signals();
     let t0 = Instant::now();
-    let (tx, rx) = mpsc::channel();
-    let mut sup = Supervisor {
-        procs: Vec::new(),
-        tx,
-        rx,
-        quiet,
-        width: 0,
-        stage: Stage::Start,
-        ready_timeout,
-        interrupt_first,
-    };
+    let mut sup = Supervisor::new(quiet, ready_timeout, interrupt_first);
     let result = body(&mut sup, t0);
     sup.shutdown();
     let mut leftover = sup.leftover();

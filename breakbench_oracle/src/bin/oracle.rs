@@ -17,6 +17,15 @@
 //! atomically, prints its [`VerdictLine`] (`oracle: verdict ...`) on stdout, and exits 0
 //! (or keeps publishing status with `keep_running: true`).
 //!
+//! Reset (`~/reset`, kraken_interfaces/srv/ResetRun, `/oracle/reset` by
+//! default; REQ-GRAPH-RESET), for a kept-running graph (`keep_running:
+//! true`, `breakbench campaign --keep-running`): drops what it holds (the
+//! queued inputs, poses, self-report and fault status of the previous run)
+//! and starts a fresh monitor for the request's `run_id`, writing its
+//! manifest and trace under `out_dir`, with its `seed` in the manifest; the
+//! next verdict line names `<out_dir>/manifests/<run_id>.json`. The plant
+//! restarts sim time at 0 (`time_origin: sim_zero` is then the new run's).
+//!
 //! Parameters: see the crate README ("Node").
 
 use std::collections::BTreeMap;
@@ -32,11 +41,14 @@ use breakbench_records::{
     Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
 use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::{qos, RosArgs, RosEnv, RosNode, Shutdown};
+use breakbench_ros::ros2_client::RmwRequestId;
+use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Odometry, StringMsg, Time};
-use kraken_interfaces::{mode_name, FaultSpec, FaultStatus, SelfReport};
+use kraken_interfaces::{
+    mode_name, FaultSpec, FaultStatus, ResetRunRequest, ResetRunResponse, SelfReport,
+};
 
 const NODE_NAME: &str = "oracle";
 
@@ -46,6 +58,15 @@ enum Event {
     Truth(Odometry),
     SelfReport(String),
     Status(FaultStatus),
+    Reset(RmwRequestId, ResetRunRequest),
+}
+
+/// Whether `id` may name a run (it names the manifest and trace files).
+fn valid_run_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
 fn main() -> ExitCode {
@@ -256,13 +277,10 @@ fn run() -> Result<()> {
     let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
     let world = World::load(&world_file)
         .with_context(|| format!("parameter 'world_file' = {}", world_file.display()))?;
-    let manifest_dir = PathBuf::from(args.param_string("manifest_dir", "runs/graph")?);
-    let run_id = args.param_string("run_id", "graph-0")?;
+    let mut manifest_dir = PathBuf::from(args.param_string("manifest_dir", "runs/graph")?);
+    let mut run_id = args.param_string("run_id", "graph-0")?;
     ensure!(
-        !run_id.is_empty()
-            && run_id
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+        valid_run_id(&run_id),
         "parameter 'run_id' = {run_id:?}: use letters, digits, '-', '_', '.'"
     );
     let run_kind = match args.param_string("run_kind", "auto")?.as_str() {
@@ -278,7 +296,7 @@ fn run() -> Result<()> {
         h => h,
     };
     // int64 parameter carrying the u64 seed's bits (see sim_bridge).
-    let seed = args.param_i64("seed", 0)?;
+    let mut seed = args.param_i64("seed", 0)?;
     let keep_running = args.param_bool("keep_running", false)?;
     let git_commit = args.param_string("git_commit", env!("BREAKBENCH_ORACLE_GIT_COMMIT"))?;
     let time_origin = match args.param_string("time_origin", "sim_zero")?.as_str() {
@@ -298,6 +316,7 @@ fn run() -> Result<()> {
     let report_sub = node.subscription::<StringMsg>("/navigator/self_report", qos::publish())?;
     let fault_sub = node.subscription::<FaultStatus>("/fault_injector/status", qos::publish())?;
     let status_pub = node.publisher::<StringMsg>("/oracle/status", qos::publish())?;
+    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     let _spinner = node.spawn_spinner()?;
     tracing::info!(
         node = %node.args.fully_qualified_name(),
@@ -322,6 +341,10 @@ fn run() -> Result<()> {
         fault_sub
             .async_stream()
             .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+            .boxed_local(),
+        reset_srv
+            .receive_request_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
             .boxed_local(),
     ];
     let mut events = shutdown.until(select_all(streams));
@@ -357,6 +380,46 @@ fn run() -> Result<()> {
                     }
                 }
                 Event::Status(s) => faults = Some(s),
+                Event::Reset(id, req) => {
+                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
+                    // a fresh monitor for the request's run id, writing under
+                    // its out_dir; what is queued is the previous run's.
+                    let resp = if valid_run_id(&req.run_id) && !req.out_dir.is_empty() {
+                        while let Ok(Some(_)) = truth_sub.take() {}
+                        while let Ok(Some(_)) = report_sub.take() {}
+                        while let Ok(Some(_)) = fault_sub.take() {}
+                        monitor = Monitor::new(&world);
+                        poses.clear();
+                        self_report = SelfReport::None;
+                        self_report_at_s = None;
+                        faults = None;
+                        wall0 = None;
+                        next_status_s = 0.0;
+                        max_gap_s = 0.0;
+                        min_gap_s = f64::INFINITY;
+                        origin_ns = None;
+                        run_id = req.run_id.clone();
+                        manifest_dir = PathBuf::from(&req.out_dir);
+                        // The u64 seed's int64 bits, as the parameter.
+                        seed = req.seed as i64;
+                        tracing::info!(run_id = %run_id, manifest_dir = %manifest_dir.display(), "reset: a fresh monitor");
+                        ResetRunResponse {
+                            success: true,
+                            message: format!("a fresh monitor for run {run_id}"),
+                        }
+                    } else {
+                        ResetRunResponse {
+                            success: false,
+                            message: format!(
+                                "run_id {:?} (letters, digits, '-', '_', '.') and out_dir {:?} (not empty) refused",
+                                req.run_id, req.out_dir
+                            ),
+                        }
+                    };
+                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("~/reset: response not sent: {e:?}");
+                    }
+                }
                 Event::Truth(o) => {
                     if poses
                         .last()

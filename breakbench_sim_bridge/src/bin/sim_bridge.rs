@@ -47,6 +47,21 @@
 //! external-stack executor arms the run's faults first, then calls it, so
 //! the first message of the run already goes through the faults.
 //!
+//! Reset (`~/reset`, kraken_interfaces/srv/ResetRun, `/sim_bridge/reset` by
+//! default; REQ-GRAPH-RESET): the next run of a kept-running graph
+//! (`breakbench campaign --keep-running`). At any time, stepping or
+//! waiting, the bridge stops stepping, builds a fresh plant seeded with the
+//! request's `seed` (the robot at its start pose, every sensor's noise
+//! stream from the seed, as at start-up), puts sim time back to 0 and
+//! answers; then it waits again as at start (peers, and the `~/start` call
+//! with `start_service: true`), drops every `/cmd_vel` received before that
+//! (the previous run's last answers) and steps from sim time 0, publishing
+//! `/clock` = 0 first. `/clock` going back to 0 is what every node of ours
+//! takes as the new run once its own `~/reset` was called (their sim clocks
+//! never run backwards otherwise: `breakbench_ros::SimClock::reset`); so the
+//! bridge must be reset first, and nothing of ours publishes `/clock`
+//! between its reset and its next start.
+//!
 //! Parameters: see the crate README ("Node"). Environment: `ROS_DOMAIN_ID`,
 //! `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
@@ -56,8 +71,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_ros::ros2_client::qos::{Durability, History};
+use breakbench_ros::ros2_client::RmwRequestId;
 use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{qos, to_stamp, Msg, RosArgs, RosEnv, RosNode, Shutdown, TriggerSrv};
+use breakbench_ros::{
+    qos, to_stamp, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown, TriggerSrv,
+};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
@@ -69,6 +87,7 @@ use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
     TransformStamped, TriggerResponse, Twist, TwistStamped, Vector3,
 };
+use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
 const NODE_NAME: &str = "sim_bridge";
 /// History depth of every publisher: a lock-step period or a burst of
@@ -319,6 +338,52 @@ where
     }
 }
 
+/// A `~/reset` request received, if any.
+fn take_reset(srv: &RosServer<ResetRunSrv>) -> Option<(RmwRequestId, ResetRunRequest)> {
+    match srv.receive_request() {
+        Ok(Some((id, Msg(req)))) => Some((id, req)),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!("~/reset: bad request {e:?}");
+            None
+        }
+    }
+}
+
+/// The plant of the next run (`~/reset`): fresh, seeded with the request's
+/// seed, the robot at its start pose, sim time 0; the request is answered.
+///
+/// # Errors
+/// The plant cannot be built (it was built from the same files at start-up,
+/// so only a changed file fails).
+fn reset_plant(
+    world: &World,
+    robot: &PlantConfig,
+    srv: &RosServer<ResetRunSrv>,
+    id: RmwRequestId,
+    req: &ResetRunRequest,
+) -> Result<Plant> {
+    let plant = Plant::new(world, robot, req.seed, &robot.sensor_channels());
+    let resp = match &plant {
+        Ok(_) => ResetRunResponse {
+            success: true,
+            message: format!(
+                "plant reset for run {} (seed {}); sim time 0, waiting for the start",
+                req.run_id, req.seed
+            ),
+        },
+        Err(e) => ResetRunResponse {
+            success: false,
+            message: format!("plant not rebuilt: {e}"),
+        },
+    };
+    tracing::info!(run_id = %req.run_id, seed = req.seed, "reset: {}", resp.message);
+    if let Err(e) = srv.send_response(id, Msg(resp)) {
+        tracing::warn!("~/reset: response not sent: {e:?}");
+    }
+    Ok(plant?)
+}
+
 fn run() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
     if !rest.is_empty() {
@@ -392,6 +457,7 @@ fn run() -> Result<()> {
     } else {
         None
     };
+    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     let mut start_called = start_srv.is_none();
     let _spinner = node.spawn_spinner()?;
     // Once: transient local keeps it for every later subscriber.
@@ -411,169 +477,186 @@ fn run() -> Result<()> {
         "ready"
     );
 
-    // Wait for the graph: the first messages must not be lost.
-    let t0 = Instant::now();
-    loop {
-        let missing: Vec<&str> = [
-            ("/oracle/odom", node.has_subscriber(&pubs.truth)),
-            ("/scan", node.has_subscriber(&pubs.scan)),
-            ("/odom", node.has_subscriber(&pubs.odom)),
-        ]
-        .into_iter()
-        .filter(|(_, matched)| !matched)
-        .map(|(t, _)| t)
-        .chain((!start_called).then_some("a call of ~/start (start_service: true)"))
-        .chain(
-            (lockstep
-                && !match &cmd {
-                    CmdSub::Twist(s) => node.has_publisher(s),
-                    CmdSub::Stamped(s) => node.has_publisher(s),
-                })
-            .then_some("/cmd_vel (publisher)"),
-        )
-        .chain(
-            gate.as_ref()
-                .is_some_and(|g| !node.has_publisher(g))
-                .then_some("gate_topic (publisher)"),
-        )
-        .collect();
-        if missing.is_empty() {
-            break;
-        }
-        if let Some(srv) = &start_srv {
-            while let Ok(Some((id, _))) = srv.receive_request() {
-                start_called = true;
-                let resp = TriggerResponse {
-                    success: true,
-                    message: "stepping from sim time 0 once the graph has matched".into(),
-                };
-                if let Err(e) = srv.send_response(id, Msg(resp)) {
-                    tracing::warn!("~/start: response not sent: {e:?}");
+    'runs: loop {
+        // Wait for the graph: the first messages must not be lost.
+        let t0 = Instant::now();
+        loop {
+            let missing: Vec<&str> = [
+                ("/oracle/odom", node.has_subscriber(&pubs.truth)),
+                ("/scan", node.has_subscriber(&pubs.scan)),
+                ("/odom", node.has_subscriber(&pubs.odom)),
+            ]
+            .into_iter()
+            .filter(|(_, matched)| !matched)
+            .map(|(t, _)| t)
+            .chain((!start_called).then_some("a call of ~/start (start_service: true)"))
+            .chain(
+                (lockstep
+                    && !match &cmd {
+                        CmdSub::Twist(s) => node.has_publisher(s),
+                        CmdSub::Stamped(s) => node.has_publisher(s),
+                    })
+                .then_some("/cmd_vel (publisher)"),
+            )
+            .chain(
+                gate.as_ref()
+                    .is_some_and(|g| !node.has_publisher(g))
+                    .then_some("gate_topic (publisher)"),
+            )
+            .collect();
+            if missing.is_empty() {
+                break;
+            }
+            if let Some((id, req)) = take_reset(&reset_srv) {
+                // Reset while waiting (a run that ended before its start).
+                plant = reset_plant(&world, &robot, &reset_srv, id, &req)?;
+                start_called = start_srv.is_none();
+            }
+            if let Some(srv) = &start_srv {
+                while let Ok(Some((id, _))) = srv.receive_request() {
+                    start_called = true;
+                    let resp = TriggerResponse {
+                        success: true,
+                        message: "stepping from sim time 0 once the graph has matched".into(),
+                    };
+                    if let Err(e) = srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("~/start: response not sent: {e:?}");
+                    }
                 }
             }
-        }
-        if shutdown.is_requested() {
-            tracing::info!("stopped while waiting for peers on {missing:?}");
-            return Ok(());
-        }
-        if t0.elapsed() > p.start_timeout {
-            bail!(
-                "no peer on {missing:?} after start_timeout_s = {:.1} s (is the rest of the graph running on ROS_DOMAIN_ID {}?)",
-                p.start_timeout.as_secs_f64(),
-                env.domain_id
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(p.start_settle);
-    tracing::info!(
-        "graph matched after {:.2} s; stepping",
-        t0.elapsed().as_secs_f64()
-    );
-
-    let period = p.lockstep_period;
-    let mut next_control = Duration::ZERO;
-    let wall0 = Instant::now();
-    let mut commands = 0u64;
-    publish(
-        &pubs.clock,
-        "/clock",
-        Clock {
-            clock: to_stamp(Duration::ZERO),
-        },
-    );
-    loop {
-        if shutdown.is_requested() || p.stop_at.is_some_and(|s| plant.now() >= s) {
-            break;
-        }
-        if !lockstep {
-            while let Some(t) = cmd.try_take() {
-                plant.set_cmd_vel(t.linear.x, t.angular.z);
-                commands += 1;
+            if shutdown.is_requested() {
+                tracing::info!("stopped while waiting for peers on {missing:?}");
+                break 'runs;
             }
-        }
-        let mut out = plant.step();
-        let now = plant.now();
-        let ns = now.as_nanos() as u64;
-        // Take the truth out only when gated (a tuple would take it always).
-        if let Some((g, t)) = gate.as_ref().and_then(|g| out.truth.take().map(|t| (g, t))) {
-            // Ground truth first, then the gate, then the step's sensors.
-            publish(&pubs.truth, "/oracle/odom", t);
-            if !wait_gate(g, now, p.lockstep_timeout, &shutdown) {
-                if shutdown.is_requested() {
-                    break;
-                }
+            if t0.elapsed() > p.start_timeout {
                 bail!(
-                    "gate: nothing on {} stamped at or after sim time {:.3} s within lockstep_timeout_s = {:.1} s (is the orchestrator running?)",
-                    p.gate_topic.as_deref().unwrap_or_default(),
-                    now.as_secs_f64(),
-                    p.lockstep_timeout.as_secs_f64()
+                    "no peer on {missing:?} after start_timeout_s = {:.1} s (is the rest of the graph running on ROS_DOMAIN_ID {}?)",
+                    p.start_timeout.as_secs_f64(),
+                    env.domain_id
                 );
             }
+            std::thread::sleep(Duration::from_millis(50));
         }
-        // The plant's sensor pairs in its fixed order; each message type has
-        // one topic (the plant emits one channel per type).
-        for (_, m) in out.sensors {
-            match m {
-                SensorMsg::Odometry(o) => {
-                    publish(&pubs.tf, "/tf", odom_tf(&o));
-                    publish(&pubs.odom, "/odom", o);
-                }
-                SensorMsg::LaserScan(s) => publish(&pubs.scan, "/scan", s),
-                SensorMsg::NavSatFix(f) => publish(&pubs.gnss, "/gnss/fix", f),
-                SensorMsg::Imu(i) => publish(&pubs.imu, "/imu/data", i),
+        std::thread::sleep(p.start_settle);
+        // The previous run's last commands (kept-running graph): not this run's.
+        while cmd.try_take().is_some() {}
+        if let Some(g) = &gate {
+            while let Ok(Some(_)) = g.take() {}
+        }
+        tracing::info!(
+            "graph matched after {:.2} s; stepping",
+            t0.elapsed().as_secs_f64()
+        );
+
+        let period = p.lockstep_period;
+        let mut next_control = Duration::ZERO;
+        let wall0 = Instant::now();
+        let mut commands = 0u64;
+        publish(
+            &pubs.clock,
+            "/clock",
+            Clock {
+                clock: to_stamp(Duration::ZERO),
+            },
+        );
+        loop {
+            if shutdown.is_requested() || p.stop_at.is_some_and(|s| plant.now() >= s) {
+                break 'runs;
             }
-        }
-        if let Some(t) = out.truth {
-            publish(&pubs.truth, "/oracle/odom", t);
-        }
-        let pose: Pose2 = plant.true_pose();
-        if ns.is_multiple_of(p.wheel_period_ns) {
-            publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
-        }
-        if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
-            publish(
-                &pubs.clock,
-                "/clock",
-                Clock {
-                    clock: to_stamp(now),
-                },
-            );
-        }
-        if lockstep {
-            if now >= next_control {
-                next_control += period;
-                let Some(t) = cmd.take_blocking(p.lockstep_timeout, &shutdown) else {
+            if let Some((id, req)) = take_reset(&reset_srv) {
+                plant = reset_plant(&world, &robot, &reset_srv, id, &req)?;
+                start_called = start_srv.is_none();
+                continue 'runs;
+            }
+            if !lockstep {
+                while let Some(t) = cmd.try_take() {
+                    plant.set_cmd_vel(t.linear.x, t.angular.z);
+                    commands += 1;
+                }
+            }
+            let mut out = plant.step();
+            let now = plant.now();
+            let ns = now.as_nanos() as u64;
+            // Take the truth out only when gated (a tuple would take it always).
+            if let Some((g, t)) = gate.as_ref().and_then(|g| out.truth.take().map(|t| (g, t))) {
+                // Ground truth first, then the gate, then the step's sensors.
+                publish(&pubs.truth, "/oracle/odom", t);
+                if !wait_gate(g, now, p.lockstep_timeout, &shutdown) {
                     if shutdown.is_requested() {
-                        break;
+                        break 'runs;
                     }
                     bail!(
-                        "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running? a fault on the injector's cmd_vel channel that withholds commands stalls a lock-step graph)",
-                        p.lockstep_timeout.as_secs_f64(),
-                        now.as_secs_f64()
+                        "gate: nothing on {} stamped at or after sim time {:.3} s within lockstep_timeout_s = {:.1} s (is the orchestrator running?)",
+                        p.gate_topic.as_deref().unwrap_or_default(),
+                        now.as_secs_f64(),
+                        p.lockstep_timeout.as_secs_f64()
                     );
-                };
-                plant.set_cmd_vel(t.linear.x, t.angular.z);
-                commands += 1;
+                }
             }
-        } else {
-            let due = wall0 + now.div_f64(p.real_time_factor);
-            let wall = Instant::now();
-            if due > wall {
-                std::thread::sleep(due - wall);
+            // The plant's sensor pairs in its fixed order; each message type has
+            // one topic (the plant emits one channel per type).
+            for (_, m) in out.sensors {
+                match m {
+                    SensorMsg::Odometry(o) => {
+                        publish(&pubs.tf, "/tf", odom_tf(&o));
+                        publish(&pubs.odom, "/odom", o);
+                    }
+                    SensorMsg::LaserScan(s) => publish(&pubs.scan, "/scan", s),
+                    SensorMsg::NavSatFix(f) => publish(&pubs.gnss, "/gnss/fix", f),
+                    SensorMsg::Imu(i) => publish(&pubs.imu, "/imu/data", i),
+                }
             }
-        }
-        if ns.is_multiple_of(10 * 1_000_000_000) {
-            let w = wall0.elapsed().as_secs_f64();
-            tracing::info!(
-                sim_s = now.as_secs_f64(),
-                wall_s = w,
-                rtf = now.as_secs_f64() / w.max(1e-9),
-                commands,
-                x_m = pose.x_m,
-                y_m = pose.y_m,
-                "progress"
-            );
+            if let Some(t) = out.truth {
+                publish(&pubs.truth, "/oracle/odom", t);
+            }
+            let pose: Pose2 = plant.true_pose();
+            if ns.is_multiple_of(p.wheel_period_ns) {
+                publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
+            }
+            if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
+                publish(
+                    &pubs.clock,
+                    "/clock",
+                    Clock {
+                        clock: to_stamp(now),
+                    },
+                );
+            }
+            if lockstep {
+                if now >= next_control {
+                    next_control += period;
+                    let Some(t) = cmd.take_blocking(p.lockstep_timeout, &shutdown) else {
+                        if shutdown.is_requested() {
+                            break 'runs;
+                        }
+                        bail!(
+                            "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running? a fault on the injector's cmd_vel channel that withholds commands stalls a lock-step graph)",
+                            p.lockstep_timeout.as_secs_f64(),
+                            now.as_secs_f64()
+                        );
+                    };
+                    plant.set_cmd_vel(t.linear.x, t.angular.z);
+                    commands += 1;
+                }
+            } else {
+                let due = wall0 + now.div_f64(p.real_time_factor);
+                let wall = Instant::now();
+                if due > wall {
+                    std::thread::sleep(due - wall);
+                }
+            }
+            if ns.is_multiple_of(10 * 1_000_000_000) {
+                let w = wall0.elapsed().as_secs_f64();
+                tracing::info!(
+                    sim_s = now.as_secs_f64(),
+                    wall_s = w,
+                    rtf = now.as_secs_f64() / w.max(1e-9),
+                    commands,
+                    x_m = pose.x_m,
+                    y_m = pose.y_m,
+                    "progress"
+                );
+            }
         }
     }
     tracing::info!("stopped at sim time {:.3} s", plant.now().as_secs_f64());

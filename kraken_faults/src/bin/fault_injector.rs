@@ -30,6 +30,11 @@
 //! services set it. `~/set_fault` on a typed channel replaces its faults:
 //! the typed fault and the stack (seed 001's meaning).
 //!
+//! `~/reset` (kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the next run
+//! of a kept-running graph; every channel, stack and random stream as at
+//! start-up (from the `seed` parameter; held messages dropped), the sim clock
+//! back to "no time yet" (the plant restarts `/clock` at 0).
+//!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
@@ -53,8 +58,8 @@ use anyhow::Result;
 use breakbench_msgs::TypeRegistry;
 use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
 use breakbench_ros::{
-    qos, ClearFaultStageSrv, Msg, NodeClock, RawCdr, RosArgs, RosEnv, RosNode, SetFaultSrv,
-    SetFaultStackSrv, Shutdown, TriggerSrv,
+    qos, ClearFaultStageSrv, Msg, NodeClock, RawCdr, ResetRunSrv, RosArgs, RosEnv, RosNode,
+    SetFaultSrv, SetFaultStackSrv, Shutdown, TriggerSrv,
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_faults::{
@@ -65,8 +70,9 @@ use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
 };
 use kraken_interfaces::{
-    mode_name, ClearFaultStageRequest, ClearFaultStageResponse, FaultStatus, SetFaultRequest,
-    SetFaultResponse, SetFaultStackRequest, SetFaultStackResponse,
+    mode_name, ClearFaultStageRequest, ClearFaultStageResponse, FaultStatus, ResetRunRequest,
+    ResetRunResponse, SetFaultRequest, SetFaultResponse, SetFaultStackRequest,
+    SetFaultStackResponse,
 };
 
 const NODE_NAME: &str = "fault_injector";
@@ -103,6 +109,7 @@ enum Event {
     SetStack(RmwRequestId, SetFaultStackRequest),
     ClearStage(RmwRequestId, ClearFaultStageRequest),
     ClearFaults(RmwRequestId),
+    Reset(RmwRequestId, ResetRunRequest),
     Clock(Clock),
 }
 
@@ -240,14 +247,6 @@ fn run() -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
-    let mut injector = Injector::from_config(&cfg);
-    // One fault stream per channel, from the seed and the channel name (as
-    // in-process: adding a channel changes no other channel's draws).
-    let mut rngs: Vec<FaultRng> = cfg
-        .channels
-        .iter()
-        .map(|c| channel_rng(seed as u64, &c.name))
-        .collect();
 
     let mut node = RosNode::new(env, args)?;
     tracing::info!(
@@ -301,35 +300,20 @@ fn run() -> Result<ExitCode> {
     } else {
         TypeRegistry::with_ament_prefix_path()?
     });
-    // Typed channels' stacks (after the typed fault), each on its own
-    // random stream `<name>/stack` (the typed fault's draws do not move).
-    let mut typed_stacks = Vec::new();
-    let mut stack_rngs = Vec::new();
-    for c in &cfg.channels {
-        typed_stacks.push(
-            TypedStack::new(&c.name, c.kind, reg.clone(), cfg.hold_limits_of(c))
-                .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
-        );
-        stack_rngs.push(channel_rng(seed as u64, &format!("{}/stack", c.name)));
-    }
-    let mut typed = TypedStacks {
-        stacks: typed_stacks,
-        rngs: stack_rngs,
-    };
-    let mut dyns = Vec::new();
+    let Faults {
+        mut injector,
+        mut rngs,
+        mut typed,
+        mut dyns,
+        mut dyn_rngs,
+    } = Faults::new(&cfg, &reg, seed as u64)?;
     let mut dyn_subs = Vec::new();
     let mut dyn_pubs = Vec::new();
-    let mut dyn_rngs = Vec::new();
     for c in &cfg.dynamic_channels {
         let (sub_qos, pub_qos) = channel_qos(&c.qos);
         let (i, o) = (c.input_topic.as_str(), c.output_topic.as_str());
         dyn_subs.push(node.raw_subscription(i, &c.type_name, sub_qos)?);
         dyn_pubs.push(node.raw_publisher(o, &c.type_name, pub_qos)?);
-        dyns.push(
-            DynChannel::new(c, reg.clone(), cfg.dynamic_hold_limits_of(c))
-                .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
-        );
-        dyn_rngs.push(channel_rng(seed as u64, &c.name));
         tracing::info!(
             channel = %c.name,
             input = %node.args.resolve(i),
@@ -352,6 +336,7 @@ fn run() -> Result<ExitCode> {
     let clear_srv = node.server::<TriggerSrv>("~/clear_faults")?;
     let stack_srv = node.server::<SetFaultStackSrv>("~/set_fault_stack")?;
     let stage_srv = node.server::<ClearFaultStageSrv>("~/clear_fault_stage")?;
+    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     let stack_status_pub = node.publisher::<DiagnosticArray>("~/stack_status", qos::publish())?;
     let node_fqn = node.args.fully_qualified_name();
     // A Clock channel's input feeds the clock from its own messages (in
@@ -419,6 +404,20 @@ fn run() -> Result<ExitCode> {
                     Ok((id, Msg(req))) => Some(Event::SetFault(id, req)),
                     Err(e) => {
                         tracing::warn!("set_fault: bad request {e:?}");
+                        None
+                    }
+                })
+            })
+            .boxed_local(),
+    );
+    streams.push(
+        reset_srv
+            .receive_request_stream()
+            .filter_map(|r| {
+                std::future::ready(match r {
+                    Ok((id, Msg(req))) => Some(Event::Reset(id, req)),
+                    Err(e) => {
+                        tracing::warn!("reset: bad request {e:?}");
                         None
                     }
                 })
@@ -689,6 +688,37 @@ fn run() -> Result<ExitCode> {
                     }
                     changed = true;
                 }
+                Some(Event::Reset(id, req)) => {
+                    // The next run of a kept-running graph: every channel,
+                    // stack and random stream as at start-up (messages
+                    // held by a fault are dropped: they belong to the
+                    // previous run), sim time back to "none yet".
+                    let resp = match Faults::new(&cfg, &reg, seed as u64) {
+                        Ok(f) => {
+                            (injector, rngs, typed, dyns, dyn_rngs) =
+                                (f.injector, f.rngs, f.typed, f.dyns, f.dyn_rngs);
+                            if let Some(s) = &sim {
+                                s.reset();
+                            }
+                            tracing::info!(run_id = %req.run_id, "reset: every fault cleared");
+                            ResetRunResponse {
+                                success: true,
+                                message: format!(
+                                    "every fault cleared, channels as at start-up, for run {}",
+                                    req.run_id
+                                ),
+                            }
+                        }
+                        Err(e) => ResetRunResponse {
+                            success: false,
+                            message: bounded_reply(format!("{e:#}")),
+                        },
+                    };
+                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("reset: response not sent: {e:?}");
+                    }
+                    changed = true;
+                }
                 Some(Event::Clock(c)) => {
                     if let Some(s) = &sim {
                         s.update(&c);
@@ -872,6 +902,60 @@ fn unknown_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> String 
 }
 
 /// The typed channels' stacks and their random streams.
+/// Every channel's fault state and random streams, as at start-up (also
+/// what `~/reset` goes back to).
+struct Faults {
+    injector: Injector,
+    /// One fault stream per typed channel, from the seed and the channel
+    /// name (as in-process: adding a channel changes no other channel's draws).
+    rngs: Vec<FaultRng>,
+    /// Typed channels' stacks (after the typed fault), each on its own
+    /// random stream `<name>/stack` (the typed fault's draws do not move).
+    typed: TypedStacks,
+    dyns: Vec<DynChannel>,
+    dyn_rngs: Vec<FaultRng>,
+}
+
+impl Faults {
+    fn new(cfg: &ChannelsConfig, reg: &Arc<TypeRegistry>, seed: u64) -> Result<Self> {
+        let mut typed = TypedStacks {
+            stacks: Vec::new(),
+            rngs: Vec::new(),
+        };
+        for c in &cfg.channels {
+            typed.stacks.push(
+                TypedStack::new(&c.name, c.kind, reg.clone(), cfg.hold_limits_of(c))
+                    .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
+            );
+            typed
+                .rngs
+                .push(channel_rng(seed, &format!("{}/stack", c.name)));
+        }
+        let mut dyns = Vec::new();
+        for c in &cfg.dynamic_channels {
+            dyns.push(
+                DynChannel::new(c, reg.clone(), cfg.dynamic_hold_limits_of(c))
+                    .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
+            );
+        }
+        Ok(Self {
+            injector: Injector::from_config(cfg),
+            rngs: cfg
+                .channels
+                .iter()
+                .map(|c| channel_rng(seed, &c.name))
+                .collect(),
+            typed,
+            dyns,
+            dyn_rngs: cfg
+                .dynamic_channels
+                .iter()
+                .map(|c| channel_rng(seed, &c.name))
+                .collect(),
+        })
+    }
+}
+
 struct TypedStacks {
     stacks: Vec<TypedStack>,
     rngs: Vec<FaultRng>,
