@@ -411,6 +411,9 @@ fn run() -> Result<()> {
                     // inputs already queued are the previous run's.
                     while let Ok(Some(_)) = odom_sub.take() {}
                     while let Ok(Some(_)) = scan_sub.take() {}
+                    if let Some(f) = &filtered_sub {
+                        while let Ok(Some(_)) = f.take() {}
+                    }
                     if let Some(c) = &clock_sub {
                         while let Ok(Some(_)) = c.take() {}
                     }

@@ -21,6 +21,10 @@
 //! as in-process (or after `hold_max_s` of wall time with an unmoving
 //! clock). On wall time the estimator starts when the node does.
 //!
+//! `~/reset` (kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the next run
+//! of a graph kept running across runs; the estimator as at start-up, the
+//! queued and held inputs dropped.
+//!
 //! Parameters and topics: `breakbench_estimator/README.md` ("ekf_node").
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
@@ -31,13 +35,17 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, InitialState, Input, Pose2};
 use breakbench_ros::ros2_client::qos::{Durability, History};
-use breakbench_ros::{qos, NodeClock, ParamValue, RosArgs, RosEnv, RosNode, Shutdown, SimClock};
+use breakbench_ros::ros2_client::RmwRequestId;
+use breakbench_ros::{
+    qos, Msg, NodeClock, ParamValue, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown, SimClock,
+};
 use breakbench_world::geodesy::{GeodeticDatum, LocalEnu};
 use breakbench_world::World;
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, Log, NavSatFix, Odometry, TFMessage, Time,
 };
+use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
 const NODE_NAME: &str = breakbench_estimator::LOGGER_NAME;
 /// Input queue depth (IMU at 50 Hz and more; absorbs rustdds writer stalls).
@@ -69,6 +77,8 @@ const NODE_PARAMS: [&str; 14] = [
 enum Event {
     Input(Input),
     Clock(Clock),
+    /// `~/reset` (REQ-GRAPH-RESET).
+    Reset(RmwRequestId, ResetRunRequest),
 }
 
 /// A ROS parameter value as the YAML value it overrides.
@@ -284,6 +294,7 @@ fn run() -> Result<()> {
                 depth: ROSOUT_DEPTH,
             }),
     )?;
+    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     let _spinner = node.spawn_spinner()?;
     let clock = node.clock.clone();
     tracing::info!(
@@ -324,6 +335,12 @@ fn run() -> Result<()> {
                 .boxed_local(),
         );
     }
+    streams.push(
+        reset_srv
+            .receive_request_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
+            .boxed_local(),
+    );
     let mut events = shutdown.until(select_all(streams));
 
     // On wall time the estimator starts now; on sim time at the first /clock.
@@ -377,6 +394,43 @@ fn run() -> Result<()> {
                 }
                 Some(Event::Input(i)) if sim.is_some() => held.push(i),
                 Some(Event::Input(i)) => due.push(i),
+                Some(Event::Reset(id, req)) => {
+                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
+                    // the estimator as at start-up (at the start pose, at the
+                    // next /clock reading under sim time); the inputs queued
+                    // or held are the previous run's.
+                    while let Ok(Some(_)) = odom_sub.take() {}
+                    while let Ok(Some(_)) = imu_sub.take() {}
+                    while let Ok(Some(_)) = fix_sub.take() {}
+                    if let Some(c) = &clock_sub {
+                        while let Ok(Some(_)) = c.take() {}
+                    }
+                    held = HeldInputs::default();
+                    next_diag_ns = None;
+                    clock_moved = Instant::now();
+                    est = match &sim {
+                        Some(s) => {
+                            s.reset();
+                            None
+                        }
+                        None => Some(Estimator::new(
+                            cfg.clone(),
+                            InitialState {
+                                stamp: clock.stamp(),
+                                ..init
+                            },
+                        )?),
+                    };
+                    tracing::info!(run_id = %req.run_id, "reset: a fresh estimator");
+                    let resp = ResetRunResponse {
+                        success: true,
+                        message: format!("a fresh estimator for run {}", req.run_id),
+                    };
+                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
+                        tracing::warn!("~/reset: response not sent: {e:?}");
+                    }
+                    continue;
+                }
                 None => {}
             }
             let now = if sim.is_some() { clock.stamp() } else { now };
