@@ -417,26 +417,45 @@ pub const EKF_NODE: &str = "ekf_filter_node";
 /// [`CampaignError::Graph`] when `config` cannot be read,
 /// [`CampaignError::Io`] when the copy cannot be written.
 fn with_estimator(config: &Path, dir: &Path) -> Result<PathBuf, CampaignError> {
+    with_node(
+        config,
+        dir,
+        EKF_NODE,
+        ("breakbench_estimator", "ekf_node"),
+        |n| n.name == "simple_navigator" || n.after_scenario,
+    )
+}
+
+/// A copy of the launch config `config` written to `dir/graph.yaml` with the
+/// node `name` (`(package, executable)`, ready marker `ready`) inserted
+/// before the first node that `before` selects (at the end if none).
+///
+/// # Errors
+/// [`CampaignError::Graph`] when `config` cannot be read,
+/// [`CampaignError::Io`] when the copy cannot be written.
+fn with_node(
+    config: &Path,
+    dir: &Path,
+    name: &str,
+    (package, executable): (&str, &str),
+    before: impl Fn(&supervisor::config::NodeSpec) -> bool,
+) -> Result<PathBuf, CampaignError> {
     let bad = |source| CampaignError::Graph {
         config: config.display().to_string(),
         source: Box::new(source),
     };
     let mut cfg = supervisor::config::LaunchConfig::load(config).map_err(bad)?;
     let node = supervisor::config::NodeSpec {
-        name: EKF_NODE.into(),
-        package: "breakbench_estimator".into(),
-        executable: "ekf_node".into(),
+        name: name.into(),
+        package: package.into(),
+        executable: executable.into(),
         ready: Some("ready".into()),
         role: None,
         after_scenario: false,
         remaps: Vec::new(),
         env: BTreeMap::new(),
     };
-    let at = cfg
-        .nodes
-        .iter()
-        .position(|n| n.name == "simple_navigator" || n.after_scenario)
-        .unwrap_or(cfg.nodes.len());
+    let at = cfg.nodes.iter().position(before).unwrap_or(cfg.nodes.len());
     cfg.nodes.insert(at, node);
     let path = dir.join("graph.yaml");
     let text =
@@ -471,31 +490,13 @@ fn test_graph(
     test: &str,
     baseline: Option<&ClassifiedVerdict>,
 ) -> Result<(PathBuf, Vec<String>), CampaignError> {
-    let bad = |source| CampaignError::Graph {
-        config: config.display().to_string(),
-        source: Box::new(source),
-    };
-    let mut cfg = supervisor::config::LaunchConfig::load(config).map_err(bad)?;
-    let node = supervisor::config::NodeSpec {
-        name: "orchestrator".into(),
-        package: "breakbench".into(),
-        executable: "breakbench_orchestrator".into(),
-        ready: Some("ready".into()),
-        role: None,
-        after_scenario: false,
-        remaps: Vec::new(),
-        env: BTreeMap::new(),
-    };
-    let at = cfg
-        .nodes
-        .iter()
-        .position(|n| n.after_scenario)
-        .unwrap_or(cfg.nodes.len());
-    cfg.nodes.insert(at, node);
-    let path = dir.join("graph.yaml");
-    let text =
-        serde_yaml_ng::to_string(&cfg).map_err(|e| CampaignError::GraphOptions(e.to_string()))?;
-    std::fs::write(&path, text).map_err(|e| CampaignError::io(&path, e))?;
+    let path = with_node(
+        config,
+        dir,
+        "orchestrator",
+        ("breakbench", "breakbench_orchestrator"),
+        |n| n.after_scenario,
+    )?;
     let abs = |p: &Path| std::path::absolute(p).map_err(|e| CampaignError::io(p, e));
     let kind = if spec.kind == RunKind::Baseline {
         "baseline"
