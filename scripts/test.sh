@@ -117,6 +117,11 @@ for t, cls in want.items():
     vc = json.load(open(f"{out}-{t}/summary.json"))["tests"][0]["verdict_classes"]
     assert vc[cls] == sum(vc.values()) > 0, (t, vc)
     print(f"{t}: every fault run {cls} {vc}")
+# REQ-EXPECT-DIAG-LEVELS: the EKF's start-up STALE ("no message yet") is no false alarm
+fp = {e["name"]: e["false_positive"]["k"] for e in json.load(open(f"{out}-gnss_spoof_gated/summary.json"))["tests"][0]["expectations"]
+      if e.get("false_positive") is not None}
+assert fp and all(k == 0 for k in fp.values()), f"gnss_spoof_gated: baseline false alarms {fp}"
+print("gnss_spoof_gated: baseline false alarms per detector", fp)
 phases = json.load(open(f"{out}-scan_loss_phase_sweep/summary.json"))["tests"][0]["phases"]
 assert [p["phase_s"] for p in phases] == [k / 100 for k in range(10)], phases
 assert all(p["verdict_classes"]["pass"] == 5 for p in phases), phases

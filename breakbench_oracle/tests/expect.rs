@@ -1137,3 +1137,71 @@ fn the_estimate_error_observable() {
     let o: Observable = serde_json::from_str("\"estimate.error_m\"").unwrap();
     assert_eq!(o, Observable::EstimateError);
 }
+
+/// REQ-EXPECT-DIAG-LEVELS: STALE (wire 3) is "no data", not a severity above
+/// ERROR (2). A status that is OK, STALE, then OK never meets `at_least: ERROR`
+/// or `at_least: WARN` (the EKF's start-up "no message yet" made every
+/// baseline run of gnss_spoof_gated a false alarm), nor `at_most: OK` while
+/// STALE; an explicit `at_least: STALE` meets it.
+#[test]
+fn stale_is_no_data_not_a_severity_above_error() {
+    let yaml = r#"
+- name: never_error
+  never: { predicate: { diagnostic: { name: "ekf: gnss", at_least: ERROR } } }
+- name: never_warn
+  never: { predicate: { diagnostic: { name: "ekf: gnss", at_least: WARN } } }
+- name: never_stale
+  never: { predicate: { diagnostic: { name: "ekf: gnss", at_least: STALE } } }
+- name: healthy_from_start
+  always: { predicate: { diagnostic: { name: "ekf: gnss", at_most: OK } } }
+"#;
+    let sp = specs(yaml);
+    let mut set = ExpectationSet::new(&sp, &[], None).unwrap();
+    let mut obs = Observations::new();
+    let tl = Timeline::new::<&str>(&[]);
+    for k in 0..=16 {
+        let t = f64::from(k) / 8.0;
+        obs.push_truth(truth(t, t));
+        // OK at 0 s, STALE at 0.125 s ("no message yet"), OK from 0.5 s
+        let level = match k {
+            0 => Some(0),
+            1 => Some(3),
+            4 => Some(0),
+            _ => None,
+        };
+        if let Some(level) = level {
+            obs.push_diagnostic(DiagnosticSample {
+                t_s: t,
+                name: "ekf: gnss".into(),
+                level,
+            });
+        }
+        set.step(t, &obs, &tl).unwrap();
+    }
+    let r = set.finish(2.0, &tl);
+    assert!(r[0].satisfied, "STALE is not ERROR: {:?}", r[0]);
+    assert!(r[1].satisfied, "STALE is not WARN: {:?}", r[1]);
+    assert_eq!(
+        (r[2].satisfied, r[2].decided_at_s),
+        (false, 0.125),
+        "at_least: STALE meets STALE"
+    );
+    assert!(!r[3].satisfied, "STALE is not at most OK: {:?}", r[3]);
+    assert_eq!(r[3].decided_at_s, 0.125);
+    // STALE as an upper bound is refused at load
+    let bad = "- name: a\n  never: { predicate: { diagnostic: { name: x, at_most: STALE } } }\n";
+    let e = check(bad, &[]).unwrap_err();
+    assert_eq!(e.field, "[0].never.predicate.diagnostic.at_most", "{e}");
+}
+
+#[test]
+fn diag_level_orders_severities_and_keeps_stale_apart() {
+    use DiagLevel::*;
+    assert!(Error.at_least_met_by(2) && !Error.at_least_met_by(3));
+    assert!(Warn.at_least_met_by(1) && Warn.at_least_met_by(2) && !Warn.at_least_met_by(3));
+    assert!(Stale.at_least_met_by(3) && !Stale.at_least_met_by(2));
+    assert!(Ok.at_most_met_by(0) && !Ok.at_most_met_by(3) && !Ok.at_most_met_by(1));
+    assert!(Error.at_most_met_by(2) && !Error.at_most_met_by(3));
+    assert!(!Stale.at_most_met_by(3));
+    assert_eq!(DiagLevel::severity(4), None);
+}

@@ -25,7 +25,7 @@ use super::CampaignError;
 use breakbench_navigator::controller::{Controller, OpenLoop};
 use breakbench_navigator::stack::Stack;
 use breakbench_navigator::{Navigator, PoseSource};
-use breakbench_oracle::expect::RunJudgement;
+use breakbench_oracle::expect::{DiagLevel, RunJudgement};
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq)]
@@ -372,10 +372,18 @@ pub fn execute_recording(
             drop(controller.take_logs());
             for a in controller.take_diagnostics() {
                 for st in a.status.iter().filter(|st| st.name == det.diagnostic) {
-                    if st.level < det.at_least.value() {
+                    // A rise from below the detection level counts; STALE
+                    // ("no data") is neither below nor at a severity level
+                    // unless the detection asks for STALE itself
+                    // (REQ-EXPECT-DIAG-LEVELS).
+                    if det.at_least.at_least_met_by(st.level) {
+                        if seen_below {
+                            detections.push(a.header.stamp.as_secs_f64());
+                        }
+                    } else if det.at_least == DiagLevel::Stale
+                        || DiagLevel::severity(st.level).is_some()
+                    {
                         seen_below = true;
-                    } else if seen_below {
-                        detections.push(a.header.stamp.as_secs_f64());
                     }
                 }
             }

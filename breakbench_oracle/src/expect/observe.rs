@@ -10,7 +10,8 @@
 //!   `geometry_msgs/Twist` on `cmd_vel`) and its odometry ([`OdomSample`],
 //!   `nav_msgs/Odometry` on `odom`);
 //! * `/diagnostics` ([`DiagnosticSample`], one `diagnostic_msgs/DiagnosticStatus`:
-//!   level OK = 0, WARN = 1, ERROR = 2, STALE = 3, by status name);
+//!   level OK = 0, WARN = 1, ERROR = 2, STALE = 3, by status name; OK < WARN <
+//!   ERROR are severities, STALE is "no data", its own state: [`DiagLevel`]);
 //! * `/rosout` ([`LogSample`], one `rcl_interfaces/msg/Log`: level DEBUG = 10,
 //!   INFO = 20, WARN = 30, ERROR = 40, FATAL = 50, logger name, message);
 //! * the injector's fault status ([`FaultStatusSample`]: active, applied).
@@ -126,6 +127,31 @@ impl DiagLevel {
             DiagLevel::Error => 2,
             DiagLevel::Stale => 3,
         }
+    }
+
+    /// The severity rank of a wire level: OK 0 < WARN 1 < ERROR 2, `None` for
+    /// STALE (3) and any other byte. STALE means "no data" (the status is not
+    /// being updated), not a severity above ERROR, although its wire value is
+    /// larger (`diagnostic_msgs/DiagnosticStatus`; REQ-EXPECT-DIAG-LEVELS).
+    pub fn severity(level: u8) -> Option<u8> {
+        (level <= 2).then_some(level)
+    }
+
+    /// True when a status at wire level `level` is "at least `self`": for OK,
+    /// WARN and ERROR a severity at or above it (never STALE); for STALE the
+    /// level STALE itself (REQ-EXPECT-DIAG-LEVELS).
+    pub fn at_least_met_by(self, level: u8) -> bool {
+        match self {
+            DiagLevel::Stale => level == DiagLevel::Stale.value(),
+            l => Self::severity(level).is_some_and(|s| s >= l.value()),
+        }
+    }
+
+    /// True when a status at wire level `level` is "at most `self`": a
+    /// severity at or below it (never STALE; `at_most: STALE` is refused at
+    /// load). REQ-EXPECT-DIAG-LEVELS.
+    pub fn at_most_met_by(self, level: u8) -> bool {
+        self != DiagLevel::Stale && Self::severity(level).is_some_and(|s| s <= self.value())
     }
 }
 

@@ -84,8 +84,10 @@ pub struct Stopped {
     pub tolerance_m_s: f64,
 }
 
-/// `diagnostic: { name: "simple_navigator: scan", at_least: ERROR }` (level
-/// >= L) or `at_most: OK` (level <= L); exactly one of the two.
+/// `diagnostic: { name: "simple_navigator: scan", at_least: ERROR }` (severity
+/// >= L) or `at_most: OK` (severity <= L); exactly one of the two. Severities
+/// are OK < WARN < ERROR; STALE ("no data") meets neither, only an explicit
+/// `at_least: STALE` (`at_most: STALE` is refused). REQ-EXPECT-DIAG-LEVELS.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {
@@ -217,17 +219,27 @@ impl Predicate {
             }
             Predicate::Diagnostic(d) => {
                 let level = o.diagnostics.get(&d.name).map_or(-1.0, |&l| f64::from(l));
-                let known = o.diagnostics.contains_key(&d.name);
+                // STALE is "no data", not a severity above ERROR: it meets
+                // only `at_least: STALE`; its margin to a severity bound is
+                // that of an unknown status (-1). REQ-EXPECT-DIAG-LEVELS.
+                let sev = o
+                    .diagnostics
+                    .get(&d.name)
+                    .and_then(|&l| DiagLevel::severity(l));
+                let wire = o.diagnostics.get(&d.name).copied();
                 let (truth, rho) = match (d.at_least, d.at_most) {
-                    (Some(l), _) => {
-                        let l = f64::from(l.value());
-                        (known && level >= l, level - l)
+                    (Some(DiagLevel::Stale), _) => {
+                        let t = wire.is_some_and(|l| DiagLevel::Stale.at_least_met_by(l));
+                        (t, if t { 0.0 } else { -1.0 })
                     }
-                    (None, Some(l)) => {
-                        let l = f64::from(l.value());
-                        let rho = if known { l - level } else { -1.0 };
-                        (known && level <= l, rho)
-                    }
+                    (Some(l), _) => match sev {
+                        Some(s) => (l.at_least_met_by(s), f64::from(s) - f64::from(l.value())),
+                        None => (false, -1.0),
+                    },
+                    (None, Some(l)) => match sev {
+                        Some(s) => (l.at_most_met_by(s), f64::from(l.value()) - f64::from(s)),
+                        None => (false, -1.0),
+                    },
                     (None, None) => (false, -1.0),
                 };
                 Some(Eval {
@@ -368,6 +380,10 @@ impl Predicate {
                 bad("diagnostic", "give exactly one of at_least, at_most")
             }
             Predicate::Diagnostic(d) if d.name.is_empty() => bad("diagnostic.name", "is empty"),
+            Predicate::Diagnostic(d) if d.at_most == Some(DiagLevel::Stale) => bad(
+                "diagnostic.at_most",
+                "STALE is \"no data\", not a severity: use at_most OK, WARN or ERROR, or at_least: STALE",
+            ),
             Predicate::InBox(b)
                 if !(b.min_m.iter().chain(&b.max_m).all(|v| v.is_finite())
                     && b.min_m[0] <= b.max_m[0]
