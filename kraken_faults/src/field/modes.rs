@@ -117,6 +117,17 @@ pub(crate) fn show(v: &SetValue) -> String {
     }
 }
 
+/// max − min of an integer primitive, as f64 (None for floats and bool).
+fn int_span(p: Primitive) -> Option<f64> {
+    match p {
+        Primitive::F32 | Primitive::F64 | Primitive::Bool => None,
+        p => {
+            let (lo, hi) = int_range(p);
+            Some((hi - lo) as f64)
+        }
+    }
+}
+
 fn int_range(p: Primitive) -> (i128, i128) {
     match p {
         Primitive::I8 => (i8::MIN.into(), i8::MAX.into()),
@@ -663,8 +674,24 @@ impl FieldFault {
                 Op::Set(patch_for(v, &elem, array, path).map_err(err)?)
             }
             FieldMode::Bias => {
-                numeric()?;
-                Op::Bias(bounded("bias", spec.bias)?)
+                let p = numeric()?;
+                // An integer leaf (a stamp's sec) may move across its whole
+                // range: |bias| up to the type's span (int32: 2^32, the
+                // hdl_localization #48 offset of -1.66e9 s in one stage);
+                // the result saturates at the type's range.
+                match int_span(p) {
+                    Some(span) if span > MAX_MAGNITUDE => {
+                        let b = need("bias", spec.bias)?;
+                        if !(b.is_finite() && b.abs() <= span) {
+                            return Err(err(format!(
+                                "bias = {} must be finite and in [-{span:e}, {span:e}] ({leaf_desc}: its span)",
+                                num(b)
+                            )));
+                        }
+                        Op::Bias(b)
+                    }
+                    _ => Op::Bias(bounded("bias", spec.bias)?),
+                }
             }
             FieldMode::BiasRamp => {
                 numeric()?;
