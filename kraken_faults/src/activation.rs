@@ -79,8 +79,7 @@ impl MessageWindow {
     /// Whether no message from index `i` on is faulted any more.
     pub fn exhausted(&self, i: u64) -> bool {
         self.count != 0
-            && i >= u64::from(self.skip)
-                + u64::from(self.count) * u64::from(self.every.max(1))
+            && i >= u64::from(self.skip) + u64::from(self.count) * u64::from(self.every.max(1))
     }
     /// True for the default window (every message).
     pub fn is_all(&self) -> bool {

@@ -758,7 +758,11 @@ impl Injector {
                 })
                 .collect(),
         );
-        inj.other_names = cfg.dynamic_channels.iter().map(|c| c.name.clone()).collect();
+        inj.other_names = cfg
+            .dynamic_channels
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
         inj
     }
     /// Enables or disables fault injection (the production guard). Disabling

@@ -590,7 +590,11 @@ impl ChannelsConfig {
                     path,
                     text,
                     at("qos.depth"),
-                    format!("must be in [1, {}], got {}", QosConfig::MAX_DEPTH, c.qos.depth),
+                    format!(
+                        "must be in [1, {}], got {}",
+                        QosConfig::MAX_DEPTH,
+                        c.qos.depth
+                    ),
                 ));
             }
             // One input topic carries one type: a second subscription of

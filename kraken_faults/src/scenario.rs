@@ -289,6 +289,35 @@ fn check_stack(
     }
 }
 
+/// The rules a step shares with channels files and the injector: a
+/// non-empty label, a channel name channels.yaml would accept
+/// ([`crate::config::check_channel_name`]), at most
+/// [`crate::dynamic::MAX_STAGES`] stages. Errors as `(field, message)`.
+fn check_step_shape(s: &ScenarioStep) -> Result<(), (&'static str, String)> {
+    if s.label.trim().is_empty() {
+        return Err((
+            "label",
+            "must not be empty (it names the step in logs and errors)".into(),
+        ));
+    }
+    if let Some(c) = &s.channel {
+        crate::config::check_channel_name(c).map_err(|m| ("channel", m))?;
+    }
+    if let Some(st) = &s.stack {
+        if st.len() > crate::dynamic::MAX_STAGES {
+            return Err((
+                "stack",
+                format!(
+                    "{} stages: a channel holds at most {} (the injector refuses more)",
+                    st.len(),
+                    crate::dynamic::MAX_STAGES
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks `kraken_scenario`'s `injector` parameter: the fully qualified
 /// name of the `fault_injector` node whose services the steps call
 /// (`<injector>/set_fault`, ...): non-empty, absolute, a valid ROS name
@@ -389,27 +418,7 @@ impl ScenarioFile {
             let e = |field: &str, message: String| {
                 crate::config::semantic(path, text, format!("steps[{i}].{field}"), message)
             };
-            if s.label.trim().is_empty() {
-                return Err(e(
-                    "label",
-                    "must not be empty (it names the step in logs and errors)".into(),
-                ));
-            }
-            if let Some(c) = &s.channel {
-                crate::config::check_channel_name(c).map_err(|m| e("channel", m))?;
-            }
-            if let Some(st) = &s.stack {
-                if st.len() > crate::dynamic::MAX_STAGES {
-                    return Err(e(
-                        "stack",
-                        format!(
-                            "{} stages: a channel holds at most {} (the injector refuses more)",
-                            st.len(),
-                            crate::dynamic::MAX_STAGES
-                        ),
-                    ));
-                }
-            }
+            check_step_shape(s).map_err(|(field, m)| e(field, m))?;
             if f.steps[..i].iter().any(|o| o.label == s.label) {
                 return Err(e("label", format!("duplicate label '{}'", s.label)));
             }

@@ -50,7 +50,10 @@ fn step_files_refuse_what_the_campaign_refuses() {
         "{HEAD}  - label: a\n    action: set_fault\n    channel: scan\n    mode: dropout\n    delay_s: 0.2\n    at_s: 0\n"
     ));
     assert_eq!((line, field.as_str()), (7, "steps[0].delay_s"), "{m}");
-    assert!(m.contains("does not read") && m.contains("left at 0"), "{m}");
+    assert!(
+        m.contains("does not read") && m.contains("left at 0"),
+        "{m}"
+    );
     // duty_cycle without period_s on a set_fault step.
     let (line, field, m) = step_err(&format!(
         "{HEAD}  - label: a\n    action: set_fault\n    channel: scan\n    mode: dropout\n    duty_cycle: 0.5\n    at_s: 0\n"
@@ -58,9 +61,7 @@ fn step_files_refuse_what_the_campaign_refuses() {
     assert_eq!((line, field.as_str()), (7, "steps[0].duty_cycle"), "{m}");
     assert!(m.contains("period_s"), "{m}");
     // An empty label.
-    let (line, field, _) = step_err(&format!(
-        "{HEAD}  - {{label: '', action: wait, at_s: 1}}\n"
-    ));
+    let (line, field, _) = step_err(&format!("{HEAD}  - {{label: '', action: wait, at_s: 1}}\n"));
     assert_eq!((line, field.as_str()), (3, "steps[0].label"));
     // No step at all.
     let (_, field, m) = step_err("name: t\nsteps: []\n");
@@ -96,7 +97,10 @@ fn step_files_refuse_what_the_campaign_refuses() {
         "{HEAD}  - label: a\n    action: set_fault\n    channel: {long}\n    mode: dropout\n    at_s: 0\n"
     ));
     assert_eq!((line, field.as_str()), (5, "steps[0].channel"));
-    assert!(m.contains("5000 bytes") && m.contains("at most 64 bytes"), "{m}");
+    assert!(
+        m.contains("5000 bytes") && m.contains("at most 64 bytes"),
+        "{m}"
+    );
     assert!(!m.contains("cccc"), "{m}");
     // The same rule and message as channels.yaml's.
     let ch = format!(
@@ -123,7 +127,10 @@ fn located_ch(e: FaultError) -> (usize, String, String) {
 #[test]
 fn injector_name_must_be_a_fully_qualified_node_name() {
     let e = check_injector_name("").unwrap_err();
-    assert!(e.contains("must not be empty") && e.contains("/set_fault"), "{e}");
+    assert!(
+        e.contains("must not be empty") && e.contains("/set_fault"),
+        "{e}"
+    );
     for bad in ["fault_injector", "~/x", "/a//b", "/a/", "/{ns}/x", "/a b"] {
         assert!(check_injector_name(bad).is_err(), "{bad}");
     }
@@ -141,7 +148,11 @@ fn channels_file_refuses_two_types_on_one_topic_and_absurd_depths() {
     ChannelsConfig::parse(CH, "ch.yaml").unwrap();
     let (line, field, m) =
         located_ch(ChannelsConfig::parse(&CH.replace("/in_b", "/in"), "ch.yaml").unwrap_err());
-    assert_eq!((line, field.as_str()), (9, "channels[1].input_topic"), "{m}");
+    assert_eq!(
+        (line, field.as_str()),
+        (9, "channels[1].input_topic"),
+        "{m}"
+    );
     assert!(
         m.contains("sensor_msgs/msg/Imu") && m.contains("sensor_msgs/msg/LaserScan"),
         "{m}"
@@ -184,7 +195,10 @@ fn parameter_checks_are_equal_across_typed_and_raw_channels() {
         ..FaultSpec::new("cmd_vel", FaultSpec::SATURATION)
     };
     let raw = cmd_vel().set_fault(&sat, ms(0)).unwrap_err().to_string();
-    assert!(raw.contains("saturation_limit") && raw.contains("1e9"), "{raw}");
+    assert!(
+        raw.contains("saturation_limit") && raw.contains("1e9"),
+        "{raw}"
+    );
     assert_eq!(raw, typed_err(&sat, MsgKind::Imu));
     // Unread fields must stay 0, NaN and Inf included, on both.
     for (mode, field, v) in [

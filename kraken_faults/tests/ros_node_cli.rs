@@ -139,7 +139,11 @@ fn ros_scenario_runner_rejects_bad_file_before_dds() {
 #[test]
 fn ros_scenario_runner_rejects_an_empty_injector_name() {
     let f = scratch("scenario_injector").join("s.yaml");
-    std::fs::write(&f, "name: x\nsteps:\n  - {label: a, action: wait, at_s: 1}\n").unwrap();
+    std::fs::write(
+        &f,
+        "name: x\nsteps:\n  - {label: a, action: wait, at_s: 1}\n",
+    )
+    .unwrap();
     for bad in ["injector:=", "injector:=fault_injector"] {
         let out = Command::new(env!("CARGO_BIN_EXE_kraken_scenario"))
             .arg(&f)
