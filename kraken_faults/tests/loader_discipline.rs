@@ -382,3 +382,57 @@ fn step_files_carry_message_windows() {
     let sched = f.schedule().unwrap();
     assert_eq!(sched.entries()[0].spec.message_skip, 4);
 }
+
+/// hdl_localization #48 in one field stage: a bias of -1,659,999,150 s on
+/// `header.stamp.sec` (int32) moves a wall-clock stamp of 1.66e9 s to 850 s
+/// (it took two stacked stages under the old +/-1e9 bound); the bound of an
+/// integer leaf is its type's span (int32: 2^32), the result saturates at
+/// the type's range; a float leaf keeps +/-1e9.
+#[test]
+fn one_bias_stage_spans_the_stamp_type() {
+    use breakbench_msgs::Value;
+    let reg = kraken_faults::dynamic::builtin_registry();
+    let ty = "nav_msgs/msg/Odometry";
+    let t = reg.resolve(ty).unwrap();
+    let stage = |path: &str, bias: f64| -> Result<FaultStack, FaultError> {
+        let yaml = format!("- fault: {{field: {{path: {path}, mode: bias, bias: {bias:?}}}}}\n");
+        let specs: Vec<StageSpec> = serde_yaml_ng::from_str(&yaml).unwrap();
+        FaultStack::build(&specs, &reg, ty)
+    };
+    let sec_after = |st: &mut FaultStack, sec: i32| -> Value {
+        let mut v = Value::zero(&t);
+        *v.field_mut("header")
+            .unwrap()
+            .field_mut("stamp")
+            .unwrap()
+            .field_mut("sec")
+            .unwrap() = Value::I32(sec);
+        st.set(Duration::ZERO);
+        let mut rng = channel_rng(1, "odom");
+        let out = st.apply(v, ms(0), &mut rng);
+        out[0]
+            .payload
+            .field("header")
+            .unwrap()
+            .field("stamp")
+            .unwrap()
+            .field("sec")
+            .unwrap()
+            .clone()
+    };
+    let mut st = stage("header.stamp.sec", -1_659_999_150.0).unwrap();
+    assert_eq!(sec_after(&mut st, 1_660_000_000), Value::I32(850));
+    // Saturation at the int32 ends.
+    let mut st = stage("header.stamp.sec", -4_294_967_295.0).unwrap();
+    assert_eq!(sec_after(&mut st, 5), Value::I32(i32::MIN));
+    let mut st = stage("header.stamp.sec", 4_294_967_295.0).unwrap();
+    assert_eq!(sec_after(&mut st, 5), Value::I32(i32::MAX));
+    // Beyond the span, and on a float leaf beyond 1e9: refused.
+    let e = stage("header.stamp.sec", 4.3e9).err().unwrap().to_string();
+    assert!(e.contains("bias") && e.contains("4.294967295e9"), "{e}");
+    let e = stage("pose.pose.position.x", -1.66e9)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("bias") && e.contains("1e9"), "{e}");
+}
