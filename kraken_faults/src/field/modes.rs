@@ -520,7 +520,8 @@ impl FieldFault {
     /// an unknown type, a malformed path or one not in the type, a mode that
     /// makes no sense for the field's type (see the module's table), a
     /// parameter missing, not read by the mode, or out of range (bias,
-    /// bias_rate_per_s, scale_factor: finite, |x| ≤ 1e9; saturation: finite,
+    /// bias_rate_per_s, scale_factor: finite, |x| ≤ 1e9, a bias on an
+    /// integer leaf up to its type's span, int32: 2^32; saturation: finite,
     /// min ≤ max; garbage: finite, min < max, finite span, within the field
     /// type's range, allow_non_finite only on floats; set and fill values:
     /// the module docs; lengths ≤ [`MAX_SEQ_LEN`] and ≤ a bounded
