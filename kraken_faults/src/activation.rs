@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use kraken_interfaces::FaultSpec;
 use rand::RngExt;
+use serde::{Deserialize, Serialize};
 
 use crate::params::MAX_TIME_S;
 use crate::{FaultError, FaultRng};
@@ -30,6 +31,60 @@ pub struct Activation {
     pub random_phase: bool,
     /// Phase offset in seconds; `None` until drawn when `random_phase`.
     pub phase_s: Option<f64>,
+    /// Which of the messages arriving in the time window are faulted
+    /// (REQ-FAULT-MESSAGE-WINDOW); the default faults every one.
+    pub messages: MessageWindow,
+    /// Messages seen so far inside the time window ([`Activation::admit`]).
+    pub window_messages: u64,
+}
+
+/// A fault window by message count (REQ-FAULT-MESSAGE-WINDOW): of the
+/// messages that arrive while the fault's time window is active (counted
+/// from 0 at the set time), the first `skip` pass; after them every
+/// `every`-th message (0 or 1: each one) is faulted, at most `count` of
+/// them (0: no limit). Exact, whatever the message rate: `{skip: k - 1,
+/// count: 1}` is the k-th message, `{count: n}` the next n, `{every: n}`
+/// every n-th.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageWindow {
+    /// Messages passed unfaulted first.
+    pub skip: u32,
+    /// Faulted messages at most; 0 = no limit.
+    pub count: u32,
+    /// Only every `every`-th message after the skipped ones; 0 or 1 = each.
+    pub every: u32,
+}
+
+impl MessageWindow {
+    /// From `FaultSpec`'s `message_skip`, `message_count`, `message_every`.
+    pub fn from_spec(spec: &FaultSpec) -> Self {
+        Self {
+            skip: spec.message_skip,
+            count: spec.message_count,
+            every: spec.message_every,
+        }
+    }
+    /// Whether the window faults the message of (0-based) index `i` among
+    /// those that arrived in the time window.
+    pub fn selects(&self, i: u64) -> bool {
+        let Some(j) = i.checked_sub(u64::from(self.skip)) else {
+            return false;
+        };
+        let n = u64::from(self.every.max(1));
+        if (j + 1) % n != 0 {
+            return false;
+        }
+        self.count == 0 || (j + 1) / n <= u64::from(self.count)
+    }
+    /// Whether no message from index `i` on is faulted any more.
+    pub fn exhausted(&self, i: u64) -> bool {
+        self.count != 0
+            && i >= u64::from(self.skip) + u64::from(self.count) * u64::from(self.every.max(1))
+    }
+    /// True for the default window (every message).
+    pub fn is_all(&self) -> bool {
+        self.skip == 0 && self.count == 0 && self.every <= 1
+    }
 }
 
 impl Activation {
@@ -37,8 +92,11 @@ impl Activation {
     ///
     /// # Errors
     /// [`FaultError::InvalidParameter`] for a `duration_s`/`period_s` that is
-    /// not finite or outside [0, [`MAX_TIME_S`]] s, or a `duty_cycle` outside
-    /// (0, 1] when `period_s > 0`.
+    /// not finite or outside [0, [`MAX_TIME_S`]] s, a `duty_cycle` outside
+    /// (0, 1] when `period_s > 0`, a `duty_cycle` other than 0 or a
+    /// `random_phase` when `period_s = 0` (unread: `FaultSpec.msg` says an
+    /// unused parameter stays 0; a duty cycle without a period would fault
+    /// every message).
     pub fn from_spec(spec: &FaultSpec, now: Duration) -> Result<Self, FaultError> {
         let mode = kraken_interfaces::mode_name(spec.mode).unwrap_or("unknown");
         let bad = |field: &'static str, value: f64, reason: &str| FaultError::InvalidParameter {
@@ -69,7 +127,22 @@ impl Activation {
                 "must be in (0, 1] when period_s > 0",
             ));
         }
+        if spec.period_s == 0.0 && (spec.duty_cycle != 0.0 || spec.random_phase) {
+            let (field, value) = if spec.duty_cycle != 0.0 {
+                ("duty_cycle", spec.duty_cycle)
+            } else {
+                ("random_phase", 1.0)
+            };
+            return Err(bad(
+                field,
+                value,
+                "is read only by an intermittent fault (period_s > 0) and must be 0 (false) \
+                 without one (FaultSpec.msg: a parameter the mode does not use is left at 0)",
+            ));
+        }
         Ok(Self {
+            messages: MessageWindow::from_spec(spec),
+            window_messages: 0,
             set_at: now,
             duration: (spec.duration_s > 0.0).then(|| Duration::from_secs_f64(spec.duration_s)),
             period_s: spec.period_s,
@@ -96,8 +169,26 @@ impl Activation {
     pub fn expired(&self, now: Duration) -> bool {
         self.expires_at().is_some_and(|e| now > e)
     }
-    /// True when the fault acts at `now` (an undrawn phase counts as 0).
+    /// True when the fault acts at `now` (an undrawn phase counts as 0):
+    /// in its time window, and its message window not used up.
     pub fn is_active(&self, now: Duration) -> bool {
+        self.in_time_window(now) && !self.messages.exhausted(self.window_messages)
+    }
+
+    /// Whether the fault acts on one message arriving at `now`: in the time
+    /// window, counted there, and selected by the message window
+    /// ([`MessageWindow::selects`]). Call once per message.
+    pub fn admit(&mut self, now: Duration) -> bool {
+        if !self.in_time_window(now) {
+            return false;
+        }
+        let i = self.window_messages;
+        self.window_messages = i.saturating_add(1);
+        self.messages.selects(i)
+    }
+
+    /// True when `now` is inside the time window (set, duration, period).
+    pub fn in_time_window(&self, now: Duration) -> bool {
         if now < self.set_at || self.expired(now) {
             return false;
         }

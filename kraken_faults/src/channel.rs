@@ -444,7 +444,7 @@ impl Channel {
         let active = match self.fault.as_mut() {
             Some(f) => {
                 f.activation.draw_phase(rng);
-                f.activation.is_active(now)
+                f.activation.admit(now)
             }
             None => false,
         };
@@ -691,6 +691,10 @@ pub fn channel_stream(name: &str) -> u64 {
 pub struct Injector {
     channels: Vec<Channel>,
     raw: Vec<DynChannel>,
+    /// Names of channels declared in the same file but hosted outside this
+    /// injector (the node's dynamic channels): they count for the
+    /// channel-name length check.
+    other_names: Vec<String>,
     enabled: bool,
 }
 
@@ -706,6 +710,7 @@ impl Injector {
         Self {
             channels,
             raw: Vec::new(),
+            other_names: Vec::new(),
             enabled: true,
         }
     }
@@ -740,8 +745,10 @@ impl Injector {
     }
     /// One healthy channel per entry of `cfg`, in file order, with its
     /// `tf_keepalive` setting and hold-queue caps.
+    /// The file's dynamic channels are not hosted here, but their names are
+    /// declared names for [`Injector::max_channel_name_len`].
     pub fn from_config(cfg: &ChannelsConfig) -> Self {
-        Self::new(
+        let mut inj = Self::new(
             cfg.channels
                 .iter()
                 .map(|c| {
@@ -750,7 +757,13 @@ impl Injector {
                         .with_hold_limits(cfg.hold_limits_of(c))
                 })
                 .collect(),
-        )
+        );
+        inj.other_names = cfg
+            .dynamic_channels
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        inj
     }
     /// Enables or disables fault injection (the production guard). Disabling
     /// clears every fault at `now`; while disabled `set_fault` is refused and
@@ -769,14 +782,16 @@ impl Injector {
     pub fn channel(&self, name: &str) -> Option<&Channel> {
         self.channels.iter().find(|c| c.name == name)
     }
-    /// Length in bytes of the longest declared channel name: a request naming
-    /// a longer channel is refused without a lookup
+    /// Length in bytes of the longest declared channel name (typed, raw and
+    /// the file's dynamic channels): a request naming a longer channel is
+    /// refused without a lookup
     /// ([`FaultError::ChannelNameTooLong`]).
     pub fn max_channel_name_len(&self) -> usize {
         self.channels
             .iter()
             .map(|c| c.name.len())
             .chain(self.raw.iter().map(|c| c.name.len()))
+            .chain(self.other_names.iter().map(String::len))
             .max()
             .unwrap_or(0)
     }

@@ -275,8 +275,15 @@ pub enum Reliability {
 #[serde(deny_unknown_fields)]
 pub struct QosConfig {
     pub reliability: Reliability,
-    /// KEEP_LAST depth, >= 1.
+    /// KEEP_LAST depth, in [1, [`QosConfig::MAX_DEPTH`]].
     pub depth: u32,
+}
+
+impl QosConfig {
+    /// Largest KEEP_LAST depth a channel may ask for: 100,000 messages
+    /// (10 s of a 10 kHz IMU); DDS keeps up to `depth` samples per reader
+    /// and writer, so 4e9 would let one file exhaust memory.
+    pub const MAX_DEPTH: u32 = 100_000;
 }
 
 /// The TF keep-alive of an odometry channel.
@@ -285,6 +292,25 @@ pub struct QosConfig {
 pub struct TfKeepaliveConfig {
     /// Broadcast rate of the kept-alive transform, Hz (> 0).
     pub tf_rate_hz: f64,
+}
+
+/// A channel name as channels files and kraken step files accept it:
+/// non-empty, at most `FaultSpec::MAX_CHANNEL_NAME_LEN` (64) bytes.
+///
+/// # Errors
+/// The reason (the name itself is not echoed: it may be long).
+pub fn check_channel_name(name: &str) -> Result<(), String> {
+    let limit = kraken_interfaces::FaultSpec::MAX_CHANNEL_NAME_LEN;
+    if name.is_empty() {
+        Err("must not be empty".into())
+    } else if name.len() > limit {
+        Err(format!(
+            "is {} bytes long; a channel name is at most {limit} bytes (FaultSpec.channel)",
+            name.len()
+        ))
+    } else {
+        Ok(())
+    }
 }
 
 /// Checks `name` against the ROS 2 topic name rules (design article "Topic
@@ -390,7 +416,9 @@ impl ChannelsConfig {
     /// that is not a valid ROS 2 topic name ([`check_topic_name`]; line of
     /// the topic), input_topic == output_topic, an output_topic equal to
     /// another channel's input or output topic (exact string comparison; line
-    /// of the later channel's topic), depth 0, `tf_keepalive` on a
+    /// of the later channel's topic), two channels of different types on
+    /// one input_topic, depth outside [1, [`QosConfig::MAX_DEPTH`]],
+    /// `tf_keepalive` on a
     /// non-odometry channel or a `tf_rate_hz` outside [0.001, 1000] Hz,
     /// `max_held_messages` 0 or `max_held_bytes` below
     /// [`HoldLimits::MIN_BYTES`] (file-wide or per channel), `relay: typed`
@@ -497,21 +525,7 @@ impl ChannelsConfig {
                     ),
                 ));
             }
-            if c.name.is_empty() {
-                return Err(semantic(path, text, at("name"), "must not be empty".into()));
-            }
-            let limit = kraken_interfaces::FaultSpec::MAX_CHANNEL_NAME_LEN;
-            if c.name.len() > limit {
-                return Err(semantic(
-                    path,
-                    text,
-                    at("name"),
-                    format!(
-                        "is {} bytes long; a channel name is at most {limit} bytes (FaultSpec.channel)",
-                        c.name.len()
-                    ),
-                ));
-            }
+            check_channel_name(&c.name).map_err(|m| semantic(path, text, at("name"), m))?;
             if c.input_topic.is_empty() || c.output_topic.is_empty() {
                 return Err(semantic(
                     path,
@@ -571,8 +585,37 @@ impl ChannelsConfig {
                     ),
                 ));
             }
-            if c.qos.depth == 0 {
-                return Err(semantic(path, text, at("qos.depth"), "must be >= 1".into()));
+            if !(1..=QosConfig::MAX_DEPTH).contains(&c.qos.depth) {
+                return Err(semantic(
+                    path,
+                    text,
+                    at("qos.depth"),
+                    format!(
+                        "must be in [1, {}], got {}",
+                        QosConfig::MAX_DEPTH,
+                        c.qos.depth
+                    ),
+                ));
+            }
+            // One input topic carries one type: a second subscription of
+            // another type on it never matches (DDS reports it only as a
+            // transport error at run time).
+            if let Some(j) = (0..i).find(|&j| {
+                cfg.channels[j].input_topic == c.input_topic && types[j].name() != types[i].name()
+            }) {
+                return Err(semantic(
+                    path,
+                    text,
+                    at("input_topic"),
+                    format!(
+                        "'{}' is also channels[{j}] ('{}').input_topic with type {}; this channel \
+                         is {}: a topic carries one message type",
+                        c.input_topic,
+                        cfg.channels[j].name,
+                        types[j].name(),
+                        types[i].name()
+                    ),
+                ));
             }
             if !c.fault_fields.is_empty() && matches!(types[i], ChanType::Typed(_)) {
                 return Err(semantic(

@@ -289,12 +289,69 @@ fn check_stack(
     }
 }
 
+/// The rules a step shares with channels files and the injector: a
+/// non-empty label, a channel name channels.yaml would accept
+/// ([`crate::config::check_channel_name`]), at most
+/// [`crate::dynamic::MAX_STAGES`] stages. Errors as `(field, message)`.
+fn check_step_shape(s: &ScenarioStep) -> Result<(), (&'static str, String)> {
+    if s.label.trim().is_empty() {
+        return Err((
+            "label",
+            "must not be empty (it names the step in logs and errors)".into(),
+        ));
+    }
+    if let Some(c) = &s.channel {
+        crate::config::check_channel_name(c).map_err(|m| ("channel", m))?;
+    }
+    if let Some(st) = &s.stack {
+        if st.len() > crate::dynamic::MAX_STAGES {
+            return Err((
+                "stack",
+                format!(
+                    "{} stages: a channel holds at most {} (the injector refuses more)",
+                    st.len(),
+                    crate::dynamic::MAX_STAGES
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `kraken_scenario`'s `injector` parameter: the fully qualified
+/// name of the `fault_injector` node whose services the steps call
+/// (`<injector>/set_fault`, ...): non-empty, absolute, a valid ROS name
+/// ([`crate::config::check_topic_name`]) without `~` or substitutions.
+///
+/// # Errors
+/// The reason, e.g. for `""` (which would call `/set_fault` of the root
+/// namespace).
+pub fn check_injector_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err(
+            "must not be empty: the steps would call /set_fault, /clear_faults of the root \
+             namespace instead of a fault_injector's (default /fault_injector)"
+                .into(),
+        );
+    }
+    if !name.starts_with('/') || name.contains(['~', '{', '}']) {
+        return Err(format!(
+            "'{name}' must be the node's fully qualified name, starting with '/' \
+             (e.g. /fault_injector), without '~' or '{{}}'"
+        ));
+    }
+    crate::config::check_topic_name(name)
+}
+
 impl ScenarioFile {
     /// Parses a scenario `text` read from `path`.
     ///
     /// # Errors
     /// [`FaultError::Config`] naming file, line and field for YAML errors,
-    /// unknown keys, unknown actions or mode names, and for: a set_fault step
+    /// unknown keys, unknown actions or mode names, and for: no step, an
+    /// empty label, a channel name the channels file would refuse
+    /// ([`crate::config::check_channel_name`]), a stack of more than
+    /// [`crate::dynamic::MAX_STAGES`] stages, a set_fault step
     /// without channel or mode, a channel/mode on another action, `at_s`
     /// negative or decreasing, a duplicate label, and a set_fault parameter
     /// the injector would refuse on every channel type (e.g. a garbage span
@@ -349,10 +406,19 @@ impl ScenarioFile {
         path: &str,
         reg: Option<&breakbench_msgs::TypeRegistry>,
     ) -> Result<Self, FaultError> {
+        if f.steps.is_empty() {
+            return Err(crate::config::semantic(
+                path,
+                text,
+                "steps".into(),
+                "is empty: a scenario needs at least one step".into(),
+            ));
+        }
         for (i, s) in f.steps.iter().enumerate() {
             let e = |field: &str, message: String| {
                 crate::config::semantic(path, text, format!("steps[{i}].{field}"), message)
             };
+            check_step_shape(s).map_err(|(field, m)| e(field, m))?;
             if f.steps[..i].iter().any(|o| o.label == s.label) {
                 return Err(e("label", format!("duplicate label '{}'", s.label)));
             }

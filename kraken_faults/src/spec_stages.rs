@@ -34,7 +34,9 @@ use crate::FaultError;
 /// corrupt_status), for a data mode on a channel with no `fault_fields`,
 /// for `random_phase`, for `freeze_stamp`, and for a `bias` whose
 /// `step_at_s` is not before `duration_s` or that is intermittent;
-/// [`FaultError::InvalidParameter`] for `step_at_s` out of [0, 1e6] s.
+/// [`FaultError::InvalidParameter`] from [`crate::params::check_spec`]
+/// (the typed channels' parameter checks: unread fields 0, read ones in
+/// their bounds).
 /// Parameter ranges are checked when the stages are built
 /// ([`crate::field::FaultStack::build`]).
 pub fn stages_for_spec(
@@ -53,6 +55,9 @@ pub fn stages_for_spec(
     if spec.mode == FaultSpec::HEALTHY {
         return Ok(Vec::new());
     }
+    // The typed channels' checks, the same bounds (saturation_limit 1e308
+    // is refused here as on a typed channel).
+    crate::params::check_spec(spec)?;
     if spec.random_phase {
         return Err(unsupported(
             "random_phase has no stage equivalent; give the phase with ~/set_fault_stack windows"
@@ -68,6 +73,9 @@ pub fn stages_for_spec(
         } else {
             1.0
         },
+        message_skip: spec.message_skip,
+        message_count: spec.message_count,
+        message_every: spec.message_every,
     };
     let delivery = |fault: StageFault| {
         Ok(vec![StageSpec {

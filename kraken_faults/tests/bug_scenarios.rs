@@ -176,10 +176,13 @@ fn every_shipped_bug_scenario_is_checked_here() {
         files,
         [
             "autoware_7607_custom_msg_missing_5s.yaml",
+            "nav2_2506_one_scan_negative_stamp.yaml",
             "nav2_2506_scan_stamp_sec_minus_one.yaml",
             "nav2_3276_range_max_zero_all_ranges_zero.yaml",
+            "nav2_591_one_odom_x_1e256.yaml",
             "robot_localization_313_imu_orientation_zeros.yaml",
             "robot_localization_325_odom_pitched_at_startup.yaml",
+            "robot_localization_882_one_odom_x_1e12.yaml",
             "slam_toolbox_426_beam_count_changes.yaml",
         ]
     );
@@ -351,4 +354,99 @@ fn autoware_7607_custom_message_missing_for_5_s_then_delivered() {
     // unchanged from 5.05 s on.
     assert_eq!(delivered, (101..140).collect::<Vec<u64>>());
     assert_eq!(out[101], vec![msgs[101].1.clone()]);
+}
+
+/// The one-message cases (issue 24): over 28 messages at 30 Hz and again at
+/// 7 Hz and 200 Hz, exactly the 5th is changed, exactly as the bug needs;
+/// the other 27 pass bit for bit (a time window of 30 ms hit one message 16
+/// times in 28, none 11 times, two once).
+fn exactly_the_fifth(
+    file: &str,
+    sample: &dyn Fn(&Arc<ResolvedType>, u64) -> Value,
+    path: &[&str],
+    want: Value,
+) {
+    let reg = reg();
+    let c = case(file);
+    let t = reg.resolve(&c.type_name).unwrap();
+    for period_us in [33_333u64, 142_857, 5_000] {
+        let msgs: Vec<(Duration, Value)> = (0..28u64)
+            .map(|i| (Duration::from_micros(i * period_us), sample(&t, i)))
+            .collect();
+        let out = run(&c, &reg, msgs.clone());
+        let changed: Vec<usize> = (0..28)
+            .filter(|&i| out[i] != vec![msgs[i].1.clone()])
+            .collect();
+        assert_eq!(changed, [4], "{file} at a period of {period_us} us");
+        let mut w = msgs[4].1.clone();
+        set(&mut w, path, want.clone());
+        assert_eq!(out[4], vec![w], "{file}");
+    }
+}
+
+fn odom_sample(t: &Arc<ResolvedType>, i: u64) -> Value {
+    let mut v = Value::zero(t);
+    set(
+        &mut v,
+        &["header", "stamp", "sec"],
+        Value::I32(100 + i as i32),
+    );
+    set(
+        &mut v,
+        &["pose", "pose", "position", "x"],
+        Value::F64(0.1 * i as f64),
+    );
+    set(
+        &mut v,
+        &["pose", "pose", "orientation", "w"],
+        Value::F64(1.0),
+    );
+    set(&mut v, &["twist", "twist", "linear", "x"], Value::F64(0.5));
+    wire(t, &v)
+}
+
+#[test]
+fn robot_localization_882_exactly_one_odometry_at_x_1e12() {
+    assert_eq!(
+        case("robot_localization_882_one_odom_x_1e12.yaml").channel,
+        "odom"
+    );
+    exactly_the_fifth(
+        "robot_localization_882_one_odom_x_1e12.yaml",
+        &odom_sample,
+        &["pose", "pose", "position", "x"],
+        Value::F64(1e12),
+    );
+}
+
+#[test]
+fn nav2_591_exactly_one_odometry_at_x_1_0001644e256() {
+    exactly_the_fifth(
+        "nav2_591_one_odom_x_1e256.yaml",
+        &odom_sample,
+        &["pose", "pose", "position", "x"],
+        Value::F64(1.0001644e256),
+    );
+}
+
+#[test]
+fn nav2_2506_exactly_one_scan_with_a_negative_stamp() {
+    assert_eq!(
+        case("nav2_2506_one_scan_negative_stamp.yaml").channel,
+        "scan"
+    );
+    exactly_the_fifth(
+        "nav2_2506_one_scan_negative_stamp.yaml",
+        &|t, i| {
+            let mut v = scan(t);
+            set(
+                &mut v,
+                &["header", "stamp", "sec"],
+                Value::I32(12 + i as i32),
+            );
+            v
+        },
+        &["header", "stamp", "sec"],
+        Value::I32(-1),
+    );
 }

@@ -118,7 +118,8 @@ fn absurd_magnitudes_are_refused_naming_field_and_bound() {
         ),
         (
             FaultSpec {
-                timestamp_offset_s: 1.5e9,
+                // Beyond 2^32 s, the span of builtin_interfaces/Time.
+                timestamp_offset_s: 4.3e9,
                 ..FaultSpec::new("imu", FaultSpec::TIMESTAMP_JUMP)
             },
             "timestamp_offset_s",
@@ -358,14 +359,16 @@ fn scenario_step_with_overflowing_garbage_is_refused_at_load() {
 #[test]
 fn oversized_channel_names_are_refused_without_echo() {
     let mut inj = shipped();
-    assert_eq!(inj.max_channel_name_len(), 5); // "wheel"
-    for n in [6, 64, 70_000, 1 << 20] {
+    // "cmd_vel", the shipped file's raw channel, counts (issue 24: a 7-byte
+    // unknown name was refused as longer than the longest, "5 bytes").
+    assert_eq!(inj.max_channel_name_len(), 7);
+    for n in [8, 64, 70_000, 1 << 20] {
         let name = "x".repeat(n);
         let e = inj
             .set_fault(&FaultSpec::new(name, FaultSpec::DROPOUT), ms(0))
             .unwrap_err();
         assert!(
-            matches!(e, FaultError::ChannelNameTooLong { len, max: 5 } if len == n),
+            matches!(e, FaultError::ChannelNameTooLong { len, max: 7 } if len == n),
             "{e}"
         );
         let text = e.to_string();
@@ -377,6 +380,14 @@ fn oversized_channel_names_are_refused_without_echo() {
         inj.set_fault(&FaultSpec::new("lidar", FaultSpec::DROPOUT), ms(0)),
         Err(FaultError::UnknownChannel(_))
     ));
+    // An unknown name as long as cmd_vel is an unknown channel, named.
+    let e = inj
+        .set_fault(&FaultSpec::new("cmd_vex", FaultSpec::DROPOUT), ms(0))
+        .unwrap_err();
+    assert!(
+        matches!(&e, FaultError::UnknownChannel(n) if n == "cmd_vex"),
+        "{e}"
+    );
     let long = "c".repeat(65);
     let yaml = format!(
         "channels:\n  - name: {long}\n    type: sensor_msgs/msg/Imu\n    input_topic: /a\n    output_topic: /b\n    qos: {{reliability: best_effort, depth: 10}}\n"

@@ -97,13 +97,68 @@ fn spec() -> impl Strategy<Value = FaultSpec> {
         prop_oneof![Just(0u32), Just(1), Just(u32::MAX), any::<u32>()],
     );
     let c = (param(), param(), param(), param());
-    (0usize..5, 0u8..19, timing, a, b, c).prop_map(|(ch, mode, t, a, b, c)| FaultSpec {
+    // The message window: mostly none, else small or extreme counts.
+    let w = prop_oneof![
+        3 => Just((0u32, 0u32, 0u32)),
+        1 => (0u32..4, 0u32..4, 0u32..4),
+        1 => (any::<u32>(), any::<u32>(), any::<u32>()),
+    ];
+    // Unread fields must be 0 (FaultSpec.msg): in 3 of 4 specs they are
+    // zeroed, so that most specs reach the stages (the 4th checks that a
+    // stray value is refused without harm).
+    let zero_unread = prop_oneof![3 => Just(true), 1 => Just(false)];
+    (0usize..5, 0u8..19, timing, a, b, c, w, zero_unread).prop_map(
+        |(ch, mode, t, a, b, c, w, zero_unread)| {
+            let mut s = spec_of(ch, mode, t, a, b, c, w);
+            if zero_unread {
+                for &(name, _) in FaultSpec::FIELDS {
+                    if !FaultSpec::mode_reads(mode, name) && name != "channel" && name != "mode" {
+                        let zero = match s.param(name) {
+                            Some(kraken_interfaces::ParamValue::Bool(_)) => {
+                                kraken_interfaces::ParamValue::Bool(false)
+                            }
+                            Some(kraken_interfaces::ParamValue::Int(_)) => {
+                                kraken_interfaces::ParamValue::Int(0)
+                            }
+                            _ => kraken_interfaces::ParamValue::Float(0.0),
+                        };
+                        s.set_param(name, zero).unwrap();
+                    }
+                }
+                if s.period_s == 0.0 {
+                    s.duty_cycle = 0.0;
+                    s.random_phase = false;
+                }
+            }
+            s
+        },
+    )
+}
+
+type Timing = (f64, f64, f64, bool);
+type ParamsA = (f64, f64, f64, f64, f64, f64, f64);
+type ParamsB = (bool, f64, f64, bool, f64, u8, f64, f64, u32);
+type ParamsC = (f64, f64, f64, f64);
+
+fn spec_of(
+    ch: usize,
+    mode: u8,
+    t: Timing,
+    a: ParamsA,
+    b: ParamsB,
+    c: ParamsC,
+    w: (u32, u32, u32),
+) -> FaultSpec {
+    FaultSpec {
         channel: CHANNELS[ch].into(),
         mode,
         duration_s: t.0,
         period_s: t.1,
         duty_cycle: t.2,
         random_phase: t.3,
+        message_skip: w.0,
+        message_count: w.1,
+        message_every: w.2,
         noise_stddev: a.0,
         covariance_scale: a.1,
         bias_rate: a.2,
@@ -124,7 +179,7 @@ fn spec() -> impl Strategy<Value = FaultSpec> {
         jitter_s: c.1,
         probability: c.2,
         timestamp_offset_s: c.3,
-    })
+    }
 }
 
 fn stamp_strategy() -> impl Strategy<Value = Time> {

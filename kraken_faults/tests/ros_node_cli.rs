@@ -134,6 +134,29 @@ fn ros_scenario_runner_rejects_bad_file_before_dds() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
 
+/// Issue 24: an empty `injector` made the steps call `/set_fault` of the
+/// root namespace; it is refused (exit 2) before any DDS participant.
+#[test]
+fn ros_scenario_runner_rejects_an_empty_injector_name() {
+    let f = scratch("scenario_injector").join("s.yaml");
+    std::fs::write(
+        &f,
+        "name: x\nsteps:\n  - {label: a, action: wait, at_s: 1}\n",
+    )
+    .unwrap();
+    for bad in ["injector:=", "injector:=fault_injector"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_kraken_scenario"))
+            .arg(&f)
+            .args(["--ros-args", "-p", bad])
+            .env("ROS_DOMAIN_ID", "231")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("parameter 'injector'"), "{bad}: {err}");
+    }
+}
+
 #[test]
 fn ros_scenario_runner_rejects_huge_at_s_and_bad_timeout_with_exit_2() {
     let f = scratch("scenario_big").join("s.yaml");

@@ -64,6 +64,9 @@ fault_spec! {
     period_s: f64,
     duty_cycle: f64,
     random_phase: bool,
+    message_skip: u32,
+    message_count: u32,
+    message_every: u32,
     noise_stddev: f64,
     covariance_scale: f64,
     bias_rate: f64,
@@ -352,8 +355,15 @@ impl FaultSpec {
     }
 
     /// Timing parameters every mode reads (transient and intermittent faults).
-    pub const TIMING_PARAMETERS: [&'static str; 4] =
-        ["duration_s", "period_s", "duty_cycle", "random_phase"];
+    pub const TIMING_PARAMETERS: [&'static str; 7] = [
+        "duration_s",
+        "period_s",
+        "duty_cycle",
+        "random_phase",
+        "message_skip",
+        "message_count",
+        "message_every",
+    ];
 
     /// The mode-specific parameters `mode` reads ([`ModeInfo::parameters`]
     /// in [`MODES`]; the test `tests/main_parameter.rs` checks the table

@@ -23,6 +23,20 @@ impl Time {
             nanosec: (ns % 1_000_000_000) as u32,
         }
     }
+    /// The stamp `ns` nanoseconds from the epoch, negative ones included,
+    /// saturating at the type's range: sec is int32, so
+    /// [-2^31 s, 2^31 - 1 s + 999,999,999 ns]; nanosec is in [0, 1e9)
+    /// (-0.5 s is sec -1, nanosec 500,000,000).
+    pub fn from_nanos_signed(ns: i64) -> Self {
+        let ns = ns.clamp(
+            i32::MIN as i64 * 1_000_000_000,
+            i32::MAX as i64 * 1_000_000_000 + 999_999_999,
+        );
+        Self {
+            sec: ns.div_euclid(1_000_000_000) as i32,
+            nanosec: ns.rem_euclid(1_000_000_000) as u32,
+        }
+    }
     /// The stamp as integer nanoseconds.
     pub fn as_nanos(&self) -> i64 {
         self.sec as i64 * 1_000_000_000 + self.nanosec as i64

@@ -151,7 +151,7 @@ fn mode_parameters_match_the_field_comments_of_the_msg_file() {
             .collect();
         fields.push((name.to_string(), modes));
     }
-    assert_eq!(fields.len(), 24, "{fields:?}");
+    assert_eq!(fields.len(), 27, "{fields:?}");
     let timing: Vec<&str> = fields
         .iter()
         .filter(|(_, m)| m.is_empty())

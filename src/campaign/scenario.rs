@@ -23,6 +23,9 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("axes[*].values[*]", -1e6, 1e6, "axis unit"),
     Range::new("axes[*].at_s", 0.0, 1e6, "s"),
     Range::new("axes[*].duration_s", 0.001, 1e6, "s"),
+    Range::new("axes[*].message_skip", 0.0, 1e9, "messages"),
+    Range::new("axes[*].message_count", 0.0, 1e9, "messages"),
+    Range::new("axes[*].message_every", 0.0, 1e9, "messages"),
     Range::new("nominal.runs", 2.0, 100_000.0, "runs"),
     Range::new("nominal.convergence.window", 1.0, 100_000.0, "runs"),
     Range::new("nominal.convergence.rel_tol", 0.0, 10.0, "1"),
@@ -148,6 +151,23 @@ pub struct Axis {
     /// of the run (a step glitch held 20 s is `at_s: 5, duration_s: 20`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// Message window (REQ-FAULT-MESSAGE-WINDOW, FaultSpec's fields of the
+    /// same names): of the messages arriving once the fault is set, the
+    /// first `message_skip` pass, then at most `message_count` (0: no
+    /// limit) are faulted, only every `message_every`-th (0 or 1: each).
+    /// `{message_skip: 4, message_count: 1}` faults exactly the 5th.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_skip: u32,
+    /// See `message_skip`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_count: u32,
+    /// See `message_skip`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_every: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// A navigator axis of the grid: one parameter of the navigator file taking
@@ -295,7 +315,12 @@ pub struct Scenario {
 pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
     let mode =
         mode_from_name(&axis.mode).ok_or_else(|| format!("unknown fault mode '{}'", axis.mode))?;
-    let mut spec = FaultSpec::new(axis.channel.clone(), mode);
+    let mut spec = FaultSpec {
+        message_skip: axis.message_skip,
+        message_count: axis.message_count,
+        message_every: axis.message_every,
+        ..FaultSpec::new(axis.channel.clone(), mode)
+    };
     spec.set_param(&axis.parameter, ParamValue::Float(axis.offset + value))
         .map_err(|e| e.to_string())?;
     Ok(spec)

@@ -11,7 +11,7 @@ AMENT_PREFIX_PATH="$ROOT/kraken_faults/tests/ament" start_injector bug_cases --r
   -p channels_file:="$ROOT/kraken_faults/config/channels_any_type.yaml" -p status_rate_hz:=2.0
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_bug_cases.py" \
   "$BIN/kraken_scenario" "$ROOT/kraken_faults/scenarios/bugs"; then
-  pass "bug cases: the six shipped scenarios give the exact faulted values at an rclpy consumer"
+  pass "bug cases: the nine shipped scenarios give the exact faulted values at an rclpy consumer"
 else
   fail "bug cases (injector log: $LOGDIR/bug_cases.log)"; tail -20 "$LOGDIR/bug_cases.log"
 fi

@@ -22,6 +22,10 @@ exact values that reach it:
     (the 5 s window, minus the last message's delivery time), then every
     message again, unchanged; ~/stack_status's withheld count equals the
     number missing.
+Then the one-message cases (issue 24, message windows): nav2 #2506 (one
+scan stamped sec -1), robot_localization #882 (one odometry at x = 1e12),
+nav2 #591 (one at x = 1.0001644e256): exactly one message of each run is
+faulted, exactly, every other one as sent.
 Then ~/set_fault (seed 001's call, mode healthy, through a kraken_scenario
 set_fault step) on imu replaces its faults, the stack included: orientations
 arrive as sent again and ~/stack_status lists no stage for imu. (No
@@ -296,6 +300,42 @@ def main():
     check("after set_fault: stack_status lists no stage for imu",
           bool(kv) and kv.get("stage_ids") == "[]" and "stage0.id" not in kv
           and kv.get("cleared0.fault") == "set orientation", str(kv.get("stage_ids")))
+
+    # Issue 24: message windows. Exactly one message of the stream (the 5th
+    # after the stack is set) is faulted, exactly; every other one as sent.
+    # The scan and odom stacks of the cases above cleared first (an empty stack).
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as tf:
+        tf.write("name: clear\nsteps:\n"
+                 "  - {label: s, action: set_fault_stack, channel: scan, at_s: 0.0, stack: []}\n"
+                 "  - {label: o, action: set_fault_stack, channel: odom, at_s: 0.0, stack: []}\n")
+    codes = p.run_scenarios(binary, [tf.name])
+    os.unlink(tf.name)
+    check("empty stacks on scan and odom accepted", codes == [0], str(codes))
+    p.spin_for(0.5)
+    one = []
+    for key, f in (("scan", "nav2_2506_one_scan_negative_stamp.yaml"),
+                   ("odom", "robot_localization_882_one_odom_x_1e12.yaml"),
+                   ("odom", "nav2_591_one_odom_x_1e256.yaml")):
+        start = len(p.got[key])
+        codes = p.run_scenarios(binary, [os.path.join(bugs, f)])
+        p.spin_for(0.5)
+        one.append((key, f, pairs(key, start), codes))
+    for key, f, got, codes in one:
+        if key == "scan":
+            hit = lambda s, r: p2506(s, r)
+            same = lambda s, r: scan_rest_equal(s, r)
+        else:
+            want = 1e12 if "882" in f else 1.0001644e256
+            hit = lambda s, r, w=want: (r.pose.pose.position.x == w and r.twist.twist.linear.x == 0.5
+                                        and r.header.stamp.nanosec == s.header.stamp.nanosec
+                                        and r.pose.pose.orientation.w == 1.0)
+            same = lambda s, r: (r.pose.pose.position.x == 2.0 and r.pose.pose.orientation.w == 1.0
+                                 and r.header.stamp.nanosec == s.header.stamp.nanosec)
+        hits = [k for k, (s, r) in enumerate(got) if hit(s, r)]
+        others_bad = [k for k, (s, r) in enumerate(got) if k not in hits and not same(s, r)]
+        check(f"{f}: exactly one message faulted, exactly; the other {len(got) - 1} as sent",
+              codes == [0] and len(hits) == 1 and not others_bad and len(got) >= 10,
+              f"exit {codes}, {len(got)} received, hits at {hits}, wrong {others_bad[:5]}")
 
     p.destroy_node()
     rclpy.shutdown()

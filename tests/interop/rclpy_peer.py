@@ -185,25 +185,53 @@ def main():
 
     # Field order of FaultSpec end to end: every field set to a distinct value,
     # decoded by the Rust node, echoed in ~/status, decoded again by rclpy.
-    full = dict(channel="odom", mode=FaultSpec.DELAY, duration_s=1000.5, period_s=100.25, duty_cycle=1.0,
-                random_phase=False, noise_stddev=0.03, covariance_scale=4.5, bias_rate=0.2, bias=1.75,
-                step_at_s=2.5, slip_ratio=0.6, scale_factor=1.1, freeze_stamp=True, garbage_min=-3.0,
-                garbage_max=3.5, allow_non_finite=True, saturation_limit=9.5, loss_model=2,
-                loss_probability=0.125, recovery_probability=0.375, burst_length=7, delay_s=0.05,
-                jitter_s=0.0625, probability=0.3, timestamp_offset_s=-1.5)
-    r = p.set_fault(**full)
-    check("set_fault with every FaultSpec field set", r is not None and r.success, r.message if r else "no response")
-    p.status.clear()
-    p.spin_for(1.5)
-    echo = None
-    for st in reversed(p.status):
-        e = [c.fault for c in st.channels if c.channel == "odom"]
-        if e and e[0].mode == FaultSpec.DELAY:
-            echo = e[0]
-            break
-    bad = [k for k, v in full.items() if echo is None or getattr(echo, k) != v]
-    check("FaultSpec round trip rclpy -> Rust -> rclpy keeps all 26 fields", echo is not None and not bad,
-          f"mismatched: {bad}")
+    # A field the mode does not read must stay 0 (FaultSpec.msg, issue 24), so
+    # the 29 fields are spread over one accepted request per mode; each echo
+    # must carry its request's values and 0 elsewhere.
+    timing = dict(duration_s=1000.5, period_s=100.25, duty_cycle=0.875, random_phase=True,
+                  message_skip=3, message_count=5, message_every=2)
+    groups = [
+        dict(mode=FaultSpec.DELAY, delay_s=0.05, **timing),
+        dict(mode=FaultSpec.DEGRADE, noise_stddev=0.03, covariance_scale=4.5),
+        dict(mode=FaultSpec.BIAS_RAMP, bias_rate=0.2),
+        dict(mode=FaultSpec.BIAS, bias=1.75, step_at_s=2.5),
+        dict(mode=FaultSpec.SLIP, slip_ratio=0.6),
+        dict(mode=FaultSpec.SCALE, scale_factor=1.1),
+        dict(mode=FaultSpec.STUCK, freeze_stamp=True),
+        dict(mode=FaultSpec.GARBAGE, garbage_min=-3.0, garbage_max=3.5, allow_non_finite=True),
+        dict(mode=FaultSpec.SATURATION, saturation_limit=9.5),
+        dict(mode=FaultSpec.PACKET_LOSS, loss_model=2, loss_probability=0.125, recovery_probability=0.375,
+             burst_length=7),
+        dict(mode=FaultSpec.JITTER, jitter_s=0.0625),
+        dict(mode=FaultSpec.DUPLICATE, probability=0.3),
+        dict(mode=FaultSpec.TIMESTAMP_JUMP, timestamp_offset_s=-1.5),
+    ]
+    names = [n for n in FaultSpec.get_fields_and_field_types() if n not in ("channel", "mode")]
+    covered, bad, refused = set(), [], []
+    for g in groups:
+        r = p.set_fault(channel="odom", **g)
+        if r is None or not r.success:
+            refused.append((g["mode"], r.message if r else "no response"))
+            continue
+        echo = None
+        end = time.monotonic() + 3.0
+        while echo is None and time.monotonic() < end:
+            p.status.clear()
+            p.spin_for(0.2)
+            for st in reversed(p.status):
+                e = [c.fault for c in st.channels if c.channel == "odom"]
+                if e and e[0].mode == g["mode"]:
+                    echo = e[0]
+                    break
+        want = {n: g.get(n, type(getattr(FaultSpec(), n))()) for n in names}
+        bad += [(g["mode"], n) for n, v in want.items() if echo is None or getattr(echo, n) != v]
+        covered |= set(g) - {"mode"}
+    check("set_fault accepted for every mode's fields", not refused, str(refused))
+    check(f"FaultSpec round trip rclpy -> Rust -> rclpy keeps all {len(names) + 2} fields",
+          not bad and covered == set(names), f"mismatched: {bad[:8]}, not covered: {set(names) - covered}")
+    r = p.set_fault(channel="odom", mode=FaultSpec.DROPOUT, delay_s=0.05)
+    check("a field the mode does not read is refused (delay_s on dropout)",
+          r is not None and not r.success and "delay_s" in r.message, r.message if r else "no response")
 
     # clear_faults: everything back to bit-exact.
     r = p.call(p.clear_cli, Trigger.Request())

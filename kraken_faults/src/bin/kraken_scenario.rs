@@ -164,6 +164,8 @@ fn run() -> Result<bool> {
         .map_err(|e| BadParam(format!("{}: {e}", path.display())))?;
     let timeline = timeline(&scenario, &schedule);
     let injector = args.param_string("injector", "/fault_injector")?;
+    kraken_faults::scenario::check_injector_name(&injector)
+        .map_err(|m| BadParam(format!("parameter 'injector' {m}")))?;
     let timeout_s = args.param_f64("timeout_s", 10.0)?;
     if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
         return Err(BadParam(format!(

@@ -222,9 +222,11 @@ pub fn registrations() -> impl Iterator<Item = &'static Registration> {
 /// (every mode of `FaultSpec` has one: tested), [`FaultError::Unsupported`]
 /// for a mode that makes no sense for `kind` (slip off odometry; scale,
 /// saturation on NavSatFix; corrupt_status on LaserScan),
-/// [`FaultError::InvalidParameter`] for an out-of-range parameter (each
-/// mode's `from_spec` says which; the bounds are [`crate::params`]'
-/// constants and `FaultSpec.msg`).
+/// [`FaultError::InvalidParameter`] for an out-of-range parameter (first
+/// [`crate::params::check_spec`], the same for every channel type: unread
+/// fields 0, read ones in their bounds, the activation fields; then each
+/// mode's `from_spec`; the bounds are [`crate::params`]' constants and
+/// `FaultSpec.msg`).
 pub fn build_stage(
     spec: &FaultSpec,
     channel: &str,
@@ -233,6 +235,7 @@ pub fn build_stage(
     let r = registrations()
         .find(|r| r.mode == spec.mode)
         .ok_or(FaultError::UnknownMode(spec.mode))?;
+    crate::params::check_spec(spec)?;
     (r.build)(spec, Target { channel, kind })
 }
 

@@ -117,6 +117,17 @@ pub(crate) fn show(v: &SetValue) -> String {
     }
 }
 
+/// max − min of an integer primitive, as f64 (None for floats and bool).
+fn int_span(p: Primitive) -> Option<f64> {
+    match p {
+        Primitive::F32 | Primitive::F64 | Primitive::Bool => None,
+        p => {
+            let (lo, hi) = int_range(p);
+            Some((hi - lo) as f64)
+        }
+    }
+}
+
 fn int_range(p: Primitive) -> (i128, i128) {
     match p {
         Primitive::I8 => (i8::MIN.into(), i8::MAX.into()),
@@ -509,7 +520,8 @@ impl FieldFault {
     /// an unknown type, a malformed path or one not in the type, a mode that
     /// makes no sense for the field's type (see the module's table), a
     /// parameter missing, not read by the mode, or out of range (bias,
-    /// bias_rate_per_s, scale_factor: finite, |x| ≤ 1e9; saturation: finite,
+    /// bias_rate_per_s, scale_factor: finite, |x| ≤ 1e9, a bias on an
+    /// integer leaf up to its type's span, int32: 2^32; saturation: finite,
     /// min ≤ max; garbage: finite, min < max, finite span, within the field
     /// type's range, allow_non_finite only on floats; set and fill values:
     /// the module docs; lengths ≤ [`MAX_SEQ_LEN`] and ≤ a bounded
@@ -663,8 +675,24 @@ impl FieldFault {
                 Op::Set(patch_for(v, &elem, array, path).map_err(err)?)
             }
             FieldMode::Bias => {
-                numeric()?;
-                Op::Bias(bounded("bias", spec.bias)?)
+                let p = numeric()?;
+                // An integer leaf (a stamp's sec) may move across its whole
+                // range: |bias| up to the type's span (int32: 2^32, the
+                // hdl_localization #48 offset of -1.66e9 s in one stage);
+                // the result saturates at the type's range.
+                match int_span(p) {
+                    Some(span) if span > MAX_MAGNITUDE => {
+                        let b = need("bias", spec.bias)?;
+                        if !(b.is_finite() && b.abs() <= span) {
+                            return Err(err(format!(
+                                "bias = {} must be finite and in [-{span:e}, {span:e}] ({leaf_desc}: its span)",
+                                num(b)
+                            )));
+                        }
+                        Op::Bias(b)
+                    }
+                    _ => Op::Bias(bounded("bias", spec.bias)?),
+                }
             }
             FieldMode::BiasRamp => {
                 numeric()?;

@@ -198,9 +198,36 @@ pub struct StageWindow {
     /// Period of an intermittent stage, s; 0 = not intermittent.
     #[serde(default)]
     pub period_s: f64,
-    /// Active fraction of each period, in (0, 1].
+    /// Active fraction of each period, in (0, 1]; only with `period_s > 0`
+    /// (else 1, its default).
     #[serde(default = "default_duty")]
     pub duty_cycle: f64,
+    /// Message window (REQ-FAULT-MESSAGE-WINDOW, [`crate::activation::MessageWindow`]):
+    /// of the messages arriving while the time window is active, the first
+    /// `message_skip` pass.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_skip: u32,
+    /// Then at most `message_count` messages are faulted (0 = no limit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_count: u32,
+    /// Only every `message_every`-th of them (0 or 1 = each).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub message_every: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+impl StageWindow {
+    /// The window's message pattern.
+    pub fn messages(&self) -> crate::activation::MessageWindow {
+        crate::activation::MessageWindow {
+            skip: self.message_skip,
+            count: self.message_count,
+            every: self.message_every,
+        }
+    }
 }
 
 impl Default for StageWindow {
@@ -210,6 +237,9 @@ impl Default for StageWindow {
             duration_s: 0.0,
             period_s: 0.0,
             duty_cycle: 1.0,
+            message_skip: 0,
+            message_count: 0,
+            message_every: 0,
         }
     }
 }
@@ -460,6 +490,15 @@ fn check_window(w: &StageWindow, kind: &'static str) -> Result<(), FaultError> {
             "must be in (0, 1] when period_s > 0".into(),
         ));
     }
+    if w.period_s == 0.0 && w.duty_cycle != 1.0 {
+        return Err(bad(
+            "duty_cycle",
+            w.duty_cycle,
+            "is read only with period_s > 0 (an intermittent window); without a period the \
+             stage would act on every message: give period_s, or leave duty_cycle out"
+                .into(),
+        ));
+    }
     Ok(())
 }
 
@@ -689,6 +728,8 @@ impl FaultStack {
             duty_cycle: w.duty_cycle,
             random_phase: false,
             phase_s: Some(0.0),
+            messages: w.messages(),
+            window_messages: 0,
         });
         if let Op::Field(f) = &mut s.op {
             f.on_set(start);
@@ -778,7 +819,7 @@ impl FaultStack {
             if items.is_empty() {
                 break;
             }
-            if !s.activation.as_ref().is_some_and(|a| a.is_active(now)) {
+            if !s.activation.as_mut().is_some_and(|a| a.admit(now)) {
                 // The next active phase stalls anew.
                 if let Op::Stall { until, .. } = &mut s.op {
                     *until = None;
@@ -1019,6 +1060,12 @@ impl FaultStack {
                 }
                 if w.period_s > 0.0 {
                     when.push(format!("{} of every {} s", w.duty_cycle, w.period_s));
+                }
+                if !w.messages().is_all() {
+                    when.push(format!(
+                        "messages: skip {}, count {}, every {}",
+                        w.message_skip, w.message_count, w.message_every
+                    ));
                 }
                 if when.is_empty() {
                     format!("{i}: {what}")

@@ -11,6 +11,9 @@ fn axis(parameter: &str, mode: &str) -> Axis {
         values: vec![0.2],
         at_s: 0.0,
         duration_s: None,
+        message_skip: 0,
+        message_count: 0,
+        message_every: 0,
     }
 }
 
@@ -430,4 +433,50 @@ fn axes_on_the_actuator_channel() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("scan, cmd_vel"), "{e}");
+}
+
+/// Issue 24: an axis on duty_cycle without period_s faulted every message
+/// while the manifest recorded `requested: 0.5`; it is refused at load, as
+/// the kraken step files and channels refuse it (one check,
+/// `kraken_faults::params::check_spec`).
+#[test]
+fn duty_cycle_axis_without_period_is_refused() {
+    let e = load_edited(|t| {
+        t.replace(
+            "mode: delay\n    parameter: delay_s\n    offset: 0.0\n    values: [0.0, 0.4]",
+            "mode: dropout\n    parameter: duty_cycle\n    offset: 0.0\n    values: [0.5, 1.0]",
+        )
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("s.yaml:15:14: field 'axes[0].values[0]'")
+            && e.contains("duty_cycle")
+            && e.contains("period_s"),
+        "{e}"
+    );
+}
+
+/// A message window on an axis: the k-th message of the channel, in the
+/// FaultSpec of every cell.
+#[test]
+fn axes_carry_message_windows() {
+    let s = load_edited(|t| {
+        t.replace(
+            "    values: [0.0, 0.2]\n",
+            "    values: [0.0, 0.2]\n    message_skip: 4\n    message_count: 1\n",
+        )
+    })
+    .unwrap();
+    let a = &s.file.axes[1];
+    let spec = fault_spec(a, 0.2).unwrap();
+    assert_eq!(
+        (spec.message_skip, spec.message_count, spec.message_every),
+        (4, 1, 0)
+    );
+    assert_eq!(spec.scale_factor, 1.2);
+    // Without them nothing changes in the file's serialized form.
+    let plain = load_edited(|t| t).unwrap();
+    let json = serde_json::to_string(&plain.file.axes[1]).unwrap();
+    assert!(!json.contains("message_"), "{json}");
 }
