@@ -71,7 +71,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{NODE_NAME}: error: {e:#}");
+            eprintln!("{NODE_NAME}: error: {}", breakbench_ros::error_chain(&*e));
             ExitCode::FAILURE
         }
     }

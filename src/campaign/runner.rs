@@ -368,6 +368,9 @@ fn execute_plan(
         Some(sh) => sh.slice(&all),
         None => all.iter().collect(),
     };
+    // Never a directory of unrelated files, nor paths the system refuses.
+    super::claim::check_out_claim(out, &scenario.hash, &scenario.path)?;
+    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
     let lock = lock_dir(out)?;
     let cpath = out.join("campaign.json");
