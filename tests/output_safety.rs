@@ -59,16 +59,40 @@ fn hostile_names_give_well_formed_junit_and_report() {
     let s = Scenario::load(&root().join("tests/data/hostile_names.yaml")).unwrap();
     assert_eq!(s.file.name, HOSTILE_NAME);
     let d = tempfile::tempdir().unwrap();
-    run_campaign(&s, &opts(d.path())).unwrap();
-    let junit = std::fs::read_to_string(d.path().join("junit.xml")).unwrap();
+    let r = run_campaign(&s, &opts(d.path())).unwrap();
+    check_outputs(d.path(), HOSTILE_NAME);
+    // Names that only an edited campaign.json (or a caller of the library)
+    // can hold: XML-invalid code points, C1 and bidirectional controls.
+    // The writers escape them as visible text.
+    let evil = "nul\u{0} bel\u{7} esc\u{1b}[2J del\u{7f} c1\u{9b} rlo\u{202e} nc\u{fffe}\u{ffff} end";
+    let mut s2 = s.clone();
+    s2.file.name = evil.to_string();
+    s2.file.tests[0].hazard = evil.to_string();
+    let mut sum = r.summary.clone();
+    sum.scenario_name = evil.to_string();
+    for t in &mut sum.tests {
+        t.hazard = evil.to_string();
+    }
+    let (_, manifests) = breakbench::campaign::store::load_campaign(d.path()).unwrap();
+    breakbench::campaign::outputs::write_outputs(d.path(), &s2, &sum, &manifests).unwrap();
+    check_outputs(
+        d.path(),
+        "nul\\u{0} bel\\u{7} esc\\u{1b}[2J del\\u{7f} c1\\u{9b} rlo\\u{202e} nc\\u{fffe}\\u{ffff} end",
+    );
+}
+
+/// junit.xml and report.html of `dir` parse as XML, and the suite and the
+/// report title carry `name`.
+fn check_outputs(dir: &Path, name: &str) {
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     let doc = roxmltree::Document::parse(&junit).unwrap_or_else(|e| panic!("junit.xml: {e}"));
     let suite = doc
         .descendants()
         .find(|n| n.has_tag_name("testsuite"))
         .unwrap();
-    assert_eq!(suite.attribute("name"), Some(HOSTILE_NAME));
+    assert_eq!(suite.attribute("name"), Some(name));
     assert_eq!(suite.attribute("tests"), Some("9")); // 3 nominal, 1 test, 1 baseline, 4 checks
-    let html = std::fs::read_to_string(d.path().join("report.html")).unwrap();
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
     let doc = roxmltree::Document::parse_with_options(
         &html,
         roxmltree::ParsingOptions {
@@ -79,7 +103,7 @@ fn hostile_names_give_well_formed_junit_and_report() {
     .unwrap_or_else(|e| panic!("report.html: {e}"));
     let title = doc.descendants().find(|n| n.has_tag_name("title")).unwrap();
     assert!(
-        title.text().unwrap_or_default().contains(HOSTILE_NAME),
+        title.text().unwrap_or_default().contains(name),
         "{:?}",
         title.text()
     );
@@ -88,8 +112,13 @@ fn hostile_names_give_well_formed_junit_and_report() {
         .filter_map(|n| n.text())
         .collect::<Vec<_>>()
         .join("\n");
-    for name in ["REQ <\"x\"> & 'y'", "HAZ ]]> &lt; ✓", "odom <loss> & \"gone\""] {
-        assert!(text.contains(name), "report.html lacks {name:?}");
+    for want in ["REQ <\"x\"> & 'y'", "odom <loss> & \"gone\""] {
+        assert!(text.contains(want), "report.html lacks {want:?}");
+    }
+    if name == HOSTILE_NAME {
+        assert!(text.contains("HAZ ]]> &lt; ✓"), "report.html lacks the hazard");
+    } else {
+        assert!(text.contains(name), "report.html lacks the hazard {name:?}");
     }
 }
 
@@ -244,4 +273,40 @@ fn an_os_error_is_printed_once() {
         1,
         "{err}"
     );
+}
+
+/// A UTF-8 byte order mark before a scenario file does not shift the line
+/// of an error (line 3 is reported as line 3).
+#[test]
+fn a_byte_order_mark_does_not_shift_the_reported_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = variant(d.path(), "small_study.yaml", |t| {
+        format!("\u{feff}{}", t.replace("seed: 7", "seed: -7"))
+    });
+    let e = Scenario::load(&p).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}:3:7: field 'seed': ", p.display())),
+        "{e}"
+    );
+}
+
+/// A world file that is not YAML of a world (a text file of 200 lines, as
+/// `world: /etc/passwd` is) is not echoed into the error: at most 40 of its
+/// characters are quoted.
+#[test]
+fn an_error_quotes_at_most_a_few_dozen_characters_of_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let passwd: String = (0..200)
+        .map(|i| format!("user{i}:x:{i}:{i}:User {i}:/home/user{i}:/bin/sh\n"))
+        .collect();
+    std::fs::write(d.path().join("passwd"), &passwd).unwrap();
+    let p = variant(d.path(), "small_study.yaml", |t| {
+        let world = t.lines().find(|l| l.starts_with("world:")).unwrap().to_string();
+        t.replace(&world, "world: passwd")
+    });
+    let e = Scenario::load(&p).unwrap_err().to_string();
+    assert!(e.len() < 300, "{} bytes: {e}", e.len());
+    assert!(e.contains("passwd"), "{e}");
+    assert!(e.contains("user0:x:0:0:User 0"), "{e}");
+    assert!(!e.contains("user1:"), "{e}");
 }

@@ -6,13 +6,26 @@
 //! with manifests/, traces/ and its reports.
 //!
 //! A directory holds Breakbench results when it has one of the files that
-//! name their scenario: `campaign.json` or `shard.json` (whose scenario hash
-//! the campaign then compares: [`CampaignError::OtherScenario`]) or a
-//! severity search's `search_<name>.json` (compared here).
+//! name their scenario: `campaign.json` or `shard.json` or a severity
+//! search's `search_<name>.json`. A campaign claims a directory whose search
+//! records are of its scenario (its campaign.json and shard.json hashes are
+//! compared by the campaign: [`CampaignError::OtherScenario`]); a search
+//! claims a directory of search records of any scenario (one file per
+//! search name: the README runs the searches of two studies into one
+//! directory) whose campaign.json, if any, is of its scenario.
 
 use std::path::Path;
 
 use super::CampaignError;
+
+/// Who claims the directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claimant {
+    /// `breakbench campaign --out` (also a shard of one).
+    Campaign,
+    /// `breakbench search --out`.
+    Search,
+}
 
 /// Entries an interrupted start may leave before any file naming the
 /// scenario is written: the lock and atomic writes' temporary files.
@@ -33,6 +46,7 @@ pub fn check_out_claim(
     out: &Path,
     scenario_hash: &str,
     scenario: &Path,
+    claimant: Claimant,
 ) -> Result<(), CampaignError> {
     let dir = || kraken_interfaces::text::terminal_safe(&out.display().to_string()).into_owned();
     let md = match std::fs::metadata(out) {
@@ -52,20 +66,27 @@ pub fn check_out_claim(
     for e in rd {
         let e = e.map_err(|e| CampaignError::io(out, e))?;
         let name = e.file_name().to_string_lossy().into_owned();
-        if name == "campaign.json" || name == super::store::SHARD_FILE {
+        let campaign = name == "campaign.json" || name == super::store::SHARD_FILE;
+        let search = name.starts_with("search_") && name.ends_with(".json");
+        if campaign && claimant == Claimant::Campaign {
             ours = true;
-        } else if name.starts_with("search_") && name.ends_with(".json") {
+        } else if campaign || search {
+            // (hash, scenario name) as the file states them.
             let held = std::fs::read(e.path())
                 .ok()
                 .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
                 .and_then(|v| {
-                    Some((
-                        v.get("scenario_hash")?.as_str()?.to_string(),
-                        v.get("scenario_name")?.as_str()?.to_string(),
-                    ))
+                    let named = v
+                        .get("scenario_name")
+                        .or_else(|| v.pointer("/scenario/name"))
+                        .and_then(|n| n.as_str())
+                        .unwrap_or("?");
+                    Some((v.get("scenario_hash")?.as_str()?.to_string(), named.to_string()))
                 });
             match held {
-                Some((h, _)) if h == scenario_hash => ours = true,
+                Some((h, _)) if h == scenario_hash || (search && claimant == Claimant::Search) => {
+                    ours = true
+                }
                 Some((h, held_name)) => {
                     return Err(CampaignError::OtherScenario {
                         dir: dir(),
@@ -111,7 +132,7 @@ mod tests {
     const HASH: &str = "ab12";
 
     fn claim(out: &Path) -> Result<(), CampaignError> {
-        check_out_claim(out, HASH, Path::new("s.yaml"))
+        check_out_claim(out, HASH, Path::new("s.yaml"), Claimant::Campaign)
     }
 
     #[test]
@@ -157,8 +178,11 @@ mod tests {
         assert!(e.ends_with("exists and is not a directory: give a new or empty directory, or one of this scenario's campaigns"), "{e}");
     }
 
+    /// A campaign refuses a directory of another scenario's search; a
+    /// search shares it (one record per search name), but refuses another
+    /// scenario's campaign.
     #[test]
-    fn a_search_record_of_another_scenario_is_refused() {
+    fn another_scenario_is_refused_by_what_it_would_mix_with() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(
             d.path().join("search_x.json"),
@@ -170,5 +194,19 @@ mod tests {
             e.contains("holds results of scenario 'other' (hash ffff00001111)"),
             "{e}"
         );
+        let search = |p: &Path| check_out_claim(p, HASH, Path::new("s.yaml"), Claimant::Search);
+        search(d.path()).unwrap();
+        let c = tempfile::tempdir().unwrap();
+        std::fs::write(
+            c.path().join("campaign.json"),
+            r#"{"scenario_hash": "eeee00001111", "scenario": {"name": "study"}}"#,
+        )
+        .unwrap();
+        let e = search(c.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("holds results of scenario 'study' (hash eeee00001111)"),
+            "{e}"
+        );
+        claim(c.path()).unwrap(); // the campaign compares its own hash
     }
 }

@@ -369,7 +369,12 @@ fn execute_plan(
         None => all.iter().collect(),
     };
     // Never a directory of unrelated files, nor paths the system refuses.
-    super::claim::check_out_claim(out, &scenario.hash, &scenario.path)?;
+    super::claim::check_out_claim(
+        out,
+        &scenario.hash,
+        &scenario.path,
+        super::claim::Claimant::Campaign,
+    )?;
     super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
     let lock = lock_dir(out)?;
@@ -463,6 +468,8 @@ fn execute_plan(
     bar.set_position(resumed as u64);
     // Resume notes go to stderr whether or not the bar is drawn (--quiet, no terminal).
     let note = |msg: String| {
+        // A note may quote a stored file: no control sequence reaches the terminal.
+        let msg = kraken_interfaces::text::terminal_safe(&msg).into_owned();
         if bar.is_hidden() {
             eprintln!("{msg}");
         } else {
