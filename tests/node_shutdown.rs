@@ -273,8 +273,7 @@ fn log_colour_follows_rcutils_colorized_output() {
     ] {
         for (colour, esc) in [(Some("1"), true), (Some("0"), false), (None, false)] {
             domain += 1;
-            let (code, log) =
-                run_and_signal_with(exe, &args, ready, libc::SIGINT, domain, colour);
+            let (code, log) = run_and_signal_with(exe, &args, ready, libc::SIGINT, domain, colour);
             assert_eq!(code, Some(0), "{exe}: {log}");
             assert_eq!(
                 log.contains("\u{1b}["),

@@ -353,7 +353,11 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, Conf
             let raw = |c: char| crate::text::unsafe_char(c) && !matches!(c, '\n' | '\t' | '\r');
             if let Some((i, c)) = text.char_indices().find(|(_, c)| raw(*c)) {
                 e.line = text[..i].matches('\n').count() + 1;
-                e.column = text[..i].rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+                e.column = text[..i]
+                    .rsplit('\n')
+                    .next()
+                    .map_or(0, |l| l.chars().count())
+                    + 1;
                 e.field = String::new();
                 e.message = format!(
                     "raw control character U+{:04X}: no text in a configuration file may hold one",
@@ -690,7 +694,10 @@ mod tests {
             Err(ConfigError::semantic(p, "robot.radius_m", "must be > 0"))
         })
         .unwrap_err();
-        assert_eq!(e.to_string(), "w.yaml:3:3: field 'robot.radius_m': must be > 0");
+        assert_eq!(
+            e.to_string(),
+            "w.yaml:3:3: field 'robot.radius_m': must be > 0"
+        );
         let ok: Outer = parse_yaml("\u{feff}name: a\nrobot: {radius_m: 1}\n", "w.yaml").unwrap();
         assert_eq!(ok.robot.radius_m, 1.0);
     }
@@ -739,6 +746,9 @@ mod tests {
         assert!(text.len() < 200, "{} bytes: {text}", text.len());
         assert!(text.contains("user0:x:0:0:User 0"), "{text}");
         assert!(!text.contains("user1:"), "{text}");
-        assert!(text.contains(&format!("({} characters)", passwd.len() - 1)), "{text}");
+        assert!(
+            text.contains(&format!("({} characters)", passwd.len() - 1)),
+            "{text}"
+        );
     }
 }

@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn quote_capped_cuts_and_escapes() {
-        let passwd = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
+        let passwd =
+            "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
         let q = quote_capped(passwd);
         assert_eq!(
             q,

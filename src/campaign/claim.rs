@@ -81,7 +81,10 @@ pub fn check_out_claim(
                         .or_else(|| v.pointer("/scenario/name"))
                         .and_then(|n| n.as_str())
                         .unwrap_or("?");
-                    Some((v.get("scenario_hash")?.as_str()?.to_string(), named.to_string()))
+                    Some((
+                        v.get("scenario_hash")?.as_str()?.to_string(),
+                        named.to_string(),
+                    ))
                 });
             match held {
                 Some((h, _)) if h == scenario_hash || (search && claimant == Claimant::Search) => {
@@ -90,8 +93,7 @@ pub fn check_out_claim(
                 Some((h, held_name)) => {
                     return Err(CampaignError::OtherScenario {
                         dir: dir(),
-                        held_name: kraken_interfaces::text::terminal_safe(&held_name)
-                            .into_owned(),
+                        held_name: kraken_interfaces::text::terminal_safe(&held_name).into_owned(),
                         held_hash: h.chars().take(12).collect(),
                         scenario: scenario.display().to_string(),
                         hash: scenario_hash.chars().take(12).collect(),

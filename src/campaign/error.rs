@@ -57,7 +57,9 @@ pub enum CampaignError {
     /// The `--out` directory is not one a campaign or search may write: not
     /// empty and holding no Breakbench results, or not a directory
     /// ([`super::claim`], REQ-OUTPUT-CLAIM). Nothing was written.
-    #[error("--out {dir}: {why}: give a new or empty directory, or one of this scenario's campaigns")]
+    #[error(
+        "--out {dir}: {why}: give a new or empty directory, or one of this scenario's campaigns"
+    )]
     NotOurs { dir: String, why: String },
     /// A path the campaign would write is longer than the system allows
     /// (REQ-OUTPUT-PATHS); nothing was written.

@@ -38,7 +38,8 @@ pub const MAX_RUN_ID_BYTES: usize = 200;
 
 /// Most bytes a file name the campaign writes adds to its run id: the
 /// temporary file of an atomic write (see [`MAX_RUN_ID_BYTES`]).
-const TMP_NAME_OVERHEAD: usize = ".".len() + ".json".len() + ".tmp.".len() + 7 + ".ThreadId".len() + 20;
+const TMP_NAME_OVERHEAD: usize =
+    ".".len() + ".json".len() + ".tmp.".len() + 7 + ".ThreadId".len() + 20;
 
 /// Longest path the system accepts (`PATH_MAX` of Linux, with its NUL).
 pub const PATH_MAX_BYTES: usize = 4096;
@@ -154,27 +155,32 @@ pub fn longest_run_id(file: &ScenarioFile) -> (usize, String, String) {
             .axes
             .iter()
             .map(|a| {
-                let v = longest(a.values.iter().map(|v| super::plan::fmt_value(*v)).collect());
+                let v = longest(
+                    a.values
+                        .iter()
+                        .map(|v| super::plan::fmt_value(*v))
+                        .collect(),
+                );
                 format!("{}{v}", a.name)
             })
             .chain(nav_parts.iter().cloned())
             .collect();
-        consider(format!("grid_{}_r{last_repeat}", key.join("_")), "axes".into());
+        consider(
+            format!("grid_{}_r{last_repeat}", key.join("_")),
+            "axes".into(),
+        );
     }
-    let nominal = super::plan::nominal_run_id(
-        file.nominal.runs.saturating_sub(1),
-        file.nominal.runs,
-    );
+    let nominal =
+        super::plan::nominal_run_id(file.nominal.runs.saturating_sub(1), file.nominal.runs);
     let prefix: String = nav_parts.iter().map(|p| format!("{p}_")).collect();
     consider(
         nominal.replacen("nominal_", &format!("nominal_{prefix}"), 1),
         "navigator_axes".into(),
     );
     for (i, t) in file.tests.iter().enumerate() {
-        let phase = t
-            .phase_sweep
-            .as_ref()
-            .map_or(String::new(), |ps| format!("_p{}", ps.steps.saturating_sub(1)));
+        let phase = t.phase_sweep.as_ref().map_or(String::new(), |ps| {
+            format!("_p{}", ps.steps.saturating_sub(1))
+        });
         consider(
             format!("test_{}{phase}_r{last_repeat}", t.name),
             format!("tests[{i}].name"),
@@ -199,9 +205,7 @@ pub fn check_out_dir(out: &Path, file: &ScenarioFile) -> Result<(), String> {
     let abs = if out.is_absolute() {
         out.to_path_buf()
     } else {
-        std::env::current_dir()
-            .unwrap_or_default()
-            .join(out)
+        std::env::current_dir().unwrap_or_default().join(out)
     };
     let (id_len, _, _) = longest_run_id(file);
     let longest = "/provenance/".len() + id_len + TMP_NAME_OVERHEAD;

@@ -360,7 +360,11 @@ fn traceability(h: &mut String, scenario: &Scenario, s: &Summary, ms: &[&Manifes
                 l.join(", ")
             }
         };
-        let artifacts = format!("fault runs: {}<br/>baselines: {}", links(false), links(true));
+        let artifacts = format!(
+            "fault runs: {}<br/>baselines: {}",
+            links(false),
+            links(true)
+        );
         for f in faults {
             let _ = writeln!(
                 h,
