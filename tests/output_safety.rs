@@ -320,3 +320,57 @@ fn an_error_quotes_at_most_a_few_dozen_characters_of_a_file() {
     assert!(e.contains("user0:x:0:0:User 0"), "{e}");
     assert!(!e.contains("user1:"), "{e}");
 }
+
+/// The longest run id computed from the declared sizes is the longest id of
+/// the plan, for every shipped scenario that has grids, navigator axes,
+/// phase sweeps and baselines.
+#[test]
+fn longest_run_id_from_declared_sizes_is_the_plans() {
+    let mut checked = 0;
+    for dir in [
+        "scenarios/studies",
+        "scenarios/tests",
+        "scenarios/selftest",
+        "tests/data",
+    ] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let Ok(s) = Scenario::load(&p) else { continue };
+            let plan = breakbench::campaign::plan::plan_file(&s.file);
+            let want = plan.iter().map(|r| r.run_id.len()).max().unwrap();
+            let (len, _, id) = breakbench::campaign::names::longest_run_id(&s.file);
+            assert_eq!(len, want, "{}: {id}", p.display());
+            assert!(plan.iter().any(|r| r.run_id == id), "{}: {id}", p.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} scenarios");
+}
+
+/// An output directory whose path, with the longest file the campaign
+/// writes under it, passes PATH_MAX is refused before anything is written,
+/// naming `--out` and the byte counts.
+#[test]
+fn an_out_directory_too_deep_for_its_files_is_refused() {
+    let s = Scenario::load(&root().join("tests/data/small_study.yaml")).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let deep = d.path().join("d".repeat(200)).join("e".repeat(200));
+    let mut out = deep.clone();
+    while out.as_os_str().len() < 4050 {
+        out = out.join("f".repeat(200));
+    }
+    let e = run_campaign(&s, &opts(&out))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.starts_with(&format!(
+            "--out {}: its files would have paths of up to ",
+            out.display()
+        )) && e.contains("over the system's limit of 4095 (PATH_MAX)"),
+        "{e}"
+    );
+    assert!(!d.path().join("d".repeat(200)).exists());
+    // A shallower one is accepted (and written).
+    breakbench::campaign::names::check_out_dir(&deep, &s.file).unwrap();
+}

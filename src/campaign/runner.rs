@@ -369,13 +369,14 @@ fn execute_plan(
         None => all.iter().collect(),
     };
     // Never a directory of unrelated files, nor paths the system refuses.
+    // (The length first: the system refuses to look at a path too long.)
+    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
     super::claim::check_out_claim(
         out,
         &scenario.hash,
         &scenario.path,
         super::claim::Claimant::Campaign,
     )?;
-    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
     let lock = lock_dir(out)?;
     let cpath = out.join("campaign.json");
