@@ -12,6 +12,8 @@ use breakbench::campaign::runner::{analyze, run_campaign_on, run_shard_on, Campa
 use breakbench::campaign::{Budget, Estimate, Scenario};
 use breakbench::supervisor::external::ExternalStack;
 use clap::{Parser, Subcommand};
+// Every name printed came from a file: printed without control sequences.
+use kraken_interfaces::text::terminal_safe as safe;
 
 #[derive(Parser)]
 #[command(
@@ -262,11 +264,13 @@ fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(kraken_interfaces::text::log_colour())
         .init();
     match real_main() {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Each cause once, terminal-safe (REQ-OUTPUT-SAFE-TEXT).
+            eprintln!("error: {}", kraken_interfaces::text::error_chain(&*e));
             ExitCode::from(2)
         }
     }
@@ -387,7 +391,7 @@ fn real_main() -> Result<ExitCode> {
                     .with_context(|| format!("campaign {} shard {shard}", scenario.display()))?;
                 println!(
                     "{} shard {shard}: {} runs ({} executed, {} resumed) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs) into {}; merge the shards with breakbench merge",
-                    s.file.name,
+                    safe(&s.file.name),
                     r.runs,
                     r.timing.runs_executed,
                     r.timing.runs_resumed,
@@ -404,7 +408,7 @@ fn real_main() -> Result<ExitCode> {
             let sm = &r.summary;
             println!(
                 "{}: {} manifests ({} grid of {}, {} nominal, {} canary) in {:.2} s wall, {:.0} s sim ({:.0}x real time, {} jobs)",
-                sm.scenario_name,
+                safe(&sm.scenario_name),
                 sm.corpus.manifests,
                 sm.corpus.grid_runs,
                 sm.corpus.grid_expected,
@@ -466,8 +470,8 @@ fn real_main() -> Result<ExitCode> {
                 println!(
                     "test {} ({} / {}): fault runs {}; baselines {}{self_test}",
                     t.test,
-                    t.requirement,
-                    t.hazard,
+                    safe(&t.requirement),
+                    safe(&t.hazard),
                     c(&t.verdict_classes),
                     c(&t.baselines)
                 );
@@ -485,7 +489,7 @@ fn real_main() -> Result<ExitCode> {
             let sm = &r.summary;
             println!(
                 "{}: merged {} shards of {}: {} manifests ({} grid of {}, {} nominal, {} canary), {:.0} s sim, {:.2} s wall summed over the shards",
-                sm.scenario_name,
+                safe(&sm.scenario_name),
                 r.merge.shards.len(),
                 r.merge.shards.first().map_or(0, |s| s.shard.count),
                 sm.corpus.manifests,

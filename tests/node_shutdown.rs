@@ -78,7 +78,8 @@ fn in_netns(test: &str) -> bool {
 
 /// Starts `exe` with `args`, waits for `ready` in its log, sends `signal`,
 /// and returns (exit code, log). Panics if it is not ready within 20 s or
-/// still runs 10 s after the signal.
+/// still runs 10 s after the signal. Its stderr is a file, not a terminal;
+/// `RCUTILS_COLORIZED_OUTPUT` is unset (and `NO_COLOR` too).
 fn run_and_signal(
     exe: &str,
     args: &[&str],
@@ -86,19 +87,34 @@ fn run_and_signal(
     signal: i32,
     domain: u16,
 ) -> (Option<i32>, String) {
+    run_and_signal_with(exe, args, ready, signal, domain, None)
+}
+
+/// [`run_and_signal`] with `RCUTILS_COLORIZED_OUTPUT` set to `colour`.
+fn run_and_signal_with(
+    exe: &str,
+    args: &[&str],
+    ready: &str,
+    signal: i32,
+    domain: u16,
+    colour: Option<&str>,
+) -> (Option<i32>, String) {
     let log = tempfile::NamedTempFile::new().expect("log file");
-    let mut child = Command::new(bin_dir().join(exe))
-        .args(args)
+    let mut cmd = Command::new(bin_dir().join(exe));
+    cmd.args(args)
         .current_dir(root())
         .env("ROS_DOMAIN_ID", domain.to_string())
         .env("ROS_DISTRO", "jazzy")
         .env("KRAKEN_FAULTS_ENABLE", "1")
-        .env("NO_COLOR", "1")
+        .env_remove("NO_COLOR")
+        .env_remove("RCUTILS_COLORIZED_OUTPUT")
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
-        .stderr(log.reopen().expect("log"))
-        .spawn()
-        .unwrap_or_else(|e| panic!("{exe}: {e}"));
+        .stderr(log.reopen().expect("log"));
+    if let Some(c) = colour {
+        cmd.env("RCUTILS_COLORIZED_OUTPUT", c);
+    }
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{exe}: {e}"));
     let read = || {
         let mut s = String::new();
         std::fs::File::open(log.path())
@@ -205,6 +221,11 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
             domain += 1;
             let (code, log) = run_and_signal(exe, args, ready, signal, domain);
             println!("{exe} {name}: exit code {code:?}");
+            // Its stderr is not a terminal: no ANSI colour (REQ-LOG-COLOUR).
+            assert!(
+                !log.contains('\u{1b}'),
+                "{exe}: ESC in a log that is not a terminal:\n{log:?}"
+            );
             assert_eq!(code, Some(0), "{exe}: exit code after {name}; log:\n{log}");
             assert!(
                 log.contains(&format!("{name}: shutting down")),
@@ -228,4 +249,37 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
             .is_none(),
         "an oracle stopped before the mission timeout writes no manifest"
     );
+}
+
+/// ROS 2's switch decides the colour of every node's log
+/// (REQ-LOG-COLOUR): `RCUTILS_COLORIZED_OUTPUT=1` forces ANSI colour into
+/// a log file, `0` and unset (stderr not a terminal) give none. One node
+/// per crate that builds a node binary, and kraken_scenario's crate's
+/// fault_injector; all set up logging in `breakbench_ros::init_logging`.
+#[test]
+fn log_colour_follows_rcutils_colorized_output() {
+    if in_netns("log_colour_follows_rcutils_colorized_output") {
+        return;
+    }
+    build_nodes();
+    let mut domain = 150;
+    for (exe, args, ready) in [
+        (
+            "fault_injector",
+            vec!["--ros-args", "-p", "use_sim_time:=true"],
+            "ready:",
+        ),
+        ("sim_bridge", vec![], "ready"),
+    ] {
+        for (colour, esc) in [(Some("1"), true), (Some("0"), false), (None, false)] {
+            domain += 1;
+            let (code, log) = run_and_signal_with(exe, &args, ready, libc::SIGINT, domain, colour);
+            assert_eq!(code, Some(0), "{exe}: {log}");
+            assert_eq!(
+                log.contains("\u{1b}["),
+                esc,
+                "{exe} with RCUTILS_COLORIZED_OUTPUT={colour:?}:\n{log:?}"
+            );
+        }
+    }
 }

@@ -89,7 +89,7 @@ fn every_negative_test_gets_its_declared_class() {
     }
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
-        report.contains("disabled_injector<br>self-test: every fault run invalid, for the reason &apos;the injector was disabled&apos;, with scan_never_stale, mission_completes satisfied, the injector disabled: 2/2 met</td>"),
+        report.contains("disabled_injector<br/>self-test: every fault run invalid, for the reason &apos;the injector was disabled&apos;, with scan_never_stale, mission_completes satisfied, the injector disabled: 2/2 met</td>"),
         "report.html"
     );
     // JUnit: a self-test's fault run that gets its declared class passes

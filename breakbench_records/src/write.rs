@@ -14,11 +14,27 @@ use sha2::{Digest, Sha256};
 use crate::RecordsError;
 
 /// Writes `bytes` to `path` atomically (temporary file + fsync + rename),
-/// creating the parent directory if needed.
+/// creating the parent directory if needed. On any error after the
+/// temporary file was created (a full disk, a failed sync or rename) the
+/// temporary file is removed: a failed write leaves the directory as it was.
 ///
 /// # Errors
 /// [`RecordsError::Io`] naming the file or directory that failed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordsError> {
+    write_atomic_with(path, bytes, |f, b| {
+        f.write_all(b)?;
+        f.sync_all()
+    })
+}
+
+/// [`write_atomic`] with the step that fills the temporary file given:
+/// `fill(file, bytes)` writes and syncs it. Tests inject a failing `fill`
+/// (a full disk) through it.
+fn write_atomic_with(
+    path: &Path,
+    bytes: &[u8],
+    fill: impl FnOnce(&mut std::fs::File, &[u8]) -> std::io::Result<()>,
+) -> Result<(), RecordsError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| RecordsError::io(dir, e))?;
     let name = path
@@ -34,10 +50,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RecordsError> {
         .replace(['(', ')'], ""),
     );
     let mut f = std::fs::File::create(&tmp).map_err(|e| RecordsError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| RecordsError::io(&tmp, e))?;
-    f.sync_all().map_err(|e| RecordsError::io(&tmp, e))?;
+    let filled = fill(&mut f, bytes);
     drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| RecordsError::io(path, e))?;
+    let done = match filled {
+        Ok(()) => std::fs::rename(&tmp, path).map_err(|e| RecordsError::io(path, e)),
+        Err(e) => Err(RecordsError::io(path, e)),
+    };
+    if done.is_err() {
+        // Best effort: the error reported is the write's, not the removal's.
+        let _ = std::fs::remove_file(&tmp);
+        return done;
+    }
     // Persist the rename itself (the directory entry).
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -102,6 +125,49 @@ mod tests {
         write_atomic(&p, b"second").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"second");
         let names: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.json")]);
+    }
+
+    /// A write that fails half-way (ENOSPC after some bytes, as on a full
+    /// disk) reports the target file with the OS error, keeps the old file
+    /// and leaves no temporary file behind.
+    #[test]
+    fn failed_write_removes_its_temporary_and_keeps_the_old_file() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("traces/run_000.csv");
+        write_atomic(&p, b"old trace").unwrap();
+        let e = write_atomic_with(&p, b"new trace, longer", |f, b| {
+            f.write_all(&b[..4])?;
+            Err(std::io::Error::from_raw_os_error(28)) // ENOSPC
+        })
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("traces/run_000.csv"), "{text}");
+        assert!(
+            std::error::Error::source(&e)
+                .is_some_and(|s| s.to_string().contains("No space left on device")),
+            "{text}"
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), b"old trace");
+        let names: Vec<_> = std::fs::read_dir(p.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("run_000.csv")]);
+    }
+
+    /// A rename that fails (the target is a non-empty directory) removes the
+    /// temporary file too.
+    #[test]
+    fn failed_rename_removes_its_temporary() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("x.json");
+        std::fs::create_dir_all(p.join("inside")).unwrap();
+        assert!(write_atomic(&p, b"bytes").is_err());
+        let names: Vec<_> = std::fs::read_dir(d.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();

@@ -39,6 +39,10 @@ pub use types::{
     TriggerSrv,
 };
 
+/// How every node prints its fatal error: the chain, each cause once,
+/// terminal-safe (see [`kraken_interfaces::text::error_chain`]).
+pub use kraken_interfaces::text::error_chain;
+
 /// Re-export of the ros2-client version these helpers are built on.
 pub use ros2_client;
 
@@ -53,7 +57,11 @@ pub const NODE_LOG_FILTER: &str =
 /// Installs the `tracing` subscriber every node uses: formatted lines on
 /// stderr (stdout stays free for a node's own output), filtered by
 /// `RUST_LOG` when set and valid, else by `default_filter` (usually
-/// [`NODE_LOG_FILTER`]). Call once, first thing in `main`.
+/// [`NODE_LOG_FILTER`]). ANSI colour only when `RCUTILS_COLORIZED_OUTPUT=1`,
+/// or when it is unset and stderr is a terminal (ROS 2's convention,
+/// [`kraken_interfaces::text::log_colour`]; REQ-LOG-COLOUR): a pipe, a CI
+/// log or a `ros2 launch` log gets plain text. Call once, first thing in
+/// `main`; every node binary does.
 ///
 /// One known-harmless rustdds error is dropped: see [`ClockTypeClash`].
 pub fn init_logging(default_filter: &str) {
@@ -64,7 +72,11 @@ pub fn init_logging(default_filter: &str) {
     tracing_subscriber::registry()
         .with(filter)
         .with(ClockTypeClash)
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(kraken_interfaces::text::log_colour()),
+        )
         .init();
 }
 

@@ -123,6 +123,7 @@ pub fn locate(text: &str, field: &str, nth: usize) -> Option<(usize, usize)> {
     use std::cell::Cell;
 
     const FOUND: &str = "\u{0}breakbench-locate-found";
+    let text = without_bom(text);
     let target = split_path(field)?;
     if target.is_empty() || nth == 0 {
         return None;
@@ -331,9 +332,166 @@ pub fn locate(text: &str, field: &str, nth: usize) -> Option<(usize, usize)> {
     }
 }
 
+/// `text` without a leading UTF-8 byte order mark (U+FEFF), which the
+/// YAML parser would count as content of the first line.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Parses YAML `text` (read from `path`) into `T`, reporting line, column and
-/// field path on failure.
+/// field path on failure. A leading byte order mark is skipped (lines count
+/// as an editor shows them); every string of the document (keys and values)
+/// is checked by [`check_strings`]; a message quoting the file's content
+/// quotes at most [`crate::text::QUOTE_CHARS`] characters of it, escaped.
 pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, ConfigError> {
+    let text = without_bom(text);
+    let value = parse_yaml_raw(text, path).map_err(|mut e| {
+        e.message = cap_quotes(&e.message);
+        // The YAML scanner refuses a raw control character with a byte
+        // offset only: report its line and column, and which it is.
+        if e.message.starts_with("control characters are not allowed") {
+            let raw = |c: char| crate::text::unsafe_char(c) && !matches!(c, '\n' | '\t' | '\r');
+            if let Some((i, c)) = text.char_indices().find(|(_, c)| raw(*c)) {
+                e.line = text[..i].matches('\n').count() + 1;
+                e.column = text[..i]
+                    .rsplit('\n')
+                    .next()
+                    .map_or(0, |l| l.chars().count())
+                    + 1;
+                e.field = String::new();
+                e.message = format!(
+                    "raw control character U+{:04X}: no text in a configuration file may hold one",
+                    c as u32
+                );
+            }
+        }
+        e
+    })?;
+    check_strings(text, path)?;
+    Ok(value)
+}
+
+/// Every string of the YAML `text`, keys and values, free of
+/// [`crate::text::unsafe_char`]s other than line feed and tab (which a
+/// multi-line value may hold): a control character (an escape sequence
+/// `"\e[2J"`), a bidirectional override or U+FFFE/U+FFFF would reach the
+/// terminal, the logs and the XML/HTML outputs that quote the file.
+///
+/// # Errors
+/// A [`ConfigError`] naming the file, the line and the field of the first
+/// such string, the character (as `U+001B`) and its position in the string.
+pub fn check_strings(text: &str, path: &str) -> Result<(), ConfigError> {
+    use crate::text::unsafe_char;
+    let bad = |c: char| unsafe_char(c) && c != '\n' && c != '\t';
+    // Only a raw unsafe character (a carriage return of a CRLF file is
+    // not one inside a value) or a double-quoted escape can put one in a
+    // string: without both the walk is skipped.
+    if !text.contains('\\') && !text.chars().any(|c| bad(c) && c != '\r') {
+        return Ok(());
+    }
+    let Ok(doc) = serde_yaml_ng::from_str::<serde_yaml_ng::Value>(text) else {
+        return Ok(()); // parse_yaml already accepted it as a T
+    };
+    fn walk(
+        v: &serde_yaml_ng::Value,
+        at: &str,
+        bad: &dyn Fn(char) -> bool,
+    ) -> Option<(String, String)> {
+        use serde_yaml_ng::Value;
+        let hit = |s: &str| s.chars().any(bad);
+        match v {
+            Value::String(s) if hit(s) => Some((at.to_string(), s.clone())),
+            Value::Sequence(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, x)| walk(x, &format!("{at}[{i}]"), bad)),
+            Value::Mapping(m) => m.iter().find_map(|(k, x)| {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    other => serde_yaml_ng::to_string(other)
+                        .unwrap_or_default()
+                        .trim_end()
+                        .to_string(),
+                };
+                let field = if at.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{at}.{key}")
+                };
+                if hit(&key) {
+                    return Some((field, key));
+                }
+                walk(x, &field, bad)
+            }),
+            Value::Tagged(t) => walk(&t.value, at, bad),
+            _ => None,
+        }
+    }
+    let Some((field, s)) = walk(&doc, "", &bad) else {
+        return Ok(());
+    };
+    let (i, c) = s
+        .chars()
+        .enumerate()
+        .find(|(_, c)| bad(*c))
+        .expect("walk found one");
+    Err(ConfigError::semantic(
+        path,
+        &field,
+        format!(
+            "'{}' holds U+{:04X} at character {}: no text in a configuration file may hold a control character (an escape sequence), a bidirectional override or U+FFFE/U+FFFF",
+            crate::text::quote_capped(&s),
+            c as u32,
+            i + 1
+        ),
+    )
+    .located(text))
+}
+
+/// `message` with every double-quoted part longer than
+/// [`crate::text::QUOTE_CHARS`] characters cut to that many (serde quotes a
+/// whole scalar: a file of text given where a mapping is expected would be
+/// echoed whole), and made [`crate::text::terminal_safe`].
+fn cap_quotes(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(512));
+    let mut rest = message;
+    while let Some(open) = rest.find('"') {
+        out.push_str(&rest[..=open]);
+        let body = &rest[open + 1..];
+        // The closing quote: the first one not escaped by a backslash.
+        let mut close = None;
+        let mut escaped = false;
+        for (j, c) in body.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '"' if !escaped => {
+                    close = Some(j);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(close) = close else {
+            rest = body;
+            break;
+        };
+        let quoted = &body[..close];
+        let n = quoted.chars().count();
+        if n > crate::text::QUOTE_CHARS {
+            out.extend(quoted.chars().take(crate::text::QUOTE_CHARS));
+            out.push_str(&format!("...\" ({n} characters)"));
+        } else {
+            out.push_str(quoted);
+            out.push('"');
+        }
+        rest = &body[close + 1..];
+    }
+    out.push_str(rest);
+    crate::text::terminal_safe(&out).into_owned()
+}
+
+/// [`parse_yaml`] without the string check and the quote cap.
+fn parse_yaml_raw<T: DeserializeOwned>(text: &str, path: &str) -> Result<T, ConfigError> {
     let de = serde_yaml_ng::Deserializer::from_str(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
         let field = e.path().to_string();
@@ -521,5 +679,76 @@ mod tests {
         let text = "name: a\nname: b\nrobot: {radius_m: 1}\n";
         let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
         assert_eq!((e.line, e.field.as_str()), (2, "name"), "{e}");
+    }
+
+    /// A UTF-8 byte order mark does not shift the reported line: an error
+    /// on line 3 of a file with a BOM is reported on line 3, parse errors
+    /// and semantic ones alike.
+    #[test]
+    fn byte_order_mark_does_not_shift_lines() {
+        let text = "\u{feff}name: a\nrobot:\n  radius_m: big\n";
+        let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (3, "robot.radius_m"), "{e}");
+        let text = "\u{feff}name: a\nrobot:\n  radius_m: -1\n";
+        let e = parse_yaml_checked::<Outer>(text, "w.yaml", |_, p| {
+            Err(ConfigError::semantic(p, "robot.radius_m", "must be > 0"))
+        })
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "w.yaml:3:3: field 'robot.radius_m': must be > 0"
+        );
+        let ok: Outer = parse_yaml("\u{feff}name: a\nrobot: {radius_m: 1}\n", "w.yaml").unwrap();
+        assert_eq!(ok.robot.radius_m, 1.0);
+    }
+
+    /// A control character in any string (here an ANSI escape written as a
+    /// YAML escape, and a raw BEL in a key) is refused with file, line and
+    /// field; tabs and line feeds in values, and a CRLF file, are accepted.
+    #[test]
+    fn control_characters_in_strings_are_refused_with_their_field() {
+        let text = "name: \"evil\\e[2Jname\"\nrobot:\n  radius_m: 1\n";
+        let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "w.yaml:1:1: field 'name': 'evil\\u{1b}[2Jname' holds U+001B at character 5: no text in a configuration file may hold a control character (an escape sequence), a bidirectional override or U+FFFE/U+FFFF"
+        );
+        let text = "name: a\nrobot:\n  radius_m: 1\n  \"co\u{7}lour\": red\n";
+        let e = parse_yaml::<serde_yaml_ng::Value>(text, "w.yaml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "w.yaml:4:6: raw control character U+0007: no text in a configuration file may hold one"
+        );
+        let text = "name: a\nrobot:\n  radius_m: 1\n  \"co\\alour\": red\n";
+        let e = parse_yaml::<serde_yaml_ng::Value>(text, "w.yaml").unwrap_err();
+        assert_eq!((e.line, e.field.as_str()), (4, "robot.co\u{7}lour"), "{e}");
+        let text = "name: \"x\\u202Ey\"\nrobot: {radius_m: 1}\n";
+        let e = parse_yaml::<Outer>(text, "w.yaml").unwrap_err();
+        assert!(e.message.contains("U+202E"), "{e}");
+        for ok in [
+            "name: \"tab\\there\\nline\"\nrobot: {radius_m: 1}\n",
+            "name: a\r\nrobot:\r\n  radius_m: 1\r\n",
+            "# a comment with \\e\nname: \"ünïcode <&>\"\nrobot: {radius_m: 1}\n",
+        ] {
+            parse_yaml::<Outer>(ok, "w.yaml").unwrap();
+        }
+    }
+
+    /// A file of text where a mapping is expected (`world: /etc/passwd`) is
+    /// not echoed whole: the message quotes at most 40 characters of it.
+    #[test]
+    fn error_quotes_at_most_a_few_dozen_characters_of_the_file() {
+        let passwd: String = (0..40)
+            .map(|i| format!("user{i}:x:{i}:{i}:User {i}:/home/user{i}:/bin/sh\n"))
+            .collect();
+        let e = parse_yaml::<Outer>(&passwd, "/etc/passwd").unwrap_err();
+        let text = e.to_string();
+        assert!(text.len() < 200, "{} bytes: {text}", text.len());
+        assert!(text.contains("user0:x:0:0:User 0"), "{text}");
+        assert!(!text.contains("user1:"), "{text}");
+        assert!(
+            text.contains(&format!("({} characters)", passwd.len() - 1)),
+            "{text}"
+        );
     }
 }

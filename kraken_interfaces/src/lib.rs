@@ -16,6 +16,7 @@ pub mod config;
 pub mod kraken;
 pub mod ros;
 pub mod self_report;
+pub mod text;
 
 pub use config::ConfigError;
 pub use kraken::*;

@@ -71,7 +71,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("{NODE_NAME}: error: {e:#}");
+            eprintln!("{NODE_NAME}: error: {}", breakbench_ros::error_chain(&*e));
             ExitCode::FAILURE
         }
     }
@@ -402,8 +402,8 @@ fn write_judgement(path: &std::path::Path, j: &RunJudgement, faults: &[FaultReco
         judgement: j,
         faults,
     })?;
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).with_context(|| tmp.display().to_string())?;
-    std::fs::rename(&tmp, path).with_context(|| path.display().to_string())?;
+    // The one atomic writer: a failed write (a full disk) leaves no
+    // temporary file behind (REQ-CAMPAIGN-ATOMIC).
+    breakbench_records::write_atomic(path, text.as_bytes())?;
     Ok(())
 }

@@ -171,7 +171,10 @@ fn main() -> ExitCode {
     match run(args, &probe) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("breakbench_ready: not ready: {e:#}");
+            eprintln!(
+                "breakbench_ready: not ready: {}",
+                breakbench_ros::error_chain(&*e)
+            );
             ExitCode::FAILURE
         }
     }

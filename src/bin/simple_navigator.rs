@@ -167,7 +167,10 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("simple_navigator: error: {e:#}");
+            eprintln!(
+                "simple_navigator: error: {}",
+                breakbench_ros::error_chain(&*e)
+            );
             ExitCode::FAILURE
         }
     }

@@ -54,6 +54,17 @@ pub enum CampaignError {
         /// First 12 hex digits of the loaded scenario's hash.
         hash: String,
     },
+    /// The `--out` directory is not one a campaign or search may write: not
+    /// empty and holding no Breakbench results, or not a directory
+    /// ([`super::claim`], REQ-OUTPUT-CLAIM). Nothing was written.
+    #[error(
+        "--out {dir}: {why}: give a new or empty directory, or one of this scenario's campaigns"
+    )]
+    NotOurs { dir: String, why: String },
+    /// A path the campaign would write is longer than the system allows
+    /// (REQ-OUTPUT-PATHS); nothing was written.
+    #[error("{0}")]
+    OutPath(String),
     /// Another campaign holds the output directory's lock.
     #[error("{dir} is in use by another campaign (lock {lock})")]
     Locked { dir: String, lock: String },

@@ -10,12 +10,14 @@
 
 pub mod atomic;
 pub mod budget;
+pub mod claim;
 pub mod consumers;
 pub mod error;
 pub mod executor;
 pub mod graph;
 pub mod manifest;
 pub mod merge;
+pub mod names;
 pub mod orchestrate;
 pub mod outputs;
 pub mod plan;

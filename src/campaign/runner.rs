@@ -368,6 +368,15 @@ fn execute_plan(
         Some(sh) => sh.slice(&all),
         None => all.iter().collect(),
     };
+    // Never a directory of unrelated files, nor paths the system refuses.
+    // (The length first: the system refuses to look at a path too long.)
+    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
+    super::claim::check_out_claim(
+        out,
+        &scenario.hash,
+        &scenario.path,
+        super::claim::Claimant::Campaign,
+    )?;
     std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
     let lock = lock_dir(out)?;
     let cpath = out.join("campaign.json");
@@ -460,6 +469,8 @@ fn execute_plan(
     bar.set_position(resumed as u64);
     // Resume notes go to stderr whether or not the bar is drawn (--quiet, no terminal).
     let note = |msg: String| {
+        // A note may quote a stored file: no control sequence reaches the terminal.
+        let msg = kraken_interfaces::text::terminal_safe(&msg).into_owned();
         if bar.is_hidden() {
             eprintln!("{msg}");
         } else {

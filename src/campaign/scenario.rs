@@ -363,6 +363,8 @@ impl ScenarioFile {
             ..self.clone()
         };
         check_ranges(&without_tests, path, "", &[("", SCENARIO_RANGES)])?;
+        // Names printed and written, and the run ids (file names) they make.
+        super::names::check_names(file, path)?;
         if file.axes.is_empty() && file.tests.is_empty() {
             return err("axes", "needs at least one axis (or a test)".into());
         }

@@ -446,6 +446,12 @@ pub fn run_search(
     opts: &SearchOptions,
 ) -> Result<SearchRecord, CampaignError> {
     let path = record_path(&opts.out, &search.name);
+    super::claim::check_out_claim(
+        &opts.out,
+        &scenario.hash,
+        &scenario.path,
+        super::claim::Claimant::Search,
+    )?;
     if opts.out.exists() && !opts.out.is_dir() {
         return Err(CampaignError::io(
             &opts.out,

@@ -225,7 +225,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ekf_node: error: {e:#}");
+            eprintln!("ekf_node: error: {}", breakbench_ros::error_chain(&*e));
             ExitCode::FAILURE
         }
     }

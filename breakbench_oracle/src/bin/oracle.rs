@@ -79,12 +79,12 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.downcast_ref::<Refused>().is_some() => {
-            tracing::error!("{e:#}");
-            eprintln!("oracle: refused: {e:#}");
+            tracing::error!("{}", breakbench_ros::error_chain(&*e));
+            eprintln!("oracle: refused: {}", breakbench_ros::error_chain(&*e));
             ExitCode::from(2)
         }
         Err(e) => {
-            eprintln!("oracle: error: {e:#}");
+            eprintln!("oracle: error: {}", breakbench_ros::error_chain(&*e));
             ExitCode::FAILURE
         }
     }

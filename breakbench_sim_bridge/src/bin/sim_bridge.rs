@@ -109,7 +109,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sim_bridge: error: {e:#}");
+            eprintln!("sim_bridge: error: {}", breakbench_ros::error_chain(&*e));
             ExitCode::FAILURE
         }
     }

@@ -48,7 +48,10 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("kraken_scenario: error: {e:#}");
+            eprintln!(
+                "kraken_scenario: error: {}",
+                breakbench_ros::error_chain(&*e)
+            );
             if e.downcast_ref::<BadParam>().is_some() {
                 ExitCode::from(2)
             } else {

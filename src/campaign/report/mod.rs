@@ -73,7 +73,7 @@ pub fn render_html(
     let title = format!("Breakbench report: {}", summary.scenario_name);
     let _ = write!(
         h,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
         xml_escape(&title)
     );
     tables::header(&mut h, scenario, summary);

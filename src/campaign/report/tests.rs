@@ -249,7 +249,7 @@ fn verdict_table(h: &mut String, s: &Summary, ms: &[&Manifest]) {
         // class of its runs: say whether they met it.
         let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
             format!(
-                "<br>self-test: {}: {}/{} met{}",
+                "<br/>self-test: {}: {}/{} met{}",
                 xml_escape(&st.declaration),
                 st.met,
                 st.runs,
@@ -284,7 +284,7 @@ fn verdict_table(h: &mut String, s: &Summary, ms: &[&Manifest]) {
         let fp = if fps.is_empty() {
             "— (no detection expectation)".to_string()
         } else {
-            fps.join("<br>")
+            fps.join("<br/>")
         };
         let _ = writeln!(
             h,
@@ -360,7 +360,11 @@ fn traceability(h: &mut String, scenario: &Scenario, s: &Summary, ms: &[&Manifes
                 l.join(", ")
             }
         };
-        let artifacts = format!("fault runs: {}<br>baselines: {}", links(false), links(true));
+        let artifacts = format!(
+            "fault runs: {}<br/>baselines: {}",
+            links(false),
+            links(true)
+        );
         for f in faults {
             let _ = writeln!(
                 h,
@@ -634,7 +638,7 @@ mod unit {
         let html = render();
         let r = row(&html, "trace", "REQ-NAV-STALE-SENSOR");
         assert!(r.contains("<td class=\"l\">HAZ-COLLISION-OBSTACLE</td><td class=\"l\">scan_loss (scan, dropout)</td><td class=\"l\">scan_loss_at_obstacle</td><td class=\"l\">fault runs: pass 1; baselines: pass 1</td>"), "{r}");
-        assert!(r.contains("fault runs: <a href=\"manifests/test_scan_loss_at_obstacle_r0.json\">test_scan_loss_at_obstacle_r0</a><br>baselines: <a href=\"manifests/baseline_scan_loss_at_obstacle_r0.json\">baseline_scan_loss_at_obstacle_r0</a>"), "{r}");
+        assert!(r.contains("fault runs: <a href=\"manifests/test_scan_loss_at_obstacle_r0.json\">test_scan_loss_at_obstacle_r0</a><br/>baselines: <a href=\"manifests/baseline_scan_loss_at_obstacle_r0.json\">baseline_scan_loss_at_obstacle_r0</a>"), "{r}");
         let r = row(&html, "trace", "REQ-&lt;X&gt;&amp;&quot;Y&quot;");
         assert!(r.contains("<td class=\"l\">a&lt;b&amp;c</td><td class=\"l\">fault runs: fail 1, invalid 1; baselines: pass 2</td>"), "{r}");
         assert!(r.contains("<a href=\"manifests/test_a%3Cb%26c_r0.json\">test_a&lt;b&amp;c_r0</a>, <a href=\"manifests/test_a%3Cb%26c_r1.json\">test_a&lt;b&amp;c_r1</a>"), "{r}");
