@@ -56,6 +56,9 @@ enum Command {
         /// Resource budget: most lidar rays (beams × scans) over all runs
         #[arg(long, default_value_t = Budget::default().max_rays)]
         max_rays: u64,
+        /// Resource budget: most ray-segment tests (rays × the world's wall and box edges)
+        #[arg(long, default_value_t = Budget::default().max_ray_tests)]
+        max_ray_tests: u64,
         /// Resource budget: most bytes written (manifests, traces, report), estimated
         #[arg(long, default_value_t = Budget::default().max_output_bytes)]
         max_output_bytes: u64,
@@ -191,7 +194,8 @@ enum Command {
         /// Scenario file (default: scenarios/corridor_study.yaml)
         #[arg(default_value = "scenarios/corridor_study.yaml")]
         scenario: PathBuf,
-        /// Runs to time (the first grid runs of the plan, in order)
+        /// Runs to time (the first runs of the plan, in order, each once): at most the
+        /// plan's size (a larger number is refused)
         #[arg(long, default_value_t = 32)]
         runs: usize,
     },
@@ -283,6 +287,7 @@ fn real_main() -> Result<ExitCode> {
             max_runs,
             max_sim_steps,
             max_rays,
+            max_ray_tests,
             max_output_bytes,
             shard,
             graph,
@@ -309,6 +314,7 @@ fn real_main() -> Result<ExitCode> {
                 max_runs,
                 max_sim_steps,
                 max_rays,
+                max_ray_tests,
                 max_output_bytes,
             };
             if out.exists() && !out.is_dir() {
@@ -556,14 +562,23 @@ fn real_main() -> Result<ExitCode> {
         Command::Bench { scenario, runs } => {
             anyhow::ensure!(runs > 0, "--runs must be at least 1");
             let s = Scenario::load(&scenario)?;
+            let estimate = Estimate::of(&s);
+            // Each planned run once, never the plan cycled (REQ-PLAN-SIZE).
+            anyhow::ensure!(
+                runs as u64 <= estimate.runs,
+                "--runs {runs}: the plan of {} has {} runs and bench runs each at most once; give --runs {} or fewer",
+                scenario.display(),
+                estimate.runs,
+                estimate.runs
+            );
             Budget::default()
-                .check(&Estimate::of(&s))
+                .check(&estimate)
                 .with_context(|| format!("bench {}", scenario.display()))?;
             let prov = breakbench::campaign::runner::provenance();
             let plan = breakbench::campaign::plan::plan(&s);
             let mut rtfs = Vec::new();
             let (mut sim, mut wall) = (0.0, 0.0);
-            for spec in plan.iter().cycle().take(runs) {
+            for spec in plan.iter().take(runs) {
                 let t = std::time::Instant::now();
                 let o = breakbench::campaign::run::execute(&s, spec, &prov)?;
                 let w = t.elapsed().as_secs_f64();

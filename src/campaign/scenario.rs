@@ -332,6 +332,11 @@ impl ScenarioFile {
         // units, nested predicates) are checked by their own rules
         // (ResilienceTest::validate, check_expectations), not by the table.
         // Likewise the severity searches (EscapeSearch::validate).
+        // First the declared sizes (list lengths, overflow-checked plan
+        // size): nothing below may walk a grid or list before they hold.
+        if let Err((f, m)) = file.check_sizes() {
+            return err(&f, m);
+        }
         let without_tests = ScenarioFile {
             tests: Vec::new(),
             escape_search: Vec::new(),
@@ -354,7 +359,21 @@ impl ScenarioFile {
         // named `t_p0` beside a phase-swept test `t`).
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         // (grid, nominal and canary ids are checked with the axes below.)
-        for r in super::plan::plan_file(file) {
+        // Test run ids end in `_r<repeat>`, so two collide only if they do
+        // at repeat 0: the tests' plan with one repeat and no grid suffices.
+        let tests_only = ScenarioFile {
+            axes: Vec::new(),
+            navigator_axes: Vec::new(),
+            repeats: 1,
+            nominal: Nominal {
+                runs: 0,
+                convergence: file.nominal.convergence.clone(),
+            },
+            canary: None,
+            escape_search: Vec::new(),
+            ..file.clone()
+        };
+        for r in super::plan::plan_file(&tests_only) {
             let Some(owner) = r.test.clone() else {
                 continue;
             };
@@ -713,5 +732,10 @@ pub fn navigator_with(
 }
 
 mod load;
+mod size;
+pub use size::{
+    DeclaredSize, MAX_AXIS_VALUES, MAX_NAVIGATOR_AXIS_VALUES, MAX_NAVIGATOR_VARIANTS,
+    MAX_SCENARIO_BYTES, MAX_TESTS,
+};
 #[cfg(test)]
 mod tests;

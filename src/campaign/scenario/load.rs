@@ -14,6 +14,7 @@ impl Scenario {
     /// # Errors
     /// A [`CampaignError`] naming the file and field of the first problem.
     pub fn load(path: &Path) -> Result<Self, CampaignError> {
+        size::check_file_size(path)?;
         let file: ScenarioFile = load_yaml_checked(path, ScenarioFile::validate)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let world_path = base.join(&file.world);
