@@ -41,6 +41,24 @@ impl Scenario {
             .located(&text)
             .into());
         }
+        // Across files: a navigator under which no fault-free run can
+        // succeed in this world with this robot (REQ-NOMINAL-GATE).
+        if let Some((field, why)) =
+            crate::campaign::sanity::impossible_nominal(&navigator, &world, &plant)
+        {
+            let text = kraken_interfaces::config::read_text(&nav_path)?;
+            return Err(ConfigError::semantic(
+                &nav_path.display().to_string(),
+                field,
+                format!(
+                    "{why} (world {}, robot {})",
+                    world_path.display(),
+                    robot_path.display()
+                ),
+            )
+            .located(&text)
+            .into());
+        }
         // Across files: every faulted sensor channel must be one the
         // declared controller reads (a GNSS fault under a wheel-odometry
         // navigator would change nothing it sees).
@@ -253,6 +271,14 @@ impl Scenario {
                     .into(),
             )
         };
+        for (i, a) in file.navigator_axes.iter().enumerate() {
+            if let Some(why) = crate::campaign::sanity::axis_without_effect(&navigator, &a.parameter) {
+                semantic(
+                    &format!("navigator_axes[{i}].parameter"),
+                    format!("{why} (navigator {})", nav_path.display()),
+                )?;
+            }
+        }
         let mut variants = BTreeMap::new();
         for key in file.variant_keys() {
             let mut nav = navigator.clone();
@@ -268,6 +294,17 @@ impl Scenario {
                         semantic(&field, format!("{m} (navigator {})", nav_path.display()))?;
                     }
                 }
+            }
+            if let Some((field, why)) =
+                crate::campaign::sanity::impossible_nominal(&nav, &world, &plant)
+            {
+                semantic(
+                    "navigator_axes",
+                    format!(
+                        "with {}, the navigator's {field}: {why}",
+                        file.variant_label(&key)
+                    ),
+                )?;
             }
             if let Some(d) = &file.detection {
                 let c = crate::campaign::run::controller_under_test(&nav, &world)?;
