@@ -538,6 +538,19 @@ fn real_main() -> Result<ExitCode> {
                     }
                 );
             }
+            // A search runs at most (2 + steps) x repeats probes: held to
+            // the default budget before anything runs (REQ-PLAN-SIZE).
+            let probes = searches.iter().fold(0u64, |acc, x| {
+                acc.saturating_add((2 + x.steps as u64).saturating_mul(x.repeats as u64))
+            });
+            Budget::default()
+                .check(&Estimate::of_runs(&s, probes))
+                .with_context(|| {
+                    format!(
+                        "search {}: {probes} probe runs over the default budget (search takes no budget flags: lower the searches' repeats or steps)",
+                        scenario.display()
+                    )
+                })?;
             let jobs = jobs.map_or_else(
                 || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
                 usize::from,

@@ -322,3 +322,35 @@ fn bench_refuses_more_runs_than_the_plan_has() {
         "{err}"
     );
 }
+
+/// A severity search is held to the budget before it probes anything:
+/// (2 + steps) x repeats runs, 32 x 10 000 here (it once had no limit).
+#[test]
+fn a_search_over_the_budget_is_refused_before_it_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let study = root().join("scenarios/studies/gnss_spoof_study.yaml");
+    let text = std::fs::read_to_string(&study)
+        .unwrap()
+        .replace("../../config", &format!("{}/config", root().display()))
+        .replace("../tests/", &format!("{}/scenarios/tests/", root().display()))
+        .replacen("repeats: 20\n    steps: 8", "repeats: 10000\n    steps: 30", 1);
+    let p = d.path().join("s.yaml");
+    std::fs::write(&p, text).unwrap();
+    let out = d.path().join("out");
+    let (code, err) = bb_limited(&[
+        "search".as_ref(),
+        "--quiet".as_ref(),
+        "--name".as_ref(),
+        "mahalanobis_ramp".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        p.as_os_str(),
+    ]);
+    assert_ne!(code, Some(0), "{err}");
+    assert!(
+        err.contains("320000 probe runs over the default budget")
+            && err.contains("runs: estimated 320000, limit 20000"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -35,7 +35,7 @@ fn triggers_that_can_never_fire_are_refused_at_load() {
     // A rising edge needs a false step then a true one: never at 0 s.
     let e = load_test(d.path(), scan, |t| t.replace("timeout_s: 40.0", "timeout_s: 0"));
     assert!(
-        e.contains("t.yaml:29:") && e.contains("field 'tests[0].faults[0].trigger.rising_edge.timeout_s': must be finite and > 0 (s): a rising edge needs a false step"),
+        e.contains("t.yaml:30:13:") && e.contains("field 'tests[0].faults[0].trigger.rising_edge.timeout_s': must be finite and > 0 (s): a rising edge needs a false step"),
         "{e}"
     );
     // A stable baseline held longer than its timeout.
@@ -43,7 +43,7 @@ fn triggers_that_can_never_fire_are_refused_at_load() {
         t.replace(EDGE, "          stable_baseline:\n            predicate: { stopped: { source: truth, tolerance_m_s: 0.01 } }\n            for_s: 30.0\n            timeout_s: 20.0")
     });
     assert!(
-        e.contains("t.yaml:28:") && e.contains("field 'tests[0].faults[0].trigger.stable_baseline.for_s': 30 s is beyond timeout_s 20 s"),
+        e.contains("t.yaml:30:13:") && e.contains("field 'tests[0].faults[0].trigger.stable_baseline.for_s': 30 s is beyond timeout_s 20 s"),
         "{e}"
     );
     // A second fault waiting on the first, the first on the second: a
@@ -113,7 +113,7 @@ fn windows_before_their_anchor_or_reversed_are_refused_at_load() {
         t.replace("tol_s: 0.05 ", "tol_s: 0.6 ")
     });
     assert!(
-        e.contains("t.yaml:37:") && e.contains("field 'tests[0].expectations[0].at.tol_s': 0.6 s is above at_s 0.5 s: the window [at_s - tol_s, at_s + tol_s] would reach before its anchor"),
+        e.contains("t.yaml:40:11:") && e.contains("field 'tests[0].expectations[0].at.tol_s': 0.6 s is above at_s 0.5 s: the window [at_s - tol_s, at_s + tol_s] would reach before its anchor"),
         "{e}"
     );
     let span = |w: &'static str| {
@@ -208,7 +208,7 @@ fn configurations_under_which_no_nominal_run_can_succeed_are_refused_at_load() {
             0,
             "canary:",
             "navigator_axes:\n  - { name: gating, parameter: estimator_gating, values: [none, both] }\ncanary:",
-            "s.yaml:25:5: field 'navigator_axes[0].parameter': 'estimator_gating' is read only with pose_source: estimator, and the navigator drives from wheel_odometry",
+            "s.yaml:26:21: field 'navigator_axes[0].parameter': 'estimator_gating' is read only with pose_source: estimator, and the navigator drives from wheel_odometry",
         ),
         (
             0,

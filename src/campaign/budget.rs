@@ -109,8 +109,9 @@ impl Estimate {
         Self::of_runs(s, shard.len_of(Self::of(s).runs))
     }
 
-    /// The estimate for `runs` runs of `s`.
-    fn of_runs(s: &Scenario, runs: u64) -> Self {
+    /// The estimate for `runs` runs of `s` (every run lasts the mission:
+    /// a campaign's slice, or a severity search's probes).
+    pub fn of_runs(s: &Scenario, runs: u64) -> Self {
         let t = s.world.mission_timeout_s;
         let p = &s.plant;
         let steps = ceil_div(t, p.step_s);

@@ -355,42 +355,9 @@ impl ScenarioFile {
             }
             t.validate(&format!("tests[{i}]"), path)?;
         }
-        // Run ids name files: two tests must not plan the same one (a test
-        // named `t_p0` beside a phase-swept test `t`).
-        let mut seen: BTreeMap<String, String> = BTreeMap::new();
-        // (grid, nominal and canary ids are checked with the axes below.)
-        // Test run ids end in `_r<repeat>`, so two collide only if they do
-        // at repeat 0: the tests' plan with one repeat and no grid suffices.
-        let tests_only = ScenarioFile {
-            axes: Vec::new(),
-            navigator_axes: Vec::new(),
-            repeats: 1,
-            nominal: Nominal {
-                runs: 0,
-                convergence: file.nominal.convergence.clone(),
-            },
-            canary: None,
-            escape_search: Vec::new(),
-            ..file.clone()
-        };
-        for r in super::plan::plan_file(&tests_only) {
-            let Some(owner) = r.test.clone() else {
-                continue;
-            };
-            if let Some(other) = seen.insert(r.run_id.clone(), owner.clone()) {
-                let i = file
-                    .tests
-                    .iter()
-                    .rposition(|t| t.name == owner || t.name == other)
-                    .unwrap_or(0);
-                return err(
-                    &format!("tests[{i}].name"),
-                    format!(
-                        "run id '{}' is planned by both '{other}' and '{owner}': rename a test",
-                        r.run_id
-                    ),
-                );
-            }
+        // Run ids name files: two tests must not plan the same one.
+        if let Err((f, m)) = file.check_test_run_ids() {
+            return err(&f, m);
         }
         let c = &file.nominal.convergence;
         if c.window + 2 > file.nominal.runs {

@@ -41,24 +41,6 @@ impl Scenario {
             .located(&text)
             .into());
         }
-        // Across files: a navigator under which no fault-free run can
-        // succeed in this world with this robot (REQ-NOMINAL-GATE).
-        if let Some((field, why)) =
-            crate::campaign::sanity::impossible_nominal(&navigator, &world, &plant)
-        {
-            let text = kraken_interfaces::config::read_text(&nav_path)?;
-            return Err(ConfigError::semantic(
-                &nav_path.display().to_string(),
-                field,
-                format!(
-                    "{why} (world {}, robot {})",
-                    world_path.display(),
-                    robot_path.display()
-                ),
-            )
-            .located(&text)
-            .into());
-        }
         // Across files: every faulted sensor channel must be one the
         // declared controller reads (a GNSS fault under a wheel-odometry
         // navigator would change nothing it sees).
@@ -271,14 +253,6 @@ impl Scenario {
                     .into(),
             )
         };
-        for (i, a) in file.navigator_axes.iter().enumerate() {
-            if let Some(why) = crate::campaign::sanity::axis_without_effect(&navigator, &a.parameter) {
-                semantic(
-                    &format!("navigator_axes[{i}].parameter"),
-                    format!("{why} (navigator {})", nav_path.display()),
-                )?;
-            }
-        }
         let mut variants = BTreeMap::new();
         for key in file.variant_keys() {
             let mut nav = navigator.clone();
@@ -294,17 +268,6 @@ impl Scenario {
                         semantic(&field, format!("{m} (navigator {})", nav_path.display()))?;
                     }
                 }
-            }
-            if let Some((field, why)) =
-                crate::campaign::sanity::impossible_nominal(&nav, &world, &plant)
-            {
-                semantic(
-                    "navigator_axes",
-                    format!(
-                        "with {}, the navigator's {field}: {why}",
-                        file.variant_label(&key)
-                    ),
-                )?;
             }
             if let Some(d) = &file.detection {
                 let c = crate::campaign::run::controller_under_test(&nav, &world)?;
@@ -367,6 +330,14 @@ impl Scenario {
                 semantic(&f, m)?;
             }
         }
+        nominal_possible(
+            path,
+            &file,
+            (&navigator, &variants),
+            &world,
+            &plant,
+            [&world_path, &robot_path, &nav_path],
+        )?;
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
@@ -378,4 +349,62 @@ impl Scenario {
             variants,
         })
     }
+}
+
+/// The load-time half of the nominal sanity gate (REQ-NOMINAL-GATE): a
+/// navigator under which no fault-free run can succeed (the file's
+/// `navigator`, or a navigator axis' variant of `variants`), and a navigator
+/// axis the declared controller does not read; `paths` are the world, robot
+/// and navigator files.
+///
+/// # Errors
+/// A [`CampaignError`] naming the navigator file's field (the file as
+/// written) or the scenario's `navigator_axes` field (a variant).
+fn nominal_possible(
+    path: &Path,
+    file: &ScenarioFile,
+    (navigator, variants): (&NavigatorConfig, &BTreeMap<Vec<usize>, NavigatorConfig>),
+    world: &World,
+    plant: &PlantConfig,
+    [world_path, robot_path, nav_path]: [&Path; 3],
+) -> Result<(), CampaignError> {
+    use crate::campaign::sanity::{axis_without_effect, impossible_nominal};
+    let semantic = |p: &Path, field: &str, msg: String| -> CampaignError {
+        match kraken_interfaces::config::read_text(p) {
+            Ok(text) => ConfigError::semantic(&p.display().to_string(), field, msg)
+                .located(&text)
+                .into(),
+            Err(e) => e.into(),
+        }
+    };
+    let files = format!(
+        "world {}, robot {}",
+        world_path.display(),
+        robot_path.display()
+    );
+    if let Some((field, why)) = impossible_nominal(navigator, world, plant) {
+        return Err(semantic(nav_path, field, format!("{why} ({files})")));
+    }
+    for (i, a) in file.navigator_axes.iter().enumerate() {
+        if let Some(why) = axis_without_effect(navigator, &a.parameter) {
+            return Err(semantic(
+                path,
+                &format!("navigator_axes[{i}].parameter"),
+                format!("{why} (navigator {})", nav_path.display()),
+            ));
+        }
+    }
+    for (key, nav) in variants.iter().filter(|(k, _)| !k.is_empty()) {
+        if let Some((field, why)) = impossible_nominal(nav, world, plant) {
+            return Err(semantic(
+                path,
+                "navigator_axes",
+                format!(
+                    "with {}, the navigator's {field}: {why} ({files})",
+                    file.variant_label(key)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

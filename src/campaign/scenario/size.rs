@@ -165,3 +165,49 @@ pub(super) fn check_file_size(path: &Path) -> Result<(), ConfigError> {
     }
     Ok(())
 }
+
+impl ScenarioFile {
+    /// Run ids name files: two tests must not plan the same one (a test
+    /// named `t_p0` beside a phase-swept test `t`). Grid, nominal and canary
+    /// ids are checked with the axes. Test run ids end in `_r<repeat>`, so
+    /// two collide only if they do at repeat 0: the tests' plan with one
+    /// repeat and no grid suffices (nothing grows with the grid).
+    ///
+    /// # Errors
+    /// `(tests[i].name, message)` naming the run id and both tests.
+    pub(super) fn check_test_run_ids(&self) -> Result<(), (String, String)> {
+        let tests_only = ScenarioFile {
+            axes: Vec::new(),
+            navigator_axes: Vec::new(),
+            repeats: 1,
+            nominal: Nominal {
+                runs: 0,
+                convergence: self.nominal.convergence.clone(),
+            },
+            canary: None,
+            escape_search: Vec::new(),
+            ..self.clone()
+        };
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for r in crate::campaign::plan::plan_file(&tests_only) {
+            let Some(owner) = r.test.clone() else {
+                continue;
+            };
+            if let Some(other) = seen.insert(r.run_id.clone(), owner.clone()) {
+                let i = self
+                    .tests
+                    .iter()
+                    .rposition(|t| t.name == owner || t.name == other)
+                    .unwrap_or(0);
+                return Err((
+                    format!("tests[{i}].name"),
+                    format!(
+                        "run id '{}' is planned by both '{other}' and '{owner}': rename a test",
+                        r.run_id
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
