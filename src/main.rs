@@ -195,9 +195,10 @@ enum Command {
         #[arg(default_value = "scenarios/corridor_study.yaml")]
         scenario: PathBuf,
         /// Runs to time (the first runs of the plan, in order, each once): at most the
-        /// plan's size (a larger number is refused)
-        #[arg(long, default_value_t = 32)]
-        runs: usize,
+        /// plan's size (a larger number is refused) [default: 32, or the whole plan if
+        /// it has fewer runs]
+        #[arg(long)]
+        runs: Option<usize>,
     },
     /// Start a ROS 2 graph (e.g. launch/corridor.graph.yaml) as child processes,
     /// wait for the oracle's verdict, clean up every process. Exit code: 0 pass,
@@ -573,9 +574,10 @@ fn real_main() -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { scenario, runs } => {
-            anyhow::ensure!(runs > 0, "--runs must be at least 1");
             let s = Scenario::load(&scenario)?;
             let estimate = Estimate::of(&s);
+            let runs = runs.unwrap_or_else(|| estimate.runs.min(32) as usize);
+            anyhow::ensure!(runs > 0, "--runs must be at least 1");
             // Each planned run once, never the plan cycled (REQ-PLAN-SIZE).
             anyhow::ensure!(
                 runs as u64 <= estimate.runs,

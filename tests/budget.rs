@@ -133,7 +133,10 @@ fn bb_limited(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
         .args(args)
         .output()
         .unwrap();
-    (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 /// The small study with its `axes:` block replaced by `axes`.
@@ -181,12 +184,20 @@ fn plan_sizes_are_checked_before_the_plan_is_built_in_bounded_memory() {
     );
     let nav: String = (0..5)
         .map(|i| {
-            let v: Vec<String> = (0..20).map(|j| format!("{}", 0.1 + 0.001 * j as f64)).collect();
-            format!("  - {{name: n{i}, parameter: goal_tolerance_m, values: [{}]}}\n", v.join(", "))
+            let v: Vec<String> = (0..20)
+                .map(|j| format!("{}", 0.1 + 0.001 * j as f64))
+                .collect();
+            format!(
+                "  - {{name: n{i}, parameter: goal_tolerance_m, values: [{}]}}\n",
+                v.join(", ")
+            )
         })
         .collect();
     let one = "axes:\n  - {name: a0, channel: scan, mode: delay, parameter: delay_s, values: [0.0, 0.1]}\n";
-    let (code, err) = run(&with_axes(d.path(), &format!("{one}navigator_axes:\n{nav}")));
+    let (code, err) = run(&with_axes(
+        d.path(),
+        &format!("{one}navigator_axes:\n{nav}"),
+    ));
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("field 'navigator_axes': 3200000 navigator variants (20 x 20 x 20 x 20 x 20), at most 1024"),
@@ -229,7 +240,8 @@ fn plan_sizes_are_checked_before_the_plan_is_built_in_bounded_memory() {
     let (code, err) = run(&p);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("s.yaml: ") && err.contains(" bytes, above the 1048576-byte limit of a scenario file: not read"),
+        err.contains("s.yaml: ")
+            && err.contains(" bytes, above the 1048576-byte limit of a scenario file: not read"),
         "{err}"
     );
 }
@@ -298,7 +310,12 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
                 && !p.ends_with("selftest/unknown_channel.yaml")
             {
                 let s = Scenario::load(&p).unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(Estimate::of(&s).runs, plan(&s).len() as u64, "{}", p.display());
+                assert_eq!(
+                    Estimate::of(&s).runs,
+                    plan(&s).len() as u64,
+                    "{}",
+                    p.display()
+                );
                 n += 1;
             }
         }
@@ -318,9 +335,18 @@ fn bench_refuses_more_runs_than_the_plan_has() {
     ]);
     assert_ne!(code, Some(0), "{err}");
     assert!(
-        err.contains("--runs 1000000: the plan of") && err.contains("has 12 runs and bench runs each at most once; give --runs 12 or fewer"),
+        err.contains("--runs 1000000: the plan of")
+            && err
+                .contains("has 12 runs and bench runs each at most once; give --runs 12 or fewer"),
         "{err}"
     );
+    let o = Command::new(env!("CARGO_BIN_EXE_breakbench"))
+        .args(["bench", "--runs", "2"])
+        .arg(root().join("tests/data/small_study.yaml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.starts_with("bench: 2 runs, 120 s sim"), "{text}");
 }
 
 /// A severity search is held to the budget before it probes anything:
@@ -332,8 +358,15 @@ fn a_search_over_the_budget_is_refused_before_it_runs() {
     let text = std::fs::read_to_string(&study)
         .unwrap()
         .replace("../../config", &format!("{}/config", root().display()))
-        .replace("../tests/", &format!("{}/scenarios/tests/", root().display()))
-        .replacen("repeats: 20\n    steps: 8", "repeats: 10000\n    steps: 30", 1);
+        .replace(
+            "../tests/",
+            &format!("{}/scenarios/tests/", root().display()),
+        )
+        .replacen(
+            "repeats: 20\n    steps: 8",
+            "repeats: 10000\n    steps: 30",
+            1,
+        );
     let p = d.path().join("s.yaml");
     std::fs::write(&p, text).unwrap();
     let out = d.path().join("out");

@@ -23,7 +23,10 @@ fn load_test(dir: &Path, name: &str, edit: impl Fn(String) -> String) -> String 
     assert_ne!(edited, text, "the edit changed nothing");
     let p = dir.join("t.yaml");
     std::fs::write(&p, edited).unwrap();
-    Scenario::load(&p).err().map(|e| e.to_string()).unwrap_or_default()
+    Scenario::load(&p)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
 }
 
 const EDGE: &str = "          rising_edge:\n            predicate: { compare: { observable: truth.x_m, op: gt, value: 4.0 } }\n            timeout_s: 40.0";
@@ -33,7 +36,9 @@ fn triggers_that_can_never_fire_are_refused_at_load() {
     let d = tempfile::tempdir().unwrap();
     let scan = "scan_loss_at_obstacle";
     // A rising edge needs a false step then a true one: never at 0 s.
-    let e = load_test(d.path(), scan, |t| t.replace("timeout_s: 40.0", "timeout_s: 0"));
+    let e = load_test(d.path(), scan, |t| {
+        t.replace("timeout_s: 40.0", "timeout_s: 0")
+    });
     assert!(
         e.contains("t.yaml:30:13:") && e.contains("field 'tests[0].faults[0].trigger.rising_edge.timeout_s': must be finite and > 0 (s): a rising edge needs a false step"),
         "{e}"
@@ -92,7 +97,9 @@ fn triggers_that_can_never_fire_are_refused_at_load() {
             )
     });
     assert!(
-        e.contains("field 'tests[0].faults[0].trigger.after_fault.delay_s': 5 s is beyond timeout_s 4 s"),
+        e.contains(
+            "field 'tests[0].faults[0].trigger.after_fault.delay_s': 5 s is beyond timeout_s 4 s"
+        ),
         "{e}"
     );
     // The same two faults in a chain (no cycle) load.
@@ -135,7 +142,9 @@ fn windows_before_their_anchor_or_reversed_are_refused_at_load() {
     ] {
         let e = load_test(d.path(), "scan_loss_at_obstacle", span(w));
         assert!(
-            e.contains("field 'tests[0].expectations[6].never.window.span': ") && e.contains(what) && e.contains("trivially satisfied"),
+            e.contains("field 'tests[0].expectations[6].never.window.span': ")
+                && e.contains(what)
+                && e.contains("trivially satisfied"),
             "{w}: {e}"
         );
     }
@@ -247,6 +256,9 @@ fn a_campaign_whose_nominal_runs_fail_their_invariants_fails_its_harness_check()
         err.contains("error: harness check failed: nominal gate: 3 of 3 fault-free runs of the nominal set fail their own invariants (obstacle_clearance failed in 3 (minimum clearance "),
         "{err}"
     );
-    assert!(err.contains("the fault runs are no test of resilience"), "{err}");
+    assert!(
+        err.contains("the fault runs are no test of resilience"),
+        "{err}"
+    );
     assert!(out.join("summary.json").is_file() && out.join("junit.xml").is_file());
 }

@@ -2,7 +2,8 @@
 //!
 //! Before anything runs (before the output directory is even created), the
 //! campaign estimates from the files alone what the plan costs: runs,
-//! simulated steps, lidar rays cast, and bytes written (manifests and traces),
+//! simulated steps, lidar rays cast, ray-segment tests (the geometry cost),
+//! and bytes written (manifests and traces),
 //! and refuses a plan above its budget with the estimate and the flag that
 //! raises the limit. The estimate is arithmetic on the loaded files (no plan
 //! is materialised), so an absurd file (10^9 repeats) is refused at once.
@@ -48,10 +49,10 @@ pub struct Budget {
 impl Default for Budget {
     /// 20 000 runs, 10^9 steps, 10^10 rays, 10^11 ray-segment tests, 4 GiB:
     /// about 190×, 1 600×, 440×, 550× and 190× the corridor study (106 runs,
-    /// 636 000 steps, 2.3e7 rays, 1.8e8 ray-segment tests (8 segments), 22 MB
-    /// estimated); a corridor with 10 000 box obstacles is 5 000× its
-    /// geometry cost (REQ-PLAN-SIZE); at the corridor study's 1.7e5 steps per second on
-    /// two cores, 10^9 steps take about 1.6 h.
+    /// 636 000 steps, 2.3e7 rays, 1.8e8 ray-segment tests (8 segments), 22
+    /// MB estimated; a corridor with 10 000 box obstacles is 5 000× its
+    /// geometry cost, REQ-PLAN-SIZE); at the corridor study's 1.7e5 steps per
+    /// second on two cores, 10^9 steps take about 1.6 h.
     fn default() -> Self {
         Self {
             max_runs: 20_000,

@@ -29,11 +29,11 @@ use std::collections::BTreeMap;
 use breakbench_oracle::expect::predicate::{Diagnostic, Rosout};
 use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::spec::Within;
+use breakbench_oracle::expect::timeline::FaultEvent;
 use breakbench_oracle::expect::{
     check_expectations, Anchor, DiagLevel, ExpectationSpec, LogLevel, Predicate, Role, TriggerSpec,
     VerdictClass,
 };
-use breakbench_oracle::expect::timeline::FaultEvent;
 use kraken_faults::FaultError;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Serialize};
@@ -441,8 +441,13 @@ impl ResilienceTest {
         let index = |name: &str| self.faults.iter().position(|f| f.name == name);
         let mut deps: Vec<Option<(usize, String)>> = vec![None; 2 * self.faults.len()];
         for (i, f) in self.faults.iter().enumerate() {
-            for (node, key, t) in [(2 * i, "trigger", Some(&f.trigger)), (2 * i + 1, "clear", f.clear.as_ref())] {
-                let Some(TriggerSpec::AfterFault(a)) = t else { continue };
+            for (node, key, t) in [
+                (2 * i, "trigger", Some(&f.trigger)),
+                (2 * i + 1, "clear", f.clear.as_ref()),
+            ] {
+                let Some(TriggerSpec::AfterFault(a)) = t else {
+                    continue;
+                };
                 let Some(j) = index(&a.fault) else { continue }; // refused by check
                 let at = format!("{field}.faults[{i}].{key}.after_fault.fault");
                 let on_clear = a.event == FaultEvent::Cleared;
@@ -481,7 +486,10 @@ impl ResilienceTest {
                             format!("{}'s {what}", self.faults[k / 2].name)
                         })
                         .collect();
-                    let at = deps[start].as_ref().map(|d| d.1.clone()).unwrap_or_default();
+                    let at = deps[start]
+                        .as_ref()
+                        .map(|d| d.1.clone())
+                        .unwrap_or_default();
                     return Err((
                         at,
                         format!(

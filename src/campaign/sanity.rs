@@ -45,8 +45,18 @@ pub fn impossible_nominal(
         ));
     }
     for (field, timeout, what, hz) in [
-        ("odom_timeout_s", nav.odom_timeout_s, "odometry.rate_hz", plant.odometry.rate_hz),
-        ("scan_timeout_s", nav.scan_timeout_s, "lidar.rate_hz", plant.lidar.rate_hz),
+        (
+            "odom_timeout_s",
+            nav.odom_timeout_s,
+            "odometry.rate_hz",
+            plant.odometry.rate_hz,
+        ),
+        (
+            "scan_timeout_s",
+            nav.scan_timeout_s,
+            "lidar.rate_hz",
+            plant.lidar.rate_hz,
+        ),
     ] {
         if timeout <= 1.0 / hz {
             return Some((
@@ -115,9 +125,17 @@ pub fn nominal_gate(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> 
         g.runs += 1;
         let v = &m.verdict;
         let checks = [
-            ("operating_region_containment", &v.operating_region_containment, true),
+            (
+                "operating_region_containment",
+                &v.operating_region_containment,
+                true,
+            ),
             ("obstacle_clearance", &v.obstacle_clearance, true),
-            ("mission_completion_true_pose", &v.mission_completion_true_pose, false),
+            (
+                "mission_completion_true_pose",
+                &v.mission_completion_true_pose,
+                false,
+            ),
         ];
         let mut any = false;
         for (inv, r, min) in checks {
@@ -125,7 +143,11 @@ pub fn nominal_gate(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> 
                 any = true;
                 let e = g.by_invariant.entry(inv).or_insert((0, r.value));
                 e.0 += 1;
-                e.1 = if min { e.1.min(r.value) } else { e.1.max(r.value) };
+                e.1 = if min {
+                    e.1.min(r.value)
+                } else {
+                    e.1.max(r.value)
+                };
             }
         }
         if any {

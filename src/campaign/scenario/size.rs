@@ -44,7 +44,9 @@ impl ScenarioFile {
         let over = |field: String, what: &str| {
             Err((
                 field,
-                format!("the plan's {what} overflow 2^64: the product of the axes' lengths is absurd"),
+                format!(
+                    "the plan's {what} overflow 2^64: the product of the axes' lengths is absurd"
+                ),
             ))
         };
         let mut variants = 1u64;
@@ -68,8 +70,8 @@ impl ScenarioFile {
             .and_then(|(g, n)| g.checked_add(n))
             .and_then(|r| r.checked_add(u64::from(self.canary.is_some())));
         for t in &self.tests {
-            let per_repeat = t.phase_sweep.as_ref().map_or(1, |ps| ps.steps as u64)
-                + u64::from(t.baseline);
+            let per_repeat =
+                t.phase_sweep.as_ref().map_or(1, |ps| ps.steps as u64) + u64::from(t.baseline);
             runs = runs.and_then(|r| r.checked_add(per_repeat.checked_mul(self.repeats as u64)?));
         }
         match runs {
@@ -114,7 +116,10 @@ impl ScenarioFile {
         if self.tests.len() > MAX_TESTS {
             return Err((
                 "tests".into(),
-                format!("{} tests, at most {MAX_TESTS} per scenario file", self.tests.len()),
+                format!(
+                    "{} tests, at most {MAX_TESTS} per scenario file",
+                    self.tests.len()
+                ),
             ));
         }
         let size = self.declared_size()?;
