@@ -346,7 +346,10 @@ fn bench_refuses_more_runs_than_the_plan_has() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success() && text.starts_with("bench: 2 runs, 120 s sim"), "{text}");
+    assert!(
+        o.status.success() && text.starts_with("bench: 2 runs, 120 s sim"),
+        "{text}"
+    );
 }
 
 /// A severity search is held to the budget before it probes anything:
