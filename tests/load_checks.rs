@@ -43,6 +43,14 @@ fn triggers_that_can_never_fire_are_refused_at_load() {
         e.contains("t.yaml:30:13:") && e.contains("field 'tests[0].faults[0].trigger.rising_edge.timeout_s': must be finite and > 0 (s): a rising edge needs a false step"),
         "{e}"
     );
+    // Above 0 but below the plant's 0.01 s step: still no second step.
+    let e = load_test(d.path(), scan, |t| {
+        t.replace("timeout_s: 40.0", "timeout_s: 0.005")
+    });
+    assert!(
+        e.contains("t.yaml:30:13:") && e.contains("field 'tests[0].faults[0].trigger.rising_edge.timeout_s': 0.005 s is below the plant's step_s 0.01 s"),
+        "{e}"
+    );
     // A stable baseline held longer than its timeout.
     let e = load_test(d.path(), scan, |t| {
         t.replace(EDGE, "          stable_baseline:\n            predicate: { stopped: { source: truth, tolerance_m_s: 0.01 } }\n            for_s: 30.0\n            timeout_s: 20.0")

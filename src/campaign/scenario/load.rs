@@ -330,6 +330,7 @@ impl Scenario {
                 semantic(&f, m)?;
             }
         }
+        rising_edges_fit_the_step(path, &file, &plant, &robot_path)?;
         nominal_possible(
             path,
             &file,
@@ -404,6 +405,46 @@ fn nominal_possible(
                     file.variant_label(key)
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A `rising_edge` needs a false step and then a true one, so it fires at
+/// the plant's second step at the earliest: a `timeout_s` below the robot's
+/// `step_s` can never be met (REQ-TRIGGER-FIRABLE).
+///
+/// # Errors
+/// A [`CampaignError`] naming the trigger's or clear's `timeout_s`.
+fn rising_edges_fit_the_step(
+    path: &Path,
+    file: &ScenarioFile,
+    plant: &PlantConfig,
+    robot_path: &Path,
+) -> Result<(), CampaignError> {
+    use breakbench_oracle::expect::TriggerSpec;
+    for (i, t) in file.tests.iter().enumerate() {
+        for (j, f) in t.faults.iter().enumerate() {
+            for (key, spec) in [("trigger", Some(&f.trigger)), ("clear", f.clear.as_ref())] {
+                let Some(TriggerSpec::RisingEdge(r)) = spec else {
+                    continue;
+                };
+                if r.timeout_s < plant.step_s {
+                    let text = kraken_interfaces::config::read_text(path)?;
+                    return Err(ConfigError::semantic(
+                        &path.display().to_string(),
+                        &format!("tests[{i}].faults[{j}].{key}.rising_edge.timeout_s"),
+                        format!(
+                            "{} s is below the plant's step_s {} s of {}: a rising edge needs a false step and a true one, so it cannot fire before the second step",
+                            r.timeout_s,
+                            plant.step_s,
+                            robot_path.display()
+                        ),
+                    )
+                    .located(&text)
+                    .into());
+                }
+            }
         }
     }
     Ok(())
