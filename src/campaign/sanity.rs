@@ -7,7 +7,11 @@
 //!   (a navigator planning for a smaller footprint than the world's robot,
 //!   an input timeout not longer than its sensor's period, a `min_free_m`
 //!   beyond `lookahead_m`), and [`axis_without_effect`] a navigator axis on
-//!   a parameter the declared controller does not read;
+//!   a parameter the declared controller does not read (the world file
+//!   itself refuses a start walled off from the goal,
+//!   `breakbench_world::geometry::walls_separate`); a clearance threshold
+//!   too wide for the gaps is not knowable in general and is left to the
+//!   end-of-campaign check, which names `obstacle_clearance`;
 //! * at the end of a campaign, [`nominal_gate`] is a harness check: when
 //!   **most** (more than half) of the fault-free runs of one group (the
 //!   nominal set of one navigator variant, the baselines of one test)
