@@ -58,6 +58,9 @@ enum Command {
         /// Resource budget: most lidar rays (beams × scans) over all runs
         #[arg(long, default_value_t = Budget::default().max_rays)]
         max_rays: u64,
+        /// Resource budget: most ray-segment tests (rays × the world's wall and box edges)
+        #[arg(long, default_value_t = Budget::default().max_ray_tests)]
+        max_ray_tests: u64,
         /// Resource budget: most bytes written (manifests, traces, report), estimated
         #[arg(long, default_value_t = Budget::default().max_output_bytes)]
         max_output_bytes: u64,
@@ -193,9 +196,11 @@ enum Command {
         /// Scenario file (default: scenarios/corridor_study.yaml)
         #[arg(default_value = "scenarios/corridor_study.yaml")]
         scenario: PathBuf,
-        /// Runs to time (the first grid runs of the plan, in order)
-        #[arg(long, default_value_t = 32)]
-        runs: usize,
+        /// Runs to time (the first runs of the plan, in order, each once): at most the
+        /// plan's size (a larger number is refused) [default: 32, or the whole plan if
+        /// it has fewer runs]
+        #[arg(long)]
+        runs: Option<usize>,
     },
     /// Start a ROS 2 graph (e.g. launch/corridor.graph.yaml) as child processes,
     /// wait for the oracle's verdict, clean up every process. Exit code: 0 pass,
@@ -258,6 +263,48 @@ fn harness_exit(failures: &[String], out: &std::path::Path) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// `breakbench bench`: times the first `runs` runs of the plan of
+/// `scenario` (default 32, or the whole plan if smaller), each once, on one
+/// core; more runs than the plan has are refused (REQ-PLAN-SIZE).
+fn bench(scenario: &std::path::Path, runs: Option<usize>) -> Result<ExitCode> {
+    let s = Scenario::load(scenario)?;
+    let estimate = Estimate::of(&s);
+    let runs = runs.unwrap_or_else(|| estimate.runs.min(32) as usize);
+    anyhow::ensure!(runs > 0, "--runs must be at least 1");
+    // Each planned run once, never the plan cycled (REQ-PLAN-SIZE).
+    anyhow::ensure!(
+        runs as u64 <= estimate.runs,
+        "--runs {runs}: the plan of {} has {} runs and bench runs each at most once; give --runs {} or fewer",
+        scenario.display(),
+        estimate.runs,
+        estimate.runs
+    );
+    Budget::default()
+        .check(&estimate)
+        .with_context(|| format!("bench {}", scenario.display()))?;
+    let prov = breakbench::campaign::runner::provenance();
+    let plan = breakbench::campaign::plan::plan(&s);
+    let mut rtfs = Vec::new();
+    let (mut sim, mut wall) = (0.0, 0.0);
+    for spec in plan.iter().take(runs) {
+        let t = std::time::Instant::now();
+        let o = breakbench::campaign::run::execute(&s, spec, &prov)?;
+        let w = t.elapsed().as_secs_f64();
+        sim += o.manifest.sim_time_s;
+        wall += w;
+        rtfs.push(o.manifest.sim_time_s / w);
+    }
+    rtfs.sort_by(f64::total_cmp);
+    println!(
+        "bench: {runs} runs, {sim:.0} s sim in {wall:.3} s wall on one core: {:.0}x real time overall, per run min {:.0}x median {:.0}x max {:.0}x",
+        sim / wall,
+        rtfs[0],
+        rtfs[rtfs.len() / 2],
+        rtfs[rtfs.len() - 1]
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -287,6 +334,7 @@ fn real_main() -> Result<ExitCode> {
             max_runs,
             max_sim_steps,
             max_rays,
+            max_ray_tests,
             max_output_bytes,
             shard,
             graph,
@@ -313,6 +361,7 @@ fn real_main() -> Result<ExitCode> {
                 max_runs,
                 max_sim_steps,
                 max_rays,
+                max_ray_tests,
                 max_output_bytes,
             };
             if out.exists() && !out.is_dir() {
@@ -536,6 +585,19 @@ fn real_main() -> Result<ExitCode> {
                     }
                 );
             }
+            // A search runs at most (2 + steps) x repeats probes: held to
+            // the default budget before anything runs (REQ-PLAN-SIZE).
+            let probes = searches.iter().fold(0u64, |acc, x| {
+                acc.saturating_add((2 + x.steps as u64).saturating_mul(x.repeats as u64))
+            });
+            Budget::default()
+                .check(&Estimate::of_runs(&s, probes))
+                .with_context(|| {
+                    format!(
+                        "search {}: {probes} probe runs over the default budget (search takes no budget flags: lower the searches' repeats or steps)",
+                        scenario.display()
+                    )
+                })?;
             let jobs = jobs.map_or_else(
                 || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
                 usize::from,
@@ -557,34 +619,7 @@ fn real_main() -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Bench { scenario, runs } => {
-            anyhow::ensure!(runs > 0, "--runs must be at least 1");
-            let s = Scenario::load(&scenario)?;
-            Budget::default()
-                .check(&Estimate::of(&s))
-                .with_context(|| format!("bench {}", scenario.display()))?;
-            let prov = breakbench::campaign::runner::provenance();
-            let plan = breakbench::campaign::plan::plan(&s);
-            let mut rtfs = Vec::new();
-            let (mut sim, mut wall) = (0.0, 0.0);
-            for spec in plan.iter().cycle().take(runs) {
-                let t = std::time::Instant::now();
-                let o = breakbench::campaign::run::execute(&s, spec, &prov)?;
-                let w = t.elapsed().as_secs_f64();
-                sim += o.manifest.sim_time_s;
-                wall += w;
-                rtfs.push(o.manifest.sim_time_s / w);
-            }
-            rtfs.sort_by(f64::total_cmp);
-            println!(
-                "bench: {runs} runs, {sim:.0} s sim in {wall:.3} s wall on one core: {:.0}x real time overall, per run min {:.0}x median {:.0}x max {:.0}x",
-                sim / wall,
-                rtfs[0],
-                rtfs[rtfs.len() / 2],
-                rtfs[rtfs.len() - 1]
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Bench { scenario, runs } => bench(&scenario, runs),
         Command::Up {
             config,
             sets,

@@ -293,3 +293,90 @@ fn regression_corpus() {
         assert!(e.starts_with(&format!("{file}{want}")), "{to}: {e}");
     }
 }
+
+/// One fault of a generated trigger graph: its trigger (`None`: at 1 s;
+/// `Some((j, event))`: after fault j's event) and whether it is ever
+/// cleared (`duration_s`).
+type GraphFault = (Option<(usize, usize)>, bool);
+
+const EVENTS: [&str; 3] = ["trigger", "applied", "cleared"];
+
+/// Which triggers of `faults` can fire: a fixpoint from the time triggers
+/// (the reference the loader is checked against, computed independently
+/// of its cycle search).
+fn all_can_fire(faults: &[GraphFault]) -> bool {
+    let mut fires = vec![false; faults.len()];
+    loop {
+        let mut changed = false;
+        for (i, (dep, _)) in faults.iter().enumerate() {
+            let ok = match dep {
+                None => true,
+                Some((j, e)) => fires[*j] && (EVENTS[*e] != "cleared" || faults[*j].1),
+            };
+            if ok && !fires[i] {
+                fires[i] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return fires.iter().all(|f| *f);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Generated `after_fault` graphs over three faults (cycles of length
+    /// 2 and 3, waits on faults never cleared, chains): the scenario loads
+    /// exactly when every trigger can fire, and a refusal names an
+    /// `after_fault.fault` field (REQ-TRIGGER-FIRABLE).
+    #[test]
+    fn trigger_graphs_load_exactly_when_every_trigger_can_fire(
+        faults in prop::collection::vec(
+            (prop::option::of((0usize..3, 0usize..3)), any::<bool>()),
+            3,
+        )
+    ) {
+        // no fault waits on itself (refused by its own check)
+        let faults: Vec<GraphFault> = faults
+            .into_iter()
+            .enumerate()
+            .map(|(i, (d, c))| (d.map(|(j, e)| (if j == i { (j + 1) % 3 } else { j }, e)), c))
+            .collect();
+        let channels = ["scan", "odom", "cmd_vel"];
+        let mut yaml = String::new();
+        for (i, (dep, cleared)) in faults.iter().enumerate() {
+            let trigger = match dep {
+                None => "{ at_time: { t_s: 1.0 } }".to_string(),
+                Some((j, e)) => format!(
+                    "{{ after_fault: {{ fault: f{j}, event: {}, delay_s: 0.5, timeout_s: 30.0 }} }}",
+                    EVENTS[*e]
+                ),
+            };
+            yaml.push_str(&format!(
+                "      - name: f{i}\n        channel: {}\n        mode: dropout\n        trigger: {trigger}\n{}",
+                channels[i],
+                if *cleared { "        duration_s: 1.0\n" } else { "" }
+            ));
+        }
+        let mut texts: [String; 4] = std::array::from_fn(original);
+        let (a, b) = (texts[0].find("axes:").unwrap(), texts[0].find("nominal:").unwrap());
+        texts[0] = format!("{}axes: []\n{}", &texts[0][..a], &texts[0][b..])
+            .replace("canary:", &format!(
+                "tests:\n  - name: g\n    requirement: REQ-X\n    hazard: HAZ-X\n    faults:\n{yaml}    expectations:\n      - {{ name: no_contact, invariant: obstacle_clearance }}\ncanary:"
+            ));
+        let d = tempfile::tempdir().unwrap();
+        let p = write_all(d.path(), &texts);
+        let r = Scenario::load(&p);
+        let want = all_can_fire(&faults);
+        match r {
+            Ok(_) => prop_assert!(want, "loaded, but a trigger can never fire: {faults:?}"),
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(!want, "refused, but every trigger can fire: {faults:?}: {e}");
+                prop_assert!(e.contains("trigger.after_fault.fault'"), "{e}");
+            }
+        }
+    }
+}

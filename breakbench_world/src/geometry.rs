@@ -192,6 +192,43 @@ pub fn first_self_intersection(poly: &[Point2]) -> Option<(usize, usize)> {
     None
 }
 
+/// Whether the walls separate `a` from `b` for sure: the walls form closed
+/// curves (every wall end, compared exactly, is the end of an even number
+/// of walls) and the segment `a`-`b` crosses them an odd number of times,
+/// so every path from `a` to `b` crosses a wall (a path crosses a closed
+/// curve an even number of times exactly when its ends are on the same
+/// side). `false` when the walls are open anywhere, or when the segment
+/// touches a wall end or runs along a wall (undecided: not refused).
+pub fn walls_separate(walls: &[[Point2; 2]], a: Point2, b: Point2) -> bool {
+    let key = |p: Point2| (p[0].to_bits(), p[1].to_bits());
+    let mut ends: std::collections::BTreeMap<(u64, u64), usize> = Default::default();
+    for [p, q] in walls {
+        *ends.entry(key(*p)).or_default() += 1;
+        *ends.entry(key(*q)).or_default() += 1;
+    }
+    if ends.values().any(|n| n % 2 == 1) {
+        return false;
+    }
+    // -1, 0 or 1 (f64::signum gives 1 for 0)
+    let orient = |p: Point2, q: Point2, r: Point2| {
+        let c = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]);
+        f64::from(i8::from(c > 0.0) - i8::from(c < 0.0))
+    };
+    let mut crossings = 0usize;
+    for [p, q] in walls {
+        let (o1, o2) = (orient(a, b, *p), orient(a, b, *q));
+        let (o3, o4) = (orient(*p, *q, a), orient(*p, *q, b));
+        let zero = |o: f64| o == 0.0;
+        if (zero(o1) || zero(o2)) && o3 != o4 {
+            return false; // through a wall end, or along a wall: undecided
+        }
+        if o1 != o2 && o3 != o4 && !zero(o1) && !zero(o2) && !zero(o3) && !zero(o4) {
+            crossings += 1;
+        }
+    }
+    crossings % 2 == 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -287,6 +287,21 @@ impl World {
                 );
             }
         }
+        // The start on the other side of closed walls from the goal: no
+        // run can complete the mission (REQ-NOMINAL-GATE).
+        if crate::geometry::walls_separate(
+            &self.walls_m,
+            [self.start.x_m, self.start.y_m],
+            self.goal.center_m,
+        ) {
+            return err(
+                "start",
+                format!(
+                    "({}, {}) is on the other side of the closed walls_m from the goal centre ({}, {}): no run can reach the goal",
+                    self.start.x_m, self.start.y_m, self.goal.center_m[0], self.goal.center_m[1]
+                ),
+            );
+        }
         Ok(())
     }
 }
@@ -444,6 +459,48 @@ mod tests {
                 .starts_with("w.yaml:22:1: field 'mission_timeout_s'"),
             "{e}"
         );
+    }
+
+    /// A start outside the closed corridor walls (the operating region
+    /// widened to hold it) is refused: no run could reach the goal inside.
+    /// With one wall removed the walls are open and the world loads.
+    #[test]
+    fn a_start_walled_off_from_the_goal_is_refused() {
+        let outside = corridor_text()
+            .replace(
+                "  - [0.05, -0.95]\n  - [11.95, -0.95]\n  - [11.95, 0.95]\n  - [0.05, 0.95]",
+                "  - [-2.0, -3.0]\n  - [14.0, -3.0]\n  - [14.0, 3.0]\n  - [-2.0, 3.0]",
+            )
+            .replace(
+                "start: {x_m: 1.0, y_m: 0.0, yaw_rad: 0.0}",
+                "start: {x_m: 1.0, y_m: 2.0, yaw_rad: 0.0}",
+            );
+        let e = World::parse(&outside, "w.yaml").unwrap_err().to_string();
+        assert!(
+            e.starts_with("w.yaml:24:1: field 'start': (1, 2) is on the other side of the closed walls_m from the goal centre (11, 0): no run can reach the goal"),
+            "{e}"
+        );
+        let open = outside.replace("  - [[12.0, 1.0], [0.0, 1.0]]\n", "");
+        World::parse(&open, "w.yaml").unwrap();
+        assert!(crate::geometry::walls_separate(
+            &[
+                [[0.0, 0.0], [1.0, 0.0]],
+                [[1.0, 0.0], [0.0, 1.0]],
+                [[0.0, 1.0], [0.0, 0.0]]
+            ],
+            [0.2, 0.2],
+            [2.0, 2.0]
+        ));
+        // through a wall end: undecided, not refused
+        assert!(!crate::geometry::walls_separate(
+            &[
+                [[0.0, 0.0], [1.0, 0.0]],
+                [[1.0, 0.0], [0.0, 1.0]],
+                [[0.0, 1.0], [0.0, 0.0]]
+            ],
+            [0.2, 0.2],
+            [-0.2, -0.2]
+        ));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! Before anything runs (before the output directory is even created), the
 //! campaign estimates from the files alone what the plan costs: runs,
-//! simulated steps, lidar rays cast, and bytes written (manifests and traces),
+//! simulated steps, lidar rays cast, ray-segment tests (the geometry cost),
+//! and bytes written (manifests and traces),
 //! and refuses a plan above its budget with the estimate and the flag that
 //! raises the limit. The estimate is arithmetic on the loaded files (no plan
 //! is materialised), so an absurd file (10^9 repeats) is refused at once.
@@ -39,20 +40,25 @@ pub struct Budget {
     pub max_sim_steps: u64,
     /// Lidar rays cast over all runs (beams × scans).
     pub max_rays: u64,
+    /// Ray-segment tests over all runs (rays × the world's segments).
+    pub max_ray_tests: u64,
     /// Bytes written: manifests, traces, report and the fixed files.
     pub max_output_bytes: u64,
 }
 
 impl Default for Budget {
-    /// 20 000 runs, 10^9 steps, 10^10 rays, 4 GiB: about 190×, 1 600×, 440×
-    /// and 190× the corridor study (106 runs, 636 000 steps, 2.3e7 rays,
-    /// 22 MB estimated); at the corridor study's 1.7e5 steps per second on
-    /// two cores, 10^9 steps take about 1.6 h.
+    /// 20 000 runs, 10^9 steps, 10^10 rays, 10^11 ray-segment tests, 4 GiB:
+    /// about 190×, 1 600×, 440×, 550× and 190× the corridor study (106 runs,
+    /// 636 000 steps, 2.3e7 rays, 1.8e8 ray-segment tests (8 segments), 22
+    /// MB estimated; a corridor with 10 000 box obstacles is 5 000× its
+    /// geometry cost, REQ-PLAN-SIZE); at the corridor study's 1.7e5 steps per
+    /// second on two cores, 10^9 steps take about 1.6 h.
     fn default() -> Self {
         Self {
             max_runs: 20_000,
             max_sim_steps: 1_000_000_000,
             max_rays: 10_000_000_000,
+            max_ray_tests: 100_000_000_000,
             max_output_bytes: 4 << 30,
         }
     }
@@ -65,7 +71,16 @@ pub struct Estimate {
     pub runs: u64,
     pub sim_steps: u64,
     pub rays: u64,
+    /// The geometry cost: rays × segments of the world (each wall, four
+    /// per box obstacle), an upper bound of the ray-segment tests (the
+    /// lidar's fan culling tests fewer, the clearance check far fewer).
+    pub ray_tests: u64,
     pub output_bytes: u64,
+}
+
+/// Segments the lidar casts against in `w`: each wall, four per obstacle.
+pub fn segments(w: &breakbench_world::World) -> u64 {
+    (w.walls_m.len() as u64).saturating_add((w.obstacles.len() as u64).saturating_mul(4))
 }
 
 /// `ceil(a / b)` for positive `a`, `b` in seconds, saturating at `u64::MAX`.
@@ -80,21 +95,11 @@ fn ceil_div(a: f64, b: f64) -> u64 {
 
 impl Estimate {
     /// The estimate for `s` (a loaded scenario: every field is in its
-    /// declared range).
+    /// declared range): the plan's declared size
+    /// ([`super::scenario::ScenarioFile::declared_size`], from list lengths,
+    /// the resilience tests' runs included; `u64::MAX` if it overflows).
     pub fn of(s: &Scenario) -> Self {
-        let f = &s.file;
-        let variants = f
-            .navigator_axes
-            .iter()
-            .fold(1u64, |acc, a| acc.saturating_mul(a.values.len() as u64));
-        let cells = f
-            .axes
-            .iter()
-            .fold(variants, |acc, a| acc.saturating_mul(a.values.len() as u64));
-        let runs = cells
-            .saturating_mul(f.repeats as u64)
-            .saturating_add((f.nominal.runs as u64).saturating_mul(variants))
-            .saturating_add(u64::from(f.canary.is_some()));
+        let runs = s.file.declared_size().map_or(u64::MAX, |d| d.runs);
         Self::of_runs(s, runs)
     }
 
@@ -105,8 +110,9 @@ impl Estimate {
         Self::of_runs(s, shard.len_of(Self::of(s).runs))
     }
 
-    /// The estimate for `runs` runs of `s`.
-    fn of_runs(s: &Scenario, runs: u64) -> Self {
+    /// The estimate for `runs` runs of `s` (every run lasts the mission:
+    /// a campaign's slice, or a severity search's probes).
+    pub fn of_runs(s: &Scenario, runs: u64) -> Self {
         let t = s.world.mission_timeout_s;
         let p = &s.plant;
         let steps = ceil_div(t, p.step_s);
@@ -120,6 +126,9 @@ impl Estimate {
             runs,
             sim_steps: runs.saturating_mul(steps),
             rays: runs.saturating_mul(scans.saturating_mul(u64::from(p.lidar.beams))),
+            ray_tests: runs
+                .saturating_mul(scans.saturating_mul(u64::from(p.lidar.beams)))
+                .saturating_mul(segments(&s.world)),
             output_bytes: runs
                 .saturating_mul(per_run_bytes)
                 .saturating_add(FIXED_BYTES),
@@ -144,6 +153,12 @@ impl Budget {
             ),
             ("lidar rays", e.rays, self.max_rays, "--max-rays"),
             (
+                "ray-segment tests",
+                e.ray_tests,
+                self.max_ray_tests,
+                "--max-ray-tests",
+            ),
+            (
                 "bytes written",
                 e.output_bytes,
                 self.max_output_bytes,
@@ -161,11 +176,12 @@ impl Budget {
             return Ok(());
         }
         Err(CampaignError::OverBudget(format!(
-            "the plan is over its resource budget, nothing was run: {}. Whole estimate: {} runs, {} simulated steps, {} lidar rays, {} bytes written",
+            "the plan is over its resource budget, nothing was run: {}. Whole estimate: {} runs, {} simulated steps, {} lidar rays, {} ray-segment tests, {} bytes written",
             over.join("; "),
             e.runs,
             e.sim_steps,
             e.rays,
+            e.ray_tests,
             e.output_bytes
         )))
     }

@@ -25,6 +25,7 @@ pub mod report;
 pub mod resilience;
 pub mod run;
 pub mod runner;
+pub mod sanity;
 pub mod scenario;
 pub mod search;
 pub mod stats;

@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use breakbench_oracle::expect::predicate::{Diagnostic, Rosout};
 use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::spec::Within;
+use breakbench_oracle::expect::timeline::FaultEvent;
 use breakbench_oracle::expect::{
     check_expectations, Anchor, DiagLevel, ExpectationSpec, LogLevel, Predicate, Role, TriggerSpec,
     VerdictClass,
@@ -424,6 +425,89 @@ impl ResilienceTest {
         self.faults.iter().map(|f| f.name.as_str()).collect()
     }
 
+    /// The `after_fault` graph of the test's triggers and clears: each
+    /// fault's trigger waits on another fault's event (its trigger for
+    /// `trigger`, `requested` and `applied`; its clear for `cleared`), a
+    /// clear waits on its own fault's trigger. A cycle of any length (A
+    /// after B after A) can never fire, nor can a wait on the `cleared` of a
+    /// fault that is never cleared (no `clear`, no `duration_s`): every run
+    /// would be `precondition_failed`.
+    ///
+    /// # Errors
+    /// `(field, message)` naming the first `after_fault.fault` on a cycle or
+    /// waiting on a fault never cleared.
+    pub fn check_trigger_graph(&self, field: &str) -> Result<(), (String, String)> {
+        // Node 2i: fault i's trigger; 2i + 1: its clear.
+        let index = |name: &str| self.faults.iter().position(|f| f.name == name);
+        let mut deps: Vec<Option<(usize, String)>> = vec![None; 2 * self.faults.len()];
+        for (i, f) in self.faults.iter().enumerate() {
+            for (node, key, t) in [
+                (2 * i, "trigger", Some(&f.trigger)),
+                (2 * i + 1, "clear", f.clear.as_ref()),
+            ] {
+                let Some(TriggerSpec::AfterFault(a)) = t else {
+                    continue;
+                };
+                let Some(j) = index(&a.fault) else { continue }; // refused by check
+                let at = format!("{field}.faults[{i}].{key}.after_fault.fault");
+                let on_clear = a.event == FaultEvent::Cleared;
+                let o = &self.faults[j];
+                if on_clear && o.clear.is_none() && o.duration_s.is_none() {
+                    return Err((
+                        at,
+                        format!(
+                            "waits for fault '{}' to be cleared, but it has no clear and no duration_s (it lasts to the end of the run): the {key} would never fire",
+                            o.name
+                        ),
+                    ));
+                }
+                deps[node] = Some((2 * j + usize::from(on_clear), at));
+            }
+        }
+        // Follow each node's chain: every node has at most one explicit
+        // dependency, plus clear -> own trigger.
+        // A cycle holds an explicit wait: start from those.
+        for start in (0..deps.len()).filter(|&k| deps[k].is_some()) {
+            let mut path = vec![start];
+            let mut node = start;
+            loop {
+                let next = match &deps[node] {
+                    Some((n, _)) => Some(*n),
+                    None if node % 2 == 1 => Some(node - 1),
+                    None => None,
+                };
+                let Some(n) = next else { break };
+                if n == start {
+                    let names: Vec<String> = path
+                        .iter()
+                        .chain(std::iter::once(&start))
+                        .map(|&k| {
+                            let what = if k % 2 == 0 { "trigger" } else { "clear" };
+                            format!("{}'s {what}", self.faults[k / 2].name)
+                        })
+                        .collect();
+                    let at = deps[start]
+                        .as_ref()
+                        .map(|d| d.1.clone())
+                        .unwrap_or_default();
+                    return Err((
+                        at,
+                        format!(
+                            "a trigger cycle ({}) can never fire: every run would be precondition_failed",
+                            names.join(" waits for ")
+                        ),
+                    ));
+                }
+                if path.contains(&n) || path.len() > deps.len() {
+                    break; // a cycle not through start: found from its own nodes
+                }
+                path.push(n);
+                node = n;
+            }
+        }
+        Ok(())
+    }
+
     /// Semantic checks; `field` is the test's path (`tests[0]`).
     ///
     /// # Errors
@@ -530,6 +614,9 @@ impl ResilienceTest {
                     return err(format!("{at}.surfacing.diagnostic"), "is empty".into());
                 }
             }
+        }
+        if let Err((f, m)) = self.check_trigger_graph(field) {
+            return err(f, m);
         }
         if !(self.max_input_gap_s.is_finite()
             && self.max_input_gap_s > 0.0

@@ -61,7 +61,9 @@ pub struct CampaignResult {
 /// naming the check and where to look: the positive canary (declared in the
 /// scenario) must be judged a safety violation, and with `isolation_check`
 /// every run's verdict must be unchanged when its self-report is forced to
-/// success and to failure. A failed check means the oracle or the harness
+/// success and to failure; most fault-free runs of each group (nominal set
+/// per navigator variant, baselines per test) must keep their invariants
+/// ([`super::sanity::nominal_gate`], REQ-NOMINAL-GATE). A failed check means the oracle or the harness
 /// cannot be trusted on this campaign: `breakbench campaign` exits non-zero,
 /// though every result is written.
 pub fn harness_failures(file: &ScenarioFile, out: &Path, manifests: &[Manifest]) -> Vec<String> {
@@ -158,6 +160,7 @@ fn checks(
         }
     }
     failures.extend(self_test_failures(file, out, manifests));
+    failures.extend(super::sanity::nominal_gate(file, out, manifests));
     failures
 }
 

@@ -357,6 +357,11 @@ impl ScenarioFile {
         // units, nested predicates) are checked by their own rules
         // (ResilienceTest::validate, check_expectations), not by the table.
         // Likewise the severity searches (EscapeSearch::validate).
+        // First the declared sizes (list lengths, overflow-checked plan
+        // size): nothing below may walk a grid or list before they hold.
+        if let Err((f, m)) = file.check_sizes() {
+            return err(&f, m);
+        }
         let without_tests = ScenarioFile {
             tests: Vec::new(),
             escape_search: Vec::new(),
@@ -377,28 +382,9 @@ impl ScenarioFile {
             }
             t.validate(&format!("tests[{i}]"), path)?;
         }
-        // Run ids name files: two tests must not plan the same one (a test
-        // named `t_p0` beside a phase-swept test `t`).
-        let mut seen: BTreeMap<String, String> = BTreeMap::new();
-        // (grid, nominal and canary ids are checked with the axes below.)
-        for r in super::plan::plan_file(file) {
-            let Some(owner) = r.test.clone() else {
-                continue;
-            };
-            if let Some(other) = seen.insert(r.run_id.clone(), owner.clone()) {
-                let i = file
-                    .tests
-                    .iter()
-                    .rposition(|t| t.name == owner || t.name == other)
-                    .unwrap_or(0);
-                return err(
-                    &format!("tests[{i}].name"),
-                    format!(
-                        "run id '{}' is planned by both '{other}' and '{owner}': rename a test",
-                        r.run_id
-                    ),
-                );
-            }
+        // Run ids name files: two tests must not plan the same one.
+        if let Err((f, m)) = file.check_test_run_ids() {
+            return err(&f, m);
         }
         let c = &file.nominal.convergence;
         if c.window + 2 > file.nominal.runs {
@@ -740,5 +726,10 @@ pub fn navigator_with(
 }
 
 mod load;
+mod size;
+pub use size::{
+    DeclaredSize, MAX_AXIS_VALUES, MAX_NAVIGATOR_AXIS_VALUES, MAX_NAVIGATOR_VARIANTS,
+    MAX_SCENARIO_BYTES, MAX_TESTS,
+};
 #[cfg(test)]
 mod tests;

@@ -357,6 +357,22 @@ pub fn check_expectations(
                     "must be a finite number >= 0 (s)".into(),
                 )
             }
+            Kind::At(a) if a.tol_s > a.at_s => {
+                return err(
+                    format!("{key}.tol_s"),
+                    format!(
+                        "{} s is above at_s {} s: the window [at_s - tol_s, at_s + tol_s] would reach before its anchor",
+                        a.tol_s, a.at_s
+                    ),
+                )
+            }
+            Kind::Never(w) | Kind::Always(w) => {
+                if let Window::Span(sp) = &w.window {
+                    if let Some(why) = reversed_span(sp) {
+                        return err(format!("{key}.window.span"), why);
+                    }
+                }
+            }
             _ => {}
         }
         if s.role.is_some() && kind.anchor().is_none_or(|a| *a == Anchor::RunStart) {
@@ -394,6 +410,35 @@ pub fn check_expectations(
         );
     }
     Ok(())
+}
+
+/// Why `span` is empty or reversed whatever the run does, if it is: an
+/// `until` at the run start, equal to `from`, or an event of the same fault
+/// that cannot come after `from` (a fault is triggered before it is applied,
+/// and applied, if ever, before it is cleared). Such a window has no step,
+/// so its `never` / `always` would hold trivially.
+fn reversed_span(span: &Span) -> Option<String> {
+    let until = span.until.as_ref()?;
+    let rank = |a: &Anchor| match a {
+        Anchor::RunStart => Some(0),
+        Anchor::Trigger(_) => Some(1),
+        Anchor::Applied(_) => Some(2),
+        Anchor::Cleared(_) => Some(3),
+        Anchor::Expectation(_) => None,
+    };
+    let name = |a: &Anchor| serde_json::to_string(a).unwrap_or_default();
+    let reversed = *until == span.from
+        || *until == Anchor::RunStart
+        || (until.fault().is_some()
+            && until.fault() == span.from.fault()
+            && rank(until) < rank(&span.from));
+    reversed.then(|| {
+        format!(
+            "until {} cannot come after from {}: the window would hold no step, so the expectation would be trivially satisfied",
+            name(until),
+            name(&span.from)
+        )
+    })
 }
 
 /// Indices of `specs` in an order where every expectation comes after the

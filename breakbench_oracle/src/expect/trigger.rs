@@ -134,8 +134,14 @@ impl TriggerSpec {
                 bad("at_time.t_s", "must be finite and >= 0 (s)")
             }
             TriggerSpec::RisingEdge(r) => {
-                if !time(r.timeout_s) {
-                    return bad("rising_edge.timeout_s", "must be finite and >= 0 (s)");
+                // A rising edge needs two steps (false, then true), so it
+                // cannot fire at 0 s: a 0 s timeout would make every run
+                // precondition_failed.
+                if !(r.timeout_s.is_finite() && r.timeout_s > 0.0) {
+                    return bad(
+                        "rising_edge.timeout_s",
+                        "must be finite and > 0 (s): a rising edge needs a false step before a true one, so it cannot fire at 0 s",
+                    );
                 }
                 r.predicate
                     .check(&format!("{field}.rising_edge.predicate"), faults)
@@ -145,6 +151,14 @@ impl TriggerSpec {
                     bad("after_fault.delay_s", "must be finite and >= 0 (s)")
                 } else if !time(a.timeout_s) {
                     bad("after_fault.timeout_s", "must be finite and >= 0 (s)")
+                } else if a.delay_s > a.timeout_s {
+                    bad(
+                        "after_fault.delay_s",
+                        &format!(
+                            "{} s is beyond timeout_s {} s: the trigger fires delay_s after the event (at >= 0 s), so it would always time out",
+                            a.delay_s, a.timeout_s
+                        ),
+                    )
                 } else if a.fault == fault {
                     bad(
                         "after_fault.fault",
@@ -168,6 +182,15 @@ impl TriggerSpec {
                 }
                 if !time(s.timeout_s) {
                     return bad("stable_baseline.timeout_s", "must be finite and >= 0 (s)");
+                }
+                if s.for_s > s.timeout_s {
+                    return bad(
+                        "stable_baseline.for_s",
+                        &format!(
+                            "{} s is beyond timeout_s {} s: the predicate cannot have held for_s before the timeout, so the trigger would always time out",
+                            s.for_s, s.timeout_s
+                        ),
+                    );
                 }
                 s.predicate
                     .check(&format!("{field}.stable_baseline.predicate"), faults)

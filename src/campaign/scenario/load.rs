@@ -14,6 +14,7 @@ impl Scenario {
     /// # Errors
     /// A [`CampaignError`] naming the file and field of the first problem.
     pub fn load(path: &Path) -> Result<Self, CampaignError> {
+        size::check_file_size(path)?;
         let file: ScenarioFile = load_yaml_checked(path, ScenarioFile::validate)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let world_path = base.join(&file.world);
@@ -329,6 +330,15 @@ impl Scenario {
                 semantic(&f, m)?;
             }
         }
+        rising_edges_fit_the_step(path, &file, &plant, &robot_path)?;
+        nominal_possible(
+            path,
+            &file,
+            (&navigator, &variants),
+            &world,
+            &plant,
+            [&world_path, &robot_path, &nav_path],
+        )?;
         let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
         Ok(Self {
             file,
@@ -340,4 +350,102 @@ impl Scenario {
             variants,
         })
     }
+}
+
+/// The load-time half of the nominal sanity gate (REQ-NOMINAL-GATE): a
+/// navigator under which no fault-free run can succeed (the file's
+/// `navigator`, or a navigator axis' variant of `variants`), and a navigator
+/// axis the declared controller does not read; `paths` are the world, robot
+/// and navigator files.
+///
+/// # Errors
+/// A [`CampaignError`] naming the navigator file's field (the file as
+/// written) or the scenario's `navigator_axes` field (a variant).
+fn nominal_possible(
+    path: &Path,
+    file: &ScenarioFile,
+    (navigator, variants): (&NavigatorConfig, &BTreeMap<Vec<usize>, NavigatorConfig>),
+    world: &World,
+    plant: &PlantConfig,
+    [world_path, robot_path, nav_path]: [&Path; 3],
+) -> Result<(), CampaignError> {
+    use crate::campaign::sanity::{axis_without_effect, impossible_nominal};
+    let semantic = |p: &Path, field: &str, msg: String| -> CampaignError {
+        match kraken_interfaces::config::read_text(p) {
+            Ok(text) => ConfigError::semantic(&p.display().to_string(), field, msg)
+                .located(&text)
+                .into(),
+            Err(e) => e.into(),
+        }
+    };
+    let files = format!(
+        "world {}, robot {}",
+        world_path.display(),
+        robot_path.display()
+    );
+    if let Some((field, why)) = impossible_nominal(navigator, world, plant) {
+        return Err(semantic(nav_path, field, format!("{why} ({files})")));
+    }
+    for (i, a) in file.navigator_axes.iter().enumerate() {
+        if let Some(why) = axis_without_effect(navigator, &a.parameter) {
+            return Err(semantic(
+                path,
+                &format!("navigator_axes[{i}].parameter"),
+                format!("{why} (navigator {})", nav_path.display()),
+            ));
+        }
+    }
+    for (key, nav) in variants.iter().filter(|(k, _)| !k.is_empty()) {
+        if let Some((field, why)) = impossible_nominal(nav, world, plant) {
+            return Err(semantic(
+                path,
+                "navigator_axes",
+                format!(
+                    "with {}, the navigator's {field}: {why} ({files})",
+                    file.variant_label(key)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A `rising_edge` needs a false step and then a true one, so it fires at
+/// the plant's second step at the earliest: a `timeout_s` below the robot's
+/// `step_s` can never be met (REQ-TRIGGER-FIRABLE).
+///
+/// # Errors
+/// A [`CampaignError`] naming the trigger's or clear's `timeout_s`.
+fn rising_edges_fit_the_step(
+    path: &Path,
+    file: &ScenarioFile,
+    plant: &PlantConfig,
+    robot_path: &Path,
+) -> Result<(), CampaignError> {
+    use breakbench_oracle::expect::TriggerSpec;
+    for (i, t) in file.tests.iter().enumerate() {
+        for (j, f) in t.faults.iter().enumerate() {
+            for (key, spec) in [("trigger", Some(&f.trigger)), ("clear", f.clear.as_ref())] {
+                let Some(TriggerSpec::RisingEdge(r)) = spec else {
+                    continue;
+                };
+                if r.timeout_s < plant.step_s {
+                    let text = kraken_interfaces::config::read_text(path)?;
+                    return Err(ConfigError::semantic(
+                        &path.display().to_string(),
+                        &format!("tests[{i}].faults[{j}].{key}.rising_edge.timeout_s"),
+                        format!(
+                            "{} s is below the plant's step_s {} s of {}: a rising edge needs a false step and a true one, so it cannot fire before the second step",
+                            r.timeout_s,
+                            plant.step_s,
+                            robot_path.display()
+                        ),
+                    )
+                    .located(&text)
+                    .into());
+                }
+            }
+        }
+    }
+    Ok(())
 }
