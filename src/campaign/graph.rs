@@ -695,6 +695,7 @@ fn invalid_manifest(
         isolation: None,
         trace_file: trace_file(&spec.run_id),
         trace_sha256: String::new(),
+        provenance_sha256: None,
         sim_time_s: 0.0,
         wall_time_s: record.wall_time_s,
         judgement: RunJudgement {

@@ -14,6 +14,7 @@ pub mod consumers;
 pub mod error;
 pub mod executor;
 pub mod graph;
+pub mod ledger;
 pub mod manifest;
 pub mod merge;
 pub mod orchestrate;
@@ -31,6 +32,7 @@ pub mod summary;
 pub mod test_run;
 pub mod test_summary;
 pub mod trace;
+pub mod verify;
 
 pub use budget::{Budget, Estimate};
 pub use error::CampaignError;

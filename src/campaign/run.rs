@@ -543,6 +543,7 @@ pub fn execute_recording(
         isolation,
         trace_file: trace_file(&spec.run_id),
         trace_sha256: String::new(),
+        provenance_sha256: None,
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
         graph: None,
