@@ -96,12 +96,24 @@ pub struct LedgerWriter {
 }
 
 impl LedgerWriter {
-    /// Opens (creating) the ledger of `out` for appending.
+    /// Opens (creating) the ledger of `out` for appending, first cutting
+    /// off an append cut short (a last line without its `\n`), so the next
+    /// line does not continue it.
     ///
     /// # Errors
     /// I/O errors with the path.
     pub fn open(out: &Path) -> Result<Self, CampaignError> {
         let path = ledger_path(out);
+        if let Ok(text) = std::fs::read(&path) {
+            if text.last().is_some_and(|b| *b != b'\n') {
+                let keep = text.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|f| f.set_len(keep as u64).and_then(|()| f.sync_data()))
+                    .map_err(|e| CampaignError::io(&path, e))?;
+            }
+        }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
