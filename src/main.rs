@@ -295,8 +295,12 @@ fn verify_dir(dir: &std::path::Path, scenario: Option<&std::path::Path>) -> Resu
         for c in checks.iter().filter(|c| !c.differences.is_empty()) {
             eprintln!(
                 "error: {}: the recorded verdict differs from the one re-judged from {}: {}",
-                dir.join("manifests").join(format!("{}.json", c.run_id)).display(),
-                dir.join("traces").join(format!("{}.csv", c.run_id)).display(),
+                dir.join("manifests")
+                    .join(format!("{}.json", c.run_id))
+                    .display(),
+                dir.join("traces")
+                    .join(format!("{}.csv", c.run_id))
+                    .display(),
                 c.differences.join("; ")
             );
         }

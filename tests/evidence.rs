@@ -109,7 +109,10 @@ fn a_forged_verdict_is_refused_by_resume_and_analyze_naming_the_manifest() {
     );
 
     let summary = read(&out.join("summary.json"));
-    assert!(flip_mission(&out, "nominal_000"), "the nominal run reached the goal");
+    assert!(
+        flip_mission(&out, "nominal_000"),
+        "the nominal run reached the goal"
+    );
     let forged = read(&manifest(&out, "nominal_000"));
     let victim = manifest(&out, "nominal_000").display().to_string();
     // Resume refuses: exit 2, the manifest named, nothing rewritten.
@@ -194,7 +197,15 @@ fn verify_catches_a_forged_verdict_whose_ledger_was_regenerated() {
     assert_eq!(campaign(&out).0, 0);
     let dir = out.to_str().unwrap();
     let sc = scenario();
-    let verify = || bb(&["analyze", dir, "--verify", "--scenario", sc.to_str().unwrap()]);
+    let verify = || {
+        bb(&[
+            "analyze",
+            dir,
+            "--verify",
+            "--scenario",
+            sc.to_str().unwrap(),
+        ])
+    };
     let (code, stdout, err) = verify();
     assert_eq!(code, 0, "{stdout}{err}");
     assert!(
@@ -244,7 +255,13 @@ fn verify_catches_a_forged_verdict_whose_ledger_was_regenerated() {
         .replace("name: small_study", "name: other")
         .replace("../../config/", &format!("{}/config/", root().display()));
     std::fs::write(&other, text).unwrap();
-    let (code, _, err) = bb(&["analyze", dir, "--verify", "--scenario", other.to_str().unwrap()]);
+    let (code, _, err) = bb(&[
+        "analyze",
+        dir,
+        "--verify",
+        "--scenario",
+        other.to_str().unwrap(),
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(&format!("{}: scenario hash ", other.display())),
@@ -293,11 +310,9 @@ fn an_interrupted_ledger_append_reruns_that_run_and_grid_runs_have_timelines() {
 
     // A grid run's timeline: per axis, trigger and request at 0 s, applied
     // when its fault first touched a message, never cleared.
-    let m: Value = serde_json::from_slice(&read(&manifest(
-        &out,
-        "grid_latency_s0.4_odom_bias0.2_r0",
-    )))
-    .unwrap();
+    let m: Value =
+        serde_json::from_slice(&read(&manifest(&out, "grid_latency_s0.4_odom_bias0.2_r0")))
+            .unwrap();
     let faults = m["timeline"]["faults"].as_array().unwrap();
     assert_eq!(faults.len(), 2);
     for (tl, rec) in faults.iter().zip(m["faults"].as_array().unwrap()) {

@@ -123,7 +123,10 @@ fn analyze_refuses_a_manifest_of_another_scenario_and_names_it() {
     // Resume refuses it too (its bytes are not the ledger's), naming it;
     // removed, the run is run again and analyze agrees again.
     let e = run_campaign(&a, &opts("a")).err().unwrap().to_string();
-    assert!(e.starts_with(&format!("{}: sha256 ", victim.display())), "{e}");
+    assert!(
+        e.starts_with(&format!("{}: sha256 ", victim.display())),
+        "{e}"
+    );
     std::fs::remove_file(&victim).unwrap();
     let r = run_campaign(&a, &opts("a")).unwrap();
     assert_eq!(r.timing.runs_executed, 1);

@@ -54,7 +54,12 @@ fn copy_shard(src: &Path, dst: &Path) {
             std::fs::copy(e.path(), dst.join(sub).join(e.file_name())).unwrap();
         }
     }
-    for f in ["campaign.json", "timing.json", "shard.json", "manifests.sha256"] {
+    for f in [
+        "campaign.json",
+        "timing.json",
+        "shard.json",
+        "manifests.sha256",
+    ] {
         std::fs::copy(src.join(f), dst.join(f)).unwrap();
     }
 }

@@ -655,8 +655,12 @@ fn collect(
     if spec.kind == RunKind::Grid {
         // The graph sets every axis' fault at sim 0 (its step file, before the clock starts).
         let names: Vec<String> = faults.iter().map(|f| f.axis.clone()).collect();
-        m.judgement.timeline =
-            super::run::grid_timeline(&names, &vec![0.0; names.len()], &vec![Some(0.0); names.len()], &faults);
+        m.judgement.timeline = super::run::grid_timeline(
+            &names,
+            &vec![0.0; names.len()],
+            &vec![Some(0.0); names.len()],
+            &faults,
+        );
     }
     m.faults = faults;
     m.trace_file = trace_file(&spec.run_id);

@@ -74,8 +74,14 @@ pub fn read_ledger(out: &Path) -> Result<BTreeMap<String, String>, CampaignError
             ),
         };
         let l = std::str::from_utf8(l).map_err(|_| bad("not UTF-8"))?;
-        let (hash, file) = l.split_once("  ").ok_or_else(|| bad("no two-space separator"))?;
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        let (hash, file) = l
+            .split_once("  ")
+            .ok_or_else(|| bad("no two-space separator"))?;
+        if hash.len() != 64
+            || !hash
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return Err(bad("not a sha256 in lowercase hex"));
         }
         let id = file
@@ -147,10 +153,7 @@ pub fn compact(out: &Path, runs: &[String]) -> Result<(), CampaignError> {
     let map = read_ledger(out)?;
     let text: String = runs
         .iter()
-        .filter_map(|id| {
-            map.get(id)
-                .map(|h| format!("{h}  manifests/{id}.json\n"))
-        })
+        .filter_map(|id| map.get(id).map(|h| format!("{h}  manifests/{id}.json\n")))
         .collect();
     write_atomic(&ledger_path(out), text.as_bytes())
 }
@@ -295,7 +298,13 @@ pub fn parse_manifest_strict(path: &Path, bytes: &[u8]) -> Result<Manifest, Camp
 
 /// The top-level keys a manifest omits when they are empty; a `null` there
 /// is the absent value it stands for.
-const OPTIONAL_KEYS: [&str; 5] = ["graph", "detection", "provenance_sha256", "test", "timeline"];
+const OPTIONAL_KEYS: [&str; 5] = [
+    "graph",
+    "detection",
+    "provenance_sha256",
+    "test",
+    "timeline",
+];
 
 /// The first key of `raw` (depth first) that `known` does not have, as
 /// (path, key); a `null` at a top-level [`OPTIONAL_KEYS`] key is absent.

@@ -609,7 +609,10 @@ pub(crate) fn grid_timeline(
         return None;
     }
     let mut tl = Timeline::new(names);
-    let stamp = |sim_s: f64| Stamp { sim_s, host_s: None };
+    let stamp = |sim_s: f64| Stamp {
+        sim_s,
+        host_s: None,
+    };
     for (i, name) in names.iter().enumerate() {
         let r = &records[i];
         let events = [

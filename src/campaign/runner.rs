@@ -14,11 +14,11 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::{write_atomic, write_json_atomic};
 use super::executor::{Executor, InProcess};
+use super::ledger::{check_run, compact, read_ledger, LedgerWriter, Stored, LEDGER_FILE};
 use super::manifest::{Manifest, Provenance, RunKind};
 use super::plan::{plan, Shard};
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
-use super::ledger::{check_run, compact, read_ledger, LedgerWriter, Stored, LEDGER_FILE};
 use super::store::{
     load_campaign, lock_dir, manifest_path, provenance_file, read_campaign_file, read_shard_file,
     remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
