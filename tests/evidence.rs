@@ -327,3 +327,40 @@ fn an_interrupted_ledger_append_reruns_that_run_and_grid_runs_have_timelines() {
     let nominal: Value = serde_json::from_slice(&read(&manifest(&out, "nominal_000"))).unwrap();
     assert!(nominal.get("timeline").is_none());
 }
+
+#[test]
+fn verify_says_what_a_resilience_test_run_cannot_re_judge() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("t");
+    let sc = root().join("scenarios/tests/scan_loss_at_obstacle.yaml");
+    let (code, _, err) = bb(&[
+        "campaign",
+        sc.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--jobs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, stdout, err) = bb(&[
+        "analyze",
+        out.to_str().unwrap(),
+        "--verify",
+        "--scenario",
+        sc.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let fault_run = stdout
+        .lines()
+        .find(|l| l.starts_with("test_scan_loss_at_obstacle_r0: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert_eq!(
+        fault_run,
+        "test_scan_loss_at_obstacle_r0: re-judged from its trace: same verdict; not re-judged: verdict_class and expectations (they read cmd_vel, odometry, /diagnostics, /rosout and the injector's status, which the trace does not hold); faults (delivered values and message counts: the injector's)"
+    );
+    assert!(
+        stdout.contains(" 0 differ from their manifests"),
+        "{stdout}"
+    );
+}

@@ -540,6 +540,9 @@ fn execute_plan(
     })
 }
 
+/// Run ids of the stored manifests that cannot be reused, by reason.
+type Reruns = BTreeMap<String, Vec<String>>;
+
 /// The runs of `runs` to execute: those without a manifest, and those whose
 /// manifest cannot be reused, with the reasons (reason → run ids). Every
 /// stored manifest is first checked against the ledger, with its evidence
@@ -555,7 +558,7 @@ fn stored_runs<'a>(
     scenario: &Scenario,
     executor: &dyn Executor,
     prov: &Provenance,
-) -> Result<(Vec<&'a RunSpec>, BTreeMap<String, Vec<String>>), CampaignError> {
+) -> Result<(Vec<&'a RunSpec>, Reruns), CampaignError> {
     let ledger = read_ledger(out)?;
     let mut pending = Vec::new();
     // (reason, run ids) of the manifests that cannot be reused.

@@ -126,7 +126,7 @@ fn check(out: &Path, scenario: &Scenario, m: &Manifest) -> Result<RunCheck, Camp
     }
     if let Some(last) = poses.last() {
         let d = (last.x_m - world.goal.center_m[0]).hypot(last.y_m - world.goal.center_m[1]);
-        if !((d - m.final_goal_distance_m).abs() <= DIST_TOL_M) {
+        if !within(d, m.final_goal_distance_m, DIST_TOL_M) {
             c.differences.push(format!(
                 "final_goal_distance_m: manifest {}, re-judged {d}",
                 m.final_goal_distance_m
@@ -153,6 +153,11 @@ fn check(out: &Path, scenario: &Scenario, m: &Manifest) -> Result<RunCheck, Camp
             .push("detection (/diagnostics, not in the trace)".into());
     }
     Ok(c)
+}
+
+/// `a` and `b` are equal, or within `tol` of each other (false for NaN).
+fn within(a: f64, b: f64, tol: f64) -> bool {
+    a == b || (a - b).abs() <= tol
 }
 
 /// Appends to `out` each field of the recorded verdict `m` that differs from
@@ -185,13 +190,13 @@ fn compare_verdict(m: &Verdict, v: &Verdict, out: &mut Vec<String>) {
                 a.holds, b.holds
             ));
         }
-        if !((a.decided_at_s - b.decided_at_s).abs() <= TIME_TOL_S) {
+        if !within(a.decided_at_s, b.decided_at_s, TIME_TOL_S) {
             out.push(format!(
                 "verdict.{name}.decided_at_s: manifest {}, re-judged {}",
                 a.decided_at_s, b.decided_at_s
             ));
         }
-        if !(a.value == b.value || (a.value - b.value).abs() <= tol) {
+        if !within(a.value, b.value, tol) {
             out.push(format!(
                 "verdict.{name}.value: manifest {}, re-judged {}",
                 a.value, b.value
