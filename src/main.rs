@@ -228,7 +228,10 @@ enum Command {
         quiet: bool,
     },
     /// Recompute summary.json from a campaign directory's manifests alone; prints it,
-    /// or with --check compares it byte for byte with the stored summary.json.
+    /// or with --check compares it byte for byte with the stored summary.json. Every
+    /// manifest must match its line in <dir>/manifests.sha256 and have no unknown field,
+    /// and every trace and provenance record its manifest's sha256, or nothing is computed
+    /// (exit 2, naming the file).
     Analyze {
         dir: PathBuf,
         /// Exit non-zero if the recomputed summary differs from <dir>/summary.json
@@ -237,6 +240,15 @@ enum Command {
         /// Write the recomputed summary.json (atomically)
         #[arg(long, conflicts_with = "check")]
         write: bool,
+        /// Re-judge every run from its trace (the recorded ground truth) with the oracle and
+        /// print each run whose recorded verdict differs (exit 1) and what of each run the
+        /// trace cannot re-judge
+        #[arg(long, conflicts_with_all = ["check", "write"])]
+        verify: bool,
+        /// With --verify: the scenario file (default: the path campaign.json recorded, as
+        /// given to `campaign`); its hash must be the campaign's
+        #[arg(long, requires = "verify")]
+        scenario: Option<PathBuf>,
     },
 }
 
@@ -302,6 +314,47 @@ fn bench(scenario: &std::path::Path, runs: Option<usize>) -> Result<ExitCode> {
         rtfs[rtfs.len() / 2],
         rtfs[rtfs.len() - 1]
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `analyze --verify`: one line per run (what differs, what was not
+/// re-judged), a closing count; exit 1 if any run differs.
+fn verify_dir(dir: &std::path::Path, scenario: Option<&std::path::Path>) -> Result<ExitCode> {
+    let checks = breakbench::campaign::verify::verify(dir, scenario)?;
+    let differ = checks.iter().filter(|c| !c.differences.is_empty()).count();
+    for c in &checks {
+        let state = if c.differences.is_empty() {
+            "re-judged from its trace: same verdict".to_string()
+        } else {
+            format!("DIFFERS from its trace: {}", c.differences.join("; "))
+        };
+        let not = if c.not_rejudged.is_empty() {
+            String::new()
+        } else {
+            format!("; not re-judged: {}", c.not_rejudged.join("; "))
+        };
+        println!("{}: {state}{not}", c.run_id);
+    }
+    println!(
+        "verify {}: {} runs re-judged from their traces, {differ} differ from their manifests",
+        dir.display(),
+        checks.len()
+    );
+    if differ > 0 {
+        for c in checks.iter().filter(|c| !c.differences.is_empty()) {
+            eprintln!(
+                "error: {}: the recorded verdict differs from the one re-judged from {}: {}",
+                dir.join("manifests")
+                    .join(format!("{}.json", c.run_id))
+                    .display(),
+                dir.join("traces")
+                    .join(format!("{}.csv", c.run_id))
+                    .display(),
+                c.differences.join("; ")
+            );
+        }
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -682,8 +735,24 @@ fn real_main() -> Result<ExitCode> {
             }
             Ok(ExitCode::from(o.exit_code))
         }
-        Command::Analyze { dir, check, write } => {
+        Command::Analyze {
+            dir,
+            check,
+            write,
+            verify,
+            scenario,
+        } => {
+            if verify {
+                return verify_dir(&dir, scenario.as_deref());
+            }
             let s = analyze(&dir)?;
+            let ledger = breakbench::campaign::ledger::ledger_sha256(&dir).unwrap_or_default();
+            eprintln!(
+                "{}: {} manifests match {} (sha256 {ledger}), their traces and records their manifests",
+                dir.display(),
+                s.corpus.manifests,
+                breakbench::campaign::ledger::LEDGER_FILE
+            );
             let bytes = summary_bytes(&s)?;
             if check {
                 let p = dir.join("summary.json");

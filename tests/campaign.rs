@@ -29,6 +29,22 @@ fn campaign(s: &Scenario, out: &Path, jobs: usize) -> CampaignResult {
     .unwrap()
 }
 
+/// [`campaign`] with its error.
+fn try_campaign(
+    s: &Scenario,
+    out: &Path,
+) -> Result<CampaignResult, breakbench::campaign::CampaignError> {
+    run_campaign(
+        s,
+        &CampaignOptions {
+            out: out.to_path_buf(),
+            jobs: 1,
+            progress: false,
+            budget: Default::default(),
+        },
+    )
+}
+
 fn run(s: &Scenario, out: &Path, jobs: usize) -> Summary {
     campaign(s, out, jobs).summary
 }
@@ -89,25 +105,50 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     assert_eq!(std::fs::read(&keep).unwrap(), keep_bytes);
     assert_eq!(std::fs::read_dir(&mdir).unwrap().count(), ids.len());
 
-    // A run is complete only with its trace: a missing and a corrupted trace
-    // are both rerun, and the rewritten traces are the originals.
+    // A run is complete only with its trace as its manifest hashed it: a
+    // missing and a corrupted trace are both refused by resume and analyze,
+    // naming the file, with nothing rewritten (REQ-CAMPAIGN-EVIDENCE).
     let tdir = d.path().join("traces");
     let (t1, t2) = (
         tdir.join(format!("{}.csv", ids[1])),
         tdir.join(format!("{}.csv", ids[2])),
     );
     let (b1, b2) = (std::fs::read(&t1).unwrap(), std::fs::read(&t2).unwrap());
+    let ledger_before = std::fs::read(d.path().join("manifests.sha256")).unwrap();
     std::fs::remove_file(&t1).unwrap();
+    let e = try_campaign(&s, d.path()).err().unwrap().to_string();
+    assert_eq!(
+        e,
+        format!("{}: trace of run {} is missing", t1.display(), ids[1])
+    );
+    std::fs::write(&t1, &b1).unwrap();
     std::fs::write(&t2, b"garbage\n").unwrap();
+    for e in [
+        try_campaign(&s, d.path()).err().unwrap().to_string(),
+        analyze(d.path()).unwrap_err().to_string(),
+    ] {
+        assert!(
+            e.starts_with(&format!(
+                "{}: trace of run {} has sha256 ",
+                t2.display(),
+                ids[2]
+            )),
+            "{e}"
+        );
+    }
+    assert_eq!(summary_bytes(d.path()), before);
+    assert_eq!(
+        std::fs::read(d.path().join("manifests.sha256")).unwrap(),
+        ledger_before
+    );
+    std::fs::write(&t2, &b2).unwrap();
     let r = campaign(&s, d.path(), 1);
-    assert_eq!(r.timing.runs_executed, 2);
-    assert_eq!(r.timing.runs_resumed, ids.len() - 2);
-    assert_eq!(std::fs::read(&t1).unwrap(), b1);
-    assert_eq!(std::fs::read(&t2).unwrap(), b2);
+    assert_eq!(r.timing.runs_executed, 0);
     assert_eq!(summary_bytes(d.path()), before);
 
-    // A manifest copied over another run's: analyze refuses the directory,
-    // and a rerun replaces it with the right run.
+    // A manifest copied over another run's: analyze refuses the directory
+    // naming what it holds, resume refuses it (its bytes are not the
+    // ledger's); removed, the run is run again and is the original run.
     let victim = mdir.join(format!("{}.json", ids[4]));
     let original = std::fs::read(&victim).unwrap();
     std::fs::copy(&keep, &victim).unwrap();
@@ -116,6 +157,12 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
         e.contains(&format!("holds run '{}', not '{}'", ids[0], ids[4])),
         "{e}"
     );
+    let e = try_campaign(&s, d.path()).err().unwrap().to_string();
+    assert!(
+        e.starts_with(&format!("{}: sha256 ", victim.display())),
+        "{e}"
+    );
+    std::fs::remove_file(&victim).unwrap();
     let r = campaign(&s, d.path(), 1);
     assert_eq!(r.timing.runs_executed, 1);
     let rewritten: serde_json::Value =
@@ -124,6 +171,11 @@ fn interrupted_campaign_resumes_without_duplicates_or_losses() {
     let orig: serde_json::Value = serde_json::from_slice(&original).unwrap();
     assert_eq!(rewritten["verdict"], orig["verdict"]);
     assert_eq!(summary_bytes(d.path()), before);
+    // The ledger again holds one line per planned run, in plan order.
+    let ledger = std::fs::read_to_string(d.path().join("manifests.sha256")).unwrap();
+    let files: Vec<&str> = ledger.lines().map(|l| &l[66..]).collect();
+    let want: Vec<String> = ids.iter().map(|i| format!("manifests/{i}.json")).collect();
+    assert_eq!(files, want);
 }
 
 #[test]
@@ -186,7 +238,7 @@ fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
 /// it, a scan delay cell lists each delayed scan released `delay_s` after
 /// it was received, an odometry-scale cell lists each changed odometry
 /// message, a nominal run lists nothing, and a run whose record is missing
-/// is run again on resume (and only that one).
+/// is refused on resume naming the file (run again once its manifest is removed).
 #[test]
 fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
     use breakbench::campaign::executor::InProcess;
@@ -252,10 +304,23 @@ fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
         .iter()
         .all(|r| r[0] == "odom" && r[2] == r[4] && r[5] == "1" && r[6] == "scale"));
 
-    // Resume: the one run without its record runs again.
+    // Resume: a run whose record is missing is refused naming it; with its
+    // manifest removed too, that one run runs again.
     let victim = rec.join("provenance/grid_latency_s0.4_odom_bias0_r0.csv");
     let before = std::fs::read(&victim).unwrap();
     std::fs::remove_file(&victim).unwrap();
+    let e = run_campaign_on(&s, &opts(&rec), &recording)
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}: provenance record of run grid_latency_s0.4_odom_bias0_r0 is missing",
+            victim.display()
+        )
+    );
+    std::fs::remove_file(rec.join("manifests/grid_latency_s0.4_odom_bias0_r0.json")).unwrap();
     let other = rec.join("manifests/nominal_000.json");
     let other_mtime = std::fs::metadata(&other).unwrap().modified().unwrap();
     run_campaign_on(&s, &opts(&rec), &recording).unwrap();

@@ -120,7 +120,14 @@ fn analyze_refuses_a_manifest_of_another_scenario_and_names_it() {
         e.contains(&format!("this campaign: {})", &a.hash[..12])),
         "{e}"
     );
-    // Resume applies the same check: it reruns that run, and analyze agrees again.
+    // Resume refuses it too (its bytes are not the ledger's), naming it;
+    // removed, the run is run again and analyze agrees again.
+    let e = run_campaign(&a, &opts("a")).err().unwrap().to_string();
+    assert!(
+        e.starts_with(&format!("{}: sha256 ", victim.display())),
+        "{e}"
+    );
+    std::fs::remove_file(&victim).unwrap();
     let r = run_campaign(&a, &opts("a")).unwrap();
     assert_eq!(r.timing.runs_executed, 1);
     assert!(r.harness_failures.is_empty(), "{:?}", r.harness_failures);

@@ -54,7 +54,12 @@ fn copy_shard(src: &Path, dst: &Path) {
             std::fs::copy(e.path(), dst.join(sub).join(e.file_name())).unwrap();
         }
     }
-    for f in ["campaign.json", "timing.json", "shard.json"] {
+    for f in [
+        "campaign.json",
+        "timing.json",
+        "shard.json",
+        "manifests.sha256",
+    ] {
         std::fs::copy(src.join(f), dst.join(f)).unwrap();
     }
 }
@@ -353,11 +358,30 @@ fn merges_with_a_missing_or_duplicated_run_or_another_scenario_or_build_are_refu
         "{e}"
     );
 
-    // A run in two shards (its manifest and trace copied into another shard).
+    // A run in two shards (its manifest and trace copied into another shard):
+    // without its ledger line, refused as not recorded; with it, as duplicated.
     let dup = &ids[0]; // shard 0
     for f in [format!("manifests/{dup}.json"), format!("traces/{dup}.csv")] {
         std::fs::copy(dirs[0].join(&f), dirs[2].join(&f)).unwrap();
     }
+    let e = refused(&dirs);
+    assert!(
+        e.contains(&format!(
+            "{}: no line in the ledger",
+            dirs[2].join(format!("manifests/{dup}.json")).display()
+        )),
+        "{e}"
+    );
+    let ledger2 = std::fs::read(dirs[2].join("manifests.sha256")).unwrap();
+    let line = std::fs::read_to_string(dirs[0].join("manifests.sha256"))
+        .unwrap()
+        .lines()
+        .find(|l| l.ends_with(&format!("manifests/{dup}.json")))
+        .unwrap()
+        .to_string();
+    let mut with = ledger2.clone();
+    with.extend_from_slice(format!("{line}\n").as_bytes());
+    std::fs::write(dirs[2].join("manifests.sha256"), with).unwrap();
     let e = refused(&dirs);
     assert!(
         e.contains(&format!(
@@ -368,6 +392,7 @@ fn merges_with_a_missing_or_duplicated_run_or_another_scenario_or_build_are_refu
         "{e}"
     );
     std::fs::remove_file(dirs[2].join(format!("manifests/{dup}.json"))).unwrap();
+    std::fs::write(dirs[2].join("manifests.sha256"), ledger2).unwrap();
     // The same shard executed twice (a copy of its directory): all of its runs duplicated.
     let again = d.path().join("shard1_again");
     copy_shard(&dirs[1], &again);

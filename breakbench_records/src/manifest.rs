@@ -27,6 +27,7 @@ pub enum RunKind {
 
 /// One fault as requested and as delivered, measured at the apply site.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FaultRecord {
     /// The scenario axis that set it, or `<test>.<fault>` for a fault of a
     /// resilience test.
@@ -78,6 +79,7 @@ pub struct DetectionRecord {
 
 /// A rigid-contact event of the plant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ContactRecord {
     pub t_s: f64,
     pub x_m: f64,
@@ -88,6 +90,7 @@ pub struct ContactRecord {
 
 /// Provenance of the build that produced the run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Provenance {
     pub git_commit: String,
     pub git_dirty: bool,
@@ -97,6 +100,7 @@ pub struct Provenance {
 
 /// The result of the verdict isolation check on this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IsolationRecord {
     /// True when forcing the self-report to success and to failure left all
     /// three predicates unchanged.
@@ -140,6 +144,11 @@ pub struct Manifest<V, J> {
     /// Ground-truth trace file (relative to the campaign directory) and its sha256.
     pub trace_file: String,
     pub trace_sha256: String,
+    /// sha256 of the run's per-message provenance record
+    /// (`provenance/<run_id>.csv`, `campaign --record-provenance`); absent
+    /// when the run recorded none (REQ-CAMPAIGN-EVIDENCE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance_sha256: Option<String>,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
     /// How a run executed on a ROS 2 graph went; absent for in-process runs.

@@ -74,6 +74,15 @@ pub enum CampaignError {
     /// `run_campaign` reruns the run.
     #[error("{path}: {problem} (a copied or misplaced manifest)")]
     ForeignManifest { path: String, problem: String },
+    /// A stored run's evidence does not match its record
+    /// (REQ-CAMPAIGN-EVIDENCE): a manifest whose sha256 is not its ledger
+    /// line's, one with an unknown field or without a ledger line
+    /// (`analyze`), a trace or provenance record missing or with another
+    /// sha256 than its manifest's, a ledger line that is not one. `path`
+    /// names the file (and line). Resume, `analyze` and `merge` refuse the
+    /// directory; nothing is rewritten.
+    #[error("{path}: {problem}")]
+    Evidence { path: String, problem: String },
     /// An axis of a loaded scenario no longer builds a FaultSpec (a harness
     /// bug: scenarios are validated on load).
     #[error("axis {axis}: {message}")]

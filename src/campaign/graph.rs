@@ -652,6 +652,16 @@ fn collect(
     m.seed = spec.seed;
     m.provenance = provenance.clone();
     m.cell = spec.cell.clone();
+    if spec.kind == RunKind::Grid {
+        // The graph sets every axis' fault at sim 0 (its step file, before the clock starts).
+        let names: Vec<String> = faults.iter().map(|f| f.axis.clone()).collect();
+        m.judgement.timeline = super::run::grid_timeline(
+            &names,
+            &vec![0.0; names.len()],
+            &vec![Some(0.0); names.len()],
+            &faults,
+        );
+    }
     m.faults = faults;
     m.trace_file = trace_file(&spec.run_id);
     Ok((m, trace))
@@ -695,6 +705,7 @@ fn invalid_manifest(
         isolation: None,
         trace_file: trace_file(&spec.run_id),
         trace_sha256: String::new(),
+        provenance_sha256: None,
         sim_time_s: 0.0,
         wall_time_s: record.wall_time_s,
         judgement: RunJudgement {

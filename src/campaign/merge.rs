@@ -165,7 +165,7 @@ fn load_manifests(s: &mut ShardDir) -> Result<(), CampaignError> {
     for m in &manifests {
         // load_campaign keeps planned runs only.
         let r = &planned[&m.run_id];
-        if let Some(p) = reuse_problem(dir, m, r, &s.sf.scenario_hash, &s.sf.provenance) {
+        if let Some(p) = reuse_problem(m, r, &s.sf.scenario_hash, &s.sf.provenance) {
             return Err(refuse(format!(
                 "{}: {p}",
                 manifest_path(dir, &m.run_id).display()
@@ -392,6 +392,9 @@ pub fn merge(
             }
             manifests.push(m);
         }
+        // The merged ledger, from the manifests as copied (each matched its
+        // shard's ledger in load_manifests).
+        super::ledger::write_from_manifests(&tmp, &cf.runs)?;
         write_json_atomic(&tmp.join("campaign.json"), &cf)?;
         let summary = Summary::compute(&cf.scenario, &cf.scenario_hash, &manifests);
         write_json_atomic(&tmp.join("summary.json"), &summary)?;

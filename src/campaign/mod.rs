@@ -15,6 +15,7 @@ pub mod consumers;
 pub mod error;
 pub mod executor;
 pub mod graph;
+pub mod ledger;
 pub mod manifest;
 pub mod merge;
 pub mod names;
@@ -34,6 +35,7 @@ pub mod summary;
 pub mod test_run;
 pub mod test_summary;
 pub mod trace;
+pub mod verify;
 
 pub use budget::{Budget, Estimate};
 pub use error::CampaignError;

@@ -275,6 +275,10 @@ pub fn execute_recording(
             })
     };
     apply_schedule(&mut schedule, &mut injector, Duration::ZERO)?;
+    // When the schedule set each axis' fault (the step at or after its
+    // `at_s`), for the grid run's timeline.
+    let mut requested: Vec<Option<f64>> = vec![None; axes.len()];
+    note_requested(&mut requested, &axes, Duration::ZERO);
 
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
@@ -295,6 +299,7 @@ pub fn execute_recording(
         let now = plant.now();
         if schedule.next_due().is_some_and(|t| t <= now) {
             apply_schedule(&mut schedule, &mut injector, now)?;
+            note_requested(&mut requested, &axes, now);
         }
         if let Some(d) = driver.as_mut() {
             if let Some(t) = truth {
@@ -442,6 +447,8 @@ pub fn execute_recording(
         .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))
         .unwrap_or(f64::NAN);
 
+    let axis_names: Vec<String> = axes.iter().map(|(a, _, _)| a.name.clone()).collect();
+    let axis_at_s: Vec<f64> = axes.iter().map(|(a, _, _)| a.at_s).collect();
     let mut fault_records: Vec<FaultRecord> = axes
         .into_iter()
         .zip(first_applied)
@@ -528,6 +535,7 @@ pub fn execute_recording(
         })
         .collect();
 
+    let grid_tl = grid_timeline(&axis_names, &axis_at_s, &requested, &fault_records);
     let manifest = Manifest {
         schema: super::manifest::MANIFEST_SCHEMA.into(),
         run_id: spec.run_id.clone(),
@@ -543,7 +551,10 @@ pub fn execute_recording(
         self_report_at_s,
         judgement: match driver {
             Some(d) => d.finish(plant.now(), baseline_class.as_ref()),
-            None => RunJudgement::from_invariants(&verdict),
+            None => RunJudgement {
+                timeline: grid_tl,
+                ..RunJudgement::from_invariants(&verdict)
+            },
         },
         verdict,
         contacts,
@@ -551,6 +562,7 @@ pub fn execute_recording(
         isolation,
         trace_file: trace_file(&spec.run_id),
         trace_sha256: String::new(),
+        provenance_sha256: None,
         sim_time_s: plant.now().as_secs_f64(),
         wall_time_s: wall.elapsed().as_secs_f64(),
         graph: None,
@@ -575,4 +587,53 @@ pub fn execute_recording(
         trace_csv: trace.finish(),
         provenance_csv,
     })
+}
+
+/// Marks each axis of `axes` whose fault the schedule has set by `now`
+/// (its `at_s` reached) and that has no requested time yet.
+fn note_requested(requested: &mut [Option<f64>], axes: &[(&Axis, f64, FaultSpec)], now: Duration) {
+    for (slot, (axis, _, _)) in requested.iter_mut().zip(axes) {
+        if slot.is_none() && Duration::from_secs_f64(axis.at_s) <= now {
+            *slot = Some(now.as_secs_f64());
+        }
+    }
+}
+
+/// The timeline of a grid run's faults (one per axis, named after it), as
+/// a resilience test's run records it: `t_trigger` the axis' declared
+/// `at_s` (a time trigger), `t_requested` the step the schedule set the
+/// fault, `t_applied` its first touched message (`first_applied_s`),
+/// `t_cleared` its clear (`cleared_s`, a timed axis), all sim time, no host
+/// clock. `None` for a run without faults (nominal, canary). The graph
+/// executor records its grid runs' timelines through it too.
+pub(crate) fn grid_timeline(
+    names: &[String],
+    at_s: &[f64],
+    requested: &[Option<f64>],
+    records: &[FaultRecord],
+) -> Option<breakbench_oracle::expect::Timeline> {
+    use breakbench_oracle::expect::{FaultEvent, Stamp, Timeline};
+    if names.is_empty() {
+        return None;
+    }
+    let mut tl = Timeline::new(names);
+    let stamp = |sim_s: f64| Stamp {
+        sim_s,
+        host_s: None,
+    };
+    for (i, name) in names.iter().enumerate() {
+        let r = &records[i];
+        let events = [
+            (FaultEvent::Trigger, Some(at_s[i])),
+            (FaultEvent::Requested, requested[i]),
+            (FaultEvent::Applied, r.first_applied_s),
+            (FaultEvent::Cleared, r.cleared_s),
+        ];
+        for (event, t) in events {
+            if let Some(t) = t {
+                tl.note(name, event, stamp(t));
+            }
+        }
+    }
+    Some(tl)
 }

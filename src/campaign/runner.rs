@@ -14,14 +14,15 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::{write_atomic, write_json_atomic};
 use super::executor::{Executor, InProcess};
+use super::ledger::{check_run, compact, read_ledger, LedgerWriter, Stored, LEDGER_FILE};
 use super::manifest::{Manifest, Provenance, RunKind};
 use super::plan::{plan, Shard};
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::store::{
-    load_campaign, lock_dir, manifest_path, provenance_file, read_campaign_file, read_manifest,
-    read_shard_file, remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE,
-    SHARD_RULE, SHARD_SCHEMA,
+    load_campaign, lock_dir, manifest_path, provenance_file, read_campaign_file, read_shard_file,
+    remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
+    SHARD_SCHEMA,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -397,6 +398,9 @@ fn execute_plan(
     }
     let prov = provenance();
     check_shard_identity(out, shard.as_ref(), cpath.exists())?;
+    // Every stored run's evidence is checked before anything is written:
+    // a file that does not match refuses the directory (REQ-CAMPAIGN-EVIDENCE).
+    let (pending, rerun) = stored_runs(out, &runs, scenario, executor, &prov)?;
     if let Some(sh) = shard {
         // Written before campaign.json, so a directory with a campaign.json
         // and no shard.json is always an unsharded campaign.
@@ -420,43 +424,7 @@ fn execute_plan(
     write_json_atomic(&cpath, &cf)?;
 
     remove_stale_temporaries(out);
-    let mut pending = Vec::new();
-    // (reason, run ids) of the manifests that cannot be reused.
-    let mut rerun: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for r in runs.iter().copied() {
-        let why = match read_manifest(&manifest_path(out, &r.run_id)) {
-            Ok(Some(m)) if invalid(&m) => Some("an invalid graph run".to_string()),
-            Ok(Some(m)) if m.graph.is_some() != executor.on_graph() => Some(format!(
-                "executed {}, this campaign runs {}",
-                if m.graph.is_some() {
-                    "on a graph"
-                } else {
-                    "in-process"
-                },
-                if executor.on_graph() {
-                    "on a graph"
-                } else {
-                    "in-process"
-                }
-            )),
-            Ok(Some(_))
-                if executor.records_provenance()
-                    && !out.join(provenance_file(&r.run_id)).is_file() =>
-            {
-                Some("no provenance record (--record-provenance)".to_string())
-            }
-            Ok(Some(m)) => reuse_problem(out, &m, r, &scenario.hash, &prov),
-            Ok(None) => {
-                pending.push(r);
-                continue;
-            }
-            Err(e) => Some(format!("unreadable manifest ({e})")),
-        };
-        if let Some(why) = why {
-            rerun.entry(why).or_default().push(r.run_id.clone());
-            pending.push(r);
-        }
-    }
+    let ledger = LedgerWriter::open(out)?;
     let resumed = runs.len() - pending.len();
     let bar = if opts.progress {
         ProgressBar::new(runs.len() as u64)
@@ -516,13 +484,25 @@ fn execute_plan(
                 }
                 let spec = pending[i];
                 let res = executor.execute(scenario, spec, &prov).and_then(|mut o| {
+                    // Evidence files first, then the manifest holding
+                    // their hashes, then its ledger line.
                     let tpath = out.join(&o.manifest.trace_file);
                     o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
                     write_atomic(&tpath, o.trace_csv.as_bytes())?;
                     if let Some(csv) = &o.provenance_csv {
+                        o.manifest.provenance_sha256 = Some(sha256_hex(csv.as_bytes()));
                         write_atomic(&out.join(provenance_file(&spec.run_id)), csv.as_bytes())?;
                     }
-                    write_json_atomic(&manifest_path(out, &spec.run_id), &o.manifest)?;
+                    let mpath = manifest_path(out, &spec.run_id);
+                    let mut bytes = serde_json::to_vec_pretty(&o.manifest).map_err(|e| {
+                        CampaignError::Json {
+                            path: mpath.display().to_string(),
+                            source: e,
+                        }
+                    })?;
+                    bytes.push(b'\n');
+                    write_atomic(&mpath, &bytes)?;
+                    ledger.record(&spec.run_id, &bytes)?;
                     Ok(o.manifest)
                 });
                 match res {
@@ -546,6 +526,11 @@ fn execute_plan(
         return Err(e);
     }
 
+    // One line per run of the slice, in plan order.
+    let ids: Vec<String> = runs.iter().map(|r| r.run_id.clone()).collect();
+    drop(ledger);
+    compact(out, &ids)?;
+
     let mut exec = executed_sim.into_inner().expect("lock");
     exec.sort_by(|a, b| a.0.cmp(&b.0));
     let sim: f64 = exec.iter().fold(0.0, |acc, (_, s)| acc + s);
@@ -564,9 +549,70 @@ fn execute_plan(
     }
     Ok(Executed {
         _lock: lock,
-        runs: runs.iter().map(|r| r.run_id.clone()).collect(),
+        runs: ids,
         timing,
     })
+}
+
+/// Run ids of the stored manifests that cannot be reused, by reason.
+type Reruns = BTreeMap<String, Vec<String>>;
+
+/// The runs of `runs` to execute: those without a manifest, and those whose
+/// manifest cannot be reused, with the reasons (reason → run ids). Every
+/// stored manifest is first checked against the ledger, with its evidence
+/// files ([`check_run`]); a manifest without a ledger line (the campaign was
+/// interrupted between the two writes) is run again.
+///
+/// # Errors
+/// [`CampaignError::Evidence`] naming the first file that does not match
+/// its record; I/O errors.
+fn stored_runs<'a>(
+    out: &Path,
+    runs: &[&'a RunSpec],
+    scenario: &Scenario,
+    executor: &dyn Executor,
+    prov: &Provenance,
+) -> Result<(Vec<&'a RunSpec>, Reruns), CampaignError> {
+    let ledger = read_ledger(out)?;
+    let mut pending = Vec::new();
+    // (reason, run ids) of the manifests that cannot be reused.
+    let mut rerun: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in runs.iter().copied() {
+        let why = match check_run(out, &r.run_id, &ledger)? {
+            Stored::Verified(m) if invalid(&m) => Some("an invalid graph run".to_string()),
+            Stored::Verified(m) if m.graph.is_some() != executor.on_graph() => Some(format!(
+                "executed {}, this campaign runs {}",
+                if m.graph.is_some() {
+                    "on a graph"
+                } else {
+                    "in-process"
+                },
+                if executor.on_graph() {
+                    "on a graph"
+                } else {
+                    "in-process"
+                }
+            )),
+            Stored::Verified(m)
+                if executor.records_provenance() && m.provenance_sha256.is_none() =>
+            {
+                Some("no provenance record (--record-provenance)".to_string())
+            }
+            Stored::Verified(m) => reuse_problem(&m, r, &scenario.hash, prov),
+            Stored::Unrecorded(_) => Some(format!(
+                "no line in {LEDGER_FILE} (written when the campaign was interrupted)"
+            )),
+            Stored::Missing => {
+                pending.push(r);
+                continue;
+            }
+        };
+        if let Some(why) = why {
+            rerun.entry(why).or_default().push(r.run_id.clone());
+            pending.push(r);
+        }
+    }
+    Ok((pending, rerun))
 }
 
 /// Refuses to run `shard` (`None`: the whole plan) into `out` if `out` holds

@@ -5,8 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use breakbench_records::sha256_hex;
 use serde::{Deserialize, Serialize};
+
+use super::ledger::{check_run, ledger_path, read_ledger, Stored};
 
 use super::manifest::{Manifest, Provenance, MANIFEST_SCHEMA};
 use super::plan::{plan_file, Shard};
@@ -106,10 +107,9 @@ pub fn ownership_problem(m: &Manifest, r: &RunSpec, scenario_hash: &str) -> Opti
 
 /// Why the manifest `m` found for the planned run `r` cannot be reused, or
 /// `None` if the run is complete: it must be this run (id, kind, seed, cell),
-/// of this scenario (hash), schema and build (provenance), with its trace as
-/// the manifest hashed it.
+/// of this scenario (hash), schema and build (provenance). Its bytes and
+/// evidence files are checked before, by [`super::ledger::check_run`].
 pub(crate) fn reuse_problem(
-    out: &Path,
     m: &Manifest,
     r: &RunSpec,
     scenario_hash: &str,
@@ -131,23 +131,7 @@ pub(crate) fn reuse_problem(
             if prov.git_dirty { "dirty" } else { "clean" }
         ));
     }
-    check_trace(out, m)
-        .err()
-        .map(|e| format!("trace does not match its manifest ({e})"))
-}
-
-/// Checks that the run's trace file exists and has the sha256 its manifest
-/// recorded (`trace_sha256`; runs without a trace have an empty one).
-fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
-    if m.trace_file.is_empty() && m.trace_sha256.is_empty() {
-        return Ok(());
-    }
-    let path = out.join(&m.trace_file);
-    match std::fs::read(&path) {
-        Ok(bytes) if sha256_hex(&bytes) == m.trace_sha256 => Ok(()),
-        Ok(_) => Err(format!("{} has another sha256", path.display())),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-    }
+    None
 }
 
 /// Loads the campaign directory's campaign.json and all its planned manifests
@@ -155,12 +139,15 @@ fn check_trace(out: &Path, m: &Manifest) -> Result<(), String> {
 ///
 /// The plan is recomputed from the scenario campaign.json stores, and every
 /// manifest must pass [`ownership_problem`] against it (the check resume
-/// applies).
+/// applies) and the evidence check [`check_run`] against the ledger
+/// (REQ-CAMPAIGN-EVIDENCE).
 ///
 /// # Errors
 /// [`CampaignError::ForeignManifest`] naming the first manifest that holds
 /// another run or another scenario's run, or a campaign.json whose run list
-/// is not its scenario's plan; I/O and JSON errors with their path.
+/// is not its scenario's plan; [`CampaignError::Evidence`] naming the first
+/// file that does not match its record, or a manifest without a ledger
+/// line; I/O and JSON errors with their path.
 pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
     let cf = read_campaign_file(out)?;
     let planned = plan_file(&cf.scenario);
@@ -175,9 +162,11 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
             ),
         });
     }
+    let ledger = read_ledger(out)?;
     let mut ms = Vec::new();
     for r in &planned {
         let path = manifest_path(out, &r.run_id);
+        // Ownership first: its message says what the manifest holds.
         if let Some(m) = read_manifest(&path)? {
             if let Some(problem) = ownership_problem(&m, r, &cf.scenario_hash) {
                 return Err(CampaignError::ForeignManifest {
@@ -185,7 +174,19 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
                     problem,
                 });
             }
-            ms.push(m);
+        }
+        match check_run(out, &r.run_id, &ledger)? {
+            Stored::Missing => {}
+            Stored::Unrecorded(p) => {
+                return Err(CampaignError::Evidence {
+                    path: p.display().to_string(),
+                    problem: format!(
+                        "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
+                        ledger_path(out).display()
+                    ),
+                })
+            }
+            Stored::Verified(m) => ms.push(*m),
         }
     }
     Ok((cf, ms))

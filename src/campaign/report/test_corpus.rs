@@ -98,6 +98,7 @@ pub(super) fn manifest(
         isolation: Some(IsolationRecord { passed: true }),
         trace_file: format!("traces/{run_id}.csv"),
         trace_sha256: String::new(),
+        provenance_sha256: None,
         sim_time_s: 60.0,
         wall_time_s: 0.0,
         graph: None,
