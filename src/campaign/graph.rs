@@ -35,8 +35,10 @@
 //!    injector's `/fault_injector/status` as the oracle node recorded it in
 //!    its manifest (channel, mode and requested parameter of every axis, with
 //!    its first-applied time), not from the service reply.
-//! 3. `observe`: the plant (seeded with the run's seed) runs to the oracle's
-//!    verdict within [`GraphOptions::run_timeout`] (the whole run's deadline).
+//! 3. `observe`: the plant and the injector (seeded with the run's seed: the
+//!    injector's fault streams are the in-process run's, REQ-GRAPH-SEED)
+//!    run to the oracle's verdict within [`GraphOptions::run_timeout`] (the
+//!    whole run's deadline).
 //! 4. `collect`: the oracle's verdict line and the manifest and trace it wrote.
 //! 5. `stop` / `reset`: every process group the run started is signalled and
 //!    checked gone (no leftover process); a nominal run must report no fault.
@@ -277,10 +279,12 @@ impl GraphExecutor {
                 // (a test's variant navigator, e.g. a longer grace window),
                 // when the launch config runs our navigator node (a config
                 // may bring its own controller instead).
-                let has_navigator = supervisor::config::LaunchConfig::load(config)
-                    .map_or(true, |c| {
-                        c.nodes.iter().any(|n| n.name == "simple_navigator")
-                    });
+                let nodes: Option<Vec<String>> = supervisor::config::LaunchConfig::load(config)
+                    .ok()
+                    .map(|c| c.nodes.into_iter().map(|n| n.name).collect());
+                let has_node =
+                    |name: &str| nodes.as_ref().map_or(true, |n| n.iter().any(|n| n == name));
+                let has_navigator = has_node("simple_navigator");
                 let nav = scenario
                     .path
                     .parent()
@@ -327,6 +331,11 @@ impl GraphExecutor {
                 } else {
                     (config, share_dir)
                 };
+                // Every node that draws takes the run's seed: the injector's
+                // fault streams are then the in-process run's (REQ-GRAPH-SEED).
+                if has_node(INJECTOR_NODE) {
+                    sets.push(format!("{INJECTOR_NODE}.seed={seed}"));
+                }
                 sets.extend([
                     format!("sim_bridge.seed={seed}"),
                     format!("oracle.seed={seed}"),
@@ -388,6 +397,10 @@ impl GraphExecutor {
         Ok((collected, outcome))
     }
 }
+
+/// The node name of the fault injector in our launch configs: its `seed`
+/// is set to the run's (REQ-GRAPH-SEED).
+const INJECTOR_NODE: &str = "fault_injector";
 
 /// The orchestrator's output in a run's working directory.
 const JUDGEMENT_FILE: &str = "judgement.json";

@@ -31,16 +31,21 @@
 //! the typed fault and the stack (seed 001's meaning).
 //!
 //! `~/reset` (kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the next run
-//! of a kept-running graph; every channel, stack and random stream as at
-//! start-up (from the `seed` parameter; held messages dropped), the sim clock
-//! back to "no time yet" (the plant restarts `/clock` at 0).
+//! of a kept-running graph; every channel and stack as at start-up (held
+//! messages dropped), every random stream re-seeded from the request's
+//! `seed` (the run's seed: the streams of a started-fresh injector with
+//! `seed` set to it, which are the in-process run's, REQ-GRAPH-SEED), the
+//! sim clock back to "no time yet" (the plant restarts `/clock` at 0).
 //!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
 //! Parameters (all optional): `enable` (bool, false), `channels_file`
-//! (string; empty or not given: the package's `config/channels.yaml`), `seed` (integer, 0; each
-//! channel draws from its own stream `kraken_faults::channel_rng(seed, name)`),
+//! (string; empty or not given: the package's `config/channels.yaml`), `seed` (integer, 0: the
+//! run's seed, its u64 bits; each channel draws from its own stream
+//! `kraken_faults::channel_rng(seed, name)`, its typed stack from
+//! `channel_rng(seed, "<name>/stack")`, as the in-process run of that seed,
+//! REQ-GRAPH-SEED; `~/reset` replaces it with the request's `seed`),
 //! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
 //! false), `clock_topic` (string: the topic the node's own sim clock follows;
 //! default the input of a `rosgraph_msgs/msg/Clock` channel publishing
@@ -689,23 +694,28 @@ fn run() -> Result<ExitCode> {
                     changed = true;
                 }
                 Some(Event::Reset(id, req)) => {
-                    // The next run of a kept-running graph: every channel,
-                    // stack and random stream as at start-up (messages
-                    // held by a fault are dropped: they belong to the
-                    // previous run), sim time back to "none yet".
-                    let resp = match Faults::new(&cfg, &reg, seed as u64) {
+                    // The next run of a kept-running graph: every channel
+                    // and stack as at start-up (messages held by a fault
+                    // are dropped: they belong to the previous run), every
+                    // random stream from the run's seed (REQ-GRAPH-SEED),
+                    // sim time back to "none yet".
+                    let resp = match Faults::new(&cfg, &reg, req.seed) {
                         Ok(f) => {
                             (injector, rngs, typed, dyns, dyn_rngs) =
                                 (f.injector, f.rngs, f.typed, f.dyns, f.dyn_rngs);
                             if let Some(s) = &sim {
                                 s.reset();
                             }
-                            tracing::info!(run_id = %req.run_id, "reset: every fault cleared");
+                            tracing::info!(
+                                run_id = %req.run_id,
+                                seed = req.seed,
+                                "reset: every fault cleared, streams re-seeded"
+                            );
                             ResetRunResponse {
                                 success: true,
                                 message: format!(
-                                    "every fault cleared, channels as at start-up, for run {}",
-                                    req.run_id
+                                    "every fault cleared, channels as at start-up, streams from seed {}, for run {}",
+                                    req.seed, req.run_id
                                 ),
                             }
                         }
