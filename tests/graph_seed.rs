@@ -37,9 +37,10 @@ const SCENARIO: &str = "tests/graph/scan_loss.yaml";
 
 /// The in-process campaign of [`SCENARIO`] with `--record-provenance`:
 /// its manifests, and per grid run the sorted input indices of the scans
-/// its `packet_loss` withheld.
-fn in_process() -> (Vec<Manifest>, Vec<Vec<u64>>) {
-    let out = tmp("seed_inproc");
+/// its `packet_loss` withheld. `name`: the test's own directory (tests of
+/// this file run side by side).
+fn in_process(name: &str) -> (Vec<Manifest>, Vec<Vec<u64>>) {
+    let out = tmp(&format!("{name}_inproc"));
     let (code, text) = campaign(
         &[
             root().join(SCENARIO).display().to_string(),
@@ -49,7 +50,7 @@ fn in_process() -> (Vec<Manifest>, Vec<Vec<u64>>) {
             "--quiet".into(),
         ],
         &bin_dir(),
-        &tmp("seed_inproc_log").join("campaign.log"),
+        &tmp(&format!("{name}_inproc_log")).join("campaign.log"),
         Duration::from_secs(600),
     );
     assert_eq!(code, 0, "in-process campaign failed:\n{text}");
@@ -170,7 +171,7 @@ fn assert_runs_differ(inproc: &[Manifest], withheld: &[Vec<u64>]) {
 
 #[test]
 fn a_random_fault_on_the_graph_delivers_the_in_process_messages_run_by_run() {
-    let (inproc, withheld) = in_process();
+    let (inproc, withheld) = in_process("seed_graph");
     assert_runs_differ(&inproc, &withheld);
     let out = tmp("seed_graph");
     let log = tmp("seed_graph_log").join("campaign.log");
@@ -206,7 +207,8 @@ fn a_random_fault_on_the_graph_delivers_the_in_process_messages_run_by_run() {
 /// `/fault_injector/reset`.
 #[test]
 fn a_kept_running_stack_reseeds_its_injector_at_every_reset() {
-    let (inproc, withheld) = in_process();
+    let (inproc, withheld) = in_process("seed_kept");
+    assert_runs_differ(&inproc, &withheld);
     common::build_nodes();
     let venv = ros_venv();
     let t = tmp("seed_kept");
