@@ -275,34 +275,16 @@ impl GraphExecutor {
                 };
                 let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
                 sets.extend(user_sets.iter().cloned());
-                // The scenario's navigator, not the params file's default
-                // (a test's variant navigator, e.g. a longer grace window),
-                // when the launch config runs our navigator node (a config
-                // may bring its own controller instead).
+                // The launch config's node names (a config may bring its
+                // own controller instead of our navigator node).
                 let nodes: Option<Vec<String>> = supervisor::config::LaunchConfig::load(config)
                     .ok()
                     .map(|c| c.nodes.into_iter().map(|n| n.name).collect());
                 let has_node =
                     |name: &str| nodes.as_ref().map_or(true, |n| n.iter().any(|n| n == name));
                 let has_navigator = has_node("simple_navigator");
-                let nav = scenario
-                    .path
-                    .parent()
-                    .unwrap_or(Path::new("."))
-                    .join(&scenario.file.navigator);
-                let nav = std::path::absolute(&nav).map_err(|e| io(&nav, e))?;
                 if has_navigator {
-                    sets.push(format!("simple_navigator.navigator_file={}", nav.display()));
-                }
-                // The positive canary: the navigator node drives the
-                // in-process canary's open-loop controller.
-                if let (RunKind::Canary, Some(c), true) =
-                    (spec.kind, &scenario.file.canary, has_navigator)
-                {
-                    sets.extend([
-                        format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
-                        format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
-                    ]);
+                    sets.extend(navigator_sets(scenario, spec)?);
                 }
                 let launch = config;
                 let (config, share_dir) = match &spec.test {
@@ -396,6 +378,31 @@ impl GraphExecutor {
         let collected = collect(scenario, spec, provenance, &outcome, judgement.as_deref());
         Ok((collected, outcome))
     }
+}
+
+/// The `--set`s of our navigator node for a run of `spec`: the scenario's
+/// navigator file, not the params file's default (a test's variant
+/// navigator, e.g. a longer grace window), and for the positive canary the
+/// in-process canary's open-loop controller.
+///
+/// # Errors
+/// [`CampaignError::Io`] when the navigator file's path cannot be made
+/// absolute.
+fn navigator_sets(scenario: &Scenario, spec: &RunSpec) -> Result<Vec<String>, CampaignError> {
+    let nav = scenario
+        .path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(&scenario.file.navigator);
+    let nav = std::path::absolute(&nav).map_err(|e| CampaignError::io(&nav, e))?;
+    let mut sets = vec![format!("simple_navigator.navigator_file={}", nav.display())];
+    if let (RunKind::Canary, Some(c)) = (spec.kind, &scenario.file.canary) {
+        sets.extend([
+            format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
+            format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
+        ]);
+    }
+    Ok(sets)
 }
 
 /// The node name of the fault injector in our launch configs: its `seed`
