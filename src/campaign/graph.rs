@@ -281,7 +281,7 @@ impl GraphExecutor {
                     .ok()
                     .map(|c| c.nodes.into_iter().map(|n| n.name).collect());
                 let has_node =
-                    |name: &str| nodes.as_ref().map_or(true, |n| n.iter().any(|n| n == name));
+                    |name: &str| nodes.as_ref().is_none_or(|n| n.iter().any(|n| n == name));
                 let has_navigator = has_node("simple_navigator");
                 if has_navigator {
                     sets.extend(navigator_sets(scenario, spec)?);
