@@ -126,11 +126,13 @@ fn assert_in_process_draws(out: &Path, inproc: &[Manifest], withheld: &[Vec<u64>
             "{}",
             pm.run_id
         );
-        // The graph's status is read at the verdict: the last few scans of
-        // the run may not be counted yet, never more than in-process.
+        // The graph's counts are the injector's last status before the
+        // verdict (published at 1 Hz wall and on a fault change), so the
+        // last second or so of wall time is not counted yet (seen: 581 to
+        // 599 of 600); never more than in-process, and most of the run.
         let n = gf.messages_in;
         assert!(
-            n <= pf.messages_in && n + 20 >= pf.messages_in,
+            n <= pf.messages_in && n + 100 >= pf.messages_in,
             "{}: the graph's injector received {n} scans, in-process {}",
             gm.run_id,
             pf.messages_in
