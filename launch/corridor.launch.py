@@ -11,8 +11,9 @@ external stack (`breakbench campaign S --out D --graph-cmd 'ros2 launch
 breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out}
 real_time_factor:=0 start_service:=true' --start-service /sim_bridge/start ...`,
 README "Graph campaigns"). Empty (the default), each leaves the parameters
-file's value; given, it overrides (RUN_ARGS below): `seed` the plant's and
-the oracle's seed (int64), `run_id` and `out_dir` the oracle's run id and
+file's value; given, it overrides (RUN_ARGS below): `seed` the plant's, the
+fault injector's (its fault streams: the in-process run's of that seed,
+REQ-GRAPH-SEED) and the oracle's seed (int64), `run_id` and `out_dir` the oracle's run id and
 manifest directory, `real_time_factor` the plant's pacing (0: lock-step),
 `start_service` the plant's start gate (true: sim_bridge steps only after a
 call of /sim_bridge/start), `keep_running` the oracle's (true: it stays up
@@ -102,7 +103,7 @@ PARAMS_FILE = "config/params/corridor.yaml"
 # One run's launch arguments (default empty: the parameters file's value) and
 # the (node, parameter, type) each overrides when given.
 RUN_ARGS = {
-    "seed": [("sim_bridge", "seed", int), ("oracle", "seed", int)],
+    "seed": [("sim_bridge", "seed", int), ("fault_injector", "seed", int), ("oracle", "seed", int)],
     "run_id": [("oracle", "run_id", str)],
     "out_dir": [("oracle", "manifest_dir", os.path.abspath)],
     "real_time_factor": [("sim_bridge", "real_time_factor", float)],
@@ -262,13 +263,17 @@ def generate_launch_description():
     )
 
     # ---- fault injector between the sensors and the navigator ----
-    fault_injector = Node(
-        package="kraken_faults",
-        executable="fault_injector",
-        name="fault_injector",
-        output="screen",
-        parameters=[params_file, {"channels_file": channels, "use_sim_time": use_sim_time}],
-    )
+    def fault_injector(context):
+        return [
+            Node(
+                package="kraken_faults",
+                executable="fault_injector",
+                name="fault_injector",
+                output="screen",
+                parameters=[params_file, {"channels_file": channels, "use_sim_time": use_sim_time}]
+                + run_overrides(context, "fault_injector"),
+            )
+        ]
 
     # ---- the controller under test ----
     simple_navigator = Node(
@@ -316,7 +321,7 @@ def generate_launch_description():
     return LaunchDescription(
         args
         + [
-            fault_injector,
+            OpaqueFunction(function=fault_injector),
             ekf,
             simple_navigator,
             OpaqueFunction(function=oracle),

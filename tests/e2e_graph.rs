@@ -479,7 +479,7 @@ fn nodes_reject_bad_parameters_with_a_clear_message() {
         ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_id:=../x"], "parameter 'run_id'"),
         ("oracle", vec!["--ros-args", "-p", &w, "-p", "run_kind:=canary"], "parameter 'run_kind' = \"canary\""),
         ("simple_navigator", vec!["--ros-args", "-p", &n, "-p", &w, "-p", "goal_x_m:=3.0"], "'goal_x_m' and 'goal_y_m' go together"),
-        ("simple_navigator", vec!["--ros-args", "-p", &n, "-p", &w, "-p", "input_settle_s:=-1.0"], "parameter 'input_settle_s' must be >= 0"),
+        ("simple_navigator", vec!["--ros-args", "-p", &n, "-p", &w, "-p", "input_wait_max_s:=-1.0"], "parameter 'input_wait_max_s' must be >= 0"),
         ("simple_navigator", vec!["stray"], "unexpected arguments [\"stray\"]"),
     ];
     for (exe, args, want) in cases {

@@ -35,11 +35,16 @@
 //! injector, one hop more than `/clock`, so before ticking at `t` the node
 //! waits until it holds the newest message of each stream that is due by
 //! `t` (the pose stream and `/scan`): a message stamped later than `t - P`, where `P` is the stream's
-//! period (the smallest stamp step seen so far). While a period is not yet
-//! known it waits for `input_settle_s` of wall quiet on both topics instead,
-//! and it never waits longer than `input_wait_max_s` (a delayed or dropped
-//! stream). Against a lock-step sim_bridge this reproduces the in-process
-//! order of events exactly for undelayed inputs.
+//! period (the smallest stamp step seen so far); while a period is not yet
+//! known (fewer than two stamps), a message stamped at `t` or later. It never
+//! waits longer than `input_wait_max_s` (a delayed or dropped stream, or a
+//! stream with nothing due yet at the first ticks). No wall-time guess is
+//! involved (a wall quiet time of 2 ms before the periods were known let
+//! the ticks at 0.1 s and 0.2 s go without the scan due then, the run's
+//! first two at 10 Hz, when the injector relayed it later than that, so one
+//! graph run in several differed), so against a lock-step
+//! sim_bridge this reproduces the in-process order of events exactly for
+//! undelayed inputs, whatever the machine's load.
 //!
 //! Parameters: `navigator_file` (string, `config/navigator.yaml`),
 //! `world_file` (string, `config/corridor.yaml`: the goal in `odom` is the
@@ -47,7 +52,7 @@
 //! `goal_x_m`/`goal_y_m` (double, override the goal in `odom`),
 //! `pose_source` (string, `""`: the navigator file's; `wheel_odometry` or
 //! `estimator` override it),
-//! `input_settle_s` (double, 0.002), `input_wait_max_s` (double, 0.05),
+//! `input_wait_max_s` (double, 0.05),
 //! `self_report_rate_hz` (double, 1.0),
 //! `cmd_vel_stamped` (bool, false), `use_sim_time` (bool, false),
 //! `open_loop_linear_m_s` (double, 0.0: off) and `open_loop_duration_s`
@@ -108,11 +113,15 @@ impl StampStream {
         }
         self.last_ns = Some(self.last_ns.map_or(ns, |l| l.max(ns)));
     }
-    /// Whether the newest message due by `t_ns` is in (`None` while the
-    /// period is unknown).
-    fn fresh(&self, t_ns: i64) -> Option<bool> {
-        let p = self.period_ns?;
-        Some(self.last_ns.is_some_and(|l| l > t_ns - p))
+    /// Whether the newest message due by `t_ns` is in: one stamped later
+    /// than `t_ns - period`; while the period is unknown (fewer than two
+    /// stamps), only one stamped at `t_ns` or later proves it.
+    fn fresh(&self, t_ns: i64) -> bool {
+        match (self.last_ns, self.period_ns) {
+            (Some(l), Some(p)) => l > t_ns - p,
+            (Some(l), None) => l >= t_ns,
+            (None, _) => false,
+        }
     }
 }
 const DEPTH: usize = 100;
@@ -219,11 +228,6 @@ fn run() -> Result<()> {
         goal.iter().all(|v| v.is_finite()),
         "goal {goal:?} is not finite"
     );
-    let settle = args.param_f64("input_settle_s", 0.002)?;
-    ensure!(
-        settle.is_finite() && settle >= 0.0,
-        "parameter 'input_settle_s' must be >= 0, got {settle}"
-    );
     let wait_max = args.param_f64("input_wait_max_s", 0.05)?;
     ensure!(
         wait_max.is_finite() && wait_max >= 0.0,
@@ -245,7 +249,6 @@ fn run() -> Result<()> {
     let fresh_open_loop =
         || (open_loop_m_s != 0.0).then(|| OpenLoop::new(open_loop_m_s, open_loop_s));
     let mut open_loop = fresh_open_loop();
-    let settle = Duration::from_secs_f64(settle);
     let report_period = Duration::from_secs_f64(1.0 / report_hz);
     let period = cfg.control_period();
 
@@ -343,7 +346,6 @@ fn run() -> Result<()> {
     let mut next_control = Duration::ZERO;
     let mut pending: Option<Duration> = None;
     let mut scans: Vec<LaserScan> = Vec::new();
-    let mut last_input = Instant::now();
     let mut next_report: Option<Instant> = None;
     let mut ticks = 0u64;
     // The pose stream of the input barrier: /odom, or /odometry/filtered.
@@ -359,9 +361,7 @@ fn run() -> Result<()> {
                 deadline = deadline.min(r);
             }
             if pending.is_some() {
-                deadline = deadline
-                    .min(last_input + settle)
-                    .min(pending_since + wait_max);
+                deadline = deadline.min(pending_since + wait_max);
             } else if sim.is_none() {
                 let now = clock.now() - epoch;
                 deadline = deadline.min(wall + next_control.saturating_sub(now));
@@ -388,12 +388,10 @@ fn run() -> Result<()> {
                         odom_stream.saw(o.header.stamp.as_nanos());
                         nav.on_odom(&o);
                     }
-                    last_input = Instant::now();
                 }
                 Some(Event::Pose(o)) => {
                     odom_stream.saw(o.header.stamp.as_nanos());
                     nav.on_odom(&o);
-                    last_input = Instant::now();
                 }
                 Some(Event::Scan(s)) => {
                     scan_stream.saw(s.header.stamp.as_nanos());
@@ -401,7 +399,6 @@ fn run() -> Result<()> {
                     let stamp = on_nav_clock(s.header.stamp, epoch);
                     nav.health_mut().on_message(Sensor::Scan, rx, stamp);
                     scans.push(s);
-                    last_input = Instant::now();
                 }
                 Some(Event::Clock(c)) => {
                     if let Some(s) = &sim {
@@ -456,7 +453,6 @@ fn run() -> Result<()> {
             {
                 pending = Some(now);
                 pending_since = Instant::now();
-                last_input = last_input.max(pending_since);
                 while next_control <= now {
                     next_control += period;
                 }
@@ -464,11 +460,8 @@ fn run() -> Result<()> {
             if let Some(t) = pending {
                 let t_ns = (t + epoch).as_nanos() as i64;
                 let w = Instant::now();
-                let ready = match (odom_stream.fresh(t_ns), scan_stream.fresh(t_ns)) {
-                    (Some(true), Some(true)) => true,
-                    (Some(false), _) | (_, Some(false)) => false,
-                    _ => w >= last_input + settle,
-                } || w >= pending_since + wait_max;
+                let ready = (odom_stream.fresh(t_ns) && scan_stream.fresh(t_ns))
+                    || w >= pending_since + wait_max;
                 if ready {
                     let c = match &mut open_loop {
                         Some(canary) => {
@@ -567,22 +560,22 @@ mod tests {
     fn barrier_waits_for_the_newest_message_due() {
         // Odometry at 50 Hz (20 ms): ticks at 50 ms and 100 ms of the campaign's schedule.
         let mut odom = StampStream::default();
-        assert_eq!(
-            odom.fresh(50 * MS),
-            None,
-            "period unknown before two stamps"
-        );
+        assert!(!odom.fresh(0), "nothing received: not in");
+        // Period unknown (one stamp): only a message stamped at the tick or
+        // later proves the newest due is in (no wall-time guess).
+        odom.saw(0);
+        assert!(odom.fresh(0));
+        assert!(!odom.fresh(MS), "one stamp before the tick proves nothing");
         odom.saw(20 * MS);
-        assert_eq!(odom.fresh(50 * MS), None);
         odom.saw(40 * MS);
         // Due by 50 ms: the 40 ms message (40 > 50 - 20).
-        assert_eq!(odom.fresh(50 * MS), Some(true));
+        assert!(odom.fresh(50 * MS));
         // Due by 100 ms: the 100 ms message; 80 ms is not enough (80 > 100 - 20 is false).
         odom.saw(60 * MS);
         odom.saw(80 * MS);
-        assert_eq!(odom.fresh(100 * MS), Some(false));
+        assert!(!odom.fresh(100 * MS));
         odom.saw(100 * MS);
-        assert_eq!(odom.fresh(100 * MS), Some(true));
+        assert!(odom.fresh(100 * MS));
         // A lost message does not widen the period: the smallest step is kept.
         odom.saw(140 * MS);
         assert_eq!(odom.period_ns, Some(20 * MS));

@@ -35,8 +35,10 @@
 //!    injector's `/fault_injector/status` as the oracle node recorded it in
 //!    its manifest (channel, mode and requested parameter of every axis, with
 //!    its first-applied time), not from the service reply.
-//! 3. `observe`: the plant (seeded with the run's seed) runs to the oracle's
-//!    verdict within [`GraphOptions::run_timeout`] (the whole run's deadline).
+//! 3. `observe`: the plant and the injector (seeded with the run's seed: the
+//!    injector's fault streams are the in-process run's, REQ-GRAPH-SEED)
+//!    run to the oracle's verdict within [`GraphOptions::run_timeout`] (the
+//!    whole run's deadline).
 //! 4. `collect`: the oracle's verdict line and the manifest and trace it wrote.
 //! 5. `stop` / `reset`: every process group the run started is signalled and
 //!    checked gone (no leftover process); a nominal run must report no fault.
@@ -273,32 +275,16 @@ impl GraphExecutor {
                 };
                 let mut sets = vec!["sim_bridge.real_time_factor=0".to_string()];
                 sets.extend(user_sets.iter().cloned());
-                // The scenario's navigator, not the params file's default
-                // (a test's variant navigator, e.g. a longer grace window),
-                // when the launch config runs our navigator node (a config
-                // may bring its own controller instead).
-                let has_navigator = supervisor::config::LaunchConfig::load(config)
-                    .map_or(true, |c| {
-                        c.nodes.iter().any(|n| n.name == "simple_navigator")
-                    });
-                let nav = scenario
-                    .path
-                    .parent()
-                    .unwrap_or(Path::new("."))
-                    .join(&scenario.file.navigator);
-                let nav = std::path::absolute(&nav).map_err(|e| io(&nav, e))?;
+                // The launch config's node names (a config may bring its
+                // own controller instead of our navigator node).
+                let nodes: Option<Vec<String>> = supervisor::config::LaunchConfig::load(config)
+                    .ok()
+                    .map(|c| c.nodes.into_iter().map(|n| n.name).collect());
+                let has_node =
+                    |name: &str| nodes.as_ref().is_none_or(|n| n.iter().any(|n| n == name));
+                let has_navigator = has_node("simple_navigator");
                 if has_navigator {
-                    sets.push(format!("simple_navigator.navigator_file={}", nav.display()));
-                }
-                // The positive canary: the navigator node drives the
-                // in-process canary's open-loop controller.
-                if let (RunKind::Canary, Some(c), true) =
-                    (spec.kind, &scenario.file.canary, has_navigator)
-                {
-                    sets.extend([
-                        format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
-                        format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
-                    ]);
+                    sets.extend(navigator_sets(scenario, spec)?);
                 }
                 let launch = config;
                 let (config, share_dir) = match &spec.test {
@@ -327,6 +313,11 @@ impl GraphExecutor {
                 } else {
                     (config, share_dir)
                 };
+                // Every node that draws takes the run's seed: the injector's
+                // fault streams are then the in-process run's (REQ-GRAPH-SEED).
+                if has_node(INJECTOR_NODE) {
+                    sets.push(format!("{INJECTOR_NODE}.seed={seed}"));
+                }
                 sets.extend([
                     format!("sim_bridge.seed={seed}"),
                     format!("oracle.seed={seed}"),
@@ -388,6 +379,35 @@ impl GraphExecutor {
         Ok((collected, outcome))
     }
 }
+
+/// The `--set`s of our navigator node for a run of `spec`: the scenario's
+/// navigator file, not the params file's default (a test's variant
+/// navigator, e.g. a longer grace window), and for the positive canary the
+/// in-process canary's open-loop controller.
+///
+/// # Errors
+/// [`CampaignError::Io`] when the navigator file's path cannot be made
+/// absolute.
+fn navigator_sets(scenario: &Scenario, spec: &RunSpec) -> Result<Vec<String>, CampaignError> {
+    let nav = scenario
+        .path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(&scenario.file.navigator);
+    let nav = std::path::absolute(&nav).map_err(|e| CampaignError::io(&nav, e))?;
+    let mut sets = vec![format!("simple_navigator.navigator_file={}", nav.display())];
+    if let (RunKind::Canary, Some(c)) = (spec.kind, &scenario.file.canary) {
+        sets.extend([
+            format!("simple_navigator.open_loop_linear_m_s={:?}", c.linear_m_s),
+            format!("simple_navigator.open_loop_duration_s={:?}", c.duration_s),
+        ]);
+    }
+    Ok(sets)
+}
+
+/// The node name of the fault injector in our launch configs: its `seed`
+/// is set to the run's (REQ-GRAPH-SEED).
+const INJECTOR_NODE: &str = "fault_injector";
 
 /// The orchestrator's output in a run's working directory.
 const JUDGEMENT_FILE: &str = "judgement.json";

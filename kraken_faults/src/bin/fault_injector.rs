@@ -31,16 +31,21 @@
 //! the typed fault and the stack (seed 001's meaning).
 //!
 //! `~/reset` (kraken_interfaces/srv/ResetRun, REQ-GRAPH-RESET): the next run
-//! of a kept-running graph; every channel, stack and random stream as at
-//! start-up (from the `seed` parameter; held messages dropped), the sim clock
-//! back to "no time yet" (the plant restarts `/clock` at 0).
+//! of a kept-running graph; every channel and stack as at start-up (held
+//! messages dropped), every random stream re-seeded from the request's
+//! `seed` (the run's seed: the streams of a started-fresh injector with
+//! `seed` set to it, which are the in-process run's, REQ-GRAPH-SEED), the
+//! sim clock back to "no time yet" (the plant restarts `/clock` at 0).
 //!
 //! Production guard: refuses to start (exit code 2) unless
 //! `KRAKEN_FAULTS_ENABLE=1` or the parameter `enable` is true.
 //!
 //! Parameters (all optional): `enable` (bool, false), `channels_file`
-//! (string; empty or not given: the package's `config/channels.yaml`), `seed` (integer, 0; each
-//! channel draws from its own stream `kraken_faults::channel_rng(seed, name)`),
+//! (string; empty or not given: the package's `config/channels.yaml`), `seed` (integer, 0: the
+//! run's seed, its u64 bits; each channel draws from its own stream
+//! `kraken_faults::channel_rng(seed, name)`, its typed stack from
+//! `channel_rng(seed, "<name>/stack")`, as the in-process run of that seed,
+//! REQ-GRAPH-SEED; `~/reset` replaces it with the request's `seed`),
 //! `status_rate_hz` (double in [0.001, 1000], 1.0), `use_sim_time` (bool,
 //! false), `clock_topic` (string: the topic the node's own sim clock follows;
 //! default the input of a `rosgraph_msgs/msg/Clock` channel publishing
@@ -56,16 +61,13 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use breakbench_msgs::TypeRegistry;
-use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
+use breakbench_ros::ros2_client::{RmwRequestId, Subscription};
 use breakbench_ros::{
     qos, ClearFaultStageSrv, Msg, NodeClock, RawCdr, ResetRunSrv, RosArgs, RosEnv, RosNode,
     SetFaultSrv, SetFaultStackSrv, Shutdown, TriggerSrv,
 };
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_faults::{
-    channel_rng, clock_source, ChannelsConfig, DynChannel, FaultRng, Injector, MsgKind, QosConfig,
-    Reliability, SensorMsg, TypedStack,
-};
+use kraken_faults::{clock_source, ChannelsConfig, MsgKind, SensorMsg};
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, Imu, LaserScan, NavSatFix, Odometry, TFMessage, TriggerResponse,
 };
@@ -73,6 +75,13 @@ use kraken_interfaces::{
     mode_name, ClearFaultStageRequest, ClearFaultStageResponse, FaultStatus, ResetRunRequest,
     ResetRunResponse, SetFaultRequest, SetFaultResponse, SetFaultStackRequest,
     SetFaultStackResponse,
+};
+
+#[path = "fault_injector/state.rs"]
+mod state;
+use state::{
+    bounded_reply, channel_qos, release, release_dyn, stack_of, unknown_channel, ChanPub, Faults,
+    HeapTrim,
 };
 
 const NODE_NAME: &str = "fault_injector";
@@ -91,13 +100,6 @@ enum ChanSub {
     Imu(Subscription<Imu>),
     Odometry(Subscription<Odometry>),
     LaserScan(Subscription<LaserScan>),
-}
-
-enum ChanPub {
-    NavSatFix(Publisher<NavSatFix>),
-    Imu(Publisher<Imu>),
-    Odometry(Publisher<Odometry>),
-    LaserScan(Publisher<LaserScan>),
 }
 
 // Inputs are the hot path: moved once into the injector, no extra allocation.
@@ -140,28 +142,6 @@ impl ChanSub {
             ChanSub::Odometry(s) => input_stream(s, idx, SensorMsg::Odometry),
             ChanSub::LaserScan(s) => input_stream(s, idx, SensorMsg::LaserScan),
         }
-    }
-}
-
-impl ChanPub {
-    fn publish(&self, msg: SensorMsg) -> Result<(), String> {
-        let r = match (self, msg) {
-            (ChanPub::NavSatFix(p), SensorMsg::NavSatFix(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
-            }
-            (ChanPub::Imu(p), SensorMsg::Imu(m)) => p.publish(m).map_err(|e| format!("{e:?}")),
-            (ChanPub::Odometry(p), SensorMsg::Odometry(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
-            }
-            (ChanPub::LaserScan(p), SensorMsg::LaserScan(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
-            }
-            (_, m) => Err(format!(
-                "channel released a {} message",
-                m.kind().ros_type()
-            )),
-        };
-        r
     }
 }
 
@@ -689,23 +669,28 @@ fn run() -> Result<ExitCode> {
                     changed = true;
                 }
                 Some(Event::Reset(id, req)) => {
-                    // The next run of a kept-running graph: every channel,
-                    // stack and random stream as at start-up (messages
-                    // held by a fault are dropped: they belong to the
-                    // previous run), sim time back to "none yet".
-                    let resp = match Faults::new(&cfg, &reg, seed as u64) {
+                    // The next run of a kept-running graph: every channel
+                    // and stack as at start-up (messages held by a fault
+                    // are dropped: they belong to the previous run), every
+                    // random stream from the run's seed (REQ-GRAPH-SEED),
+                    // sim time back to "none yet".
+                    let resp = match Faults::new(&cfg, &reg, req.seed) {
                         Ok(f) => {
                             (injector, rngs, typed, dyns, dyn_rngs) =
                                 (f.injector, f.rngs, f.typed, f.dyns, f.dyn_rngs);
                             if let Some(s) = &sim {
                                 s.reset();
                             }
-                            tracing::info!(run_id = %req.run_id, "reset: every fault cleared");
+                            tracing::info!(
+                                run_id = %req.run_id,
+                                seed = req.seed,
+                                "reset: every fault cleared, streams re-seeded"
+                            );
                             ResetRunResponse {
                                 success: true,
                                 message: format!(
-                                    "every fault cleared, channels as at start-up, for run {}",
-                                    req.run_id
+                                    "every fault cleared, channels as at start-up, streams from seed {}, for run {}",
+                                    req.seed, req.run_id
                                 ),
                             }
                         }
@@ -804,229 +789,4 @@ fn run() -> Result<ExitCode> {
         }
     });
     Ok(ExitCode::SUCCESS)
-}
-
-/// Gives freed heap memory back to the OS after the hold queues drain.
-///
-/// The queues free their messages at once, but glibc keeps freed pages in
-/// its arenas (a drained 64 MiB queue of 1 MB scans left the RSS at its peak).
-/// When the bytes held by all channels have fallen to at most half of their
-/// peak since the last trim, and by at least [`HeapTrim::MIN_DROP`],
-/// `malloc_trim(0)` returns the free pages (all arenas).
-#[derive(Default)]
-struct HeapTrim {
-    peak: u64,
-}
-
-impl HeapTrim {
-    const MIN_DROP: u64 = 8 * 1024 * 1024;
-    fn after(&mut self, held: u64) {
-        self.peak = self.peak.max(held);
-        if self.peak - held >= Self::MIN_DROP && held <= self.peak / 2 {
-            #[cfg(all(target_os = "linux", target_env = "gnu"))]
-            // SAFETY: malloc_trim only releases free memory of the allocator.
-            unsafe {
-                libc::malloc_trim(0);
-            }
-            tracing::debug!("heap trimmed: held {held} bytes, peak {}", self.peak);
-            self.peak = held;
-        }
-    }
-}
-
-/// Longest `message` a service reply carries, bytes. rustdds 0.15 fails to
-/// encode a reply sample of about 64 KiB and more (its reliable writer then
-/// keeps resending a malformed sample and the calling client's later replies
-/// never arrive; a debug build panics its event loop). Requests are checked
-/// before anything is echoed; this bound makes it hold for every reply.
-const MAX_REPLY_MESSAGE_BYTES: usize = 1024;
-
-/// `message` cut to [`MAX_REPLY_MESSAGE_BYTES`] at a char boundary, marked
-/// with a trailing "…".
-fn bounded_reply(message: String) -> String {
-    if message.len() <= MAX_REPLY_MESSAGE_BYTES {
-        return message;
-    }
-    let mut end = MAX_REPLY_MESSAGE_BYTES - '…'.len_utf8();
-    while !message.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &message[..end])
-}
-
-/// Input QoS (the declared reliability: best effort matches every writer,
-/// reliable gives lossless delivery from reliable writers) and output QoS
-/// (always reliable, which matches best-effort and reliable readers).
-fn channel_qos(
-    q: &QosConfig,
-) -> (
-    breakbench_ros::ros2_client::QosProfile,
-    breakbench_ros::ros2_client::QosProfile,
-) {
-    let depth = q.depth as usize;
-    let sub_qos = match q.reliability {
-        Reliability::BestEffort => qos::subscribe(depth),
-        Reliability::Reliable => {
-            qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast { depth })
-        }
-    };
-    let pub_qos = qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast {
-        depth: depth.max(qos::PUBLISH_DEPTH),
-    });
-    (sub_qos, pub_qos)
-}
-
-/// The fault stack of channel `name`: a dynamic channel's, or a typed
-/// channel's (run after its typed fault).
-fn stack_of<'a>(
-    dyns: &'a mut [DynChannel],
-    typed: &'a mut [TypedStack],
-    name: &str,
-) -> Option<&'a mut DynChannel> {
-    match dyns.iter_mut().find(|d| d.name == name) {
-        Some(d) => Some(d),
-        None => typed
-            .iter_mut()
-            .map(TypedStack::stack_mut)
-            .find(|d| d.name == name),
-    }
-}
-
-fn unknown_channel(name: &str, typed: &[String], dyns: &[DynChannel]) -> String {
-    let known: Vec<&str> = typed
-        .iter()
-        .map(String::as_str)
-        .chain(dyns.iter().map(|d| d.name.as_str()))
-        .collect();
-    format!("unknown channel '{name}' (channels: {known:?})")
-}
-
-/// The typed channels' stacks and their random streams.
-/// Every channel's fault state and random streams, as at start-up (also
-/// what `~/reset` goes back to).
-struct Faults {
-    injector: Injector,
-    /// One fault stream per typed channel, from the seed and the channel
-    /// name (as in-process: adding a channel changes no other channel's draws).
-    rngs: Vec<FaultRng>,
-    /// Typed channels' stacks (after the typed fault), each on its own
-    /// random stream `<name>/stack` (the typed fault's draws do not move).
-    typed: TypedStacks,
-    dyns: Vec<DynChannel>,
-    dyn_rngs: Vec<FaultRng>,
-}
-
-impl Faults {
-    fn new(cfg: &ChannelsConfig, reg: &Arc<TypeRegistry>, seed: u64) -> Result<Self> {
-        let mut typed = TypedStacks {
-            stacks: Vec::new(),
-            rngs: Vec::new(),
-        };
-        for c in &cfg.channels {
-            typed.stacks.push(
-                TypedStack::new(&c.name, c.kind, reg.clone(), cfg.hold_limits_of(c))
-                    .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
-            );
-            typed
-                .rngs
-                .push(channel_rng(seed, &format!("{}/stack", c.name)));
-        }
-        let mut dyns = Vec::new();
-        for c in &cfg.dynamic_channels {
-            dyns.push(
-                DynChannel::new(c, reg.clone(), cfg.dynamic_hold_limits_of(c))
-                    .map_err(|e| anyhow::anyhow!("channel {}: {e}", c.name))?,
-            );
-        }
-        Ok(Self {
-            injector: Injector::from_config(cfg),
-            rngs: cfg
-                .channels
-                .iter()
-                .map(|c| channel_rng(seed, &c.name))
-                .collect(),
-            typed,
-            dyns,
-            dyn_rngs: cfg
-                .dynamic_channels
-                .iter()
-                .map(|c| channel_rng(seed, &c.name))
-                .collect(),
-        })
-    }
-}
-
-struct TypedStacks {
-    stacks: Vec<TypedStack>,
-    rngs: Vec<FaultRng>,
-}
-
-fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Duration) {
-    warn_overflow(d);
-    let errors = (d.decode_errors, d.encode_errors);
-    for m in d.poll(now) {
-        if let Err(e) = p.publish(RawCdr(m)) {
-            tracing::warn!("channel {}: publish failed: {e:?}", d.name);
-        }
-    }
-    if (d.decode_errors, d.encode_errors) != errors {
-        tracing::warn!(
-            "channel {}: {}",
-            d.name,
-            d.last_error.as_deref().unwrap_or("codec error")
-        );
-    }
-}
-
-/// A stack's hold-queue overflow: WARN once per burst (the first drop after
-/// a release without one).
-fn warn_overflow(d: &mut DynChannel) {
-    if d.dropped_overflow != d.overflow_seen {
-        if !d.overflow_burst {
-            tracing::warn!(
-                "channel {}: hold queue full, dropping the held message due first \
-                 ({} dropped so far; hold_limits in channels.yaml)",
-                d.name,
-                d.dropped_overflow
-            );
-        }
-        d.overflow_burst = true;
-        d.overflow_seen = d.dropped_overflow;
-    } else {
-        d.overflow_burst = false;
-    }
-}
-
-/// Publishes what typed channel `i` releases at `now`: its typed fault's
-/// output through its stack (by value while no stage is active).
-fn release(
-    injector: &mut Injector,
-    pubs: &[ChanPub],
-    names: &[String],
-    typed: &mut TypedStacks,
-    i: usize,
-    now: Duration,
-) {
-    let out = match injector.poll(&names[i], now) {
-        Ok(o) => o,
-        Err(e) => {
-            tracing::warn!("channel {}: {e}", names[i]);
-            return;
-        }
-    };
-    let (stack, rng) = (&mut typed.stacks[i], &mut typed.rngs[i]);
-    warn_overflow(stack.stack_mut());
-    let errors = stack.stack().encode_errors;
-    for m in stack.relay(out, now, rng) {
-        if let Err(e) = pubs[i].publish(m) {
-            tracing::warn!("channel {}: publish failed: {e}", names[i]);
-        }
-    }
-    if stack.stack().encode_errors != errors {
-        tracing::warn!(
-            "channel {}: stack output withheld: {}",
-            names[i],
-            stack.stack().last_error.as_deref().unwrap_or("codec error")
-        );
-    }
 }
