@@ -171,6 +171,98 @@ fn channels_file_refuses_two_types_on_one_topic_and_absurd_depths() {
     ChannelsConfig::parse(&CH.replacen("depth: 10", "depth: 100000", 1), "ch.yaml").unwrap();
 }
 
+/// The node's resolution in the root namespace (`RosArgs::expand`
+/// without remapping): a relative name is `/name`.
+fn root_ns(n: &str) -> String {
+    if n.starts_with('/') {
+        n.to_string()
+    } else {
+        format!("/{n}")
+    }
+}
+
+fn resolved_err(text: &str, resolve: impl Fn(&str) -> String) -> (usize, String, String) {
+    let cfg = ChannelsConfig::parse(text, "ch.yaml").unwrap();
+    located_ch(
+        kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", text, resolve).unwrap_err(),
+    )
+}
+
+/// `/in` and `in` are one topic in the root namespace: the file check
+/// (string comparison) passes them, the node's check on resolved names
+/// refuses two types on it, and an output that resolves to an input (a
+/// relay loop), at file:line:field, before DDS.
+#[test]
+fn channels_file_topics_are_checked_as_the_node_resolves_them() {
+    let check = |text: &str| {
+        let cfg = ChannelsConfig::parse(text, "ch.yaml").unwrap();
+        kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", text, root_ns)
+    };
+    check(CH).unwrap();
+    // Two types on one input, spelled two ways.
+    let rel = CH.replace("/in_b", "in");
+    let (line, field, m) = resolved_err(&rel, root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (9, "channels[1].input_topic"),
+        "{m}"
+    );
+    assert!(
+        m.contains("'in' resolves to '/in'")
+            && m.contains("sensor_msgs/msg/Imu")
+            && m.contains("one message type"),
+        "{m}"
+    );
+    // The same file in a namespace: `in` is `/robot1/in`, another topic.
+    let ns = |n: &str| {
+        if n.starts_with('/') {
+            n.to_string()
+        } else {
+            format!("/robot1/{n}")
+        }
+    };
+    let cfg = ChannelsConfig::parse(&rel, "ch.yaml").unwrap();
+    kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", &rel, ns).unwrap();
+    // An output that resolves to the channel's own input: a loop.
+    let (line, field, m) = resolved_err(&CH.replacen("/out_a", "in", 1), root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (5, "channels[0].output_topic"),
+        "{m}"
+    );
+    assert!(m.contains("feed itself"), "{m}");
+    // An output that resolves to another channel's input.
+    let (line, field, m) = resolved_err(&CH.replacen("/out_b", "in", 1), root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (10, "channels[1].output_topic"),
+        "{m}"
+    );
+    assert!(m.contains("channels[0] ('a').input_topic '/in'"), "{m}");
+    // A remapping that merges two outputs.
+    let remap = |n: &str| {
+        if n == "/out_b" {
+            "/out_a".to_string()
+        } else {
+            root_ns(n)
+        }
+    };
+    let (_, field, m) = resolved_err(CH, remap);
+    assert_eq!(field, "channels[1].output_topic", "{m}");
+    // The shipped channels files pass in the root namespace
+    // (channels_any_type.yaml needs AMENT_PREFIX_PATH's types).
+    for f in [
+        "channels.yaml",
+        "channels_stamped.yaml",
+        "bench_any_type.yaml",
+    ] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("config")
+            .join(f);
+        ChannelsConfig::load_resolved(&p, root_ns).unwrap();
+    }
+}
+
 fn cmd_vel() -> DynChannel {
     DynChannel::with_type(
         "cmd_vel",
