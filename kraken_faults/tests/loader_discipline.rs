@@ -454,6 +454,35 @@ fn a_reorder_held_message_is_released_when_the_message_window_is_used_up() {
     }
 }
 
+/// The same on a stack's reorder stage (raw channels, set_fault_stack):
+/// all 8 delivered, the 3rd right after the 4th (was 7 of 8).
+#[test]
+fn a_stack_reorder_releases_its_message_when_the_window_is_used_up() {
+    use breakbench_msgs::Value;
+    let reg = kraken_faults::dynamic::builtin_registry();
+    let twist = reg.resolve("geometry_msgs/msg/Twist").unwrap();
+    let stages: Vec<StageSpec> = serde_yaml_ng::from_str(
+        "- fault: {reorder: {probability: 1.0}}\n  window: {message_skip: 2, message_count: 1}\n",
+    )
+    .unwrap();
+    let mut st = FaultStack::build(&stages, &reg, "geometry_msgs/msg/Twist").unwrap();
+    st.set(Duration::ZERO);
+    let mut rng = channel_rng(3, "cmd_vel");
+    let mut order = Vec::new();
+    for i in 0..8u64 {
+        let mut v = Value::zero(&twist);
+        *v.field_mut("linear").unwrap().field_mut("x").unwrap() = Value::F64(i as f64);
+        for d in st.apply(v, ms(i * 20), &mut rng) {
+            match d.payload.field("linear").and_then(|l| l.field("x")) {
+                Some(Value::F64(x)) => order.push(*x as u64),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(st.holds(), i == 2, "{i}");
+    }
+    assert_eq!(order, [0, 1, 3, 2, 4, 5, 6, 7]);
+}
+
 /// The same window through a raw channel's `~/set_fault` and a stack stage.
 #[test]
 fn message_windows_on_raw_channels_and_stack_stages() {

@@ -794,6 +794,14 @@ impl FaultStack {
             .any(|s| s.activation.as_ref().is_some_and(|a| a.is_active(now)))
     }
 
+    /// Whether a `reorder` stage holds a message to release with a later
+    /// one (the host must keep passing messages through [`Self::apply`]).
+    pub fn holds(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| matches!(&s.op, Op::Reorder(r) if r.held.is_some()))
+    }
+
     /// Runs one message received at `now` through the active stages in
     /// declared order. An empty result withholds it; several entries are
     /// the message and its copies, in order.
@@ -823,6 +831,25 @@ impl FaultStack {
                 // The next active phase stalls anew.
                 if let Op::Stall { until, .. } = &mut s.op {
                     *until = None;
+                }
+                // A used-up message window admits nothing again: what the
+                // reorder holds goes out right after these messages.
+                if let Op::Reorder(r) = &mut s.op {
+                    if s.activation
+                        .as_ref()
+                        .is_some_and(|a| a.messages_exhausted())
+                    {
+                        let after = items.iter().map(|d| d.delay).max().unwrap_or_default();
+                        let held = r
+                            .held
+                            .take()
+                            .map(|h| h.0.into_any().downcast::<Delivered<P>>());
+                        if let Some(Ok(mut d)) = held {
+                            d.delay = d.delay.max(after);
+                            d.touched_by.push(i);
+                            items.push(*d);
+                        }
+                    }
                 }
                 continue;
             }
