@@ -175,6 +175,12 @@ impl Activation {
         self.in_time_window(now) && !self.messages.exhausted(self.window_messages)
     }
 
+    /// True when the message window admits no message any more (its
+    /// `message_count` is used up), whatever the time.
+    pub fn messages_exhausted(&self) -> bool {
+        self.messages.exhausted(self.window_messages)
+    }
+
     /// Whether the fault acts on one message arriving at `now`: in the time
     /// window, counted there, and selected by the message window
     /// ([`MessageWindow::selects`]). Call once per message.

@@ -467,12 +467,21 @@ impl Channel {
             }
         }
         if !active || identity {
-            match direct {
-                Some(deliver) => {
-                    self.count_release(0.0);
-                    deliver(&msg);
+            // A message a reorder holds goes out right after this one once
+            // the message window is used up (it would wait forever).
+            let held = self
+                .fault
+                .as_mut()
+                .filter(|f| !active && f.activation.messages_exhausted())
+                .and_then(|f| f.stage.take_held());
+            for m in std::iter::once(msg).chain(held) {
+                match direct.as_mut() {
+                    Some(deliver) => {
+                        self.count_release(0.0);
+                        deliver(&m);
+                    }
+                    None => self.hold(now, now, m),
                 }
-                None => self.hold(now, now, msg),
             }
             return;
         }

@@ -27,6 +27,7 @@ pub mod queue;
 pub mod scenario;
 pub mod schedule;
 pub mod spec_stages;
+pub mod topics;
 pub mod typed_stack;
 
 // The unit tests of the fault modes (`faults/*.rs`) share the integration

@@ -85,9 +85,9 @@ impl TypedStack {
     }
 
     /// Whether a message pushed at `now` goes through the CDR round trip
-    /// (some stage is active at `now`).
+    /// (some stage is active at `now`, or a reorder stage holds a message).
     pub fn round_trip(&self, now: Duration) -> bool {
-        self.chan.stack().any_active(now)
+        self.chan.stack().any_active(now) || self.chan.stack().holds()
     }
 
     /// Runs one message the typed fault released at `now` through the

@@ -171,6 +171,98 @@ fn channels_file_refuses_two_types_on_one_topic_and_absurd_depths() {
     ChannelsConfig::parse(&CH.replacen("depth: 10", "depth: 100000", 1), "ch.yaml").unwrap();
 }
 
+/// The node's resolution in the root namespace (`RosArgs::expand`
+/// without remapping): a relative name is `/name`.
+fn root_ns(n: &str) -> String {
+    if n.starts_with('/') {
+        n.to_string()
+    } else {
+        format!("/{n}")
+    }
+}
+
+fn resolved_err(text: &str, resolve: impl Fn(&str) -> String) -> (usize, String, String) {
+    let cfg = ChannelsConfig::parse(text, "ch.yaml").unwrap();
+    located_ch(
+        kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", text, resolve).unwrap_err(),
+    )
+}
+
+/// `/in` and `in` are one topic in the root namespace: the file check
+/// (string comparison) passes them, the node's check on resolved names
+/// refuses two types on it, and an output that resolves to an input (a
+/// relay loop), at file:line:field, before DDS.
+#[test]
+fn channels_file_topics_are_checked_as_the_node_resolves_them() {
+    let check = |text: &str| {
+        let cfg = ChannelsConfig::parse(text, "ch.yaml").unwrap();
+        kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", text, root_ns)
+    };
+    check(CH).unwrap();
+    // Two types on one input, spelled two ways.
+    let rel = CH.replace("/in_b", "in");
+    let (line, field, m) = resolved_err(&rel, root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (9, "channels[1].input_topic"),
+        "{m}"
+    );
+    assert!(
+        m.contains("'in' resolves to '/in'")
+            && m.contains("sensor_msgs/msg/Imu")
+            && m.contains("one message type"),
+        "{m}"
+    );
+    // The same file in a namespace: `in` is `/robot1/in`, another topic.
+    let ns = |n: &str| {
+        if n.starts_with('/') {
+            n.to_string()
+        } else {
+            format!("/robot1/{n}")
+        }
+    };
+    let cfg = ChannelsConfig::parse(&rel, "ch.yaml").unwrap();
+    kraken_faults::topics::check_resolved_topics(&cfg, "ch.yaml", &rel, ns).unwrap();
+    // An output that resolves to the channel's own input: a loop.
+    let (line, field, m) = resolved_err(&CH.replacen("/out_a", "in", 1), root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (5, "channels[0].output_topic"),
+        "{m}"
+    );
+    assert!(m.contains("feed itself"), "{m}");
+    // An output that resolves to another channel's input.
+    let (line, field, m) = resolved_err(&CH.replacen("/out_b", "in", 1), root_ns);
+    assert_eq!(
+        (line, field.as_str()),
+        (10, "channels[1].output_topic"),
+        "{m}"
+    );
+    assert!(m.contains("channels[0] ('a').input_topic '/in'"), "{m}");
+    // A remapping that merges two outputs.
+    let remap = |n: &str| {
+        if n == "/out_b" {
+            "/out_a".to_string()
+        } else {
+            root_ns(n)
+        }
+    };
+    let (_, field, m) = resolved_err(CH, remap);
+    assert_eq!(field, "channels[1].output_topic", "{m}");
+    // The shipped channels files pass in the root namespace
+    // (channels_any_type.yaml needs AMENT_PREFIX_PATH's types).
+    for f in [
+        "channels.yaml",
+        "channels_stamped.yaml",
+        "bench_any_type.yaml",
+    ] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("config")
+            .join(f);
+        ChannelsConfig::load_resolved(&p, root_ns).unwrap();
+    }
+}
+
 fn cmd_vel() -> DynChannel {
     DynChannel::with_type(
         "cmd_vel",
@@ -325,6 +417,70 @@ fn message_windows_on_a_typed_channel_are_exact() {
         c.push(odom(ms(i), i + 1), ms(i), &mut r);
     }
     assert!(!c.is_active(ms(2)));
+}
+
+/// A reorder with a message window: the held message goes out right after
+/// the next one even though the window is used up by then (it was never
+/// delivered, and counted nowhere: 7 of 8 out, none queued).
+#[test]
+fn a_reorder_held_message_is_released_when_the_message_window_is_used_up() {
+    let spec = FaultSpec {
+        probability: 1.0,
+        message_skip: 2,
+        message_count: 1,
+        ..FaultSpec::new("odom", FaultSpec::REORDER)
+    };
+    for direct in [false, true] {
+        let mut c = Channel::new("odom", MsgKind::Odometry);
+        c.set_fault(&spec, Duration::ZERO).unwrap();
+        let mut r = channel_rng(1, "odom");
+        let mut order = Vec::new();
+        let mut note = |m: &SensorMsg| match m {
+            SensorMsg::Odometry(o) => order.push(o.pose.pose.position.x as u64),
+            _ => unreachable!(),
+        };
+        for i in 0..6u64 {
+            let t = ms(100 * i);
+            if direct {
+                c.relay(Some(odom(t, i)), t, &mut r, &mut note);
+            } else {
+                c.push(odom(t, i), t, &mut r);
+                c.poll(t).iter().for_each(&mut note);
+            }
+        }
+        assert_eq!(order, [0, 1, 3, 2, 4, 5], "direct {direct}");
+        assert_eq!((c.stats().messages_in, c.stats().messages_out), (6, 6));
+        assert_eq!(c.stats().messages_faulted, 1);
+    }
+}
+
+/// The same on a stack's reorder stage (raw channels, set_fault_stack):
+/// all 8 delivered, the 3rd right after the 4th (was 7 of 8).
+#[test]
+fn a_stack_reorder_releases_its_message_when_the_window_is_used_up() {
+    use breakbench_msgs::Value;
+    let reg = kraken_faults::dynamic::builtin_registry();
+    let twist = reg.resolve("geometry_msgs/msg/Twist").unwrap();
+    let stages: Vec<StageSpec> = serde_yaml_ng::from_str(
+        "- fault: {reorder: {probability: 1.0}}\n  window: {message_skip: 2, message_count: 1}\n",
+    )
+    .unwrap();
+    let mut st = FaultStack::build(&stages, &reg, "geometry_msgs/msg/Twist").unwrap();
+    st.set(Duration::ZERO);
+    let mut rng = channel_rng(3, "cmd_vel");
+    let mut order = Vec::new();
+    for i in 0..8u64 {
+        let mut v = Value::zero(&twist);
+        *v.field_mut("linear").unwrap().field_mut("x").unwrap() = Value::F64(i as f64);
+        for d in st.apply(v, ms(i * 20), &mut rng) {
+            match d.payload.field("linear").and_then(|l| l.field("x")) {
+                Some(Value::F64(x)) => order.push(*x as u64),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(st.holds(), i == 2, "{i}");
+    }
+    assert_eq!(order, [0, 1, 3, 2, 4, 5, 6, 7]);
 }
 
 /// The same window through a raw channel's `~/set_fault` and a stack stage.

@@ -15,12 +15,17 @@ use serde::{Deserialize, Serialize};
 /// The declared range of every numeric field of a scenario file (see the
 /// field docs). Axis offsets and values are in the unit of the FaultSpec
 /// parameter they drive; the fault stage checks them further.
+const MAX_AXIS: f64 = kraken_faults::params::MAX_TIMESTAMP_OFFSET_S;
+
 pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("seed", 0.0, u64::MAX as f64, "1"),
     Range::new("confidence", 0.5, 0.9999, "1"),
     Range::new("repeats", 1.0, 10_000.0, "runs per cell"),
-    Range::new("axes[*].offset", -1e6, 1e6, "parameter unit"),
-    Range::new("axes[*].values[*]", -1e6, 1e6, "axis unit"),
+    // As wide as the widest FaultSpec parameter (timestamp_offset_s: the
+    // span of builtin_interfaces/Time, hdl_localization #48 is -1.66e9 s);
+    // each parameter's own bound is checked by kraken_faults' check_spec.
+    Range::new("axes[*].offset", -MAX_AXIS, MAX_AXIS, "parameter unit"),
+    Range::new("axes[*].values[*]", -MAX_AXIS, MAX_AXIS, "axis unit"),
     Range::new("axes[*].at_s", 0.0, 1e6, "s"),
     Range::new("axes[*].duration_s", 0.001, 1e6, "s"),
     Range::new("axes[*].message_skip", 0.0, 1e9, "messages"),
@@ -137,10 +142,11 @@ pub struct Axis {
     /// The FaultSpec parameter the axis value drives (`delay_s`, `scale_factor`).
     pub parameter: String,
     /// parameter = offset + value (e.g. scale_factor = 1 + bias), in
-    /// [-1e6, 1e6] (the parameter's unit).
+    /// [-2^32, 2^32] (the parameter's unit; the parameter's own bound is
+    /// checked at load).
     #[serde(default)]
     pub offset: f64,
-    /// Grid values of the axis, in the axis' unit, each in [-1e6, 1e6].
+    /// Grid values of the axis, in the axis' unit, each in [-2^32, 2^32].
     pub values: Vec<f64>,
     /// Sim time the fault is set, s, in [0, 1e6] (default 0: from the
     /// start); within the run (the world's `mission_timeout_s`, checked

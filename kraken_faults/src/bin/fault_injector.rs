@@ -213,7 +213,9 @@ fn run() -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(EXIT_USAGE));
     }
-    let cfg = ChannelsConfig::load(&channels_file)?;
+    // Topics compared as they will resolve: `scan_raw` is `/scan_raw` in
+    // the root namespace.
+    let cfg = ChannelsConfig::load_resolved(&channels_file, |n| args.resolve(n))?;
     // The node's own clock never follows a faulted output (a /clock channel
     // stalls or jumps its output; the node keeps the raw clock).
     let clock_topic = match args.params.get("clock_topic") {

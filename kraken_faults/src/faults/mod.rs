@@ -53,6 +53,14 @@ pub trait FaultStage: Send {
     fn is_identity(&self) -> bool {
         false
     }
+    /// A message the stage holds back to release with a later one
+    /// (reorder), taken out of it. The channel calls it for a message its
+    /// fault's window will never admit again (a used-up message window,
+    /// REQ-FAULT-MESSAGE-WINDOW), so that the held message goes out right
+    /// after that one instead of never. Default `None`.
+    fn take_held(&mut self) -> Option<SensorMsg> {
+        None
+    }
 }
 
 fn now_only(msg: SensorMsg) -> Vec<(Duration, SensorMsg)> {

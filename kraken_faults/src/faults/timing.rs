@@ -178,6 +178,9 @@ impl FaultStage for Reorder<SensorMsg> {
             .map(|m| (Duration::ZERO, m))
             .collect()
     }
+    fn take_held(&mut self) -> Option<SensorMsg> {
+        self.held.take()
+    }
 }
 
 /// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).

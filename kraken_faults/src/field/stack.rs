@@ -794,6 +794,40 @@ impl FaultStack {
             .any(|s| s.activation.as_ref().is_some_and(|a| a.is_active(now)))
     }
 
+    /// Whether a `reorder` stage holds a message to release with a later
+    /// one (the host must keep passing messages through [`Self::apply`]).
+    pub fn holds(&self) -> bool {
+        self.stages
+            .iter()
+            .any(|s| matches!(&s.op, Op::Reorder(r) if r.held.is_some()))
+    }
+
+    /// A used-up message window admits nothing again: what stage `i`'s
+    /// reorder holds goes out right after `items` (not before the latest
+    /// of them).
+    fn release_held<P: Payload>(s: &mut Stage, i: usize, items: &mut Vec<Delivered<P>>) {
+        let Op::Reorder(r) = &mut s.op else {
+            return;
+        };
+        if !s
+            .activation
+            .as_ref()
+            .is_some_and(|a| a.messages_exhausted())
+        {
+            return;
+        }
+        let after = items.iter().map(|d| d.delay).max().unwrap_or_default();
+        let held = r
+            .held
+            .take()
+            .map(|h| h.0.into_any().downcast::<Delivered<P>>());
+        if let Some(Ok(mut d)) = held {
+            d.delay = d.delay.max(after);
+            d.touched_by.push(i);
+            items.push(*d);
+        }
+    }
+
     /// Runs one message received at `now` through the active stages in
     /// declared order. An empty result withholds it; several entries are
     /// the message and its copies, in order.
@@ -824,6 +858,7 @@ impl FaultStack {
                 if let Op::Stall { until, .. } = &mut s.op {
                     *until = None;
                 }
+                Self::release_held(s, i, &mut items);
                 continue;
             }
             if let Some(sel) = &s.select {

@@ -204,7 +204,7 @@ fn semantic_errors_name_file_line_and_field() {
             "values: [0.0, 0.2]",
             "values: [0.0, 1.0e300]",
             "s.yaml:21:19: field 'axes[1].values[1]'",
-            "1e300 is outside its declared range [-1000000, 1000000] axis unit",
+            "1e300 is outside its declared range [-4.294967296e9, 4.294967296e9] axis unit",
         ),
         (
             "confidence: 0.95",
@@ -253,7 +253,7 @@ fn semantic_errors_name_file_line_and_field() {
             "offset: 1.0",
             "offset: .inf",
             "s.yaml:20:5: field 'axes[1].offset'",
-            "is not a finite number (declared range [-1000000, 1000000] parameter unit)",
+            "is not a finite number (declared range [-4.294967296e9, 4.294967296e9] parameter unit)",
         ),
         (
             "values: [0.0, 0.2]",
@@ -479,4 +479,30 @@ fn axes_carry_message_windows() {
     let plain = load_edited(|t| t).unwrap();
     let json = serde_json::to_string(&plain.file.axes[1]).unwrap();
     assert!(!json.contains("message_"), "{json}");
+}
+
+/// hdl_localization #48 as an axis: a stamp offset of -1.66e9 s (was
+/// refused by the axis range [-1e6, 1e6]); beyond 2^32 s refused by the
+/// parameter's own bound.
+#[test]
+fn a_timestamp_offset_axis_spans_the_time_type() {
+    let edit = |v: &str| {
+        let v = v.to_string();
+        move |t: String| {
+            t.replace(
+                "mode: delay\n    parameter: delay_s\n    offset: 0.0\n    values: [0.0, 0.4]",
+                &format!(
+                    "mode: timestamp_jump\n    parameter: timestamp_offset_s\n    offset: 0.0\n    values: [{v}]"
+                ),
+            )
+        }
+    };
+    let s = load_edited(edit("-1.66e9")).unwrap();
+    let spec = fault_spec(&s.file.axes[0], -1.66e9).unwrap();
+    assert_eq!(spec.timestamp_offset_s, -1.66e9);
+    let e = load_edited(edit("-5.0e9")).unwrap_err().to_string();
+    assert!(
+        e.contains("axes[0].values[0]") && e.contains("4.294967296e9"),
+        "{e}"
+    );
 }
