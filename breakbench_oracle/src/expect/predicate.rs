@@ -84,8 +84,9 @@ pub struct Stopped {
     pub tolerance_m_s: f64,
 }
 
-/// `diagnostic: { name: "simple_navigator: scan", at_least: ERROR }` (severity
-/// >= L) or `at_most: OK` (severity <= L); exactly one of the two. Severities
+/// `diagnostic: { name: "simple_navigator: scan", at_least: ERROR }`
+/// (severity at or above L) or `at_most: OK` (severity at or below L); exactly
+/// one of the two. Severities
 /// are OK < WARN < ERROR; STALE ("no data") meets neither, only an explicit
 /// `at_least: STALE` (`at_most: STALE` is refused). REQ-EXPECT-DIAG-LEVELS.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
