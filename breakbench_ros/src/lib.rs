@@ -25,6 +25,7 @@ pub mod node;
 pub mod qos;
 pub mod raw;
 pub mod shutdown;
+pub mod teardown;
 pub mod types;
 
 pub use args::{ParamValue, Remap, RosArgs};
@@ -63,7 +64,8 @@ pub const NODE_LOG_FILTER: &str =
 /// log or a `ros2 launch` log gets plain text. Call once, first thing in
 /// `main`; every node binary does.
 ///
-/// One known-harmless rustdds error is dropped: see [`ClockTypeClash`].
+/// Two known-harmless rustdds errors are dropped: see [`ClockTypeClash`]
+/// and [`teardown`].
 pub fn init_logging(default_filter: &str) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -107,7 +109,7 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ClockTypeClash {
         }
         let mut m = MessageText(String::new());
         event.record(&mut m);
-        !is_clock_type_clash(&m.0)
+        !is_clock_type_clash(&m.0) && teardown::keep(&m.0)
     }
 }
 

@@ -40,10 +40,17 @@ impl Drop for RosNode {
     /// Drops the node (which tells its spinner to stop), waits up to 2 s
     /// for the spinner thread to let go of its entities, then the context.
     fn drop(&mut self) {
+        crate::teardown::begin();
         // SAFETY: `self.node` is dropped exactly once, here, and never used after.
         unsafe { std::mem::ManuallyDrop::drop(&mut self.node) };
         if let Some(rx) = self.spinner_exit.take() {
             let _ = rx.recv_timeout(std::time::Duration::from_secs(2));
+        }
+        if crate::teardown::dropped() > 0 {
+            tracing::debug!(
+                "teardown: {} rustdds endpoint-removal errors dropped (participant deleted next)",
+                crate::teardown::dropped()
+            );
         }
     }
 }

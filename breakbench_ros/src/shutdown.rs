@@ -154,6 +154,7 @@ impl Shutdown {
     }
 
     fn request_with(&self, reason: i32) {
+        crate::teardown::begin();
         let _ = self.state.reason.compare_exchange(
             RUNNING,
             reason,
