@@ -10,7 +10,7 @@ The last six are one run's settings for a campaign on this launch file as an
 external stack (`breakbench campaign S --out D --graph-cmd 'ros2 launch
 breakbench corridor.launch.py seed:={seed} run_id:={run_id} out_dir:={out}
 real_time_factor:=0 start_service:=true' --start-service /sim_bridge/start ...`,
-README "Graph campaigns"). Empty (the default), each leaves the parameters
+docs/graph.md "Graph campaigns on an external stack"). Empty (the default), each leaves the parameters
 file's value; given, it overrides (RUN_ARGS below): `seed` the plant's, the
 fault injector's (its fault streams: the in-process run's of that seed,
 REQ-GRAPH-SEED) and the oracle's seed (int64), `run_id` and `out_dir` the oracle's run id and

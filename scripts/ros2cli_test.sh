@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real ROS 2 command line (Jazzy ros2cli + launch from ../shared/tools/ros2cli,
 # installed by scripts/setup_peers.sh) against the colcon install space, with
-# the commands exactly as README.md writes them:
+# the commands exactly as README.md (the tour) and docs/graph.md write them:
 #
 #   ros2 launch breakbench corridor.launch.py        (runs to the oracle's verdict)
 #   while it runs:
@@ -59,7 +59,7 @@ lt=0
   timeout 300 "$VENV/bin/python3" "$ROOT/tests/launch/test_corridor_launch.py") || lt=$?
 echo "ros2cli_test: launch test exit code $lt"
 
-# ---- 2. ros2 launch + the README's ros2 commands while it runs ----
+# ---- 2. ros2 launch + the ros2 commands of README.md and docs/graph.md while it runs ----
 export ROS_DOMAIN_ID=$((DOMAIN_BASE + 1))
 echo "==== ros2cli_test: ros2 launch + ros2 node/param/topic/service (ROS_DOMAIN_ID=$ROS_DOMAIN_ID)"
 RUN="$(mktemp -d /tmp/ros2cli_test.XXXXXX)"
@@ -171,7 +171,7 @@ assert all(f["cleared_s"] is not None for f in m["faults"]), m["faults"]
 EOF
 then pass "oracle manifest: a verdict on the three predicates; the gnss dropout and the cmd_vel scale set from the CLI recorded, cleared"; else fail "oracle manifest $m"; fi
 
-# ---- 3. a campaign on corridor.launch.py as an external stack (README "Graph campaigns") ----
+# ---- 3. a campaign on corridor.launch.py as an external stack (docs/graph.md "Graph campaigns on an external stack") ----
 # One run (slice 0 of 4 of tests/graph/one_cell.yaml: its grid run, one fault),
 # lock-step with sim_bridge's start gate; the verdict must be the in-process one
 # ("done" also means no process of the stack was left after its stop).

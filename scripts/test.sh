@@ -21,7 +21,7 @@
 #  4. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
 #  5. The real ROS 2 command line from the colcon install (scripts/ros2cli_test.sh):
 #     the launch test of corridor.launch.py, `ros2 launch breakbench corridor.launch.py`
-#     and the README's ros2 service/topic/param/node commands against it.
+#     and the ros2 service/topic/param/node commands of README.md and docs/graph.md against it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -71,7 +71,7 @@ rm -rf "$OUT-gnss_spoof_study"
 rm -rf "$OUT-search"
 "$BB" search scenarios/studies/gnss_spoof_study.yaml --name mahalanobis_ramp --out "$OUT-search" --jobs 2 --quiet | tee "$OUT-search.txt"
 grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[0.84, 1.00\])) and 2.56985 (0/20 (0.00, \[0.00, 0.16\])): resolved (" "$OUT-search.txt" \
-  || { echo "search mahalanobis_ramp: not the bracket README.md reports"; exit 1; }
+  || { echo "search mahalanobis_ramp: not the bracket docs/studies.md reports"; exit 1; }
 
 step "corridor study on the estimator (issue 9): 421 runs, analyze, statsmodels reference"
 rm -rf "$OUT-corridor_estimator_study"
@@ -79,12 +79,12 @@ rm -rf "$OUT-corridor_estimator_study"
 "$BB" analyze "$OUT-corridor_estimator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
 
-step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the README's k"
+step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the k of docs/studies.md"
 rm -rf "$OUT-actuator_study"
 "$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet
 "$BB" analyze "$OUT-actuator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-actuator_study"
-# The README's table: safety k per (drive_scale, scan_latency_s), mission k.
+# docs/studies.md's table (Actuator study): safety k per (drive_scale, scan_latency_s), mission k.
 python3 - "$OUT-actuator_study/summary.json" <<'PY'
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
@@ -92,8 +92,8 @@ got = {(c["drive_scale"], c["scan_latency_s"]): (c["safety"]["k"], c["mission"][
 want = {(d, l): (10 if d == -1.0 or (d == 1.0 and l == 0.8) else 0, 10 if d in (0.4, -1.0) else 0)
         for d in (1.0, 0.8, 0.6, 0.5, 0.4, -1.0) for l in (0.0, 0.4, 0.8)}
 bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
-assert not bad, f"actuator study: (safety k, mission k) differ from README.md's: {bad}"
-print("actuator study: safety and mission k as README.md reports")
+assert not bad, f"actuator study: (safety k, mission k) differ from docs/studies.md's: {bad}"
+print("actuator study: safety and mission k as docs/studies.md reports")
 PY
 
 step "shipped resilience tests: campaigns, analyze, statsmodels reference; the injection self-test set"

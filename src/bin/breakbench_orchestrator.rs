@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         NODE_NAME,
         "runs one resilience test of a campaign scenario on the graph: triggers from /oracle/odom, faults through /fault_injector/set_fault, applied from /fault_injector/status, expectations over /cmd_vel, /odom, /diagnostics, /rosout; gates a lock-step sim_bridge",
-        "README.md",
+        "docs/resilience-tests.md (Resilience tests on the graph)",
     );
     breakbench_ros::init_logging(breakbench_ros::NODE_LOG_FILTER);
     match run() {

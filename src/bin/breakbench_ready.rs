@@ -151,7 +151,7 @@ fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
         "readiness probe of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
-        "README.md (Graph campaigns: an external stack)",
+        "docs/graph.md (Graph campaigns on an external stack)",
     );
     breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
     let (args, rest) = match RosArgs::parse(std::env::args().skip(1), "breakbench_ready") {

@@ -11,7 +11,7 @@
 //! records are of its scenario (its campaign.json and shard.json hashes are
 //! compared by the campaign: [`CampaignError::OtherScenario`]); a search
 //! claims a directory of search records of any scenario (one file per
-//! search name: the README runs the searches of two studies into one
+//! search name: docs/studies.md runs the searches of two studies into one
 //! directory) whose campaign.json, if any, is of its scenario.
 
 use std::path::Path;
