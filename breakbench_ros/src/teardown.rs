@@ -60,7 +60,8 @@ mod tests {
     #[test]
     fn only_the_full_removal_error_during_teardown_is_dropped() {
         let full = "Cannot remove Reader GUID {0112d4ff6c80164a596b6553 EntityId {[0, 0, 18] Reader}} : TrySendError::Full(..)";
-        let writer = "Cannot remove Writer GUID {01 EntityId {[0, 0, 3] Writer}} : TrySendError::Full(..)";
+        let writer =
+            "Cannot remove Writer GUID {01 EntityId {[0, 0, 3] Writer}} : TrySendError::Full(..)";
         let gone = "Cannot remove Reader GUID {01 EntityId {[0, 0, 18] Reader}} : TrySendError::Disconnected(..)";
         assert!(is_removal_full(full) && is_removal_full(writer));
         assert!(!is_removal_full(gone));
