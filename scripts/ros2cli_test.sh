@@ -27,12 +27,12 @@
 # Before that, the launch test tests/launch/test_corridor_launch.py (the
 # healthy run through launch.LaunchService: exit codes, no ERROR/WARN, the
 # oracle's verdict on /oracle/status).
-# Env: ROS_VENV (default <repo>/.venv-ros), COLCON_WS (default <repo>/target/colcon), ROS2CLI_DOMAIN_BASE (default 61;
+# Env: ROS_VENV (default <repo>/.venv-ros), COLCON_WS (default <repo>/target/ws), ROS2CLI_DOMAIN_BASE (default 61;
 # the launch test uses it, the CLI run the next one).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${ROS_VENV:-$ROOT/.venv-ros}"
-WS="${COLCON_WS:-$ROOT/target/colcon}"
+WS="${COLCON_WS:-$ROOT/target/ws}"
 die() { echo "ros2cli_test: FAIL: $*" >&2; exit 1; }
 [[ -x "$VENV/bin/ros2" ]] || die "$VENV/bin/ros2 missing: run scripts/setup_peers.sh (needs ../shared/tools/ros2cli)"
 [[ -f "$WS/install/setup.bash" ]] || die "$WS/install/setup.bash missing: run scripts/colcon_test.sh --build-only first"

@@ -35,8 +35,8 @@ fi
 
 step "colcon build / colcon test / colcon test-result (real colcon from PyPI; tests in the netns)"
 scripts/colcon_test.sh
-TARGET_DIR="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
-BB="$TARGET_DIR/debug/breakbench"
+# The colcon-installed binary (what `source install/setup.bash` puts on PATH).
+BB="$ROOT/target/ws/install/breakbench/lib/breakbench/breakbench"
 
 step "Rust tests colcon does not run: kraken_interfaces (ament_cmake to colcon); benchmarks compile"
 scripts/netns.sh cargo test -p kraken_interfaces --offline

@@ -20,9 +20,9 @@
 //! and a 240 s kill of the whole process group from here.
 //!
 //! The test builds the node binaries it needs (`cargo build --offline
-//! --bins` of the four packages, same profile and target directory).
+//! --bins` of the node packages, same profile and target directory: `tests/common`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -32,57 +32,8 @@ use breakbench::campaign::run::execute;
 use breakbench::campaign::runner::provenance;
 use breakbench::campaign::Scenario;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Directory of the binaries of this test's profile (`target/<profile>`).
-fn bin_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf()
-}
-
-fn build_nodes() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let release = bin_dir().file_name().is_some_and(|n| n == "release");
-        let mut c = Command::new(cargo);
-        c.current_dir(root()).args([
-            "build",
-            "--offline",
-            "--bins",
-            "-p",
-            "breakbench",
-            "-p",
-            "breakbench_sim_bridge",
-            "-p",
-            "breakbench_oracle",
-            "-p",
-            "kraken_faults",
-        ]);
-        if release {
-            c.arg("--release");
-        }
-        let st = c.status().expect("running cargo build");
-        assert!(st.success(), "cargo build of the node binaries failed");
-        for exe in [
-            "sim_bridge",
-            "oracle",
-            "simple_navigator",
-            "fault_injector",
-            "kraken_scenario",
-        ] {
-            assert!(
-                bin_dir().join(exe).is_file(),
-                "{exe} not built in {}",
-                bin_dir().display()
-            );
-        }
-    });
-}
+mod common;
+use common::{bin_dir, build_nodes, root};
 
 /// Runs `breakbench up` in a private loopback-only network namespace and
 /// returns (exit code, combined output).

@@ -702,7 +702,7 @@ fn sim_bridge_topics(src: &str) -> Vec<String> {
 fn contract_is_what_the_embedded_sim_bridge_creates() {
     // The hand-written contract above must be exactly the topics of the
     // embedded plant's node, so the bridge YAML cannot drift from it.
-    let topics = sim_bridge_topics(&read("breakbench_sim_bridge/src/bin/sim_bridge.rs"));
+    let topics = sim_bridge_topics(&read("breakbench_sim_bridge/src/bin/sim_bridge/node.rs"));
     let mut want: Vec<String> = contract("geometry_msgs/msg/Twist")
         .keys()
         .map(|k| k.to_string())

@@ -7,52 +7,16 @@
 //! ready. The DDS traffic stays in a loopback-only network namespace: the
 //! test re-runs itself under `scripts/netns.sh` (`BREAKBENCH_NETNS_CHILD=1`
 //! marks the inner run). It builds the node binaries it needs (`cargo build
-//! --offline --bins` of the five packages, same profile and target directory).
+//! --offline --bins` of the node packages, same profile and target directory:
+//! `tests/common`).
 
 use std::io::Read;
-use std::path::PathBuf;
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Directory of the binaries of this test's profile (`target/<profile>`).
-fn bin_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf()
-}
-
-fn build_nodes() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let release = bin_dir().file_name().is_some_and(|n| n == "release");
-    let mut c = Command::new(cargo);
-    c.current_dir(root()).args([
-        "build",
-        "--offline",
-        "--bins",
-        "-p",
-        "breakbench",
-        "-p",
-        "breakbench_sim_bridge",
-        "-p",
-        "breakbench_oracle",
-        "-p",
-        "kraken_faults",
-        "-p",
-        "breakbench_estimator",
-    ]);
-    if release {
-        c.arg("--release");
-    }
-    assert!(
-        c.status().expect("cargo build").success(),
-        "cargo build of the nodes failed"
-    );
-}
+mod common;
+use common::{bin_dir, build_nodes, root};
 
 /// Re-runs this test binary inside a loopback-only namespace; true in the
 /// outer run (the inner one did the work).

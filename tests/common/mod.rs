@@ -23,34 +23,63 @@ pub fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// Builds every node binary the graph tests start (all bins of the five
+/// node packages, with the test's profile) into [`bin_dir`], once per test
+/// process. The build goes to the target directory this test binary was
+/// built in (`--target-dir`): under `colcon test` that is colcon's
+/// `build/<pkg>`, not `<repo>/target`.
+///
+/// Panics if cargo fails or a node binary is missing afterwards.
 pub fn build_nodes() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let release = bin_dir().file_name().is_some_and(|n| n == "release");
+        let bins = bin_dir();
+        let release = bins.file_name().is_some_and(|n| n == "release");
+        let target_dir = bins.parent().expect("target dir").to_path_buf();
         let mut c = Command::new(cargo);
-        c.current_dir(root()).args([
-            "build",
-            "--offline",
-            "--bins",
-            "-p",
-            "breakbench",
-            "-p",
-            "breakbench_sim_bridge",
-            "-p",
-            "breakbench_oracle",
-            "-p",
-            "kraken_faults",
-            "-p",
-            "breakbench_estimator",
-        ]);
+        c.current_dir(root())
+            .arg("build")
+            .arg("--target-dir")
+            .arg(&target_dir);
+        c.args(["--offline", "--bins"]);
+        for p in NODE_PACKAGES {
+            c.args(["-p", p]);
+        }
         if release {
             c.arg("--release");
         }
         let st = c.status().expect("running cargo build");
         assert!(st.success(), "cargo build of the node binaries failed");
+        for exe in NODE_BINARIES {
+            assert!(
+                bins.join(exe).is_file(),
+                "{exe} not built in {}",
+                bins.display()
+            );
+        }
     });
 }
+
+/// The packages holding a node binary.
+pub const NODE_PACKAGES: [&str; 5] = [
+    "breakbench",
+    "breakbench_sim_bridge",
+    "breakbench_oracle",
+    "kraken_faults",
+    "breakbench_estimator",
+];
+
+/// Node binaries the graph tests start.
+pub const NODE_BINARIES: [&str; 7] = [
+    "sim_bridge",
+    "oracle",
+    "simple_navigator",
+    "fault_injector",
+    "kraken_scenario",
+    "ekf_node",
+    "breakbench_ready",
+];
 
 pub fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("bb_graph_{}_{name}", std::process::id()));

@@ -147,7 +147,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
     Ok(p)
 }
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
         "readiness probe of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",

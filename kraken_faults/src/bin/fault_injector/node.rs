@@ -77,7 +77,6 @@ use kraken_interfaces::{
     SetFaultStackResponse,
 };
 
-#[path = "fault_injector/state.rs"]
 mod state;
 use state::{
     bounded_reply, channel_qos, release, release_dyn, stack_of, unknown_channel, ChanPub, Faults,
@@ -160,7 +159,7 @@ fn default_channels_file() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/config/channels.yaml"))
 }
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "fault_injector",
         "relays the channels of channels.yaml through fault stages; services ~/set_fault (typed channels), ~/clear_faults, ~/set_fault_stack and ~/clear_fault_stage (every channel); status on ~/status and ~/stack_status. Refuses to start unless KRAKEN_FAULTS_ENABLE=1 or -p enable:=true",

@@ -69,7 +69,7 @@ fn valid_run_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "oracle",
         "judges the run from /oracle/odom only (three invariants), stores the self-report apart, writes the manifest",

@@ -166,7 +166,7 @@ enum CmdPub {
     Stamped(Publisher<TwistStamped>),
 }
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "simple_navigator",
         "the controller under test: drives to the goal from /odom, avoids obstacles from /scan, publishes /cmd_vel and its self-report",

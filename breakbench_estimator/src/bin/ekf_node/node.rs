@@ -215,7 +215,7 @@ fn trace_log(l: &Log) {
     }
 }
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "ekf_node",
         "the robot's EKF: fuses odom, imu/data and gnss/fix; publishes odometry/filtered, map->odom on /tf, /diagnostics and /rosout",

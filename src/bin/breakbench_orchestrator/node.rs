@@ -61,7 +61,7 @@ const NODE_NAME: &str = "breakbench_orchestrator";
 /// Reader depth of every input: a whole lock-step burst is queued.
 const DEPTH: usize = 5000;
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         NODE_NAME,
         "runs one resilience test of a campaign scenario on the graph: triggers from /oracle/odom, faults through /fault_injector/set_fault, applied from /fault_injector/status, expectations over /cmd_vel, /odom, /diagnostics, /rosout; gates a lock-step sim_bridge",

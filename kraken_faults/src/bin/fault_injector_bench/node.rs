@@ -42,7 +42,6 @@ use futures::StreamExt;
 use kraken_interfaces::ros::{Header, Imu, LaserScan, Time, TriggerRequest};
 use kraken_interfaces::{FaultSpec, SetFaultRequest};
 
-#[path = "fault_injector_bench/any.rs"]
 mod any;
 
 /// (phase, seq) -> latency in ns.
@@ -440,7 +439,7 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
     std::process::exit(0)
 }
 
-fn main() -> Result<()> {
+pub(crate) fn main() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), "fault_injector_bench")?;
     let mut pid = None;
     let mut seconds = 10.0_f64;

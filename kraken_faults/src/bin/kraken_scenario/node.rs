@@ -37,7 +37,7 @@ use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScenarioStep, S
 use kraken_interfaces::ros::TriggerRequest;
 use kraken_interfaces::{mode_name, ClearFaultStageRequest, SetFaultRequest, SetFaultStackRequest};
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "kraken_scenario <scenario.yaml>",
         "runs a kraken scenario file (set_fault / clear_faults / set_fault_stack / clear_fault_stage / wait steps) against a running fault_injector, calling its services as a user would; exit 0 when every step succeeded",

@@ -99,7 +99,7 @@ const PUB_DEPTH: usize = 100;
 /// with room to spare. Every ground-truth sample must reach the oracle.
 const TRUTH_DEPTH: usize = 5000;
 
-fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "sim_bridge",
         "the embedded kinematic plant on ROS 2: /clock, /scan, /odom, /tf, /oracle/odom (ground truth) and the raw gnss/imu/wheel channels; subscribes /cmd_vel",
