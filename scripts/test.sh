@@ -18,6 +18,8 @@
 #     - determinism and scale-out: the same study as 4 shards (`campaign --shard K/4`, separate
 #       processes, --jobs 1 each, 2 at a time; shard 3 takes its index from JOB_COMPLETION_INDEX
 #       as in a Kubernetes Indexed Job), `breakbench merge`d: summary.json byte-identical.
+#     - every shipped study's and test's summary.json byte-identical to
+#       tests/golden/summaries.sha256 (scripts/golden_summaries.py).
 #  4. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
 #  5. The real ROS 2 command line from the colcon install (scripts/ros2cli_test.sh):
 #     the launch test of corridor.launch.py, `ros2 launch breakbench corridor.launch.py`
@@ -136,6 +138,10 @@ rc=0; "$BB" campaign scenarios/selftest/unknown_channel.yaml --out "$OUT-unknown
 [[ $rc == 2 && ! -e "$OUT-unknown" ]] && grep -q "unknown_channel.yaml:27:9: field 'tests\[0\].faults\[0\].channel': unknown channel 'lidar_front'" "$OUT-unknown.err" \
   || { echo "unknown_channel.yaml: expected exit 2 and a file:line:column error, got $rc: $(cat "$OUT-unknown.err")"; exit 1; }
 echo "unknown_channel.yaml refused at load: $(cat "$OUT-unknown.err")"
+
+# every study's and test's summary.json is the recorded one, byte for byte
+# (a refactor changes no result; a change meant to update the recording says why)
+python3 scripts/golden_summaries.py "$OUT"
 
 if [[ -x scripts/interop.sh ]]; then
   step "interop with real ROS 2 peers"

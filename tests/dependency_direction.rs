@@ -11,7 +11,11 @@
 //!   of the stack under test), the fault library (kraken_faults) and the
 //!   run-time message types it is to act through (breakbench_msgs);
 //! - the plant, the controller and the oracle all take the world from
-//!   breakbench_world.
+//!   breakbench_world;
+//! - the plant, the controller, the estimator and the oracle do not depend on
+//!   the fault library (kraken_faults): their sensor message types
+//!   (`SensorMsg`, `MsgKind`) and random streams (the seed tree) come from
+//!   kraken_interfaces.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -116,4 +120,30 @@ fn the_plant_the_controller_and_the_oracle_share_the_world_crate() {
     // The campaign judges runs: the root package does use the oracle, so the
     // walk above does see an edge to it where one exists.
     assert!(closure(&g, "breakbench").contains("breakbench_oracle"));
+}
+
+/// The robot under test (plant, controller, estimator) and the judge are
+/// built on the message types and the seed tree of kraken_interfaces, not on
+/// the fault library: a fault reaches them only as the messages it changed.
+#[test]
+fn neither_the_robot_nor_the_oracle_depends_on_a_fault_crate() {
+    let g = graph();
+    for p in [
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+        "breakbench_estimator",
+        "breakbench_oracle",
+    ] {
+        let c = closure(&g, p);
+        assert!(
+            !c.contains("kraken_faults"),
+            "{p} depends on kraken_faults (its dependencies: {c:?})"
+        );
+        assert!(
+            c.contains("kraken_interfaces"),
+            "{p} no longer takes its message types from kraken_interfaces: {c:?}"
+        );
+    }
+    // The walk does see the edge where one exists.
+    assert!(closure(&g, "breakbench").contains("kraken_faults"));
 }

@@ -204,7 +204,9 @@ fn e2e_odom_bias_0_2_over_dds_matches_in_process() {
     );
     // The fault as the injector reported it on /fault_injector/status.
     assert_eq!(g.kind, RunKind::Grid);
-    assert_eq!(g.cell.get("odom_bias"), Some(&0.2));
+    // The oracle names it as requested (it knows no study); a campaign maps
+    // it to its own axis (odom_bias 0.2 = scale_factor 1.2 - offset 1).
+    assert_eq!(g.cell.get("odom_scale"), Some(&1.2));
     assert_eq!(g.faults.len(), 1);
     assert_eq!(
         (

@@ -11,9 +11,9 @@
 
 use std::time::Duration;
 
-use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log};
 use kraken_interfaces::SelfReport;
+use kraken_interfaces::{MsgKind, SensorMsg};
 
 use crate::CmdVel;
 
@@ -45,8 +45,8 @@ pub trait Controller {
     /// what its node publishes on `/diagnostics`.
     fn take_diagnostics(&mut self) -> Vec<DiagnosticArray>;
     /// The field groups it reads from a `kind` message on its inputs
-    /// (`kraken_faults::faults` field-group names, and
-    /// [`kraken_faults::faults::DELIVERY`] if whether and when a message
+    /// (field-group names of the fault modes, and
+    /// [`kraken_interfaces::DELIVERY`] if whether and when a message
     /// arrives matters): a fault that changes none of them cannot reach it,
     /// and the campaign refuses such a fault axis (its runs would be
     /// bit-identical to nominal) or makes such a test fault `unsupported`.

@@ -22,11 +22,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use breakbench_world::range::{check_ranges, Range};
-use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::config::{load_yaml_checked, parse_yaml_checked};
 use kraken_interfaces::ros::{LaserScan, Odometry};
 use kraken_interfaces::ConfigError;
 use kraken_interfaces::SelfReport;
+use kraken_interfaces::{MsgKind, SensorMsg};
 use serde::{Deserialize, Serialize};
 
 /// The declared range of every numeric field of a navigator file (see the
@@ -501,7 +501,7 @@ impl crate::controller::Controller for Navigator {
     /// with the receive time ([`health`]: a stamp offset raises
     /// `/diagnostics` WARN). No covariance, no twist.
     fn reads(&self, kind: MsgKind) -> &'static [&'static str] {
-        use kraken_faults::faults::DELIVERY;
+        use kraken_interfaces::DELIVERY;
         match kind {
             MsgKind::Odometry => &[
                 DELIVERY,

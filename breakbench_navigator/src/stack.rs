@@ -22,10 +22,10 @@ pub use breakbench_estimator::EkfConfig;
 use breakbench_estimator::{Estimator, EstimatorError, InitialState, Pose2};
 use breakbench_world::geodesy::LocalEnu;
 use breakbench_world::World;
-use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, Log, Odometry, Time};
 use kraken_interfaces::ConfigError;
 use kraken_interfaces::SelfReport;
+use kraken_interfaces::{MsgKind, SensorMsg};
 use serde::{Deserialize, Serialize};
 
 use crate::controller::{Controller, PublishedNames};
@@ -276,7 +276,7 @@ impl Controller for Stack {
     /// covariance, of a fix its status, position and position covariance;
     /// of every input whether and when it arrives and its `header.stamp`.
     fn reads(&self, kind: MsgKind) -> &'static [&'static str] {
-        use kraken_faults::faults::DELIVERY;
+        use kraken_interfaces::DELIVERY;
         match kind {
             MsgKind::Odometry => &[
                 DELIVERY,

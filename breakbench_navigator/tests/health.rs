@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use breakbench_navigator::controller::Controller;
 use breakbench_navigator::{Navigator, NavigatorConfig};
-use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{DiagnosticStatus, LaserScan, Log, Odometry, Quaternion, Time};
 use kraken_interfaces::SelfReport;
+use kraken_interfaces::SensorMsg;
 
 fn cfg() -> NavigatorConfig {
     NavigatorConfig::load(Path::new(concat!(

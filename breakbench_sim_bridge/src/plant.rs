@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use breakbench_world::world::Pose2;
 use breakbench_world::World;
-use kraken_faults::{MsgKind, SensorMsg};
 use kraken_interfaces::ros::{
     Header, Imu, LaserScan, NavSatFix, Odometry, Point, Pose, PoseWithCovariance, Quaternion, Time,
     Twist, TwistWithCovariance, Vector3,
 };
-use rand::SeedableRng;
+use kraken_interfaces::seed;
+use kraken_interfaces::{MsgKind, SensorMsg};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::Normal;
 
@@ -29,14 +29,14 @@ pub const WORLD_FRAME: &str = "world";
 /// The robot body frame (REP-105).
 pub const BASE_FRAME: &str = "base_link";
 
-/// ChaCha8 stream of the lidar range noise.
-pub const LIDAR_STREAM: u64 = 1;
+/// ChaCha8 stream of the lidar range noise (the seed tree's [`seed::PLANT_LIDAR`]).
+pub const LIDAR_STREAM: u64 = seed::PLANT_LIDAR;
 /// ChaCha8 stream of the wheel-speed noise.
-pub const ODOM_STREAM: u64 = 2;
+pub const ODOM_STREAM: u64 = seed::PLANT_ODOM;
 /// ChaCha8 stream of the GNSS noise.
-pub const GNSS_STREAM: u64 = 3;
+pub const GNSS_STREAM: u64 = seed::PLANT_GNSS;
 /// ChaCha8 stream of the IMU noise.
-pub const IMU_STREAM: u64 = 4;
+pub const IMU_STREAM: u64 = seed::PLANT_IMU;
 
 /// Channel of the lidar scans (`sensor_msgs/LaserScan`).
 pub const SCAN_CHANNEL: &str = "scan";
@@ -296,8 +296,8 @@ impl Plant {
     /// A plant at rest at `world.start`, sim time 0, computing the sensors of
     /// the `wired` channels (names from [`SENSOR_CHANNELS`]; see
     /// [`PlantConfig::sensor_channels`] for all the robot declares), with
-    /// its noise streams derived from `seed` (`ChaCha8Rng::seed_from_u64(seed)`
-    /// with stream [`LIDAR_STREAM`] for the lidar, [`ODOM_STREAM`] for the
+    /// its noise streams derived from `seed` by the seed tree
+    /// ([`seed::numbered_stream`]`(seed, k)`) with stream [`LIDAR_STREAM`] for the lidar, [`ODOM_STREAM`] for the
     /// wheels, [`GNSS_STREAM`] and [`IMU_STREAM`], so no sequence depends on
     /// how many draws another made or on which others are wired).
     ///
@@ -354,11 +354,7 @@ impl Plant {
             });
         }
         let lidar = Lidar::new_unchecked(geom.clone(), &cfg.lidar);
-        let stream = |k| {
-            let mut r = ChaCha8Rng::seed_from_u64(seed);
-            r.set_stream(k);
-            r
-        };
+        let stream = |k| seed::numbered_stream(seed, k);
         let wheel_noise = Normal::new(0.0, cfg.odometry.wheel_speed_noise_ratio)
             .expect("validated: ratio >= 0, finite")
             .into();

@@ -672,26 +672,17 @@ pub(crate) fn record_status(
     }
 }
 
-/// The fault generator of channel `name` in a run seeded `seed`: ChaCha8
-/// seeded with `seed` (`seed_from_u64`), on the stream
-/// [`channel_stream`]`(name)`. Each channel draws from its own stream, so
-/// adding, removing or reordering channels leaves every other channel's
-/// draws unchanged.
+/// The fault generator of channel `name` in a run seeded `seed`: the seed
+/// tree's stream of that name ([`kraken_interfaces::seed::named_stream`]).
+/// Each channel draws from its own stream, so adding, removing or reordering
+/// channels leaves every other channel's draws unchanged.
 pub fn channel_rng(seed: u64, name: &str) -> FaultRng {
-    use rand::SeedableRng;
-    let mut r = FaultRng::seed_from_u64(seed);
-    r.set_stream(channel_stream(name));
-    r
+    kraken_interfaces::seed::named_stream(seed, name)
 }
 
-/// The ChaCha stream id of a channel: the 64-bit FNV-1a hash of its name's
-/// UTF-8 bytes (offset basis 0xcbf29ce484222325, prime 0x100000001b3; Fowler,
-/// Noll, Vo, IETF draft-eastlake-fnv). Stable across platforms, Rust
-/// versions and builds (unlike `std`'s `DefaultHasher`).
+/// The ChaCha stream id of a channel ([`kraken_interfaces::seed::stream_id`]).
 pub fn channel_stream(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
+    kraken_interfaces::seed::stream_id(name)
 }
 
 /// A set of named channels, in declaration order: the typed ones, then

@@ -19,7 +19,6 @@ pub mod dynamic;
 pub mod error;
 pub mod faults;
 pub mod field;
-pub mod msg;
 pub mod params;
 pub mod probe;
 pub mod provenance;
@@ -49,12 +48,13 @@ pub use config::{
 pub use dynamic::{clock_of, clock_source, ClockSource, DynChannel};
 pub use error::FaultError;
 pub use faults::{build_stage, delivered_probe, FaultStage};
-pub use msg::{MsgKind, SensorMsg};
+pub use kraken_interfaces::sensor::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use provenance::Touch;
 pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
 pub use schedule::{FaultSchedule, ScheduleEvent, ScheduledFault};
 pub use typed_stack::TypedStack;
 
-/// The one random generator type the fault code draws from (seeded by the host).
-pub type FaultRng = rand_chacha::ChaCha8Rng;
+/// The one random generator type the fault code draws from (seeded by the
+/// host from the seed tree, [`kraken_interfaces::seed`]).
+pub type FaultRng = kraken_interfaces::seed::StreamRng;

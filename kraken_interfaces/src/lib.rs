@@ -9,15 +9,21 @@
 //!   files, which are the source of truth (a test parses them and checks these
 //!   types field by field).
 //! * [`self_report`]: [`SelfReport`], the controller's own account of its run.
+//! * [`sensor`]: [`SensorMsg`] and [`MsgKind`], the typed sensor messages a
+//!   channel carries (plant, fault library, navigator, estimator).
+//! * [`seed`]: the seed tree, every random stream of a run.
 //!
 //! Units follow REP-103 (SI: metres, seconds, radians) and frames REP-105.
 
 pub mod config;
 pub mod kraken;
 pub mod ros;
+pub mod seed;
 pub mod self_report;
+pub mod sensor;
 pub mod text;
 
 pub use config::ConfigError;
 pub use kraken::*;
 pub use self_report::SelfReport;
+pub use sensor::{MsgKind, SensorMsg, DELIVERY};

@@ -837,14 +837,11 @@ impl Executor for GraphExecutor {
                 Some(super::scenario::HarnessChannel::Actuator(_))
             )
         };
-        const ONE_FOR_ONE: [&str; 6] = [
-            "scale",
-            "bias",
-            "bias_ramp",
-            "stuck",
-            "garbage",
-            "saturation",
-        ];
+        // What a mode does to delivery is the fault registry's to say.
+        let one_for_one = |mode: &str| {
+            kraken_interfaces::mode_from_name(mode)
+                .is_some_and(kraken_faults::faults::is_one_for_one)
+        };
         let faulted = scenario
             .file
             .axes
@@ -857,12 +854,20 @@ impl Executor for GraphExecutor {
                 })
             }));
         for (field, channel, mode) in faulted {
-            if actuator(channel) && !ONE_FOR_ONE.contains(&mode.as_str()) {
+            if actuator(channel) && !one_for_one(mode) {
+                let allowed: Vec<&str> = kraken_interfaces::MODES
+                    .iter()
+                    .filter(|m| {
+                        m.mode != kraken_interfaces::FaultSpec::HEALTHY
+                            && kraken_faults::faults::is_one_for_one(m.mode)
+                    })
+                    .map(|m| m.name)
+                    .collect();
                 return refuse(
                     &field,
                     &format!(
-                        "'{mode}' on the actuator channel '{channel}' withholds, holds or adds commands, and the lock-step plant waits for one /cmd_vel per step; on the graph only {} run there; run without --graph",
-                        ONE_FOR_ONE.join(", ")
+                        "'{mode}' on the actuator channel '{channel}' withholds, holds or adds commands, and the lock-step plant waits for one /cmd_vel per step; on the graph only the one-for-one modes run there ({}); run without --graph",
+                        allowed.join(", ")
                     ),
                 );
             }

@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::manifest::RunKind;
 use super::resilience::PHASE_KEY;
@@ -15,15 +14,8 @@ use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::CampaignError;
 
-/// Derives a run seed from the master seed and a label (first 8 bytes of
-/// sha256(master ‖ label), little-endian).
-pub fn derive_seed(master: u64, label: &str) -> u64 {
-    let mut h = Sha256::new();
-    h.update(master.to_le_bytes());
-    h.update(label.as_bytes());
-    let d = h.finalize();
-    u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
-}
+/// Run seeds come from the seed tree ([`kraken_interfaces::seed`]).
+pub use kraken_interfaces::seed::derive_seed;
 
 pub(crate) fn fmt_value(v: f64) -> String {
     format!("{v}")

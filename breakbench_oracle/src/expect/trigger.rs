@@ -23,7 +23,7 @@
 //!   true at every known step for at least `for_s`;
 //! * `random_in_window` draws its time uniformly from `[from_s, to_s)`
 //!   (`from_s` if equal) with ChaCha8 seeded with the run seed on the stream
-//!   of `trigger/<fault name>` ([`kraken_faults::channel_rng`]), so each
+//!   of `trigger/<fault name>` ([`kraken_interfaces::seed::named_stream`]), so each
 //!   fault draws independently of every other stream of the run.
 
 use rand::RngExt;
@@ -243,7 +243,8 @@ impl Trigger {
             .map_err(|(f, m)| kraken_interfaces::ConfigError::semantic("<test>", &f, m))?;
         let drawn_s = match spec {
             TriggerSpec::RandomInWindow(r) if r.to_s > r.from_s => {
-                let mut rng = kraken_faults::channel_rng(seed, &format!("trigger/{fault}"));
+                let mut rng =
+                    kraken_interfaces::seed::named_stream(seed, &format!("trigger/{fault}"));
                 Some(rng.random_range(r.from_s..r.to_s))
             }
             TriggerSpec::RandomInWindow(r) => Some(r.from_s),

@@ -123,9 +123,7 @@ pub type ProbeFn = fn() -> Box<dyn crate::Probe>;
 /// [`DELIVERY`]); fields not named pass bit for bit.
 pub type ChangesFn = fn(MsgKind) -> &'static [&'static str];
 
-/// Whether and when a message is delivered (loss, hold, duplication, order):
-/// what every consumer sees.
-pub const DELIVERY: &str = "delivery";
+pub use kraken_interfaces::sensor::DELIVERY;
 /// `nav_msgs/Odometry` `twist.twist.linear`.
 pub const TWIST_LINEAR: &str = "twist.twist.linear";
 /// `nav_msgs/Odometry` `twist.twist.angular`.
@@ -202,6 +200,20 @@ pub fn mode_changes(mode: u8, kind: MsgKind) -> &'static [&'static str] {
         .map_or(&[], |r| (r.changes)(kind))
 }
 
+/// Whether a fault of `mode` is one-for-one: on no message type does it
+/// change [`DELIVERY`] (whether and when a message goes out), so it releases
+/// each message it receives, at once, and nothing else; from the mode's own
+/// registration. `false` for a mode no file registers. A lock-step consumer
+/// that waits for one message per step (the graph's plant and `/cmd_vel`)
+/// can only run behind such a fault.
+pub fn is_one_for_one(mode: u8) -> bool {
+    registrations().find(|r| r.mode == mode).is_some_and(|r| {
+        MsgKind::ALL
+            .iter()
+            .all(|k| !(r.changes)(*k).contains(&DELIVERY))
+    })
+}
+
 /// A fresh probe of what a fault of `mode` delivered, from the mode's own
 /// registration ([`Registration::probe`]); `None` for modes without one and
 /// for a mode no file registers.
@@ -250,6 +262,33 @@ pub fn build_stage(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One-for-one is what the registrations say, so the modes that hold,
+    /// drop, duplicate or reorder are not, and the value faults are.
+    #[test]
+    fn one_for_one_follows_the_registered_changes() {
+        use kraken_interfaces::mode_from_name;
+        let of = |name: &str| is_one_for_one(mode_from_name(name).expect(name));
+        for m in [
+            "scale",
+            "bias",
+            "bias_ramp",
+            "stuck",
+            "garbage",
+            "saturation",
+            "degrade",
+            "healthy",
+        ] {
+            assert!(of(m), "{m}");
+        }
+        for m in ["delay", "packet_loss", "dropout", "reorder", "duplicate"] {
+            assert!(!of(m), "{m}");
+        }
+        assert!(
+            !is_one_for_one(250),
+            "an unregistered mode is never one-for-one"
+        );
+    }
 
     /// Every mode of the table has exactly one registration, and nothing else
     /// is registered.

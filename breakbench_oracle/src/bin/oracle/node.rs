@@ -177,12 +177,13 @@ fn graph_scenario_hash(world_file: &Path, params: &[PathBuf]) -> Result<String> 
 /// i.e. has a non-zero `first_applied` stamp. A fault that was requested but
 /// never touched a message is not a fault of the run (warned, not recorded,
 /// not in the cell). A fault applied and later cleared or expired is
-/// recorded (it shaped the run) with its `cleared_s`. The corridor study's
-/// axes get their campaign names (`odom` SCALE → `odom_bias` =
-/// scale_factor - 1, `scan` DELAY → `latency_s` = delay_s); any other fault
-/// is named `<channel>_<mode>` with its severity parameter
+/// recorded (it shaped the run) with its `cleared_s`. The oracle knows no
+/// study: each fault is named `<channel>_<mode>` with its severity parameter
 /// ([`FaultSpec::main_parameter`]) as the axis value, or `mode` and the
-/// mode number for a mode without one (DROPOUT, STUCK, GARBAGE). The
+/// mode number for a mode without one (DROPOUT, STUCK, GARBAGE), exactly as
+/// requested. A campaign, which owns the axes, maps these records to its
+/// cell (`breakbench campaign --graph`: channel, mode and requested value
+/// against each axis' offset + value). The
 /// delivered value is measured inside the injector in-process; the node
 /// reports none (`delivered_metric: "not_measured"`).
 ///
@@ -216,25 +217,9 @@ fn fault_records(status: Option<&FaultStatus>, origin_ns: i128) -> Vec<FaultReco
         .map(|c| {
             let f = &c.fault;
             let mode = mode_name(f.mode).unwrap_or("unknown").to_string();
-            let (axis, parameter, requested, axis_value) = match (c.channel.as_str(), f.mode) {
-                ("odom", FaultSpec::SCALE) => {
-                    // Rounded to 1e-12 so 1.2 gives the campaign's cell key 0.2, not 0.19999999999999996.
-                    let bias = ((f.scale_factor - 1.0) * 1e12).round() / 1e12;
-                    (
-                        "odom_bias".to_string(),
-                        "scale_factor",
-                        f.scale_factor,
-                        bias,
-                    )
-                }
-                ("scan", FaultSpec::DELAY) => {
-                    ("latency_s".to_string(), "delay_s", f.delay_s, f.delay_s)
-                }
-                (ch, _) => {
-                    let (p, v) = f.main_parameter().unwrap_or(("mode", f64::from(f.mode)));
-                    (format!("{ch}_{mode}"), p, v, v)
-                }
-            };
+            let (parameter, requested) = f.main_parameter().unwrap_or(("mode", f64::from(f.mode)));
+            let axis = format!("{}_{mode}", c.channel);
+            let axis_value = requested;
             let mission_s = |t: &Time| ns_to_secs(stamp_ns(t) - origin_ns);
             FaultRecord {
                 axis,
@@ -703,7 +688,7 @@ mod tests {
         let t = |sec| Time { sec, nanosec: 0 };
         let st = FaultStatus {
             channels: vec![
-                // Applied at 1 s, still set: recorded, odom_bias = 1.2 - 1 = 0.2.
+                // Applied at 1 s, still set: recorded as requested (scale_factor 1.2).
                 channel("odom", FaultSpec::SCALE, t(1), Time::default()),
                 // Requested, never applied: not a fault of the run.
                 channel("scan", FaultSpec::DELAY, Time::default(), Time::default()),
@@ -732,7 +717,7 @@ mod tests {
         assert_eq!(
             axes,
             vec![
-                ("odom_bias", "scale_factor", 0.2, Some(1.0), None),
+                ("odom_scale", "scale_factor", 1.2, Some(1.0), None),
                 ("imu_delay", "delay_s", 0.1, Some(2.0), Some(5.0))
             ]
         );

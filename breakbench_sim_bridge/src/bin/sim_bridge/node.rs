@@ -82,11 +82,11 @@ use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
 use breakbench_sim_bridge::{Plant, PlantConfig};
 use breakbench_world::world::Pose2;
 use breakbench_world::World;
-use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
     TransformStamped, TriggerResponse, Twist, TwistStamped, Vector3,
 };
+use kraken_interfaces::SensorMsg;
 use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
 const NODE_NAME: &str = "sim_bridge";

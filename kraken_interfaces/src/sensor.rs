@@ -1,7 +1,15 @@
-//! The sensor messages a channel can carry.
+//! The sensor messages a Breakbench channel carries, typed: what the plant
+//! produces, the fault library changes and the navigator and estimator
+//! consume. They live here, in the lowest layer, so the robot under test and
+//! the judge need no fault crate to speak of them.
 
-use kraken_interfaces::ros::{Header, Imu, LaserScan, NavSatFix, Odometry};
+use crate::ros::{Header, Imu, LaserScan, NavSatFix, Odometry};
 use serde::{Deserialize, Serialize};
+
+/// The pseudo-field group "whether and when a message is delivered" (loss,
+/// hold, duplication, order): what every consumer of a channel sees. Fault
+/// modes list it among the fields they change; consumers among those they read.
+pub const DELIVERY: &str = "delivery";
 
 /// The ROS 2 message type of a channel, as written in channels.yaml.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -17,6 +25,14 @@ pub enum MsgKind {
 }
 
 impl MsgKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [MsgKind; 4] = [
+        MsgKind::NavSatFix,
+        MsgKind::Imu,
+        MsgKind::Odometry,
+        MsgKind::LaserScan,
+    ];
+
     /// The ROS 2 type name, e.g. `sensor_msgs/msg/NavSatFix`.
     pub fn ros_type(self) -> &'static str {
         match self {
@@ -97,7 +113,7 @@ impl SensorMsg {
     /// compared float is NaN). Same answer as the self-compare; a LaserScan's
     /// range buffers are scanned lane-wise instead of compared pairwise.
     #[allow(clippy::eq_op)]
-    pub(crate) fn self_unequal(&self) -> bool {
+    pub fn self_unequal(&self) -> bool {
         match self {
             SensorMsg::LaserScan(l) => {
                 // Destructured so a new field fails to compile here; the
