@@ -185,7 +185,8 @@ fn dockerfile_is_multi_stage_and_copies_what_the_study_reads() {
         .lines()
         .find_map(|l| {
             l.strip_prefix("rust-version = \"")
-                .map(|v| v.trim_end_matches('"').to_string())
+                .and_then(|v| v.split('"').next())
+                .map(str::to_string)
         })
         .unwrap();
     let img = froms[0]
