@@ -220,7 +220,7 @@ fn faults_scenario(scenario: &Scenario, spec: &RunSpec) -> String {
         spec.run_id, spec.run_id
     );
     for axis in &scenario.file.axes {
-        let v = spec.cell[&axis.name];
+        let v = spec.faults[&axis.name];
         y.push_str(&format!(
             "  - label: {}\n    action: set_fault\n    channel: {}\n    mode: {}\n    {}: {:?}\n    at_s: 0.0\n",
             axis.name,
@@ -523,11 +523,7 @@ fn test_graph(
     } else {
         "test"
     };
-    let phase_s = spec
-        .cell
-        .get(super::resilience::PHASE_KEY)
-        .copied()
-        .unwrap_or(0.0);
+    let phase_s = spec.phase_s.unwrap_or(0.0);
     let mut sets = vec![
         format!("sim_bridge.gate_topic={GATE_TOPIC}"),
         "fault_injector.status_rate_hz=1000.0".into(),
@@ -599,7 +595,7 @@ fn collect(
     let mut faults = Vec::new();
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
-            let requested = axis.offset + spec.cell[&axis.name];
+            let requested = axis.offset + spec.faults[&axis.name];
             let found = m.faults.iter().find(|f| {
                 f.channel == axis.channel
                     && f.mode == axis.mode
@@ -618,7 +614,7 @@ fn collect(
             };
             let mut f = f.clone();
             f.axis = axis.name.clone();
-            f.axis_value = spec.cell[&axis.name];
+            f.axis_value = spec.faults[&axis.name];
             faults.push(f);
         }
     }
@@ -671,7 +667,7 @@ fn collect(
     m.scenario_hash = scenario.hash.clone();
     m.seed = spec.seed;
     m.provenance = provenance.clone();
-    m.cell = spec.cell.clone();
+    m.cell = spec.cell();
     if spec.kind == RunKind::Grid {
         // The graph sets every axis' fault at sim 0 (its step file, before the clock starts).
         let names: Vec<String> = faults.iter().map(|f| f.axis.clone()).collect();
@@ -711,7 +707,7 @@ fn invalid_manifest(
         scenario_hash: scenario.hash.clone(),
         seed: spec.seed,
         provenance: provenance.clone(),
-        cell: spec.cell.clone(),
+        cell: spec.cell(),
         faults: Vec::new(),
         self_report: SelfReport::None,
         self_report_at_s: None,
@@ -909,25 +905,16 @@ impl Executor for GraphExecutor {
                     .iter()
                     .any(|t| t.name == *name && t.baseline) =>
             {
-                let repeat = spec.run_id.rsplit_once("_r").map_or("0", |(_, r)| r);
-                let id = format!("baseline_{name}_r{repeat}");
-                let known = self.baselines.lock().expect("lock").get(&id).cloned();
+                let b = spec.baseline(name);
+                let known = self.baselines.lock().expect("lock").get(&b.run_id).cloned();
                 match known {
                     Some(c) => Some(c),
-                    None => {
-                        let b = RunSpec {
-                            run_id: id,
-                            kind: RunKind::Baseline,
-                            cell: BTreeMap::new(),
-                            ..spec.clone()
-                        };
-                        Some(
-                            self.execute(scenario, &b, provenance)?
-                                .manifest
-                                .judgement
-                                .verdict_class,
-                        )
-                    }
+                    None => Some(
+                        self.execute(scenario, &b, provenance)?
+                            .manifest
+                            .judgement
+                            .verdict_class,
+                    ),
                 }
             }
             _ => None,

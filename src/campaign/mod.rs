@@ -25,6 +25,7 @@ pub mod plan;
 pub mod report;
 pub mod resilience;
 pub mod run;
+pub mod run_spec;
 pub mod runner;
 pub mod sanity;
 pub mod scenario;

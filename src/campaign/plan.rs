@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::manifest::RunKind;
-use super::resilience::PHASE_KEY;
 use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::CampaignError;
@@ -60,13 +59,15 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             )
             .collect();
         for r in 0..s.repeats {
-            runs.push(RunSpec {
-                run_id: format!("grid_{}_r{r}", key.join("_")),
-                kind: RunKind::Grid,
-                seed: derive_seed(s.seed, &format!("repeat-{r}")),
-                cell: cell.clone(),
-                test: None,
-            });
+            runs.push(
+                RunSpec::new(
+                    format!("grid_{}_r{r}", key.join("_")),
+                    RunKind::Grid,
+                    derive_seed(s.seed, &format!("repeat-{r}")),
+                    r,
+                )
+                .with_cell(s, &cell),
+            );
         }
     }
     let zero: BTreeMap<String, f64> = s.axes.iter().map(|a| (a.name.clone(), 0.0)).collect();
@@ -81,27 +82,22 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
         }
         for i in 0..s.nominal.runs {
             let id = nominal_run_id(i, s.nominal.runs);
-            runs.push(RunSpec {
-                run_id: if prefix.is_empty() {
-                    id
-                } else {
-                    id.replacen("nominal_", &format!("nominal_{prefix}"), 1)
-                },
-                kind: RunKind::Nominal,
-                seed: derive_seed(s.seed, &format!("nominal-{i}")),
-                cell: cell.clone(),
-                test: None,
-            });
+            let run_id = if prefix.is_empty() {
+                id
+            } else {
+                id.replacen("nominal_", &format!("nominal_{prefix}"), 1)
+            };
+            let seed = derive_seed(s.seed, &format!("nominal-{i}"));
+            runs.push(RunSpec::new(run_id, RunKind::Nominal, seed, i).with_cell(s, &cell));
         }
     }
     if s.canary.is_some() {
-        runs.push(RunSpec {
-            run_id: "canary_000".into(),
-            kind: RunKind::Canary,
-            seed: derive_seed(s.seed, "canary-0"),
-            cell: BTreeMap::new(),
-            test: None,
-        });
+        runs.push(RunSpec::new(
+            "canary_000".into(),
+            RunKind::Canary,
+            derive_seed(s.seed, "canary-0"),
+            0,
+        ));
     }
     // Resilience tests: repeat r of test t is a fault run and, unless the
     // test opts out, its baseline, both seeded derive_seed(seed, "test-t-r").
@@ -125,27 +121,24 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             let seed = derive_seed(s.seed, &format!("test-{}-{r}", t.name));
             if t.baseline {
                 runs.push(RunSpec {
-                    run_id: format!("baseline_{}_r{r}", t.name),
-                    kind: RunKind::Baseline,
-                    seed,
-                    cell: BTreeMap::new(),
                     test: Some(t.name.clone()),
+                    ..RunSpec::new(
+                        format!("baseline_{}_r{r}", t.name),
+                        RunKind::Baseline,
+                        seed,
+                        r,
+                    )
                 });
             }
             for phase in &phases {
-                let (run_id, cell) = match phase {
-                    Some((k, p)) => (
-                        format!("test_{}_{k}_r{r}", t.name),
-                        BTreeMap::from([(PHASE_KEY.to_string(), *p)]),
-                    ),
-                    None => (format!("test_{}_r{r}", t.name), BTreeMap::new()),
+                let (run_id, phase_s) = match phase {
+                    Some((k, p)) => (format!("test_{}_{k}_r{r}", t.name), Some(*p)),
+                    None => (format!("test_{}_r{r}", t.name), None),
                 };
                 runs.push(RunSpec {
-                    run_id,
-                    kind: RunKind::Test,
-                    seed,
-                    cell,
+                    phase_s,
                     test: Some(t.name.clone()),
+                    ..RunSpec::new(run_id, RunKind::Test, seed, r)
                 });
             }
         }

@@ -1,7 +1,6 @@
 //! One run, in-process: plant → fault stages → navigator on one sim clock,
 //! the oracle fed the ground-truth stream only.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
@@ -27,18 +26,7 @@ use breakbench_navigator::stack::Stack;
 use breakbench_navigator::{Navigator, PoseSource};
 use breakbench_oracle::expect::{DiagLevel, RunJudgement};
 
-/// What to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunSpec {
-    pub run_id: String,
-    pub kind: RunKind,
-    pub seed: u64,
-    /// Axis name → value (grid); all axes at 0 (nominal); empty (canary,
-    /// tests).
-    pub cell: BTreeMap<String, f64>,
-    /// The resilience test (`tests[].name`) of a test or baseline run.
-    pub test: Option<String>,
-}
+pub use super::run_spec::RunSpec;
 
 /// A finished run: its manifest (without wall time and trace hash filled in
 /// by the writer) and its ground-truth trace as CSV.
@@ -112,7 +100,7 @@ pub fn execute_recording(
         Some(c) if spec.kind == RunKind::Canary => {
             Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
         }
-        _ => controller_under_test(scenario.navigator_for(&spec.cell), world)?,
+        _ => controller_under_test(scenario.navigator_of(spec), world)?,
     };
     // One channel per controller input, in its delivery order, each of the
     // type the plant declares for it; the plant computes only these sensors.
@@ -132,11 +120,7 @@ pub fn execute_recording(
                     message: "no such test in the scenario".into(),
                 })?;
             let baseline = spec.kind == RunKind::Baseline;
-            let phase_s = spec
-                .cell
-                .get(super::resilience::PHASE_KEY)
-                .copied()
-                .unwrap_or(0.0);
+            let phase_s = spec.phase_s.unwrap_or(0.0);
             Some(TestDriver::new(
                 test,
                 world,
@@ -158,13 +142,7 @@ pub fn execute_recording(
         {
             // The plan's baseline of this repeat (one for every phase of a
             // phase-swept test): same seed, no fault.
-            let repeat = spec.run_id.rsplit_once("_r").map_or("0", |(_, r)| r);
-            let b = RunSpec {
-                run_id: format!("baseline_{name}_r{repeat}"),
-                kind: RunKind::Baseline,
-                cell: BTreeMap::new(),
-                ..spec.clone()
-            };
+            let b = spec.baseline(name);
             Some(
                 execute(scenario, &b, provenance)?
                     .manifest
@@ -214,7 +192,7 @@ pub fn execute_recording(
     let mut axes: Vec<(&Axis, f64, FaultSpec)> = Vec::new();
     if spec.kind == RunKind::Grid {
         for axis in &scenario.file.axes {
-            let v = spec.cell[&axis.name];
+            let v = spec.faults[&axis.name];
             let fs = fault_spec(axis, v).map_err(|message| CampaignError::Axis {
                 axis: axis.name.clone(),
                 message,
@@ -282,7 +260,7 @@ pub fn execute_recording(
 
     let mut poses: Vec<PoseSample> = Vec::new();
     let end = Duration::from_secs_f64(world.mission_timeout_s);
-    let period = scenario.navigator_for(&spec.cell).control_period();
+    let period = scenario.navigator_of(spec).control_period();
     let mut next_control = Duration::ZERO;
     let mut trace = TraceWriter::new();
     // The trace's GNSS columns: the last fix the navigator was given, in the
@@ -545,7 +523,7 @@ pub fn execute_recording(
         scenario_hash: scenario.hash.clone(),
         seed: spec.seed,
         provenance: provenance.clone(),
-        cell: spec.cell.clone(),
+        cell: spec.cell(),
         faults: fault_records,
         self_report,
         self_report_at_s,

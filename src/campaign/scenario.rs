@@ -625,6 +625,14 @@ impl Scenario {
             .get(&self.file.variant_of(cell))
             .unwrap_or(&self.navigator)
     }
+
+    /// The navigator of run `spec`: [`Scenario::navigator_for`] of its
+    /// variant.
+    pub fn navigator_of(&self, spec: &super::run_spec::RunSpec) -> &NavigatorConfig {
+        self.variants
+            .get(&spec.variant_key(&self.file))
+            .unwrap_or(&self.navigator)
+    }
 }
 
 impl ScenarioFile {

@@ -616,13 +616,13 @@ fn probe_runs(
                     break;
                 }
                 let seed = derive_seed(scenario.file.seed, &format!("repeat-{r}"));
-                let spec = RunSpec {
-                    run_id: format!("search_{}_r{r}", search.name),
-                    kind: RunKind::Grid,
+                let spec = RunSpec::new(
+                    format!("search_{}_r{r}", search.name),
+                    RunKind::Grid,
                     seed,
-                    cell: cell.clone(),
-                    test: None,
-                };
+                    r,
+                )
+                .with_cell(&scenario.file, &cell);
                 let out = super::run::execute(scenario, &spec, provenance).map(|o| {
                     let m = &o.manifest;
                     ProbeRun {

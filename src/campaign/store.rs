@@ -89,10 +89,11 @@ pub fn ownership_problem(m: &Manifest, r: &RunSpec, scenario_hash: &str) -> Opti
     if m.run_id != r.run_id {
         return Some(format!("holds run '{}', not '{}'", m.run_id, r.run_id));
     }
-    if m.kind != r.kind || m.seed != r.seed || m.cell != r.cell {
+    let cell = r.cell();
+    if m.kind != r.kind || m.seed != r.seed || m.cell != cell {
         return Some(format!(
             "holds another run than planned ({:?}, seed {}, cell {:?}; planned {:?}, seed {}, cell {:?})",
-            m.kind, m.seed, m.cell, r.kind, r.seed, r.cell
+            m.kind, m.seed, m.cell, r.kind, r.seed, cell
         ));
     }
     if m.scenario_hash != scenario_hash {
