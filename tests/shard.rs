@@ -113,13 +113,13 @@ fn plan_slices_are_disjoint_cover_the_plan_and_mix_the_cells() {
         let cells: BTreeSet<String> = sl
             .iter()
             .filter(|r| r.kind == RunKind::Grid)
-            .map(|r| format!("{:?}", r.cell))
+            .map(|r| format!("{:?}", r.cell()))
             .collect();
         assert_eq!(cells.len(), 16, "shard {index}");
         let latencies: BTreeSet<String> = sl
             .iter()
             .filter(|r| r.kind == RunKind::Grid)
-            .map(|r| r.cell["latency_s"].to_string())
+            .map(|r| r.faults["latency_s"].to_string())
             .collect();
         assert_eq!(latencies.len(), 4, "shard {index}: {latencies:?}");
         assert!(sl.iter().any(|r| r.kind == RunKind::Nominal));

@@ -30,7 +30,6 @@ use serde_json::Value;
 
 use super::atomic::write_atomic;
 use super::manifest::Manifest;
-use super::store::{manifest_path, provenance_file};
 use super::CampaignError;
 
 /// File name of the ledger in a campaign directory.
@@ -331,4 +330,15 @@ fn unknown_key(raw: &Value, known: &Value, at: String) -> Option<(String, String
             .find_map(|(i, (rv, kv))| unknown_key(rv, kv, format!("{at}[{i}]"))),
         _ => None,
     }
+}
+
+/// Where run `run_id`'s manifest is written: `<out>/manifests/<run_id>.json`.
+pub(crate) fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
+    out.join("manifests").join(format!("{run_id}.json"))
+}
+
+/// Where a run's per-message provenance is written, relative to the
+/// campaign directory (`campaign --record-provenance`, REQ-FAULT-PROVENANCE).
+pub fn provenance_file(run_id: &str) -> String {
+    format!("provenance/{run_id}.csv")
 }

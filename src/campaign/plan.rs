@@ -16,9 +16,7 @@ use super::CampaignError;
 /// Run seeds come from the seed tree ([`kraken_interfaces::seed`]).
 pub use kraken_interfaces::seed::derive_seed;
 
-pub(crate) fn fmt_value(v: f64) -> String {
-    format!("{v}")
-}
+pub(crate) use super::scenario::fmt_value;
 
 /// The run id of nominal run `i` of `runs`: `nominal_` and the index padded
 /// to at least 3 digits and to the width of `runs - 1`, so that the ids sort

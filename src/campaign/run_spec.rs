@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use super::manifest::RunKind;
 use super::resilience::PHASE_KEY;
-use super::scenario::ScenarioFile;
+use super::scenario::{Scenario, ScenarioFile};
+use breakbench_navigator::NavigatorConfig;
 
 /// What to run: one entry of the plan ([`super::plan::plan`]).
 ///
@@ -101,6 +102,77 @@ impl RunSpec {
             variant: BTreeMap::new(),
             phase_s: None,
             ..self.clone()
+        }
+    }
+}
+
+impl Scenario {
+    /// The navigator of run `spec`: [`Scenario::navigator_for`] of its
+    /// variant.
+    pub fn navigator_of(&self, spec: &RunSpec) -> &NavigatorConfig {
+        self.variants
+            .get(&spec.variant_key(&self.file))
+            .unwrap_or(&self.navigator)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::campaign::plan::plan;
+    use crate::campaign::Scenario;
+
+    fn load(rel: &str) -> Scenario {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        Scenario::load(&path).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    #[test]
+    fn a_grid_run_with_a_navigator_axis_has_typed_parts_and_the_recorded_cell() {
+        let s = load("scenarios/studies/gnss_spoof_study.yaml");
+        let runs = plan(&s);
+        let r = runs
+            .iter()
+            .find(|r| r.run_id == "grid_ramp_rate_m_s0.5_gating_consistency_r19")
+            .expect("planned");
+        assert_eq!(r.repeat, 19);
+        assert_eq!(r.faults, BTreeMap::from([("ramp_rate_m_s".into(), 0.5)]));
+        assert_eq!(r.variant, BTreeMap::from([("gating".into(), 2)]));
+        assert_eq!(r.phase_s, None);
+        assert_eq!(
+            r.cell(),
+            BTreeMap::from([("gating".into(), 2.0), ("ramp_rate_m_s".into(), 0.5)])
+        );
+        assert_eq!(r.variant_key(&s.file), vec![2]);
+        let n = runs
+            .iter()
+            .find(|r| r.run_id == "nominal_gating_none_019")
+            .expect("planned");
+        assert_eq!((n.kind, n.repeat), (RunKind::Nominal, 19));
+        assert_eq!(n.variant_key(&s.file), vec![0]);
+        assert_eq!(n.faults, BTreeMap::from([("ramp_rate_m_s".into(), 0.0)]));
+    }
+
+    #[test]
+    fn every_phase_swept_test_run_pairs_with_the_baseline_of_its_repeat() {
+        let s = load("scenarios/tests/scan_loss_phase_sweep.yaml");
+        let runs = plan(&s);
+        let tests: Vec<&RunSpec> = runs.iter().filter(|r| r.kind == RunKind::Test).collect();
+        assert!(tests.len() > 2, "{} test runs", tests.len());
+        for t in tests {
+            let name = t.test.as_deref().expect("a test run names its test");
+            let b = t.baseline(name);
+            assert!(
+                t.run_id.ends_with(&format!("_r{}", t.repeat)),
+                "{}",
+                t.run_id
+            );
+            assert!(t.phase_s.is_some(), "{}", t.run_id);
+            assert_eq!(t.cell().get(PHASE_KEY), t.phase_s.as_ref());
+            let planned = runs.iter().find(|r| r.run_id == b.run_id);
+            assert_eq!(planned, Some(&b), "{}'s baseline", t.run_id);
         }
     }
 }

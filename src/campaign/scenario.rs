@@ -1,15 +1,14 @@
 //! Campaign scenario files (`scenarios/*.yaml`).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use breakbench_sim_bridge::PlantConfig;
-use breakbench_world::range::{check_ranges, Range};
+use breakbench_world::range::Range;
 use breakbench_world::World;
 use kraken_faults::{build_stage, MsgKind};
-use kraken_interfaces::config::load_yaml_checked;
-use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
+use kraken_interfaces::{mode_from_name, FaultSpec, ParamValue};
 use serde::{Deserialize, Serialize};
 
 /// The declared range of every numeric field of a scenario file (see the
@@ -39,7 +38,6 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("canary.duration_s", 0.01, 3600.0, "s"),
 ];
 
-use super::CampaignError;
 use breakbench_navigator::NavigatorConfig;
 
 /// Every channel an in-process controller can consume, so a fault stage can
@@ -288,11 +286,11 @@ pub struct ScenarioFile {
     pub isolation_check: bool,
     /// Resilience tests ([`super::resilience`]); none by default.
     #[serde(default)]
-    pub tests: Vec<super::resilience::ResilienceTest>,
+    pub tests: Vec<resilience::ResilienceTest>,
     /// Severity searches ([`super::search`], `breakbench search`); none by
     /// default. Not part of the campaign's plan.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub escape_search: Vec<super::search::EscapeSearch>,
+    pub escape_search: Vec<search::EscapeSearch>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -343,273 +341,7 @@ pub const RESERVED_CELL_KEYS: [&str; 6] = [
 ];
 
 /// Longest text of one axis value in a run id (`{v}` formatting).
-const MAX_VALUE_CHARS: usize = 24;
-
-impl ScenarioFile {
-    /// The semantic checks of a scenario file, after parsing: every number
-    /// in its declared range ([`SCENARIO_RANGES`]), axis names usable as cell
-    /// keys and file names, one axis per harness channel, each axis'
-    /// parameter one its mode reads, and every grid value accepted by the
-    /// fault stage it builds. (That each axis' mode changes a field the
-    /// controller reads is checked across files by [`Scenario::load`].)
-    ///
-    /// # Errors
-    /// A [`ConfigError`] naming `path` and the field (its line is filled in
-    /// by the loader).
-    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
-        let err = |field: &str, msg: String| Err(ConfigError::semantic(path, field, msg));
-        let file = self;
-        // The tests' numbers (durations, thresholds in the observables' own
-        // units, nested predicates) are checked by their own rules
-        // (ResilienceTest::validate, check_expectations), not by the table.
-        // Likewise the severity searches (EscapeSearch::validate).
-        // First the declared sizes (list lengths, overflow-checked plan
-        // size): nothing below may walk a grid or list before they hold.
-        if let Err((f, m)) = file.check_sizes() {
-            return err(&f, m);
-        }
-        let without_tests = ScenarioFile {
-            tests: Vec::new(),
-            escape_search: Vec::new(),
-            ..self.clone()
-        };
-        check_ranges(&without_tests, path, "", &[("", SCENARIO_RANGES)])?;
-        // Names printed and written, and the run ids (file names) they make.
-        super::names::check_names(file, path)?;
-        if file.axes.is_empty() && file.tests.is_empty() {
-            return err("axes", "needs at least one axis (or a test)".into());
-        }
-        for (i, t) in file.tests.iter().enumerate() {
-            if file.tests[..i].iter().any(|o| o.name == t.name) {
-                return err(
-                    &format!("tests[{i}].name"),
-                    format!("duplicate test '{}'", t.name),
-                );
-            }
-            t.validate(&format!("tests[{i}]"), path)?;
-        }
-        // Run ids name files: two tests must not plan the same one.
-        if let Err((f, m)) = file.check_test_run_ids() {
-            return err(&f, m);
-        }
-        let c = &file.nominal.convergence;
-        if c.window + 2 > file.nominal.runs {
-            return err(
-                "nominal.convergence.window",
-                format!(
-                    "must be >= 1 and <= runs - 2 = {}",
-                    file.nominal.runs.saturating_sub(2)
-                ),
-            );
-        }
-        let mut names = std::collections::BTreeSet::new();
-        let mut channels = std::collections::BTreeMap::new();
-        if !file.navigator_axes.is_empty() && file.axes.is_empty() {
-            return err(
-                "navigator_axes",
-                "needs at least one fault axis (axes) to cross with".into(),
-            );
-        }
-        for (i, na) in file.navigator_axes.iter().enumerate() {
-            let at = format!("navigator_axes[{i}]");
-            if na.name.is_empty()
-                || !na
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                return err(
-                    &format!("{at}.name"),
-                    format!(
-                        "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names cells and run files)",
-                        na.name
-                    ),
-                );
-            }
-            if RESERVED_CELL_KEYS.contains(&na.name.as_str()) {
-                return err(
-                    &format!("{at}.name"),
-                    format!(
-                        "'{}' is a key of every summary.json cell ({}); choose another axis name",
-                        na.name,
-                        RESERVED_CELL_KEYS.join(", ")
-                    ),
-                );
-            }
-            if file.axes.iter().any(|a| a.name == na.name) || !names.insert(na.name.clone()) {
-                return err(
-                    &format!("{at}.name"),
-                    format!("duplicate axis '{}'", na.name),
-                );
-            }
-            if na.parameter == "pose_source" {
-                return err(
-                    &format!("{at}.parameter"),
-                    "pose_source changes which channels the controller reads, so a fault axis would reach some variants and not others; study each pose source in its own scenario".into(),
-                );
-            }
-            if na.values.is_empty() {
-                return err(&format!("{at}.values"), "needs at least one value".into());
-            }
-            for (j, v) in na.values.iter().enumerate() {
-                let field = format!("{at}.values[{j}]");
-                if na.values[..j].contains(v) {
-                    return err(&field, format!("duplicate value '{v}'"));
-                }
-                if v.is_empty()
-                    || v.len() > MAX_VALUE_CHARS
-                    || !v
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
-                {
-                    return err(
-                        &field,
-                        format!(
-                            "'{v}' must be 1 to {MAX_VALUE_CHARS} characters of A-Z, a-z, 0-9, _, . and - (it names run files)"
-                        ),
-                    );
-                }
-            }
-        }
-        if let Some(d) = &file.detection {
-            if d.diagnostic.is_empty() {
-                return err("detection.diagnostic", "is empty".into());
-            }
-            if d.at_least == breakbench_oracle::expect::DiagLevel::Ok {
-                return err(
-                    "detection.at_least",
-                    "OK is every status' healthy level, not a detection; use WARN, ERROR or STALE"
-                        .into(),
-                );
-            }
-        }
-        for (i, axis) in file.axes.iter().enumerate() {
-            if axis.name.is_empty()
-                || !axis
-                    .name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                return err(
-                    &format!("axes[{i}].name"),
-                    format!(
-                        "'{}' must be non-empty and use only A-Z, a-z, 0-9 and _ (it names cells and run files)",
-                        axis.name
-                    ),
-                );
-            }
-            if RESERVED_CELL_KEYS.contains(&axis.name.as_str()) {
-                return err(
-                    &format!("axes[{i}].name"),
-                    format!(
-                        "'{}' is a key of every summary.json cell ({}); choose another axis name",
-                        axis.name,
-                        RESERVED_CELL_KEYS.join(", ")
-                    ),
-                );
-            }
-            if !names.insert(axis.name.clone()) {
-                return err(
-                    &format!("axes[{i}].name"),
-                    format!("duplicate axis '{}'", axis.name),
-                );
-            }
-            let Some(hc) = harness_channel(&axis.channel) else {
-                return err(
-                    &format!("axes[{i}].channel"),
-                    format!(
-                        "unknown channel '{}' (the in-process harness has {})",
-                        axis.channel,
-                        harness_channel_names()
-                    ),
-                );
-            };
-            // One fault per channel: a second axis on the same channel would
-            // replace the first one's fault, and its cells would be mislabelled.
-            if let Some(j) = channels.insert(axis.channel.clone(), i) {
-                return err(
-                    &format!("axes[{i}].channel"),
-                    format!(
-                        "channel '{}' already carries axis {j} ('{}'); one fault axis per channel",
-                        axis.channel, file.axes[j].name
-                    ),
-                );
-            }
-            let Some(mode) = mode_from_name(&axis.mode) else {
-                return err(
-                    &format!("axes[{i}].mode"),
-                    format!(
-                        "unknown fault mode '{}' (one of {})",
-                        axis.mode,
-                        MODE_NAMES.join(", ")
-                    ),
-                );
-            };
-            if !FaultSpec::mode_reads(mode, &axis.parameter) {
-                let own = FaultSpec::mode_parameters(mode);
-                return err(
-                    &format!("axes[{i}].parameter"),
-                    format!(
-                        "mode '{}' does not read '{}' (its parameters: {}; every mode: {})",
-                        axis.mode,
-                        axis.parameter,
-                        if own.is_empty() {
-                            "none".into()
-                        } else {
-                            own.join(", ")
-                        },
-                        FaultSpec::TIMING_PARAMETERS.join(", ")
-                    ),
-                );
-            }
-            if axis.values.is_empty() {
-                return err(
-                    &format!("axes[{i}].values"),
-                    "needs at least one value".into(),
-                );
-            }
-            let mut seen: Vec<f64> = Vec::new();
-            for (j, v) in axis.values.iter().enumerate() {
-                let field = format!("axes[{i}].values[{j}]");
-                if seen.contains(v) {
-                    return err(&field, format!("duplicate value {v}"));
-                }
-                seen.push(*v);
-                let text = super::plan::fmt_value(*v);
-                if text.len() > MAX_VALUE_CHARS {
-                    return err(
-                        &field,
-                        format!(
-                            "{v:e} takes {} characters in run ids (decimal notation, at most {MAX_VALUE_CHARS}); rescale the axis",
-                            text.len()
-                        ),
-                    );
-                }
-                let spec = fault_spec(axis, *v)
-                    .map_err(|m| ConfigError::semantic(path, &format!("axes[{i}].parameter"), m))?;
-                check_harness_fault(hc, &axis.channel, &spec)
-                    .map_err(|e| ConfigError::semantic(path, &field, e.to_string()))?;
-            }
-        }
-        let base = Path::new(path).parent().unwrap_or(Path::new("."));
-        for (field, f) in [
-            ("world", &file.world),
-            ("robot", &file.robot),
-            ("navigator", &file.navigator),
-        ] {
-            if !base.join(f).is_file() {
-                return err(
-                    field,
-                    format!(
-                        "{} (relative to the scenario file) is not a readable file",
-                        base.join(f).display()
-                    ),
-                );
-            }
-        }
-        Ok(())
-    }
-}
+pub(crate) const MAX_VALUE_CHARS: usize = 24;
 
 impl Scenario {
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
@@ -623,14 +355,6 @@ impl Scenario {
     pub fn navigator_for(&self, cell: &BTreeMap<String, f64>) -> &NavigatorConfig {
         self.variants
             .get(&self.file.variant_of(cell))
-            .unwrap_or(&self.navigator)
-    }
-
-    /// The navigator of run `spec`: [`Scenario::navigator_for`] of its
-    /// variant.
-    pub fn navigator_of(&self, spec: &super::run_spec::RunSpec) -> &NavigatorConfig {
-        self.variants
-            .get(&spec.variant_key(&self.file))
             .unwrap_or(&self.navigator)
     }
 }
@@ -739,11 +463,12 @@ pub fn navigator_with(
         .map_err(|e| e.to_string())
 }
 
-mod load;
-mod size;
-pub use size::{
-    DeclaredSize, MAX_AXIS_VALUES, MAX_NAVIGATOR_AXIS_VALUES, MAX_NAVIGATOR_VARIANTS,
-    MAX_SCENARIO_BYTES, MAX_TESTS,
-};
+pub mod resilience;
+pub mod search;
+
+/// An axis value as it appears in run ids and cell labels (`0.2`, `1e-5`).
+pub(crate) fn fmt_value(v: f64) -> String {
+    format!("{v}")
+}
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 //! manifests and their traces, the lock, and the
 //! checks resume and `analyze` apply before they trust a stored manifest.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -62,9 +62,7 @@ pub fn read_shard_file(out: &Path) -> Result<ShardFile, CampaignError> {
     })
 }
 
-pub(crate) fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
-    out.join("manifests").join(format!("{run_id}.json"))
-}
+pub(crate) use super::ledger::manifest_path;
 
 /// Reads a manifest; `Ok(None)` if the file does not exist.
 pub fn read_manifest(path: &Path) -> Result<Option<Manifest>, CampaignError> {
@@ -225,11 +223,7 @@ pub(crate) fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
     }
 }
 
-/// Where a run's per-message provenance is written, relative to the
-/// campaign directory (`campaign --record-provenance`, REQ-FAULT-PROVENANCE).
-pub fn provenance_file(run_id: &str) -> String {
-    format!("provenance/{run_id}.csv")
-}
+pub use super::ledger::provenance_file;
 
 /// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
 pub(crate) fn remove_stale_temporaries(out: &Path) {

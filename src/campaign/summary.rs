@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::campaign::stats::{wilson, Confusion};
+use crate::campaign::stats::Confusion;
 use serde::{Deserialize, Serialize};
 
 use breakbench_oracle::expect::VerdictClass;
@@ -16,65 +16,7 @@ use super::test_summary::LatencyStats;
 /// Summary schema identifier.
 pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
 
-/// k failures out of n, p̂ = k/n and its Wilson score interval.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Proportion {
-    pub k: u64,
-    pub p_hat: f64,
-    pub wilson_low: f64,
-    pub wilson_high: f64,
-}
-
-impl Proportion {
-    /// From counts at `confidence` (e.g. 0.95). n = 0 gives p̂ = NaN → null.
-    pub fn new(k: u64, n: u64, confidence: f64) -> Self {
-        let (lo, hi) = wilson(k, n, confidence);
-        Self {
-            k,
-            p_hat: if n > 0 { k as f64 / n as f64 } else { f64::NAN },
-            wilson_low: lo,
-            wilson_high: hi,
-        }
-    }
-}
-
-/// Runs per verdict class. Only `pass` and `fail` enter a p̂; the other
-/// four are reported beside it, never counted as passes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClassCounts {
-    pub pass: u64,
-    pub fail: u64,
-    pub invalid: u64,
-    pub unsupported: u64,
-    pub precondition_failed: u64,
-    pub error: u64,
-}
-
-impl ClassCounts {
-    /// The counts of `ms`' verdict classes.
-    pub fn of<'a>(ms: impl IntoIterator<Item = &'a Manifest>) -> Self {
-        let mut c = Self::default();
-        for m in ms {
-            *match m.judgement.verdict_class.class {
-                VerdictClass::Pass => &mut c.pass,
-                VerdictClass::Fail => &mut c.fail,
-                VerdictClass::Invalid => &mut c.invalid,
-                VerdictClass::Unsupported => &mut c.unsupported,
-                VerdictClass::PreconditionFailed => &mut c.precondition_failed,
-                VerdictClass::Error => &mut c.error,
-            } += 1;
-        }
-        c
-    }
-    /// pass + fail: the runs a p̂ is computed over.
-    pub fn judged(&self) -> u64 {
-        self.pass + self.fail
-    }
-    /// Every other class.
-    pub fn excluded(&self) -> u64 {
-        self.invalid + self.unsupported + self.precondition_failed + self.error
-    }
-}
+pub use super::stats::{ClassCounts, Proportion};
 
 /// One grid cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::manifest::Manifest;
 use super::resilience::{ResilienceTest, PHASE_KEY};
 use super::scenario::ScenarioFile;
-use super::summary::{ClassCounts, Proportion};
+use super::stats::{ClassCounts, Proportion};
 
 /// Suffix of the false-alarm probe a baseline run records for each
 /// detection expectation (its predicate under `never`, whole run).

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::campaign::outputs::xml_escape;
+use crate::campaign::markup::xml_escape;
 use crate::campaign::scenario::Scenario;
 use crate::campaign::summary::Proportion;
 

@@ -28,18 +28,18 @@
 
 mod format;
 mod phat;
+mod resilience;
 mod tables;
 #[cfg(test)]
 mod test_corpus;
 mod test_plots;
-mod tests;
 mod trajectory;
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use super::manifest::Manifest;
-use super::outputs::xml_escape;
+use super::markup::xml_escape;
 use super::scenario::Scenario;
 use super::summary::Summary;
 use super::CampaignError;
@@ -81,7 +81,7 @@ pub fn render_html(
     tables::pivot_tables(&mut h, scenario, summary);
     tables::confusion_tables(&mut h, summary);
     tables::checks_table(&mut h, summary);
-    tests::section(&mut h, scenario, summary, &ms);
+    resilience::section(&mut h, scenario, summary, &ms);
     phat::probability_plots(&mut h, scenario, summary);
     trajectory::trajectories(&mut h, scenario, &ms, out);
     tables::declared_limits(&mut h, scenario, summary);

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use plotters::prelude::*;
 
 use super::format::{axis_label, note, others_label};
-use crate::campaign::outputs::xml_escape;
+use crate::campaign::markup::xml_escape;
 use crate::campaign::scenario::Scenario;
 use crate::campaign::summary::{Cell, Proportion, Summary};
 

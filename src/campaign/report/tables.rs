@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::format::{axis_label, fmt_p, note, prop_cells, serde_name};
-use crate::campaign::outputs::xml_escape;
+use crate::campaign::markup::xml_escape;
 use crate::campaign::scenario::Scenario;
 use crate::campaign::summary::{Cell, Proportion, Summary};
 

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 
 use super::format::{note, predicates_text, serde_name};
 use crate::campaign::manifest::{Manifest, RunKind};
-use crate::campaign::outputs::xml_escape;
+use crate::campaign::markup::xml_escape;
 use crate::campaign::scenario::Scenario;
 use crate::campaign::trace::{parse_trace, TraceRow};
 

@@ -1,5 +1,8 @@
 //! Unit tests of the scenario file, its checks and its cells.
+use std::path::Path;
+
 use super::*;
+use crate::campaign::CampaignError;
 
 fn axis(parameter: &str, mode: &str) -> Axis {
     Axis {

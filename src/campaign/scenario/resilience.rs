@@ -38,7 +38,7 @@ use kraken_faults::FaultError;
 use kraken_interfaces::{mode_from_name, ConfigError, FaultSpec, ParamValue, MODE_NAMES};
 use serde::{Deserialize, Serialize};
 
-use super::scenario::{check_harness_fault, harness_channel, harness_channel_names};
+use super::{check_harness_fault, harness_channel, harness_channel_names};
 
 /// `surfacing:` of a fault.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,20 @@
 //! reads, test times within the run, names the controller publishes, the
 //! severity searches).
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use breakbench_navigator::NavigatorConfig;
+use breakbench_sim_bridge::PlantConfig;
+use breakbench_world::World;
+use kraken_interfaces::config::load_yaml_checked;
+use kraken_interfaces::{mode_from_name, ConfigError};
+
+use super::scenario::*;
+use super::CampaignError;
+
+pub mod size;
+mod validate;
 
 impl Scenario {
     /// Loads `path` and the world, robot and navigator files it names
@@ -58,10 +71,7 @@ impl Scenario {
             }));
         for (field, channel) in faulted {
             // An actuator channel's consumer is the plant.
-            let actuator = matches!(
-                super::harness_channel(channel),
-                Some(super::HarnessChannel::Actuator(_))
-            );
+            let actuator = matches!(harness_channel(channel), Some(HarnessChannel::Actuator(_)));
             if !actuator && !inputs.iter().any(|(n, _)| n == channel) {
                 let text = kraken_interfaces::config::read_text(path)?;
                 let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
@@ -82,7 +92,7 @@ impl Scenario {
                 .into());
             }
         }
-        let controller = crate::campaign::run::controller_under_test(&navigator, &world)?;
+        let controller = super::run::controller_under_test(&navigator, &world)?;
         // Across files: each axis' mode must change a field the controller
         // reads on its channel (else every run is bit-identical to nominal).
         for (i, axis) in file.axes.iter().enumerate() {
@@ -92,7 +102,7 @@ impl Scenario {
             ) else {
                 continue; // unknown mode: refused by validate; no consumer: below
             };
-            if let Some(why) = crate::campaign::consumers::unreachable_axis(
+            if let Some(why) = super::consumers::unreachable_axis(
                 mode,
                 &axis.mode,
                 &axis.channel,
@@ -270,7 +280,7 @@ impl Scenario {
                 }
             }
             if let Some(d) = &file.detection {
-                let c = crate::campaign::run::controller_under_test(&nav, &world)?;
+                let c = super::run::controller_under_test(&nav, &world)?;
                 let published = c.published_names();
                 if !published.diagnostics.contains(&d.diagnostic) {
                     let list: Vec<String> = published
@@ -369,7 +379,7 @@ fn nominal_possible(
     plant: &PlantConfig,
     [world_path, robot_path, nav_path]: [&Path; 3],
 ) -> Result<(), CampaignError> {
-    use crate::campaign::sanity::{axis_without_effect, impossible_nominal};
+    use super::sanity::{axis_without_effect, impossible_nominal};
     let semantic = |p: &Path, field: &str, msg: String| -> CampaignError {
         match kraken_interfaces::config::read_text(p) {
             Ok(text) => ConfigError::semantic(&p.display().to_string(), field, msg)

@@ -24,7 +24,7 @@ use breakbench_oracle::expect::{ExpectationResult, Kind, Timeline, VerdictClass}
 use super::format::{fmt_p, note, prop_cells, serde_name};
 use super::tables::find_cell;
 use crate::campaign::manifest::Manifest;
-use crate::campaign::outputs::xml_escape;
+use crate::campaign::markup::xml_escape;
 use crate::campaign::resilience::ResilienceTest;
 use crate::campaign::scenario::Scenario;
 use crate::campaign::summary::{ClassCounts, Proportion, Summary};

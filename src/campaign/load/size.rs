@@ -3,7 +3,7 @@
 //! limits every scenario file is held to at load (REQ-PLAN-SIZE).
 //!
 //! The order matters: [`ScenarioFile::validate`] checks these sizes before
-//! anything that walks the grid, and [`super::Scenario::load`] refuses an
+//! anything that walks the grid, and [`Scenario::load`] refuses an
 //! oversized file before reading it, so the time and memory a refusal takes
 //! do not grow with the grid it describes.
 
