@@ -24,9 +24,9 @@
 #
 # Needs: scripts/setup_peers.sh (.venv-ros with the ros2 CLI) and a colcon
 # install (scripts/colcon_test.sh --build-only, or the full script).
-# Before that, the launch test tests/launch/test_corridor_launch.py (the
-# healthy run through launch.LaunchService: exit codes, no ERROR/WARN, the
-# oracle's verdict on /oracle/status).
+# Before that, the launch test tests/launch/test_corridor_launch.py, run by
+# the real `launch_test` (launch_testing): the healthy run's verdict on
+# /oracle/status, exit codes, no ERROR/WARN, the same graph as breakbench up.
 # Env: ROS_VENV (default <repo>/.venv-ros), COLCON_WS (default <repo>/target/ws), ROS2CLI_DOMAIN_BASE (default 61;
 # the launch test uses it, the CLI run the next one).
 set -euo pipefail
@@ -55,8 +55,11 @@ DOMAIN_BASE="${ROS2CLI_DOMAIN_BASE:-61}"
 # ---- 1. launch test: the healthy run, judged by its own checks ----
 echo "==== ros2cli_test: launch test of corridor.launch.py (tests/launch/test_corridor_launch.py, ROS_DOMAIN_ID=$DOMAIN_BASE)"
 lt=0
-(cd "$(mktemp -d /tmp/launch_test.XXXXXX)" && ROS_DOMAIN_ID="$DOMAIN_BASE" \
-  timeout 300 "$VENV/bin/python3" "$ROOT/tests/launch/test_corridor_launch.py") || lt=$?
+# Run by the real launch_testing runner (launch_test), as `colcon test` or
+# add_launch_test would; its xUnit report beside the other logs.
+LT_DIR="$(mktemp -d /tmp/launch_test.XXXXXX)"
+(cd "$LT_DIR" && ROS_DOMAIN_ID="$DOMAIN_BASE" \
+  timeout 300 "$VENV/bin/launch_test" "$ROOT/tests/launch/test_corridor_launch.py" --junit-xml "$LT_DIR/launch_test.xml") || lt=$?
 echo "ros2cli_test: launch test exit code $lt"
 
 # ---- 2. ros2 launch + the ros2 commands of README.md and docs/graph.md while it runs ----

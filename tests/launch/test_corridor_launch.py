@@ -1,18 +1,25 @@
-"""Launch test of corridor.launch.py with the real ROS 2 Jazzy launch system.
+"""Launch test of corridor.launch.py, run by the real ROS 2 `launch_test`.
 
-Runs the installed `breakbench` launch file (found with ament_index after
-`source install/setup.bash`, as `ros2 launch breakbench corridor.launch.py`
-does) in a `launch.LaunchService`, with event handlers on every process, and
-an rclpy subscriber (Fast DDS) on /oracle/status. Checks, for the healthy
-run with default arguments:
+    launch_test tests/launch/test_corridor_launch.py --junit-xml out.xml
 
-- the four nodes (fault_injector, simple_navigator, oracle, sim_bridge) start;
+(inside scripts/netns.sh, with the ROS venv's `launch_test` on PATH and the
+colcon install sourced; scripts/ros2cli_test.sh does all of that). The
+installed `breakbench` launch file is found with ament_index, as
+`ros2 launch breakbench corridor.launch.py` finds it, and included with its
+default arguments: the healthy corridor run.
+
+Active test (while the graph runs), with an rclpy subscriber (Fast DDS):
 - the oracle publishes its verdict: a final /oracle/status with done = true at
-  the mission timeout (60 s of sim time), 3000 ground-truth samples, no
-  safety violation and the mission complete;
-- the launch ends by itself (the oracle's exit shuts it down) and every
-  process exits with code 0 (the long-running ones on launch's SIGINT);
-- no process prints an ERROR or WARN line;
+  the mission timeout (60 s of sim time), 3000 ground-truth samples (50 Hz),
+  no safety violation and the mission complete;
+- the oracle then exits by itself.
+
+Post-shutdown tests:
+- the four nodes (fault_injector, simple_navigator, oracle, sim_bridge)
+  started, each printed its ready/starting line, and every process exited
+  with code 0 (the long-running ones on launch's SIGINT);
+- the launch was shut down by the launch file's own rule, "oracle finished";
+- no process printed an ERROR or WARN line;
 - the launch file starts the same graph as `breakbench up
   launch/corridor.graph.yaml` (read from each process's real command line):
   the same executables from the same packages, the same node names, the same
@@ -20,174 +27,188 @@ run with default arguments:
   node, and every `*_file` parameter of it overridden with an absolute path
   to an existing file.
 
-Run (inside scripts/netns.sh, with the ROS venv's python and the install
-sourced): `python3 tests/launch/test_corridor_launch.py`; scripts/launch_test.sh
-does all of that. Prints one PASS/FAIL line per check and `N passed, N failed`;
-exit code 0 only if every check passed.
+launch_testing ends the launch as soon as the active tests return, and counts
+a launch that ends before them as a failure. The corridor launch ends itself
+when the oracle exits, so the launch description holds its shutdown (an
+OnShutdown coroutine, at most SHUTDOWN_HOLD_S) until the active tests have
+returned: the order of the two is then fixed, not a race.
 """
 
+import asyncio
 import json
 import os
 import re
-import sys
 import threading
 import time
-
-import yaml
+import unittest
 
 import launch
-from launch.actions import IncludeLaunchDescription, RegisterEventHandler
-from launch.event_handlers import OnProcessExit, OnProcessIO, OnProcessStart
-from launch.launch_description_sources import PythonLaunchDescriptionSource
-from ament_index_python.packages import get_package_share_directory
-
+import launch_testing
+import launch_testing.actions
+import launch_testing.asserts
+import pytest
 import rclpy
-from rclpy.node import Node
+import rclpy.executors
+import yaml
+from ament_index_python.packages import get_package_share_directory
+from launch.actions import IncludeLaunchDescription, OpaqueCoroutine, RegisterEventHandler
+from launch.event_handlers import OnProcessStart, OnShutdown
+from launch.launch_description_sources import PythonLaunchDescriptionSource
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 NODES = {"fault_injector", "simple_navigator", "oracle", "sim_bridge"}
 MISSION_TIMEOUT_S = 60.0
 SAMPLES = 3000  # 50 Hz ground truth over the 60 s mission
+VERDICT_TIMEOUT_S = 200.0  # wall; a healthy run gives its verdict after ~62 s
+SHUTDOWN_HOLD_S = 30.0
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 BAD = re.compile(r"\b(ERROR|WARN|WARNING)\b")
 
-
-class StatusWatcher:
-    """rclpy node on its own thread collecting /oracle/status (JSON strings)."""
-
-    def __init__(self):
-        rclpy.init()
-        self.node = Node("corridor_launch_test")
-        self.status = []
-        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
-        self.node.create_subscription(String, "/oracle/status", lambda m: self.status.append(json.loads(m.data)), qos)
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        while not self.stop.is_set():
-            rclpy.spin_once(self.node, timeout_sec=0.05)
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(timeout=5)
-        self.node.destroy_node()
-        rclpy.shutdown()
+# Shared between the launch (main thread) and the tests (launch_testing's
+# test thread), filled by the event handlers of generate_test_description.
+ACTIVE_TESTS_DONE = threading.Event()
+SHUTDOWN_REASONS = []
+COMMANDS = {}  # node name -> its command line
+OVERRIDES = {}  # node name -> parameters given beside the graph's file
 
 
-def same_graph(share, cmds, overrides, check):
-    """The launched command lines against launch/corridor.graph.yaml."""
-    with open(os.path.join(share, "launch", "corridor.graph.yaml")) as f:
-        graph = yaml.safe_load(f)
-    params_file = os.path.join(share, graph["params_file"])
-    with open(params_file) as f:
-        params = yaml.safe_load(f)
-    for node in graph["nodes"]:
-        name, cmd = node["name"], cmds.get(node["name"], [])
-        exe = cmd[0] if cmd else ""
-        want_exe = os.path.join("lib", node["package"], node["executable"])
-        check(exe.endswith(os.sep + want_exe), f"{name}: executable {want_exe} (got {exe})")
-        args = cmd[cmd.index("--ros-args") + 1:] if "--ros-args" in cmd else []
-        pairs = list(zip(args, args[1:]))
-        remaps = [v for k, v in pairs if k == "-r" and not v.startswith("__")]
-        check(f"__node:={name}" in [v for k, v in pairs if k == "-r"], f"{name}: node name {name}")
-        check(remaps == node.get("remaps", []), f"{name}: remaps {node.get('remaps', [])} (got {remaps})")
-        files = [v for k, v in pairs if k == "--params-file"]
-        check(bool(files) and os.path.realpath(files[0]) == os.path.realpath(params_file),
-              f"{name}: {graph['params_file']} is its first parameters file (got {files[:1]})")
-        section = (params.get(name) or {}).get("ros__parameters", {})
-        for key in sorted(k for k in section if k.endswith("_file")):
-            v = str(overrides.get(name, {}).get(key, ""))
-            check(os.path.isabs(v) and os.path.isfile(v), f"{name}: {key} passed as an absolute path to a file (got {v!r})")
+def node_name(process_name):
+    """launch_ros names processes after the executable: "fault_injector-1"."""
+    return process_name.rsplit("-", 1)[0]
 
 
-def main():
+def on_start(event, _ctx):
+    name = node_name(event.action.process_details["name"])
+    COMMANDS[name] = list(event.cmd)
+    # launch_ros writes the dict parameters to a temporary file that exists
+    # while the process starts: read them now.
+    files = [a for k, a in zip(event.cmd, event.cmd[1:]) if k == "--params-file"]
+    OVERRIDES[name] = {}
+    for f in files[1:]:
+        with open(f) as fh:
+            for section in (yaml.safe_load(fh) or {}).values():
+                OVERRIDES[name].update(section.get("ros__parameters", {}))
+
+
+def on_shutdown(event, _ctx):
+    SHUTDOWN_REASONS.append(event.reason)
+
+    async def hold(_context):
+        deadline = time.monotonic() + SHUTDOWN_HOLD_S
+        while not ACTIVE_TESTS_DONE.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    return [OpaqueCoroutine(coroutine=hold)]
+
+
+@pytest.mark.launch_test
+def generate_test_description():
     share = get_package_share_directory("breakbench")
     launch_file = os.path.join(share, "launch", "corridor.launch.py")
-    started, exits, lines, cmds, overrides = {}, {}, [], {}, {}
-
-    def name_of(event):
-        # launch_ros names processes after the executable: "fault_injector-1".
-        return event.action.process_details["name"].rsplit("-", 1)[0]
-
-    def on_start(event, _ctx):
-        name = name_of(event)
-        started[name] = event.pid
-        cmd = list(event.cmd)
-        cmds[name] = cmd
-        # launch_ros writes the dict parameters to a temporary file that
-        # exists while the process starts: read them now.
-        files = [cmd[i + 1] for i, a in enumerate(cmd[:-1]) if a == "--params-file"]
-        overrides[name] = {}
-        for f in files[1:]:
-            with open(f) as fh:
-                for section in (yaml.safe_load(fh) or {}).values():
-                    overrides[name].update(section.get("ros__parameters", {}))
-
-    def on_io(event):
-        for line in event.text.decode(errors="replace").splitlines():
-            lines.append((name_of(event), ANSI.sub("", line)))
-
-    def on_exit(event, _ctx):
-        exits[name_of(event)] = event.returncode
-
-    ld = launch.LaunchDescription(
+    return launch.LaunchDescription(
         [
             RegisterEventHandler(OnProcessStart(on_start=on_start)),
-            RegisterEventHandler(OnProcessIO(on_stdout=on_io, on_stderr=on_io)),
-            RegisterEventHandler(OnProcessExit(on_exit=on_exit)),
+            RegisterEventHandler(OnShutdown(on_shutdown=on_shutdown)),
             IncludeLaunchDescription(PythonLaunchDescriptionSource(launch_file)),
+            launch_testing.actions.ReadyToTest(),
         ]
-    )
-    watcher = StatusWatcher()
-    t0 = time.monotonic()
-    service = launch.LaunchService(argv=[])
-    service.include_launch_description(ld)
-    # Guard against a hung graph: a healthy run ends by itself after ~65 s.
-    timer = threading.Timer(240.0, service.shutdown)
-    timer.start()
-    rc = service.run()
-    timer.cancel()
-    wall = time.monotonic() - t0
-    time.sleep(0.5)
-    watcher.close()
+    ), {"share": share}
 
-    results = []
 
-    def check(ok, what):
-        results.append(ok)
-        print(("PASS " if ok else "FAIL ") + what, flush=True)
+class TestVerdict(unittest.TestCase):
+    """While the graph runs: the oracle's verdict reaches an rclpy peer."""
 
-    print(f"launch_test: {launch_file}: LaunchService.run() = {rc} after {wall:.1f} s")
-    for name, text in lines:
-        print(f"  [{name}] {text}")
-    check(rc == 0, f"the launch service returned 0 (got {rc})")
-    check(set(started) == NODES, f"the four nodes started (got {sorted(started)})")
-    check(wall < 230.0, f"the launch ended by itself when the oracle finished ({wall:.1f} s)")
-    check(set(exits) == NODES and all(c == 0 for c in exits.values()), f"every process exited with code 0 (got {exits})")
-    ready = {n for n, t in lines if re.search(r"\b(ready|starting)\b", t)}
-    check(ready == NODES, f"every node's output was captured (a ready/starting line from {sorted(ready)})")
-    bad = [f"[{n}] {t}" for n, t in lines if BAD.search(t)]
-    check(not bad, "no ERROR or WARN line" + ("".join("\n    " + b for b in bad[:20]) if bad else ""))
-    final = [s for s in watcher.status if s.get("done")]
-    check(bool(final), f"/oracle/status carried the verdict ({len(watcher.status)} status messages)")
-    if final:
+    @classmethod
+    def setUpClass(cls):
+        cls.context = rclpy.Context()
+        rclpy.init(context=cls.context)
+        cls.node = rclpy.create_node("corridor_launch_test", context=cls.context)
+        cls.status = []
+        qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+        cls.node.create_subscription(String, "/oracle/status", lambda m: cls.status.append(json.loads(m.data)), qos)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.node.destroy_node()
+        rclpy.shutdown(context=cls.context)
+        ACTIVE_TESTS_DONE.set()
+
+    def test_oracle_publishes_its_verdict_and_exits(self, proc_info):
+        executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        executor.add_node(self.node)
+        deadline = time.monotonic() + VERDICT_TIMEOUT_S
+        while not any(s.get("done") for s in self.status) and time.monotonic() < deadline:
+            executor.spin_once(timeout_sec=0.1)
+        executor.remove_node(self.node)
+        final = [s for s in self.status if s.get("done")]
+        publishers = self.node.get_publishers_info_by_topic("/oracle/status")
+        self.assertTrue(
+            final,
+            f"/oracle/status carried no verdict within {VERDICT_TIMEOUT_S} s "
+            f"({len(self.status)} status messages; publishers seen: {[p.node_name for p in publishers]})",
+        )
         f = final[-1]
-        check(
-            f.get("t_s") == MISSION_TIMEOUT_S and f.get("samples") == SAMPLES,
-            f"the verdict is at t_s = {MISSION_TIMEOUT_S} after {SAMPLES} samples (got {f.get('t_s')}, {f.get('samples')})",
+        self.assertEqual((f.get("t_s"), f.get("samples")), (MISSION_TIMEOUT_S, SAMPLES), "the verdict's time and samples")
+        self.assertEqual(
+            (f.get("safety_violation"), f.get("mission_failure")),
+            (False, False),
+            "healthy run: no safety violation, mission complete",
         )
-        check(
-            f.get("safety_violation") is False and f.get("mission_failure") is False,
-            f"healthy run: no safety violation, mission complete (got {f.get('safety_violation')}, {f.get('mission_failure')})",
-        )
-    same_graph(share, cmds, overrides, check)
-    passed, failed = sum(results), len(results) - sum(results)
-    print(f"launch_test: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+        proc_info.assertWaitForShutdown(process="oracle", timeout=10)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@launch_testing.post_shutdown_test()
+class TestAfterShutdown(unittest.TestCase):
+    """After the launch: exit codes, output, and the graph it started."""
+
+    def test_every_node_started_and_exited_0(self, proc_info):
+        self.assertEqual({node_name(n) for n in proc_info.process_names()}, NODES)
+        launch_testing.asserts.assertExitCodes(proc_info, allowable_exit_codes=[0])
+
+    def test_the_launch_ended_when_the_oracle_finished(self):
+        self.assertEqual(SHUTDOWN_REASONS[:1], ["oracle finished"])
+
+    def test_every_node_printed_ready_and_no_error_or_warn(self, proc_output):
+        text = {}
+        for io in proc_output:  # chunks in arrival order; a line may span two
+            name = node_name(io.process_name)
+            text[name] = text.get(name, b"") + io.text
+        ready, bad = set(), []
+        for name, out in sorted(text.items()):
+            for line in out.decode(errors="replace").splitlines():
+                line = ANSI.sub("", line)
+                if re.search(r"\b(ready|starting)\b", line):
+                    ready.add(name)
+                if BAD.search(line):
+                    bad.append(f"[{name}] {line}")
+        self.assertEqual(ready, NODES, "a ready/starting line from every node")
+        self.assertEqual(bad, [], "no ERROR or WARN line")
+
+    def test_the_same_graph_as_corridor_graph_yaml(self, share):
+        with open(os.path.join(share, "launch", "corridor.graph.yaml")) as f:
+            graph = yaml.safe_load(f)
+        params_file = os.path.join(share, graph["params_file"])
+        with open(params_file) as f:
+            params = yaml.safe_load(f)
+        for node in graph["nodes"]:
+            name = node["name"]
+            with self.subTest(node=name):
+                self.same_node(node, COMMANDS.get(name, []), params_file, params)
+
+    def same_node(self, node, cmd, params_file, params):
+        name = node["name"]
+        want_exe = os.path.join("lib", node["package"], node["executable"])
+        self.assertTrue(cmd and cmd[0].endswith(os.sep + want_exe), f"{name}: executable {want_exe} (got {cmd[:1]})")
+        args = cmd[cmd.index("--ros-args") + 1:] if "--ros-args" in cmd else []
+        pairs = list(zip(args, args[1:]))
+        self.assertIn(f"__node:={name}", [v for k, v in pairs if k == "-r"], f"{name}: node name")
+        remaps = [v for k, v in pairs if k == "-r" and not v.startswith("__")]
+        self.assertEqual(remaps, node.get("remaps", []), f"{name}: remaps")
+        files = [v for k, v in pairs if k == "--params-file"]
+        self.assertTrue(files, f"{name}: no --params-file")
+        self.assertEqual(os.path.realpath(files[0]), os.path.realpath(params_file), f"{name}: first parameters file")
+        section = (params.get(name) or {}).get("ros__parameters", {})
+        for key in sorted(k for k in section if k.endswith("_file")):
+            v = str(OVERRIDES.get(name, {}).get(key, ""))
+            self.assertTrue(os.path.isabs(v) and os.path.isfile(v), f"{name}: {key} passed as an absolute path to a file (got {v!r})")
