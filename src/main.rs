@@ -359,6 +359,11 @@ fn verify_dir(dir: &std::path::Path, scenario: Option<&std::path::Path>) -> Resu
 }
 
 fn main() -> ExitCode {
+    // Output piped into `head` or a closed pager ends the program quietly,
+    // as for any Unix tool (SIGPIPE's default action), instead of a panic
+    // on the next println! (Rust sets SIGPIPE to ignored before main).
+    // SAFETY: signal(2) with SIG_DFL, before any thread is started.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),

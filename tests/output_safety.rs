@@ -374,3 +374,33 @@ fn an_out_directory_too_deep_for_its_files_is_refused() {
     // A shallower one is accepted (and written).
     breakbench::campaign::names::check_out_dir(&deep, &s.file).unwrap();
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    // `breakbench campaign ... | head -1`: the reader is gone before the
+    // summary lines are printed. Before the fix, println! panicked with a
+    // backtrace ("failed printing to stdout: Broken pipe").
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_breakbench"))
+        .args(["campaign", "scenarios/tests/gnss_spoof_gated.yaml", "--out"])
+        .arg(&out)
+        .arg("--quiet")
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        o.status.success() || o.status.signal() == Some(libc::SIGPIPE),
+        "{:?}: {stderr}",
+        o.status
+    );
+    // The campaign itself completed: its results were written first.
+    assert!(out.join("summary.json").is_file());
+}
