@@ -5,13 +5,13 @@
 //! severity searches).
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use breakbench_navigator::NavigatorConfig;
 use breakbench_sim_bridge::PlantConfig;
 use breakbench_world::World;
 use kraken_interfaces::config::load_yaml_checked;
-use kraken_interfaces::{mode_from_name, ConfigError};
+use kraken_interfaces::ConfigError;
 
 use super::scenario::*;
 use super::CampaignError;
@@ -22,7 +22,8 @@ mod validate;
 impl Scenario {
     /// Loads `path` and the world, robot and navigator files it names
     /// (relative to the scenario file), and validates every axis by building
-    /// its fault stage for each value.
+    /// its fault stage for each value. The checks across files run in the
+    /// order of [`across`]'s functions and the first problem is reported.
     ///
     /// # Errors
     /// A [`CampaignError`] naming the file and field of the first problem.
@@ -30,337 +31,82 @@ impl Scenario {
         size::check_file_size(path)?;
         let file: ScenarioFile = load_yaml_checked(path, ScenarioFile::validate)?;
         let base = path.parent().unwrap_or(Path::new("."));
-        let world_path = base.join(&file.world);
-        let robot_path = base.join(&file.robot);
-        let nav_path = base.join(&file.navigator);
-        let world = World::load(&world_path)?;
-        let plant = PlantConfig::load(&robot_path)?;
-        let navigator = NavigatorConfig::load(&nav_path)?;
-        // Across files: a start the navigator already takes for the goal
-        // would self-report success without moving.
-        let d = (world.start.x_m - world.goal.center_m[0])
-            .hypot(world.start.y_m - world.goal.center_m[1]);
-        if d <= navigator.goal_tolerance_m {
-            let text = kraken_interfaces::config::read_text(&nav_path)?;
-            return Err(ConfigError::semantic(
-                &nav_path.display().to_string(),
-                "goal_tolerance_m",
-                format!(
-                    "{} m reaches the start of {} ({d:.3} m from the goal centre): the navigator would self-report success without moving",
-                    navigator.goal_tolerance_m,
-                    world_path.display()
-                ),
-            )
-            .located(&text)
-            .into());
-        }
-        // Across files: every faulted sensor channel must be one the
-        // declared controller reads (a GNSS fault under a wheel-odometry
-        // navigator would change nothing it sees).
-        let inputs = navigator.pose_source.inputs();
-        let faulted = file
-            .axes
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (format!("axes[{i}].channel"), &a.channel))
-            .chain(file.tests.iter().enumerate().flat_map(|(i, t)| {
-                t.faults
-                    .iter()
-                    .enumerate()
-                    .map(move |(j, f)| (format!("tests[{i}].faults[{j}].channel"), &f.channel))
-            }));
-        for (field, channel) in faulted {
-            // An actuator channel's consumer is the plant.
-            let actuator = matches!(harness_channel(channel), Some(HarnessChannel::Actuator(_)));
-            if !actuator && !inputs.iter().any(|(n, _)| n == channel) {
-                let text = kraken_interfaces::config::read_text(path)?;
-                let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
-                return Err(ConfigError::semantic(
-                    &path.display().to_string(),
-                    &field,
-                    format!(
-                        "channel '{channel}' has no consumer: the navigator of {} (pose_source: {}) reads {}",
-                        nav_path.display(),
-                        serde_json::to_value(navigator.pose_source)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_owned))
-                            .unwrap_or_default(),
-                        names.join(", ")
-                    ),
-                )
-                .located(&text)
-                .into());
-            }
-        }
-        let controller = super::run::controller_under_test(&navigator, &world)?;
-        // Across files: each axis' mode must change a field the controller
-        // reads on its channel (else every run is bit-identical to nominal).
-        for (i, axis) in file.axes.iter().enumerate() {
-            let (Some(mode), Some(&(_, kind))) = (
-                mode_from_name(&axis.mode),
-                controller.inputs().iter().find(|(n, _)| *n == axis.channel),
-            ) else {
-                continue; // unknown mode: refused by validate; no consumer: below
-            };
-            if let Some(why) = super::consumers::unreachable_axis(
-                mode,
-                &axis.mode,
-                &axis.channel,
-                kind,
-                controller.reads(kind),
-            ) {
-                let text = kraken_interfaces::config::read_text(path)?;
-                return Err(ConfigError::semantic(
-                    &path.display().to_string(),
-                    &format!("axes[{i}].mode"),
-                    why,
-                )
-                .located(&text)
-                .into());
-            }
-        }
-        // Across files: every /diagnostics status and /rosout logger a test
-        // names must be one the controller publishes (a misspelt name would
-        // never be seen, and read as the robot failing to report).
-        if !file.tests.is_empty() {
-            let published = controller.published_names();
-            for (i, t) in file.tests.iter().enumerate() {
-                for (field, name, logger) in t.published_names(&format!("tests[{i}]")) {
-                    let (known, what) = if logger {
-                        (&published.loggers, "/rosout logger")
-                    } else {
-                        (&published.diagnostics, "/diagnostics status")
-                    };
-                    if !known.contains(&name) {
-                        let text = kraken_interfaces::config::read_text(path)?;
-                        let list: Vec<String> = known.iter().map(|n| format!("'{n}'")).collect();
-                        return Err(ConfigError::semantic(
-                            &path.display().to_string(),
-                            &field,
-                            format!(
-                                "no {what} '{name}': the navigator of {} publishes {}",
-                                nav_path.display(),
-                                if list.is_empty() {
-                                    "none".to_string()
-                                } else {
-                                    list.join(", ")
-                                }
-                            ),
-                        )
-                        .located(&text)
-                        .into());
-                    }
-                }
-            }
-        }
-        // Across files: every time of a test must fall within the run (it
-        // lasts the world's mission_timeout_s): a trigger at 500 s of a 60 s
-        // mission would make every run precondition_failed.
-        for (i, t) in file.tests.iter().enumerate() {
-            for (field, v) in t.times(&format!("tests[{i}]")) {
-                if v > world.mission_timeout_s {
-                    let text = kraken_interfaces::config::read_text(path)?;
-                    return Err(ConfigError::semantic(
-                        &path.display().to_string(),
-                        &field,
-                        format!(
-                            "{v} s is beyond the end of the run: every run lasts mission_timeout_s {} s of {}{}",
-                            world.mission_timeout_s,
-                            world_path.display(),
-                            if field.ends_with(".duration_s") {
-                                " (give no duration_s or clear for a fault that lasts to the end)"
-                            } else if field.ends_with(".at.at_s") {
-                                " (at_s + tol_s)"
-                            } else {
-                                ""
-                            }
-                        ),
-                    )
-                    .located(&text)
-                    .into());
-                }
-            }
-        }
-        // Across files: a phase step finer than the plant's step would make
-        // neighbouring phases fire at the same sim step (identical runs).
-        for (i, t) in file.tests.iter().enumerate() {
-            let Some(ps) = &t.phase_sweep else { continue };
-            let dphase = ps.span_s / ps.steps as f64;
-            let steps_per_phase = dphase / plant.step_s;
-            if dphase >= plant.step_s * (1.0 - 1e-9)
-                && (steps_per_phase - steps_per_phase.round()).abs() > 1e-6
-            {
-                let text = kraken_interfaces::config::read_text(path)?;
-                return Err(ConfigError::semantic(
-                    &path.display().to_string(),
-                    &format!("tests[{i}].phase_sweep.span_s"),
-                    format!(
-                        "{} s in {} steps are {dphase} s apart, not a whole number of the plant's step_s {} s of {}: the trigger can only fire on a step, so the phases would not be the shifts they name",
-                        ps.span_s,
-                        ps.steps,
-                        plant.step_s,
-                        robot_path.display()
-                    ),
-                )
-                .located(&text)
-                .into());
-            }
-            if dphase < plant.step_s * (1.0 - 1e-9) {
-                let text = kraken_interfaces::config::read_text(path)?;
-                return Err(ConfigError::semantic(
-                    &path.display().to_string(),
-                    &format!("tests[{i}].phase_sweep.steps"),
-                    format!(
-                        "{} steps over {} s are {dphase} s apart, finer than the plant's step_s {} s of {}: neighbouring phases would fire at the same step",
-                        ps.steps,
-                        ps.span_s,
-                        plant.step_s,
-                        robot_path.display()
-                    ),
-                )
-                .located(&text)
-                .into());
-            }
-        }
-        // Across files: the input-gap limit must exceed every sensor period
-        // of the robot, or every run would be starved by the plant's own
-        // rate (REQ-TEST-STARVATION).
-        let periods = [
-            Some(("lidar.rate_hz", plant.lidar.rate_hz)),
-            Some(("odometry.rate_hz", plant.odometry.rate_hz)),
-            plant.gnss.as_ref().map(|g| ("gnss.rate_hz", g.rate_hz)),
-            plant.imu.as_ref().map(|m| ("imu.rate_hz", m.rate_hz)),
-        ];
-        for (i, t) in file.tests.iter().enumerate() {
-            if let Some((name, hz)) = periods
-                .iter()
-                .flatten()
-                .find(|(_, hz)| 1.0 / hz >= t.max_input_gap_s)
-            {
-                let text = kraken_interfaces::config::read_text(path)?;
-                return Err(ConfigError::semantic(
-                    &path.display().to_string(),
-                    &format!("tests[{i}].max_input_gap_s"),
-                    format!(
-                        "{:?} s is not longer than the period {:?} s of {name} {hz:?} of {}: every run would count as starved",
-                        t.max_input_gap_s,
-                        1.0 / hz,
-                        robot_path.display()
-                    ),
-                )
-                .located(&text)
-                .into());
-            }
-        }
-        // Across files: each navigator-axis value must fit the navigator
-        // file's field; a fault axis' timing must fall within the run; the
-        // detection's status must be one every variant publishes.
-        let semantic = |field: &str, msg: String| -> Result<(), CampaignError> {
-            let text = kraken_interfaces::config::read_text(path)?;
-            Err(
-                ConfigError::semantic(&path.display().to_string(), field, msg)
-                    .located(&text)
-                    .into(),
-            )
+        let l = Loaded {
+            path,
+            world_path: base.join(&file.world),
+            robot_path: base.join(&file.robot),
+            nav_path: base.join(&file.navigator),
+            world: World::load(&base.join(&file.world))?,
+            plant: PlantConfig::load(&base.join(&file.robot))?,
+            navigator: NavigatorConfig::load(&base.join(&file.navigator))?,
+            file,
         };
-        let mut variants = BTreeMap::new();
-        for key in file.variant_keys() {
-            let mut nav = navigator.clone();
-            for (i, (a, j)) in file.navigator_axes.iter().zip(&key).enumerate() {
-                match navigator_with(&nav, &a.parameter, &a.values[*j]) {
-                    Ok(n) => nav = n,
-                    Err(m) => {
-                        let field = if m.contains("has no parameter") {
-                            format!("navigator_axes[{i}].parameter")
-                        } else {
-                            format!("navigator_axes[{i}].values[{j}]")
-                        };
-                        semantic(&field, format!("{m} (navigator {})", nav_path.display()))?;
-                    }
-                }
-            }
-            if let Some(d) = &file.detection {
-                let c = super::run::controller_under_test(&nav, &world)?;
-                let published = c.published_names();
-                if !published.diagnostics.contains(&d.diagnostic) {
-                    let list: Vec<String> = published
-                        .diagnostics
-                        .iter()
-                        .map(|n| format!("'{n}'"))
-                        .collect();
-                    semantic(
-                        "detection.diagnostic",
-                        format!(
-                            "no /diagnostics status '{}': the navigator of {}{} publishes {}",
-                            d.diagnostic,
-                            nav_path.display(),
-                            if key.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" with {}", file.variant_label(&key))
-                            },
-                            if list.is_empty() {
-                                "none".to_string()
-                            } else {
-                                list.join(", ")
-                            }
-                        ),
-                    )?;
-                }
-            }
-            variants.insert(key, nav);
-        }
-        for (i, a) in file.axes.iter().enumerate() {
-            let end = a.at_s + a.duration_s.unwrap_or(0.0);
-            if end > world.mission_timeout_s {
-                let field = if a.duration_s.is_some() {
-                    format!("axes[{i}].duration_s")
-                } else {
-                    format!("axes[{i}].at_s")
-                };
-                semantic(
-                    &field,
-                    format!(
-                        "the fault would end at {end} s, beyond the end of the run: every run lasts mission_timeout_s {} s of {}",
-                        world.mission_timeout_s,
-                        world_path.display()
-                    ),
-                )?;
-            }
-        }
-        // Last: the severity searches name the axes checked above.
-        for (i, x) in file.escape_search.iter().enumerate() {
-            if file.escape_search[..i].iter().any(|o| o.name == x.name) {
-                semantic(
-                    &format!("escape_search[{i}].name"),
-                    format!("duplicate search '{}'", x.name),
-                )?;
-            }
-            if let Err((f, m)) = x.validate(&format!("escape_search[{i}]"), &file) {
-                semantic(&f, m)?;
-            }
-        }
-        rising_edges_fit_the_step(path, &file, &plant, &robot_path)?;
+        l.goal_not_at_start()?;
+        l.faulted_channels_consumed()?;
+        let controller = super::run::controller_under_test(&l.navigator, &l.world)?;
+        l.axes_reach_the_controller(controller.as_ref())?;
+        l.test_names_published(controller.as_ref())?;
+        l.test_times_within_the_run()?;
+        l.phase_sweeps_on_the_step()?;
+        l.input_gaps_above_the_periods()?;
+        let variants = l.variants()?;
+        l.axis_timing_within_the_run()?;
+        l.searches()?;
+        rising_edges_fit_the_step(path, &l.file, &l.plant, &l.robot_path)?;
         nominal_possible(
             path,
-            &file,
-            (&navigator, &variants),
-            &world,
-            &plant,
-            [&world_path, &robot_path, &nav_path],
+            &l.file,
+            (&l.navigator, &variants),
+            &l.world,
+            &l.plant,
+            [&l.world_path, &l.robot_path, &l.nav_path],
         )?;
-        let hash = breakbench_records::scenario_hash(&[path, &world_path, &robot_path, &nav_path])?;
+        let hash =
+            breakbench_records::scenario_hash(&[path, &l.world_path, &l.robot_path, &l.nav_path])?;
         Ok(Self {
-            file,
+            file: l.file,
             path: path.to_path_buf(),
-            world,
-            plant,
-            navigator,
+            world: l.world,
+            plant: l.plant,
+            navigator: l.navigator,
             hash,
             variants,
         })
     }
 }
+
+/// A scenario file as parsed and checked on its own, with the world, robot
+/// and navigator files it names: what the checks across files read.
+pub(super) struct Loaded<'a> {
+    pub path: &'a Path,
+    pub file: ScenarioFile,
+    pub world_path: PathBuf,
+    pub robot_path: PathBuf,
+    pub nav_path: PathBuf,
+    pub world: World,
+    pub plant: PlantConfig,
+    pub navigator: NavigatorConfig,
+}
+
+impl Loaded<'_> {
+    /// The error for `field` of the file at `file` (the scenario or one it
+    /// names), located at its line.
+    pub fn refuse(&self, file: &Path, field: &str, msg: String) -> CampaignError {
+        match kraken_interfaces::config::read_text(file) {
+            Ok(text) => ConfigError::semantic(&file.display().to_string(), field, msg)
+                .located(&text)
+                .into(),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// `Err` of [`Loaded::refuse`] for the scenario file's `field`.
+    pub fn semantic(&self, field: &str, msg: String) -> Result<(), CampaignError> {
+        Err(self.refuse(self.path, field, msg))
+    }
+}
+
+mod across;
 
 /// The load-time half of the nominal sanity gate (REQ-NOMINAL-GATE): a
 /// navigator under which no fault-free run can succeed (the file's
