@@ -10,21 +10,21 @@ use kraken_faults::SensorMsg;
 use kraken_faults::{
     channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector, ScheduledFault,
 };
-use kraken_interfaces::ros::{NavSatStatus, Odometry, Twist, Vector3};
+use kraken_interfaces::ros::{DiagnosticArray, NavSatStatus, Odometry, Twist, Vector3};
 use kraken_interfaces::FaultSpec;
 use kraken_interfaces::SelfReport;
 
 use super::manifest::{
     ContactRecord, DetectionRecord, FaultRecord, IsolationRecord, Manifest, RunKind,
 };
-use super::scenario::{actuator_channel, fault_spec, Axis, Scenario, ACTUATOR_CHANNELS};
+use super::scenario::{actuator_channel, fault_spec, Axis, Detection, Scenario, ACTUATOR_CHANNELS};
 use super::test_run::TestDriver;
 use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
 use breakbench_navigator::controller::{Controller, OpenLoop};
 use breakbench_navigator::stack::Stack;
 use breakbench_navigator::{Navigator, PoseSource};
-use breakbench_oracle::expect::{DiagLevel, RunJudgement};
+use breakbench_oracle::expect::{ClassifiedVerdict, DiagLevel, RunJudgement};
 
 pub use super::run_spec::RunSpec;
 
@@ -108,50 +108,8 @@ pub fn execute_recording(
     // A resilience test: its driver, and for a fault run the class of its
     // baseline (the same seed without the fault, executed here so the
     // pairing does not depend on the order runs finish in).
-    let mut driver = match &spec.test {
-        Some(name) => {
-            let test = scenario
-                .file
-                .tests
-                .iter()
-                .find(|t| t.name == *name)
-                .ok_or_else(|| CampaignError::Axis {
-                    axis: name.clone(),
-                    message: "no such test in the scenario".into(),
-                })?;
-            let baseline = spec.kind == RunKind::Baseline;
-            let phase_s = spec.phase_s.unwrap_or(0.0);
-            Some(TestDriver::new(
-                test,
-                world,
-                spec.seed,
-                baseline,
-                phase_s,
-                controller.as_ref(),
-            )?)
-        }
-        None => None,
-    };
-    let baseline_class = match (&spec.test, spec.kind) {
-        (Some(name), RunKind::Test)
-            if scenario
-                .file
-                .tests
-                .iter()
-                .any(|t| t.name == *name && t.baseline) =>
-        {
-            // The plan's baseline of this repeat (one for every phase of a
-            // phase-swept test): same seed, no fault.
-            let b = spec.baseline(name);
-            Some(
-                execute(scenario, &b, provenance)?
-                    .manifest
-                    .judgement
-                    .verdict_class,
-            )
-        }
-        _ => None,
-    };
+    let mut driver = test_driver(scenario, spec, controller.as_ref())?;
+    let baseline_class = baseline_class(scenario, spec, provenance)?;
     for &(name, kind) in &inputs {
         if sensor_kind(name) != Some(kind) {
             return Err(CampaignError::Wiring {
@@ -187,44 +145,7 @@ pub fn execute_recording(
         .collect();
     let mut cmd_rng = channel_rng(spec.seed, cmd_vel);
 
-    // Grid cells: every axis' fault set at t = 0 and never cleared, with the
-    // probe of what it delivered on its channel.
-    let mut axes: Vec<(&Axis, f64, FaultSpec)> = Vec::new();
-    if spec.kind == RunKind::Grid {
-        for axis in &scenario.file.axes {
-            let v = spec.faults[&axis.name];
-            let fs = fault_spec(axis, v).map_err(|message| CampaignError::Axis {
-                axis: axis.name.clone(),
-                message,
-            })?;
-            // (An actuator channel has no probe: its faults are stages.)
-            if let (Some(probe), Ok(ch)) =
-                (delivered_probe(fs.mode), injector.channel_mut(&fs.channel))
-            {
-                ch.add_probe(probe);
-            }
-            axes.push((axis, v, fs));
-        }
-    }
-    // Each axis' fault set at its `at_s` (default 0) and held for its
-    // `duration_s` (default: to the end).
-    let mut schedule = FaultSchedule::new(
-        axes.iter()
-            .map(|(axis, _, fs)| {
-                let set_at = Duration::from_secs_f64(axis.at_s);
-                ScheduledFault {
-                    spec: fs.clone(),
-                    set_at,
-                    clear_at: axis.duration_s.map(|d| set_at + Duration::from_secs_f64(d)),
-                }
-            })
-            .collect(),
-    )
-    .map_err(|e| CampaignError::Fault {
-        path: scenario.path.display().to_string(),
-        field: "axes".into(),
-        error: Box::new(e),
-    })?;
+    let (axes, mut schedule) = grid_faults(scenario, spec, &mut injector)?;
     // The study's detection, watched on grid and nominal runs: every
     // /diagnostics status the controller publishes, (name, level, stamp).
     let detection = scenario
@@ -353,23 +274,12 @@ pub fn execute_recording(
             // What the controller said this step (its logs are not read
             // here: dropped, as on a graph nobody subscribed to /rosout).
             drop(controller.take_logs());
-            for a in controller.take_diagnostics() {
-                for st in a.status.iter().filter(|st| st.name == det.diagnostic) {
-                    // A rise from below the detection level counts; STALE
-                    // ("no data") is neither below nor at a severity level
-                    // unless the detection asks for STALE itself
-                    // (REQ-EXPECT-DIAG-LEVELS).
-                    if det.at_least.at_least_met_by(st.level) {
-                        if seen_below {
-                            detections.push(a.header.stamp.as_secs_f64());
-                        }
-                    } else if det.at_least == DiagLevel::Stale
-                        || DiagLevel::severity(st.level).is_some()
-                    {
-                        seen_below = true;
-                    }
-                }
-            }
+            note_detections(
+                det,
+                controller.take_diagnostics(),
+                &mut seen_below,
+                &mut detections,
+            );
         }
         for (slot, (_, _, fs)) in first_applied.iter_mut().zip(&axes) {
             if slot.is_none() {
@@ -427,8 +337,220 @@ pub fn execute_recording(
 
     let axis_names: Vec<String> = axes.iter().map(|(a, _, _)| a.name.clone()).collect();
     let axis_at_s: Vec<f64> = axes.iter().map(|(a, _, _)| a.at_s).collect();
-    let mut fault_records: Vec<FaultRecord> = axes
-        .into_iter()
+    let mut fault_records = grid_fault_records(axes, first_applied, &injector);
+    if let Some(d) = &driver {
+        fault_records.extend(d.fault_records(&injector));
+    }
+
+    let detection = detection.map(|det| detection_record(det, &fault_records, &detections));
+
+    let contacts = contact_records(&plant);
+
+    let grid_tl = grid_timeline(&axis_names, &axis_at_s, &requested, &fault_records);
+    let manifest = Manifest {
+        schema: super::manifest::MANIFEST_SCHEMA.into(),
+        run_id: spec.run_id.clone(),
+        kind: spec.kind,
+        harness_only: spec.kind == RunKind::Canary,
+        scenario_name: scenario.file.name.clone(),
+        scenario_hash: scenario.hash.clone(),
+        seed: spec.seed,
+        provenance: provenance.clone(),
+        cell: spec.cell(),
+        faults: fault_records,
+        self_report,
+        self_report_at_s,
+        judgement: match driver {
+            Some(d) => d.finish(plant.now(), baseline_class.as_ref()),
+            None => RunJudgement {
+                timeline: grid_tl,
+                ..RunJudgement::from_invariants(&verdict)
+            },
+        },
+        verdict,
+        contacts,
+        final_goal_distance_m,
+        isolation,
+        trace_file: trace_file(&spec.run_id),
+        trace_sha256: String::new(),
+        provenance_sha256: None,
+        sim_time_s: plant.now().as_secs_f64(),
+        wall_time_s: wall.elapsed().as_secs_f64(),
+        graph: None,
+        detection,
+    };
+    let provenance_csv = record_provenance.then(|| provenance_csv(&mut injector));
+    Ok(RunOutput {
+        manifest,
+        trace_csv: trace.finish(),
+        provenance_csv,
+    })
+}
+
+/// A grid axis, its value in this run's cell, and the fault it sets.
+type GridFault<'s> = (&'s Axis, f64, FaultSpec);
+
+/// A grid run's faults: one per axis at the run's cell value, each with the
+/// probe of what it delivered on its channel (an actuator channel has none:
+/// its faults are stages), and the schedule that sets each at its `at_s`
+/// (default 0) and clears it after its `duration_s` (default: never).
+/// Other runs: none.
+///
+/// # Errors
+/// [`CampaignError::Axis`] for a value the axis' mode refuses;
+/// [`CampaignError::Fault`] for a schedule the injector refuses.
+fn grid_faults<'s>(
+    scenario: &'s Scenario,
+    spec: &RunSpec,
+    injector: &mut Injector,
+) -> Result<(Vec<GridFault<'s>>, FaultSchedule), CampaignError> {
+    // Grid cells: every axis' fault set at t = 0 and never cleared, with the
+    // probe of what it delivered on its channel.
+    let mut axes: Vec<(&Axis, f64, FaultSpec)> = Vec::new();
+    if spec.kind == RunKind::Grid {
+        for axis in &scenario.file.axes {
+            let v = spec.faults[&axis.name];
+            let fs = fault_spec(axis, v).map_err(|message| CampaignError::Axis {
+                axis: axis.name.clone(),
+                message,
+            })?;
+            // (An actuator channel has no probe: its faults are stages.)
+            if let (Some(probe), Ok(ch)) =
+                (delivered_probe(fs.mode), injector.channel_mut(&fs.channel))
+            {
+                ch.add_probe(probe);
+            }
+            axes.push((axis, v, fs));
+        }
+    }
+    // Each axis' fault set at its `at_s` (default 0) and held for its
+    // `duration_s` (default: to the end).
+    let schedule = FaultSchedule::new(
+        axes.iter()
+            .map(|(axis, _, fs)| {
+                let set_at = Duration::from_secs_f64(axis.at_s);
+                ScheduledFault {
+                    spec: fs.clone(),
+                    set_at,
+                    clear_at: axis.duration_s.map(|d| set_at + Duration::from_secs_f64(d)),
+                }
+            })
+            .collect(),
+    )
+    .map_err(|e| CampaignError::Fault {
+        path: scenario.path.display().to_string(),
+        field: "axes".into(),
+        error: Box::new(e),
+    })?;
+    Ok((axes, schedule))
+}
+
+/// The resilience test's driver of a test or baseline run (`None` for
+/// the other runs).
+///
+/// # Errors
+/// [`CampaignError::Axis`] if the run names no test of the scenario; the
+/// driver's own errors.
+fn test_driver(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    controller: &dyn Controller,
+) -> Result<Option<TestDriver>, CampaignError> {
+    Ok(match &spec.test {
+        Some(name) => {
+            let test = scenario
+                .file
+                .tests
+                .iter()
+                .find(|t| t.name == *name)
+                .ok_or_else(|| CampaignError::Axis {
+                    axis: name.clone(),
+                    message: "no such test in the scenario".into(),
+                })?;
+            let baseline = spec.kind == RunKind::Baseline;
+            let phase_s = spec.phase_s.unwrap_or(0.0);
+            Some(TestDriver::new(
+                test,
+                &scenario.world,
+                spec.seed,
+                baseline,
+                phase_s,
+                controller,
+            )?)
+        }
+        None => None,
+    })
+}
+
+/// The verdict class of a resilience-test fault run's baseline (the same
+/// seed without the fault), executed here so that the pairing does not
+/// depend on the order runs finish in; `None` for every other run.
+///
+/// # Errors
+/// As [`execute`] of the baseline.
+fn baseline_class(
+    scenario: &Scenario,
+    spec: &RunSpec,
+    provenance: &super::manifest::Provenance,
+) -> Result<Option<ClassifiedVerdict>, CampaignError> {
+    Ok(match (&spec.test, spec.kind) {
+        (Some(name), RunKind::Test)
+            if scenario
+                .file
+                .tests
+                .iter()
+                .any(|t| t.name == *name && t.baseline) =>
+        {
+            // The plan's baseline of this repeat (one for every phase of a
+            // phase-swept test): same seed, no fault.
+            let b = spec.baseline(name);
+            Some(
+                execute(scenario, &b, provenance)?
+                    .manifest
+                    .judgement
+                    .verdict_class,
+            )
+        }
+        _ => None,
+    })
+}
+
+/// Records in `detections` the stamp, s, of every rise of the study's
+/// status `det` to its level in this step's /diagnostics `arrays`: a rise
+/// from below the level counts, once `seen_below` (REQ-EXPECT-DIAG-LEVELS).
+fn note_detections(
+    det: &Detection,
+    arrays: Vec<DiagnosticArray>,
+    seen_below: &mut bool,
+    detections: &mut Vec<f64>,
+) {
+    for a in arrays {
+        for st in a.status.iter().filter(|st| st.name == det.diagnostic) {
+            // A rise from below the detection level counts; STALE
+            // ("no data") is neither below nor at a severity level
+            // unless the detection asks for STALE itself
+            // (REQ-EXPECT-DIAG-LEVELS).
+            if det.at_least.at_least_met_by(st.level) {
+                if *seen_below {
+                    detections.push(a.header.stamp.as_secs_f64());
+                }
+            } else if det.at_least == DiagLevel::Stale || DiagLevel::severity(st.level).is_some() {
+                *seen_below = true;
+            }
+        }
+    }
+}
+
+/// A grid run's fault records: one per axis, with the value it asked for,
+/// when its fault first touched a message, and what its channel counted and
+/// delivered (a sensor channel's probe; an actuator channel has none: its
+/// faults are stages).
+fn grid_fault_records(
+    axes: Vec<(&Axis, f64, FaultSpec)>,
+    first_applied: Vec<Option<f64>>,
+    injector: &Injector,
+) -> Vec<FaultRecord> {
+    axes.into_iter()
         .zip(first_applied)
         .map(|((axis, v, fs), first_applied_s)| {
             // Counters and clear time: a sensor channel's, or the actuator
@@ -469,40 +591,48 @@ pub fn execute_recording(
                 cleared_s,
             }
         })
-        .collect();
-    if let Some(d) = &driver {
-        fault_records.extend(d.fault_records(&injector));
-    }
+        .collect()
+}
 
-    let detection = detection.map(|det| {
-        let applied = fault_records
+/// The detection record of a run: when the controller first raised the
+/// study's status at or above its level, and the first time while a fault
+/// was active (from its first application to its clear or the end), with
+/// the latency from that application. `detections` are the rise times, s.
+fn detection_record(
+    det: &Detection,
+    fault_records: &[FaultRecord],
+    detections: &[f64],
+) -> DetectionRecord {
+    let applied = fault_records
+        .iter()
+        .filter_map(|f| f.first_applied_s)
+        .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))));
+    // While the fault is active: from its first application to its
+    // clear (a timed axis) or the end; a refusal of the fix jumping
+    // back when the fault ends is not a detection of it.
+    let cleared = fault_records
+        .iter()
+        .filter_map(|f| f.cleared_s)
+        .fold(f64::INFINITY, f64::min);
+    let first_s = detections.iter().copied().reduce(f64::min);
+    let after_fault_s = applied.and_then(|a| {
+        detections
             .iter()
-            .filter_map(|f| f.first_applied_s)
-            .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))));
-        // While the fault is active: from its first application to its
-        // clear (a timed axis) or the end; a refusal of the fix jumping
-        // back when the fault ends is not a detection of it.
-        let cleared = fault_records
-            .iter()
-            .filter_map(|f| f.cleared_s)
-            .fold(f64::INFINITY, f64::min);
-        let first_s = detections.iter().copied().reduce(f64::min);
-        let after_fault_s = applied.and_then(|a| {
-            detections
-                .iter()
-                .copied()
-                .filter(|t| *t >= a && *t < cleared)
-                .reduce(f64::min)
-        });
-        DetectionRecord {
-            diagnostic: det.diagnostic.clone(),
-            first_s,
-            after_fault_s,
-            latency_s: after_fault_s.zip(applied).map(|(t, a)| t - a),
-        }
+            .copied()
+            .filter(|t| *t >= a && *t < cleared)
+            .reduce(f64::min)
     });
+    DetectionRecord {
+        diagnostic: det.diagnostic.clone(),
+        first_s,
+        after_fault_s,
+        latency_s: after_fault_s.zip(applied).map(|(t, a)| t - a),
+    }
+}
 
-    let contacts = plant
+/// The plant's contacts as the manifest records them.
+fn contact_records(plant: &Plant) -> Vec<ContactRecord> {
+    plant
         .contacts()
         .iter()
         .map(|c| ContactRecord {
@@ -511,60 +641,25 @@ pub fn execute_recording(
             y_m: c.y_m,
             with: c.with.clone(),
         })
-        .collect();
+        .collect()
+}
 
-    let grid_tl = grid_timeline(&axis_names, &axis_at_s, &requested, &fault_records);
-    let manifest = Manifest {
-        schema: super::manifest::MANIFEST_SCHEMA.into(),
-        run_id: spec.run_id.clone(),
-        kind: spec.kind,
-        harness_only: spec.kind == RunKind::Canary,
-        scenario_name: scenario.file.name.clone(),
-        scenario_hash: scenario.hash.clone(),
-        seed: spec.seed,
-        provenance: provenance.clone(),
-        cell: spec.cell(),
-        faults: fault_records,
-        self_report,
-        self_report_at_s,
-        judgement: match driver {
-            Some(d) => d.finish(plant.now(), baseline_class.as_ref()),
-            None => RunJudgement {
-                timeline: grid_tl,
-                ..RunJudgement::from_invariants(&verdict)
-            },
-        },
-        verdict,
-        contacts,
-        final_goal_distance_m,
-        isolation,
-        trace_file: trace_file(&spec.run_id),
-        trace_sha256: String::new(),
-        provenance_sha256: None,
-        sim_time_s: plant.now().as_secs_f64(),
-        wall_time_s: wall.elapsed().as_secs_f64(),
-        graph: None,
-        detection,
-    };
-    let provenance_csv = record_provenance.then(|| {
-        let mut touches: Vec<(usize, kraken_faults::Touch)> = Vec::new();
-        for (i, c) in injector.channels_mut().iter_mut().enumerate() {
-            touches.extend(c.take_touches().into_iter().map(|t| (i, t)));
-        }
-        let n = injector.channels().len();
-        for (i, c) in injector.raw_channels_mut().enumerate() {
-            touches.extend(c.take_touches().into_iter().map(|t| (n + i, t)));
-        }
-        // Stable: a channel's rows are already in (seq, output) order.
-        touches.sort_by_key(|(i, t)| (t.received, *i));
-        let rows: Vec<kraken_faults::Touch> = touches.into_iter().map(|(_, t)| t).collect();
-        kraken_faults::provenance::to_csv(&rows)
-    });
-    Ok(RunOutput {
-        manifest,
-        trace_csv: trace.finish(),
-        provenance_csv,
-    })
+/// Which faults touched each message of every channel, as
+/// `kraken_faults::provenance` CSV (REQ-FAULT-PROVENANCE), in the order
+/// the messages were received.
+fn provenance_csv(injector: &mut Injector) -> String {
+    let mut touches: Vec<(usize, kraken_faults::Touch)> = Vec::new();
+    for (i, c) in injector.channels_mut().iter_mut().enumerate() {
+        touches.extend(c.take_touches().into_iter().map(|t| (i, t)));
+    }
+    let n = injector.channels().len();
+    for (i, c) in injector.raw_channels_mut().enumerate() {
+        touches.extend(c.take_touches().into_iter().map(|t| (n + i, t)));
+    }
+    // Stable: a channel's rows are already in (seq, output) order.
+    touches.sort_by_key(|(i, t)| (t.received, *i));
+    let rows: Vec<kraken_faults::Touch> = touches.into_iter().map(|(_, t)| t).collect();
+    kraken_faults::provenance::to_csv(&rows)
 }
 
 /// Marks each axis of `axes` whose fault the schedule has set by `now`
