@@ -210,6 +210,11 @@ class Peer(Node):
         self.imu(t)
         if k % FIX_EVERY == 0:
             self.fix(t, north_offset)
+        # DDS keeps no order across topics: give the inputs a head start on
+        # the tick, so that they reach the node before it (what this test
+        # checks is the node's holding and fusing, not a race it cannot
+        # win; seen lost on a machine at load 9 without the pause).
+        self.spin_for(0.005)
         self.clock(t)
         self.spin_for(0.02)
         return t
