@@ -72,26 +72,20 @@
 //! canary run of a study; the oracle must judge that run a safety violation.
 //! Environment: `ROS_DOMAIN_ID`, `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, ensure, Context, Result};
-use breakbench_navigator::controller::{Controller, OpenLoop};
-use breakbench_navigator::health::Sensor;
-use breakbench_navigator::{Navigator, NavigatorConfig, PoseSource};
+use anyhow::{bail, Result};
 use breakbench_ros::ros2_client::qos::{Durability, History};
-use breakbench_ros::ros2_client::{Publisher, RmwRequestId};
-use breakbench_ros::{
-    qos, to_stamp, Msg, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown, SimClock,
-};
-use breakbench_world::World;
+use breakbench_ros::{qos, Msg, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_interfaces::ros::{
-    Clock, DiagnosticArray, Header, LaserScan, Log, Odometry, StringMsg, Time, Twist, TwistStamped,
-    Vector3,
-};
-use kraken_interfaces::{ResetRunRequest, ResetRunResponse, SelfReport};
+use kraken_interfaces::ros::{Clock, DiagnosticArray, LaserScan, Log, Odometry, StringMsg, Time};
+
+mod handlers;
+mod params;
+
+use handlers::{CmdPub, Event, Io, NavNode};
+use params::Params;
 
 const NODE_NAME: &str = "simple_navigator";
 
@@ -149,23 +143,6 @@ fn trace_log(l: &Log) {
     }
 }
 
-// Odometry arrives at 50 Hz: moved once, not boxed.
-#[allow(clippy::large_enum_variant)]
-enum Event {
-    /// `/odom` (wheel odometry).
-    Odom(Odometry),
-    /// `/odometry/filtered` (with `pose_source: estimator`).
-    Pose(Odometry),
-    Scan(LaserScan),
-    Clock(Clock),
-    Reset(RmwRequestId, ResetRunRequest),
-}
-
-enum CmdPub {
-    Twist(Publisher<Twist>),
-    Stamped(Publisher<TwistStamped>),
-}
-
 pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "simple_navigator",
@@ -192,70 +169,61 @@ fn run() -> Result<()> {
     }
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
-    let nav_file = PathBuf::from(args.param_string("navigator_file", "config/navigator.yaml")?);
-    let mut cfg = NavigatorConfig::load(&nav_file)
-        .with_context(|| format!("parameter 'navigator_file' = {}", nav_file.display()))?;
-    match args.param_string("pose_source", "")?.as_str() {
-        "" => {}
-        "wheel_odometry" => cfg.pose_source = PoseSource::WheelOdometry,
-        "estimator" => cfg.pose_source = PoseSource::Estimator,
-        other => bail!(
-            "parameter 'pose_source' = {other:?}: expected \"\" (the navigator file's), \"wheel_odometry\" or \"estimator\""
-        ),
-    }
-    // With the estimator, the pose comes from ekf_node's odometry/filtered
-    // (map frame) and the goal is the world goal centre in map, as in the
-    // in-process stack (breakbench_navigator::stack).
-    let estimator = cfg.pose_source == PoseSource::Estimator;
-    let goal = match (args.params.get("goal_x_m"), args.params.get("goal_y_m")) {
-        (Some(_), Some(_)) => [
-            args.param_f64("goal_x_m", 0.0)?,
-            args.param_f64("goal_y_m", 0.0)?,
-        ],
-        (None, None) => {
-            let wf = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
-            let world = World::load(&wf)
-                .with_context(|| format!("parameter 'world_file' = {}", wf.display()))?;
-            if estimator {
-                world.goal.center_m
-            } else {
-                world.goal_in_odom()
-            }
-        }
-        _ => bail!("parameters 'goal_x_m' and 'goal_y_m' go together"),
-    };
-    ensure!(
-        goal.iter().all(|v| v.is_finite()),
-        "goal {goal:?} is not finite"
-    );
-    let wait_max = args.param_f64("input_wait_max_s", 0.05)?;
-    ensure!(
-        wait_max.is_finite() && wait_max >= 0.0,
-        "parameter 'input_wait_max_s' must be >= 0, got {wait_max}"
-    );
-    let wait_max = Duration::from_secs_f64(wait_max);
-    let report_hz = args.param_f64("self_report_rate_hz", 1.0)?;
-    ensure!(
-        report_hz.is_finite() && report_hz > 0.0,
-        "parameter 'self_report_rate_hz' must be > 0, got {report_hz}"
-    );
-    let stamped = args.param_bool("cmd_vel_stamped", false)?;
-    let open_loop_m_s = args.param_f64("open_loop_linear_m_s", 0.0)?;
-    let open_loop_s = args.param_f64("open_loop_duration_s", 0.0)?;
-    ensure!(
-        open_loop_m_s.is_finite() && open_loop_s.is_finite() && open_loop_s >= 0.0,
-        "parameters 'open_loop_linear_m_s' = {open_loop_m_s} and 'open_loop_duration_s' = {open_loop_s}: finite, duration >= 0"
-    );
-    let fresh_open_loop =
-        || (open_loop_m_s != 0.0).then(|| OpenLoop::new(open_loop_m_s, open_loop_s));
-    let mut open_loop = fresh_open_loop();
-    let report_period = Duration::from_secs_f64(1.0 / report_hz);
-    let period = cfg.control_period();
-
+    let p = Params::read(&args)?;
     let mut node = RosNode::new(env, args)?;
+    // The entities after the node: dropped before it.
+    let io = open(&mut node, &p)?;
+    let _spinner = node.spawn_spinner()?;
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        navigator = %p.nav_file.display(),
+        goal_odom_m = ?p.goal,
+        sim_time = matches!(node.clock, NodeClock::Sim(_)),
+        odom = %node.args.resolve("/odom"),
+        pose = %node.args.resolve(if p.estimator { "/odometry/filtered" } else { "/odom" }),
+        scan = %node.args.resolve("/scan"),
+        cmd_vel = %node.args.resolve("/cmd_vel"),
+        "ready"
+    );
+    let mut events = shutdown.until(select_all(streams(&io)));
+    let mut nav = NavNode::new(&p, &io, node.clock.clone());
+    smol::block_on(async {
+        loop {
+            let ev = {
+                let next = events.next();
+                futures::pin_mut!(next);
+                let timer = smol::Timer::at(nav.deadline());
+                match futures::future::select(next, Box::pin(timer)).await {
+                    futures::future::Either::Left((Some(ev), _)) => Some(ev),
+                    futures::future::Either::Left((None, _)) if shutdown.is_requested() => {
+                        return Ok(())
+                    }
+                    futures::future::Either::Left((None, _)) => bail!("input streams ended"),
+                    futures::future::Either::Right(_) => None,
+                }
+            };
+            match ev {
+                // A reset starts the schedule afresh: nothing more this wake-up.
+                Some(Event::Reset(id, req)) => {
+                    nav.on_event(Event::Reset(id, req));
+                    continue;
+                }
+                Some(ev) => nav.on_event(ev),
+                None => {}
+            }
+            nav.after_event();
+        }
+    })
+}
+
+/// The node's subscriptions, publishers and `~/reset` server, in the order
+/// they were always created.
+fn open(node: &mut RosNode, p: &Params) -> Result<Io> {
     let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
     let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
-    let filtered_sub = match estimator {
+    let filtered_sub = match p.estimator {
         true => Some(node.subscription::<Odometry>("/odometry/filtered", deep())?),
         false => None,
     };
@@ -264,15 +232,11 @@ fn run() -> Result<()> {
     // /clock publishers too: rclcpp's ClockQoS, `ros2 bag play --clock`,
     // Gazebo's bridge; a reliable reader never matches those) and deep, so
     // that a burst of lock-step instants is queued, not overwritten.
-    let sim = match &node.clock {
-        NodeClock::Sim(c) => Some(c.clone()),
+    let clock_sub = match &node.clock {
+        NodeClock::Sim(_) => Some(node.subscription::<Clock>("/clock", qos::subscribe(DEPTH))?),
         NodeClock::Wall => None,
     };
-    let clock_sub = match sim {
-        Some(_) => Some(node.subscription::<Clock>("/clock", qos::subscribe(DEPTH))?),
-        None => None,
-    };
-    let cmd_pub = if stamped {
+    let cmd_pub = if p.stamped {
         CmdPub::Stamped(node.publisher("/cmd_vel", deep())?)
     } else {
         CmdPub::Twist(node.publisher("/cmd_vel", deep())?)
@@ -288,40 +252,40 @@ fn run() -> Result<()> {
             }),
     )?;
     let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
-    let _spinner = node.spawn_spinner()?;
-    let clock = node.clock.clone();
-    tracing::info!(
-        node = %node.args.fully_qualified_name(),
-        domain_id = env.domain_id,
-        rmw = env.rmw.name(),
-        navigator = %nav_file.display(),
-        goal_odom_m = ?goal,
-        sim_time = sim.is_some(),
-        odom = %node.args.resolve("/odom"),
-        pose = %node.args.resolve(if estimator { "/odometry/filtered" } else { "/odom" }),
-        scan = %node.args.resolve("/scan"),
-        cmd_vel = %node.args.resolve("/cmd_vel"),
-        "ready"
-    );
+    Ok(Io {
+        odom_sub,
+        filtered_sub,
+        scan_sub,
+        clock_sub,
+        cmd_pub,
+        report_pub,
+        diag_pub,
+        rosout_pub,
+        reset_srv,
+    })
+}
 
+/// Every input of `io` as one stream of [`Event`]s, in the old order:
+/// /odom, /scan, /odometry/filtered, /clock, ~/reset.
+fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
     let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
-        odom_sub
+        io.odom_sub
             .async_stream()
             .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
             .boxed_local(),
-        scan_sub
+        io.scan_sub
             .async_stream()
             .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Scan(m))))
             .boxed_local(),
     ];
-    if let Some(f) = &filtered_sub {
+    if let Some(f) = &io.filtered_sub {
         streams.push(
             f.async_stream()
                 .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Pose(m))))
                 .boxed_local(),
         );
     }
-    if let Some(c) = &clock_sub {
+    if let Some(c) = &io.clock_sub {
         streams.push(
             c.async_stream()
                 .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Clock(m))))
@@ -329,225 +293,12 @@ fn run() -> Result<()> {
         );
     }
     streams.push(
-        reset_srv
+        io.reset_srv
             .receive_request_stream()
             .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
             .boxed_local(),
     );
-    let mut events = shutdown.until(select_all(streams));
-
-    let mut nav = Navigator::new(cfg.clone(), goal);
-    // Sim time runs from 0; on wall time the navigator's clock starts now.
-    let mut epoch = if sim.is_some() {
-        Duration::ZERO
-    } else {
-        clock.now()
-    };
-    let mut next_control = Duration::ZERO;
-    let mut pending: Option<Duration> = None;
-    let mut scans: Vec<LaserScan> = Vec::new();
-    let mut next_report: Option<Instant> = None;
-    let mut ticks = 0u64;
-    // The pose stream of the input barrier: /odom, or /odometry/filtered.
-    let mut odom_stream = StampStream::default();
-    let mut scan_stream = StampStream::default();
-    let mut pending_since = Instant::now();
-
-    smol::block_on(async {
-        loop {
-            let wall = Instant::now();
-            let mut deadline = wall + Duration::from_millis(100);
-            if let Some(r) = next_report {
-                deadline = deadline.min(r);
-            }
-            if pending.is_some() {
-                deadline = deadline.min(pending_since + wait_max);
-            } else if sim.is_none() {
-                let now = clock.now() - epoch;
-                deadline = deadline.min(wall + next_control.saturating_sub(now));
-            }
-            let ev = {
-                let next = events.next();
-                futures::pin_mut!(next);
-                let timer = smol::Timer::at(deadline);
-                match futures::future::select(next, Box::pin(timer)).await {
-                    futures::future::Either::Left((Some(ev), _)) => Some(ev),
-                    futures::future::Either::Left((None, _)) if shutdown.is_requested() => {
-                        return Ok(())
-                    }
-                    futures::future::Either::Left((None, _)) => bail!("input streams ended"),
-                    futures::future::Either::Right(_) => None,
-                }
-            };
-            match ev {
-                Some(Event::Odom(o)) => {
-                    let rx = clock.now().saturating_sub(epoch);
-                    let stamp = on_nav_clock(o.header.stamp, epoch);
-                    nav.health_mut().on_message(Sensor::Odom, rx, stamp);
-                    if !estimator {
-                        odom_stream.saw(o.header.stamp.as_nanos());
-                        nav.on_odom(&o);
-                    }
-                }
-                Some(Event::Pose(o)) => {
-                    odom_stream.saw(o.header.stamp.as_nanos());
-                    nav.on_odom(&o);
-                }
-                Some(Event::Scan(s)) => {
-                    scan_stream.saw(s.header.stamp.as_nanos());
-                    let rx = clock.now().saturating_sub(epoch);
-                    let stamp = on_nav_clock(s.header.stamp, epoch);
-                    nav.health_mut().on_message(Sensor::Scan, rx, stamp);
-                    scans.push(s);
-                }
-                Some(Event::Clock(c)) => {
-                    if let Some(s) = &sim {
-                        SimClock::update(s, &c);
-                    }
-                }
-                Some(Event::Reset(id, req)) => {
-                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
-                    // a fresh controller and schedule, as at start-up; the
-                    // inputs already queued are the previous run's.
-                    while let Ok(Some(_)) = odom_sub.take() {}
-                    while let Ok(Some(_)) = scan_sub.take() {}
-                    if let Some(f) = &filtered_sub {
-                        while let Ok(Some(_)) = f.take() {}
-                    }
-                    if let Some(c) = &clock_sub {
-                        while let Ok(Some(_)) = c.take() {}
-                    }
-                    if let Some(s) = &sim {
-                        s.reset();
-                    }
-                    nav = Navigator::new(cfg.clone(), goal);
-                    open_loop = fresh_open_loop();
-                    epoch = if sim.is_some() {
-                        Duration::ZERO
-                    } else {
-                        clock.now()
-                    };
-                    next_control = Duration::ZERO;
-                    pending = None;
-                    scans.clear();
-                    next_report = None;
-                    ticks = 0;
-                    odom_stream = StampStream::default();
-                    scan_stream = StampStream::default();
-                    tracing::info!(run_id = %req.run_id, "reset: a fresh controller");
-                    let resp = ResetRunResponse {
-                        success: true,
-                        message: format!("a fresh controller for run {}", req.run_id),
-                    };
-                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
-                        tracing::warn!("~/reset: response not sent: {e:?}");
-                    }
-                    continue;
-                }
-                None => {}
-            }
-            let now = clock.now().saturating_sub(epoch);
-            if pending.is_none()
-                && now >= next_control
-                && (sim.is_none() || sim.as_ref().is_some_and(|s| s.has_time()))
-            {
-                pending = Some(now);
-                pending_since = Instant::now();
-                while next_control <= now {
-                    next_control += period;
-                }
-            }
-            if let Some(t) = pending {
-                let t_ns = (t + epoch).as_nanos() as i64;
-                let w = Instant::now();
-                let ready = (odom_stream.fresh(t_ns) && scan_stream.fresh(t_ns))
-                    || w >= pending_since + wait_max;
-                if ready {
-                    let c = match &mut open_loop {
-                        Some(canary) => {
-                            scans.clear();
-                            canary.tick(t)
-                        }
-                        None => {
-                            for s in scans.drain(..) {
-                                nav.on_scan(&s);
-                            }
-                            nav.tick(t)
-                        }
-                    };
-                    let twist = Twist {
-                        linear: Vector3 {
-                            x: c.linear_m_s,
-                            y: 0.0,
-                            z: 0.0,
-                        },
-                        angular: Vector3 {
-                            x: 0.0,
-                            y: 0.0,
-                            z: c.angular_rad_s,
-                        },
-                    };
-                    let r = match &cmd_pub {
-                        CmdPub::Twist(p) => p.publish(twist).map_err(|e| format!("{e:?}")),
-                        CmdPub::Stamped(p) => p
-                            .publish(TwistStamped {
-                                header: Header {
-                                    stamp: to_stamp(t + epoch),
-                                    frame_id: "base_link".into(),
-                                },
-                                twist,
-                            })
-                            .map_err(|e| format!("{e:?}")),
-                    };
-                    if let Err(e) = r {
-                        tracing::warn!("/cmd_vel: publish failed: {e}");
-                    }
-                    // The canary says nothing (its navigator never ticks).
-                    let (logs, diagnostics) = match open_loop {
-                        Some(_) => (Vec::new(), Vec::new()),
-                        None => (
-                            nav.health_mut().take_logs(),
-                            nav.health_mut().take_diagnostics(),
-                        ),
-                    };
-                    for mut l in logs {
-                        trace_log(&l);
-                        l.stamp = on_node_clock(l.stamp, epoch);
-                        if let Err(e) = rosout_pub.publish(l) {
-                            tracing::warn!("/rosout: publish failed: {e:?}");
-                        }
-                    }
-                    for mut a in diagnostics {
-                        a.header.stamp = on_node_clock(a.header.stamp, epoch);
-                        if let Err(e) = diag_pub.publish(a) {
-                            tracing::warn!("/diagnostics: publish failed: {e:?}");
-                        }
-                    }
-                    ticks += 1;
-                    pending = None;
-                    if next_report.is_none() {
-                        if let Some((r, at)) = nav.self_report() {
-                            tracing::info!(report = ?r, at_s = at.as_secs_f64(), ticks, "self-report");
-                            next_report = Some(Instant::now());
-                        }
-                    }
-                }
-            }
-            if let (Some(r), Some((rep, _))) = (next_report, nav.self_report()) {
-                if Instant::now() >= r {
-                    let data = match rep {
-                        SelfReport::Success => "success",
-                        SelfReport::Failure => "failure",
-                        SelfReport::None => "none",
-                    };
-                    if let Err(e) = report_pub.publish(StringMsg { data: data.into() }) {
-                        tracing::warn!("/navigator/self_report: publish failed: {e:?}");
-                    }
-                    next_report = Some(r + report_period);
-                }
-            }
-        }
-    })
+    streams
 }
 
 #[cfg(test)]
