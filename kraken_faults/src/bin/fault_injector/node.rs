@@ -72,6 +72,10 @@ use relay::{FaultNode, Then};
 
 const NODE_NAME: &str = "fault_injector";
 
+/// The target of the node's log lines, its handlers' included (they live
+/// in submodules; the lines stay `fault_injector::node: ...`).
+const LOG_TARGET: &str = module_path!();
+
 /// Exit code when the production guard refuses to start.
 const EXIT_GUARD: u8 = 2;
 /// Exit code for an invalid parameter value (same as the guard: nothing ran).

@@ -11,6 +11,7 @@ use kraken_interfaces::{
 };
 
 use super::wiring::{Inputs, Services};
+use super::LOG_TARGET;
 
 /// A typed channel's input subscription.
 pub(super) enum ChanSub {
@@ -45,7 +46,7 @@ where
             let ev = match r {
                 Ok((m, _info)) => Some(Event::Input(idx, wrap(m))),
                 Err(e) => {
-                    tracing::warn!("channel #{idx}: receive error {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "channel #{idx}: receive error {e:?}");
                     None
                 }
             };
@@ -72,7 +73,7 @@ fn dyn_input_stream(sub: &Subscription<RawCdr>, i: usize) -> LocalBoxStream<'_, 
             std::future::ready(match r {
                 Ok((m, _info)) => Some(Event::DynInput(i, m)),
                 Err(e) => {
-                    tracing::warn!("dynamic channel #{i}: receive error {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "dynamic channel #{i}: receive error {e:?}");
                     None
                 }
             })
@@ -97,7 +98,7 @@ where
             std::future::ready(match r {
                 Ok((id, Msg(req))) => Some(wrap(id, req)),
                 Err(e) => {
-                    tracing::warn!("{what}: bad request {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "{what}: bad request {e:?}");
                     None
                 }
             })

@@ -16,6 +16,7 @@ use super::events::Event;
 use super::state::{release, release_dyn, Faults, HeapTrim};
 use super::wiring::{Outputs, Services};
 use super::Params;
+use super::LOG_TARGET;
 
 /// What the loop does after an event.
 pub(super) enum Then {
@@ -186,7 +187,7 @@ impl<'s> FaultNode<'s> {
     fn on_input(&mut self, i: usize, msg: SensorMsg, now: Duration) {
         let f = &mut self.f;
         if let Err(e) = f.injector.push(&self.names[i], msg, now, &mut f.rngs[i]) {
-            tracing::warn!("channel {}: {e}", self.names[i]);
+            tracing::warn!(target: LOG_TARGET, "channel {}: {e}", self.names[i]);
         }
         release(
             &mut f.injector,
@@ -211,6 +212,7 @@ impl<'s> FaultNode<'s> {
                         clock: kraken_interfaces::ros::Time { sec, nanosec },
                     }),
                     None => tracing::warn!(
+                        target: LOG_TARGET,
                         "channel {}: a message that is not a rosgraph_msgs/msg/Clock",
                         self.f.dyns[i].name
                     ),
@@ -266,7 +268,7 @@ impl<'s> FaultNode<'s> {
                 if let Err(e) = tf.publish(TFMessage {
                     transforms: vec![tr],
                 }) {
-                    tracing::warn!("/tf keep-alive: {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "/tf keep-alive: {e:?}");
                 }
             }
             t.next_keepalive[i] = wall + *p;
@@ -312,7 +314,7 @@ impl<'s> FaultNode<'s> {
     /// `~/stack_status`.
     fn publish_status(&self, st: FaultStatus, now: Duration) {
         if let Err(e) = self.out.status.publish(st) {
-            tracing::warn!("status: {e:?}");
+            tracing::warn!(target: LOG_TARGET, "status: {e:?}");
         }
         // Typed channels first (typed fault, then stages), then
         // the dynamic ones.
@@ -332,7 +334,7 @@ impl<'s> FaultNode<'s> {
                 .collect(),
         };
         if let Err(e) = self.out.stack_status.publish(arr) {
-            tracing::warn!("stack_status: {e:?}");
+            tracing::warn!(target: LOG_TARGET, "stack_status: {e:?}");
         }
     }
 }

@@ -16,6 +16,7 @@ use kraken_interfaces::{
 
 use super::relay::FaultNode;
 use super::state::{bounded_reply, stack_of, unknown_channel, Faults};
+use super::LOG_TARGET;
 
 /// Sends `resp` to request `id` of `srv`; a failure is logged as
 /// "`what`: response not sent".
@@ -25,7 +26,7 @@ where
     Resp: serde::Serialize + serde::de::DeserializeOwned + 'static,
 {
     if let Err(e) = srv.send_response(id, Msg(resp)) {
-        tracing::warn!("{what}: response not sent: {e:?}");
+        tracing::warn!(target: LOG_TARGET, "{what}: response not sent: {e:?}");
     }
 }
 
@@ -64,9 +65,9 @@ impl FaultNode<'_> {
             },
         };
         if resp.success {
-            tracing::info!("set_fault_stack: {}", resp.message);
+            tracing::info!(target: LOG_TARGET, "set_fault_stack: {}", resp.message);
         } else {
-            tracing::warn!("set_fault_stack rejected: {}", resp.message);
+            tracing::warn!(target: LOG_TARGET, "set_fault_stack rejected: {}", resp.message);
         }
         let resp = SetFaultStackResponse {
             message: bounded_reply(resp.message),
@@ -105,9 +106,9 @@ impl FaultNode<'_> {
             },
         };
         if resp.success {
-            tracing::info!("clear_fault_stage: {}", resp.message);
+            tracing::info!(target: LOG_TARGET, "clear_fault_stage: {}", resp.message);
         } else {
-            tracing::warn!("clear_fault_stage rejected: {}", resp.message);
+            tracing::warn!(target: LOG_TARGET, "clear_fault_stage rejected: {}", resp.message);
         }
         let resp = ClearFaultStageResponse {
             message: bounded_reply(resp.message),
@@ -144,14 +145,14 @@ impl FaultNode<'_> {
                     mode_name(spec.mode).unwrap_or("?"),
                     spec.channel
                 );
-                tracing::info!("{msg}");
+                tracing::info!(target: LOG_TARGET, "{msg}");
                 SetFaultResponse {
                     success: true,
                     message: msg,
                 }
             }
             Err(e) => {
-                tracing::warn!("set_fault rejected: {e}");
+                tracing::warn!(target: LOG_TARGET, "set_fault rejected: {e}");
                 SetFaultResponse {
                     success: false,
                     message: e.to_string(),
@@ -174,7 +175,7 @@ impl FaultNode<'_> {
         for t in &mut self.f.typed.stacks {
             t.stack_mut().clear_all(now);
         }
-        tracing::info!("cleared all faults");
+        tracing::info!(target: LOG_TARGET, "cleared all faults");
         let resp = TriggerResponse {
             success: true,
             message: "all faults cleared".into(),
@@ -196,6 +197,7 @@ impl FaultNode<'_> {
                     s.reset();
                 }
                 tracing::info!(
+                    target: LOG_TARGET,
                     run_id = %req.run_id,
                     seed = req.seed,
                     "reset: every fault cleared, streams re-seeded"

@@ -19,6 +19,7 @@ use kraken_interfaces::FaultStatus;
 
 use super::events::ChanSub;
 use super::state::{channel_qos, ChanPub, Faults};
+use super::LOG_TARGET;
 
 /// What the event streams read (borrowed by them for the node's life).
 pub(super) struct Inputs {
@@ -154,6 +155,7 @@ fn typed_channels(
             ),
         };
         tracing::info!(
+            target: LOG_TARGET,
             channel = %c.name,
             input = %node.args.resolve(i),
             output = %node.args.resolve(o),
@@ -180,6 +182,7 @@ fn dynamic_channels(
         dyn_subs.push(node.raw_subscription(i, &c.type_name, sub_qos)?);
         dyn_pubs.push(node.raw_publisher(o, &c.type_name, pub_qos)?);
         tracing::info!(
+            target: LOG_TARGET,
             channel = %c.name,
             input = %node.args.resolve(i),
             output = %node.args.resolve(o),
