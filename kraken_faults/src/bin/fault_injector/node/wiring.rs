@@ -21,6 +21,11 @@ use super::events::ChanSub;
 use super::state::{channel_qos, ChanPub, Faults};
 use super::LOG_TARGET;
 
+/// A dynamic channel's raw input.
+type RawSub = Subscription<RawCdr>;
+/// A dynamic channel's raw output.
+type RawPub = Publisher<RawCdr>;
+
 /// What the event streams read (borrowed by them for the node's life).
 pub(super) struct Inputs {
     /// Typed channels' inputs, in `channels` order.
@@ -173,7 +178,7 @@ fn typed_channels(
 fn dynamic_channels(
     node: &mut RosNode,
     cfg: &ChannelsConfig,
-) -> Result<(Vec<Subscription<RawCdr>>, Vec<Publisher<RawCdr>>)> {
+) -> Result<(Vec<RawSub>, Vec<RawPub>)> {
     let mut dyn_subs = Vec::new();
     let mut dyn_pubs = Vec::new();
     for c in &cfg.dynamic_channels {
