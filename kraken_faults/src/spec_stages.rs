@@ -77,65 +77,16 @@ pub fn stages_for_spec(
         message_count: spec.message_count,
         message_every: spec.message_every,
     };
-    let delivery = |fault: StageFault| {
-        Ok(vec![StageSpec {
-            fault,
-            window: window.clone(),
-            select: None,
-        }])
-    };
-    let field_mode = match spec.mode {
-        FaultSpec::DROPOUT => return delivery(StageFault::Drop { probability: 1.0 }),
-        FaultSpec::PACKET_LOSS => {
-            let model =
-                match spec.loss_model {
-                    FaultSpec::LOSS_BERNOULLI => LossModelName::Bernoulli,
-                    FaultSpec::LOSS_BURST => LossModelName::Burst,
-                    FaultSpec::LOSS_GILBERT_ELLIOTT => LossModelName::GilbertElliott,
-                    other => return Err(FaultError::InvalidParameter {
-                        mode,
-                        field: "loss_model",
-                        value: f64::from(other),
-                        reason:
-                            "must be LOSS_BERNOULLI (0), LOSS_BURST (1) or LOSS_GILBERT_ELLIOTT (2)"
-                                .into(),
-                    }),
-                };
-            return delivery(StageFault::Loss {
-                model,
-                loss_probability: spec.loss_probability,
-                burst_length: spec.burst_length,
-                recovery_probability: spec.recovery_probability,
-            });
+    let field_mode = match stage_kind(spec, mode)? {
+        Some(StageKind::Delivery(fault)) => {
+            return Ok(vec![StageSpec {
+                fault,
+                window,
+                select: None,
+            }])
         }
-        FaultSpec::DELAY => {
-            return delivery(StageFault::Delay {
-                delay_s: spec.delay_s,
-            })
-        }
-        FaultSpec::JITTER => {
-            return delivery(StageFault::Jitter {
-                jitter_s: spec.jitter_s,
-            })
-        }
-        FaultSpec::DUPLICATE => {
-            return delivery(StageFault::Duplicate {
-                copies: 1,
-                probability: spec.probability,
-            })
-        }
-        FaultSpec::REORDER => {
-            return delivery(StageFault::Reorder {
-                probability: spec.probability,
-            })
-        }
-        FaultSpec::BIAS_RAMP => FieldMode::BiasRamp,
-        FaultSpec::BIAS => FieldMode::Bias,
-        FaultSpec::SCALE => FieldMode::Scale,
-        FaultSpec::STUCK => FieldMode::Stuck,
-        FaultSpec::GARBAGE => FieldMode::Garbage,
-        FaultSpec::SATURATION => FieldMode::Saturation,
-        _ => {
+        Some(StageKind::Field(m)) => m,
+        None => {
             return Err(unsupported(
                 "no field-path equivalent on a raw channel; build it with ~/set_fault_stack".into(),
             ))
@@ -154,57 +105,145 @@ pub fn stages_for_spec(
         ));
     }
     if spec.mode == FaultSpec::BIAS && spec.step_at_s != 0.0 {
-        if !(spec.step_at_s.is_finite()
-            && (0.0..=crate::params::MAX_TIME_S).contains(&spec.step_at_s))
-        {
-            return Err(FaultError::InvalidParameter {
-                mode,
-                field: "step_at_s",
-                value: spec.step_at_s,
-                reason: format!("must be finite and in [0, {}] s", crate::params::MAX_TIME_S),
-            });
-        }
-        if spec.period_s > 0.0 {
-            return Err(unsupported(
-                "an intermittent bias with step_at_s; give the windows with ~/set_fault_stack"
-                    .into(),
-            ));
-        }
-        if spec.duration_s > 0.0 && spec.step_at_s >= spec.duration_s {
-            return Err(unsupported(format!(
-                "step_at_s {} s is not before duration_s {} s: the bias would never act",
-                spec.step_at_s, spec.duration_s
-            )));
-        }
-        window.at_s = spec.step_at_s;
-        if spec.duration_s > 0.0 {
-            window.duration_s = spec.duration_s - spec.step_at_s;
-        }
+        bias_step_window(spec, mode, &mut window).map_err(|e| match e {
+            Refusal::Error(e) => e,
+            Refusal::Unsupported(reason) => unsupported(reason),
+        })?;
     }
     Ok(fields
         .iter()
-        .map(|path| {
-            let mut f = FieldFaultSpec::new(path, field_mode);
-            match field_mode {
-                FieldMode::BiasRamp => f.bias_rate_per_s = Some(spec.bias_rate),
-                FieldMode::Bias => f.bias = Some(spec.bias),
-                FieldMode::Scale => f.scale_factor = Some(spec.scale_factor),
-                FieldMode::Garbage => {
-                    f.garbage_min = Some(spec.garbage_min);
-                    f.garbage_max = Some(spec.garbage_max);
-                    f.allow_non_finite = Some(spec.allow_non_finite);
-                }
-                FieldMode::Saturation => {
-                    f.min = Some(-spec.saturation_limit);
-                    f.max = Some(spec.saturation_limit);
-                }
-                _ => {}
-            }
-            StageSpec {
-                fault: StageFault::Field(Box::new(f)),
-                window: window.clone(),
-                select: None,
-            }
-        })
+        .map(|path| field_stage(spec, path, field_mode, &window))
         .collect())
+}
+
+/// What a typed mode becomes on a raw channel.
+enum StageKind {
+    /// One delivery stage (drop, loss, delay, jitter, duplicate, reorder).
+    Delivery(StageFault),
+    /// One field stage of this mode per `fault_fields` path.
+    Field(FieldMode),
+}
+
+/// The stage kind of `spec`'s mode (named `mode`); `None` for a mode with
+/// no field-path equivalent. Errors: an unknown `loss_model`.
+fn stage_kind(spec: &FaultSpec, mode: &'static str) -> Result<Option<StageKind>, FaultError> {
+    let delivery = |fault: StageFault| Ok(Some(StageKind::Delivery(fault)));
+    let field = |m: FieldMode| Ok(Some(StageKind::Field(m)));
+    match spec.mode {
+        FaultSpec::DROPOUT => delivery(StageFault::Drop { probability: 1.0 }),
+        FaultSpec::PACKET_LOSS => {
+            let model =
+                match spec.loss_model {
+                    FaultSpec::LOSS_BERNOULLI => LossModelName::Bernoulli,
+                    FaultSpec::LOSS_BURST => LossModelName::Burst,
+                    FaultSpec::LOSS_GILBERT_ELLIOTT => LossModelName::GilbertElliott,
+                    other => return Err(FaultError::InvalidParameter {
+                        mode,
+                        field: "loss_model",
+                        value: f64::from(other),
+                        reason:
+                            "must be LOSS_BERNOULLI (0), LOSS_BURST (1) or LOSS_GILBERT_ELLIOTT (2)"
+                                .into(),
+                    }),
+                };
+            delivery(StageFault::Loss {
+                model,
+                loss_probability: spec.loss_probability,
+                burst_length: spec.burst_length,
+                recovery_probability: spec.recovery_probability,
+            })
+        }
+        FaultSpec::DELAY => delivery(StageFault::Delay {
+            delay_s: spec.delay_s,
+        }),
+        FaultSpec::JITTER => delivery(StageFault::Jitter {
+            jitter_s: spec.jitter_s,
+        }),
+        FaultSpec::DUPLICATE => delivery(StageFault::Duplicate {
+            copies: 1,
+            probability: spec.probability,
+        }),
+        FaultSpec::REORDER => delivery(StageFault::Reorder {
+            probability: spec.probability,
+        }),
+        FaultSpec::BIAS_RAMP => field(FieldMode::BiasRamp),
+        FaultSpec::BIAS => field(FieldMode::Bias),
+        FaultSpec::SCALE => field(FieldMode::Scale),
+        FaultSpec::STUCK => field(FieldMode::Stuck),
+        FaultSpec::GARBAGE => field(FieldMode::Garbage),
+        FaultSpec::SATURATION => field(FieldMode::Saturation),
+        _ => Ok(None),
+    }
+}
+
+/// Why [`bias_step_window`] refused.
+enum Refusal {
+    Error(FaultError),
+    /// Unsupported on a raw channel, for this reason.
+    Unsupported(String),
+}
+
+/// A `bias` with `step_at_s` > 0: the window starts at the step and keeps
+/// its end. Refused: a `step_at_s` not finite in [0, MAX_TIME_S] s, an
+/// intermittent bias, a step not before `duration_s`.
+fn bias_step_window(
+    spec: &FaultSpec,
+    mode: &'static str,
+    window: &mut StageWindow,
+) -> Result<(), Refusal> {
+    if !(spec.step_at_s.is_finite() && (0.0..=crate::params::MAX_TIME_S).contains(&spec.step_at_s))
+    {
+        return Err(Refusal::Error(FaultError::InvalidParameter {
+            mode,
+            field: "step_at_s",
+            value: spec.step_at_s,
+            reason: format!("must be finite and in [0, {}] s", crate::params::MAX_TIME_S),
+        }));
+    }
+    if spec.period_s > 0.0 {
+        return Err(Refusal::Unsupported(
+            "an intermittent bias with step_at_s; give the windows with ~/set_fault_stack".into(),
+        ));
+    }
+    if spec.duration_s > 0.0 && spec.step_at_s >= spec.duration_s {
+        return Err(Refusal::Unsupported(format!(
+            "step_at_s {} s is not before duration_s {} s: the bias would never act",
+            spec.step_at_s, spec.duration_s
+        )));
+    }
+    window.at_s = spec.step_at_s;
+    if spec.duration_s > 0.0 {
+        window.duration_s = spec.duration_s - spec.step_at_s;
+    }
+    Ok(())
+}
+
+/// The field stage of `spec`'s data mode `field_mode` on `path`.
+fn field_stage(
+    spec: &FaultSpec,
+    path: &str,
+    field_mode: FieldMode,
+    window: &StageWindow,
+) -> StageSpec {
+    let mut f = FieldFaultSpec::new(path, field_mode);
+    match field_mode {
+        FieldMode::BiasRamp => f.bias_rate_per_s = Some(spec.bias_rate),
+        FieldMode::Bias => f.bias = Some(spec.bias),
+        FieldMode::Scale => f.scale_factor = Some(spec.scale_factor),
+        FieldMode::Garbage => {
+            f.garbage_min = Some(spec.garbage_min);
+            f.garbage_max = Some(spec.garbage_max);
+            f.allow_non_finite = Some(spec.allow_non_finite);
+        }
+        FieldMode::Saturation => {
+            f.min = Some(-spec.saturation_limit);
+            f.max = Some(spec.saturation_limit);
+        }
+        _ => {}
+    }
+    StageSpec {
+        fault: StageFault::Field(Box::new(f)),
+        window: window.clone(),
+        select: None,
+    }
 }

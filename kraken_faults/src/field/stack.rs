@@ -30,19 +30,16 @@
 
 use std::time::Duration;
 
-use breakbench_msgs::{TypeRegistry, Value};
-use rand::RngExt;
+use breakbench_msgs::Value;
 use serde::{Deserialize, Serialize};
 
 use super::{ElementSelector, FieldFault, FieldFaultSpec, SelectSpec};
 use crate::activation::Activation;
 use crate::faults::packet_loss::{LossModel, PacketLoss};
 use crate::faults::timing::{Duplicate, Jitter, Reorder};
-use crate::faults::Target;
-use crate::params::{MAX_HOLD_S, MAX_TIME_S};
-use crate::MsgKind;
-use crate::{FaultError, FaultRng};
-use kraken_interfaces::FaultSpec;
+
+mod apply;
+mod build;
 
 /// Largest `copies` of a duplicate stage.
 pub const MAX_COPIES: u32 = 16;
@@ -255,7 +252,7 @@ pub enum StageFault {
     },
     /// Each message delivered `delay_s` later.
     Delay {
-        /// In [0, [`MAX_HOLD_S`]] s.
+        /// In [0, [`MAX_HOLD_S`](crate::params::MAX_HOLD_S)] s.
         delay_s: f64,
     },
     /// Each message followed, with `probability` (one draw per message, none
@@ -285,7 +282,7 @@ pub enum StageFault {
     /// Each message held a seeded uniform time in [0, `jitter_s`] (the typed
     /// `jitter` mode's draw, [`crate::faults::timing::Jitter::draw`]).
     Jitter {
-        /// In [0, [`MAX_HOLD_S`]] s.
+        /// In [0, [`MAX_HOLD_S`](crate::params::MAX_HOLD_S)] s.
         jitter_s: f64,
     },
     /// With `probability` a message is held back and delivered right after
@@ -299,7 +296,7 @@ pub enum StageFault {
     /// for `stall_s`, every message is held; at the end of the stall all of
     /// them are released at once, in arrival order. Later messages pass.
     Stall {
-        /// In (0, [`MAX_HOLD_S`]] s.
+        /// In (0, [`MAX_HOLD_S`](crate::params::MAX_HOLD_S)] s.
         stall_s: f64,
     },
     /// Rate reduction: a message passes when its arrival is at or after
@@ -439,69 +436,6 @@ pub struct FaultStack {
     stages: Vec<Stage>,
 }
 
-/// The typed modes' `from_spec` ignore the channel: any target will do.
-const TARGET: Target<'static> = Target {
-    channel: "",
-    kind: MsgKind::Imu,
-};
-
-/// A typed mode's refusal, named after the stack stage `kind` instead.
-fn retag(e: FaultError, kind: &'static str) -> FaultError {
-    match e {
-        FaultError::InvalidParameter {
-            field,
-            value,
-            reason,
-            ..
-        } => FaultError::InvalidParameter {
-            mode: kind,
-            field,
-            value,
-            reason,
-        },
-        other => other,
-    }
-}
-
-fn check_window(w: &StageWindow, kind: &'static str) -> Result<(), FaultError> {
-    let bad = |field: &'static str, value: f64, reason: String| FaultError::InvalidParameter {
-        mode: kind,
-        field,
-        value,
-        reason,
-    };
-    for (field, v) in [
-        ("at_s", w.at_s),
-        ("duration_s", w.duration_s),
-        ("period_s", w.period_s),
-    ] {
-        if !(v.is_finite() && (0.0..=MAX_TIME_S).contains(&v)) {
-            return Err(bad(
-                field,
-                v,
-                format!("must be finite and in [0, {MAX_TIME_S}] s"),
-            ));
-        }
-    }
-    if w.period_s > 0.0 && !(w.duty_cycle > 0.0 && w.duty_cycle <= 1.0) {
-        return Err(bad(
-            "duty_cycle",
-            w.duty_cycle,
-            "must be in (0, 1] when period_s > 0".into(),
-        ));
-    }
-    if w.period_s == 0.0 && w.duty_cycle != 1.0 {
-        return Err(bad(
-            "duty_cycle",
-            w.duty_cycle,
-            "is read only with period_s > 0 (an intermittent window); without a period the \
-             stage would act on every message: give period_s, or leave duty_cycle out"
-                .into(),
-        ));
-    }
-    Ok(())
-}
-
 impl StageFault {
     /// `drop`, `delay`, `duplicate`, `throttle` or `field`.
     pub fn kind(&self) -> &'static str {
@@ -520,193 +454,6 @@ impl StageFault {
 }
 
 impl FaultStack {
-    /// Builds the stages of `specs`, in order, for messages of type
-    /// `type_name` (field stages resolve their paths against it).
-    ///
-    /// # Errors
-    /// [`FaultError::Stage`] with the stage's index around the cause: a
-    /// window out of range (at_s, duration_s, period_s finite in
-    /// [0, 1e6] s; duty_cycle in (0, 1] when intermittent), a drop
-    /// probability outside [0, 1], a delay outside [0, 60] s, copies outside
-    /// [1, 16], a throttle `rate_hz` not finite in (0, 1e6] Hz, a `loss`,
-    /// `jitter`, `reorder` or `duplicate` parameter the typed mode refuses
-    /// (the same checks, named after the stage kind: `loss_probability`,
-    /// `recovery_probability` in [0, 1] and > 0 for gilbert_elliott,
-    /// `burst_length` >= 1 for burst, `jitter_s` in [0, 60] s,
-    /// `probability` in [0, 1]), a `stall_s` not finite in (0, 60] s, the field
-    /// fault's refusal ([`FieldFault::build`]), a `select` on a stage other
-    /// than drop and delay, or the selection's refusal
-    /// ([`ElementSelector::build`]: [`FaultError::Select`] naming the path
-    /// and the type).
-    pub fn build(
-        specs: &[StageSpec],
-        reg: &TypeRegistry,
-        type_name: &str,
-    ) -> Result<FaultStack, FaultError> {
-        let mut stages = Vec::with_capacity(specs.len());
-        for (index, spec) in specs.iter().enumerate() {
-            let wrap = |e: FaultError| FaultError::Stage {
-                index,
-                source: Box::new(e),
-            };
-            let kind = spec.fault.kind();
-            check_window(&spec.window, kind).map_err(wrap)?;
-            let bad = |field: &'static str, value: f64, reason: &str| {
-                wrap(FaultError::InvalidParameter {
-                    mode: kind,
-                    field,
-                    value,
-                    reason: reason.into(),
-                })
-            };
-            let op = match &spec.fault {
-                StageFault::Drop { probability: p } => {
-                    if !(0.0..=1.0).contains(p) {
-                        return Err(bad("probability", *p, "must be a probability in [0, 1]"));
-                    }
-                    Op::Drop(*p)
-                }
-                StageFault::Delay { delay_s } => {
-                    if !(delay_s.is_finite() && (0.0..=MAX_HOLD_S).contains(delay_s)) {
-                        return Err(bad(
-                            "delay_s",
-                            *delay_s,
-                            &format!("must be finite and in [0, {MAX_HOLD_S}] s"),
-                        ));
-                    }
-                    Op::Delay(Duration::from_secs_f64(*delay_s))
-                }
-                StageFault::Duplicate {
-                    copies,
-                    probability,
-                } => {
-                    if !(1..=MAX_COPIES).contains(copies) {
-                        return Err(bad(
-                            "copies",
-                            f64::from(*copies),
-                            &format!("must be in [1, {MAX_COPIES}]"),
-                        ));
-                    }
-                    let gate = Duplicate::from_spec(
-                        &FaultSpec {
-                            probability: *probability,
-                            ..FaultSpec::new("", FaultSpec::DUPLICATE)
-                        },
-                        TARGET,
-                    );
-                    Op::Duplicate {
-                        copies: *copies,
-                        gate: gate.map_err(|e| wrap(retag(e, kind)))?,
-                    }
-                }
-                StageFault::Loss {
-                    model,
-                    loss_probability,
-                    burst_length,
-                    recovery_probability,
-                } => {
-                    let loss = PacketLoss::from_spec(
-                        &FaultSpec {
-                            loss_model: match model {
-                                LossModelName::Bernoulli => FaultSpec::LOSS_BERNOULLI,
-                                LossModelName::Burst => FaultSpec::LOSS_BURST,
-                                LossModelName::GilbertElliott => FaultSpec::LOSS_GILBERT_ELLIOTT,
-                            },
-                            loss_probability: *loss_probability,
-                            burst_length: *burst_length,
-                            recovery_probability: *recovery_probability,
-                            ..FaultSpec::new("", FaultSpec::PACKET_LOSS)
-                        },
-                        TARGET,
-                    );
-                    Op::Loss(loss.map_err(|e| wrap(retag(e, kind)))?)
-                }
-                StageFault::Jitter { jitter_s } => {
-                    let j = Jitter::from_spec(
-                        &FaultSpec {
-                            jitter_s: *jitter_s,
-                            ..FaultSpec::new("", FaultSpec::JITTER)
-                        },
-                        TARGET,
-                    );
-                    Op::Jitter(j.map_err(|e| wrap(retag(e, kind)))?)
-                }
-                StageFault::Reorder { probability } => {
-                    let r = Reorder::from_spec(
-                        &FaultSpec {
-                            probability: *probability,
-                            ..FaultSpec::new("", FaultSpec::REORDER)
-                        },
-                        TARGET,
-                    );
-                    Op::Reorder(r.map_err(|e| wrap(retag(e, kind)))?)
-                }
-                StageFault::Stall { stall_s } => {
-                    if !(stall_s.is_finite() && *stall_s > 0.0 && *stall_s <= MAX_HOLD_S) {
-                        return Err(bad(
-                            "stall_s",
-                            *stall_s,
-                            &format!("must be finite and in (0, {MAX_HOLD_S}] s"),
-                        ));
-                    }
-                    Op::Stall {
-                        length: Duration::from_secs_f64(*stall_s),
-                        until: None,
-                    }
-                }
-                StageFault::Throttle { rate_hz } => {
-                    if !(rate_hz.is_finite() && *rate_hz > 0.0 && *rate_hz <= MAX_THROTTLE_HZ) {
-                        return Err(bad(
-                            "rate_hz",
-                            *rate_hz,
-                            &format!("must be finite and in (0, {MAX_THROTTLE_HZ:e}] Hz"),
-                        ));
-                    }
-                    Op::Throttle {
-                        period: Duration::from_secs_f64(1.0 / rate_hz),
-                        next: None,
-                    }
-                }
-                StageFault::Field(f) => Op::Field(Box::new(
-                    FieldFault::build(f, reg, type_name).map_err(wrap)?,
-                )),
-            };
-            let select = match &spec.select {
-                None => None,
-                Some(sel) => {
-                    if !matches!(
-                        spec.fault,
-                        StageFault::Drop { .. } | StageFault::Delay { .. }
-                    ) {
-                        return Err(wrap(FaultError::Select {
-                            path: sel.sequence.clone(),
-                            ty: type_name.to_string(),
-                            reason: format!(
-                                "'select' works on drop and delay stages, not on {kind}"
-                            ),
-                        }));
-                    }
-                    let ty = reg.resolve(type_name).map_err(|e| {
-                        wrap(FaultError::Select {
-                            path: sel.sequence.clone(),
-                            ty: type_name.to_string(),
-                            reason: e.to_string(),
-                        })
-                    })?;
-                    Some(ElementSelector::build(sel, &ty).map_err(wrap)?)
-                }
-            };
-            stages.push(Stage {
-                spec: spec.clone(),
-                op,
-                select,
-                activation: None,
-                stats: StageStats::default(),
-            });
-        }
-        Ok(FaultStack { stages })
-    }
-
     /// Sets the stack at `now`: each stage's window starts `at_s` later (and
     /// a field stage's [`FieldFault::on_set`] is that start). Without a
     /// call, the first [`FaultStack::apply`] sets it. Setting again restarts
@@ -800,243 +547,6 @@ impl FaultStack {
         self.stages
             .iter()
             .any(|s| matches!(&s.op, Op::Reorder(r) if r.held.is_some()))
-    }
-
-    /// A used-up message window admits nothing again: what stage `i`'s
-    /// reorder holds goes out right after `items` (not before the latest
-    /// of them).
-    fn release_held<P: Payload>(s: &mut Stage, i: usize, items: &mut Vec<Delivered<P>>) {
-        let Op::Reorder(r) = &mut s.op else {
-            return;
-        };
-        if !s
-            .activation
-            .as_ref()
-            .is_some_and(|a| a.messages_exhausted())
-        {
-            return;
-        }
-        let after = items.iter().map(|d| d.delay).max().unwrap_or_default();
-        let held = r
-            .held
-            .take()
-            .map(|h| h.0.into_any().downcast::<Delivered<P>>());
-        if let Some(Ok(mut d)) = held {
-            d.delay = d.delay.max(after);
-            d.touched_by.push(i);
-            items.push(*d);
-        }
-    }
-
-    /// Runs one message received at `now` through the active stages in
-    /// declared order. An empty result withholds it; several entries are
-    /// the message and its copies, in order.
-    pub fn apply<P: Payload>(
-        &mut self,
-        payload: P,
-        now: Duration,
-        rng: &mut FaultRng,
-    ) -> Vec<Delivered<P>> {
-        if self.stages.first().is_some_and(|s| s.activation.is_none()) {
-            self.set(now);
-        }
-        // Stages appended without a set time start now.
-        for s in self.stages.iter_mut().filter(|s| s.activation.is_none()) {
-            Self::set_stage(s, now);
-        }
-        let mut items = vec![Delivered {
-            delay: Duration::ZERO,
-            payload,
-            touched_by: Vec::new(),
-        }];
-        for (i, s) in self.stages.iter_mut().enumerate() {
-            if items.is_empty() {
-                break;
-            }
-            if !s.activation.as_mut().is_some_and(|a| a.admit(now)) {
-                // The next active phase stalls anew.
-                if let Op::Stall { until, .. } = &mut s.op {
-                    *until = None;
-                }
-                Self::release_held(s, i, &mut items);
-                continue;
-            }
-            if let Some(sel) = &s.select {
-                items = Self::apply_selected(sel, &s.op, i, &mut s.stats, items, rng);
-                continue;
-            }
-            match &mut s.op {
-                Op::Drop(p) => {
-                    let before = items.len();
-                    let p = *p;
-                    items.retain(|_| !rng.random_bool(p));
-                    s.stats.withheld += (before - items.len()) as u64;
-                }
-                // A delay of 0 touches nothing.
-                Op::Delay(d) if !d.is_zero() => {
-                    for it in &mut items {
-                        it.delay = it.delay.saturating_add(*d);
-                        it.touched_by.push(i);
-                    }
-                    s.stats.changed += items.len() as u64;
-                }
-                Op::Delay(_) => {}
-                Op::Duplicate { copies: n, gate } => {
-                    let mut out = Vec::with_capacity(items.len() * (*n as usize + 1));
-                    for it in items {
-                        if !gate.fires(rng) {
-                            out.push(it);
-                            continue;
-                        }
-                        for _ in 0..*n {
-                            let mut c = it.clone();
-                            c.touched_by.push(i);
-                            out.push(c);
-                        }
-                        out.insert(out.len() - *n as usize, it);
-                        s.stats.added += u64::from(*n);
-                    }
-                    items = out;
-                }
-                Op::Loss(loss) => {
-                    let before = items.len();
-                    items.retain(|_| !loss.lose(rng));
-                    s.stats.withheld += (before - items.len()) as u64;
-                }
-                Op::Jitter(j) => {
-                    for it in &mut items {
-                        it.delay = it.delay.saturating_add(j.draw(rng));
-                        it.touched_by.push(i);
-                    }
-                    s.stats.changed += items.len() as u64;
-                }
-                Op::Reorder(r) => {
-                    let mut out = Vec::with_capacity(items.len() + 1);
-                    for it in items {
-                        let after = it.delay;
-                        let was_empty = r.held.is_none();
-                        let step = r.step(Held(Box::new(it)), rng);
-                        if was_empty && step.is_empty() {
-                            s.stats.changed += 1;
-                        }
-                        for (k, h) in step.into_iter().enumerate() {
-                            // Only this stack's payload type is ever held.
-                            if let Ok(mut d) = h.0.into_any().downcast::<Delivered<P>>() {
-                                if k == 1 {
-                                    // The released one goes right after the new one.
-                                    d.delay = d.delay.max(after);
-                                    d.touched_by.push(i);
-                                }
-                                out.push(*d);
-                            }
-                        }
-                    }
-                    items = out;
-                }
-                Op::Stall { length, until } => {
-                    let end = *until.get_or_insert(now.saturating_add(*length));
-                    if now < end {
-                        for it in &mut items {
-                            it.delay = it.delay.max(end - now);
-                            it.touched_by.push(i);
-                        }
-                        s.stats.changed += items.len() as u64;
-                    }
-                }
-                Op::Throttle { period, next } => {
-                    let before = items.len();
-                    items.retain(|_| {
-                        let pass = next.is_none_or(|n| now >= n);
-                        if pass {
-                            *next = Some(match *next {
-                                Some(n) if now < n.saturating_add(*period) => n + *period,
-                                _ => now.saturating_add(*period),
-                            });
-                        }
-                        pass
-                    });
-                    s.stats.withheld += (before - items.len()) as u64;
-                }
-                Op::Field(f) => {
-                    for it in &mut items {
-                        if let Some(v) = it.payload.value_mut() {
-                            if f.apply(v, now, rng) {
-                                s.stats.changed += 1;
-                                it.touched_by.push(i);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        items
-    }
-
-    /// A drop or delay stage (index `i`, op `op`) limited to the elements
-    /// `sel` matches. Per message: no matching element (or a payload that
-    /// does not decode): untouched; every element matching: the whole
-    /// message dropped / delayed as without a selection (bytes kept);
-    /// some: drop (one draw per message) removes them (`changed`), delay
-    /// removes them and adds a copy of the message holding only them,
-    /// `delay_s` later (`changed`).
-    fn apply_selected<P: Payload>(
-        sel: &ElementSelector,
-        op: &Op,
-        i: usize,
-        stats: &mut StageStats,
-        items: Vec<Delivered<P>>,
-        rng: &mut FaultRng,
-    ) -> Vec<Delivered<P>> {
-        let mut out = Vec::with_capacity(items.len() + 1);
-        for mut it in items {
-            let Some(mask) = it.payload.value_ref().and_then(|v| sel.matches(v)) else {
-                out.push(it);
-                continue;
-            };
-            if !mask.iter().any(|m| *m) {
-                out.push(it);
-                continue;
-            }
-            let all = mask.iter().all(|m| *m);
-            match *op {
-                Op::Drop(p) => {
-                    if !rng.random_bool(p) {
-                        out.push(it);
-                    } else if all {
-                        stats.withheld += 1;
-                    } else {
-                        if let Some(v) = it.payload.value_mut() {
-                            sel.retain(v, &mask, false);
-                        }
-                        it.touched_by.push(i);
-                        stats.changed += 1;
-                        out.push(it);
-                    }
-                }
-                Op::Delay(d) if !d.is_zero() => {
-                    stats.changed += 1;
-                    if all {
-                        it.delay = it.delay.saturating_add(d);
-                        it.touched_by.push(i);
-                        out.push(it);
-                        continue;
-                    }
-                    let mut held = it.clone();
-                    if let Some(v) = held.payload.value_mut() {
-                        sel.retain(v, &mask, true);
-                    }
-                    held.delay = held.delay.saturating_add(d);
-                    held.touched_by.push(i);
-                    if let Some(v) = it.payload.value_mut() {
-                        sel.retain(v, &mask, false);
-                    }
-                    out.push(it);
-                    out.push(held);
-                }
-                _ => out.push(it),
-            }
-        }
-        out
     }
 
     /// The counters of each stage, in declared order.

@@ -36,13 +36,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context as _, Result};
 use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::Subscription;
-use breakbench_ros::{qos, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use breakbench_ros::ros2_client::{Publisher, Subscription};
+use breakbench_ros::{qos, Msg, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
 use futures::StreamExt;
 use kraken_interfaces::ros::{Header, Imu, LaserScan, Time, TriggerRequest};
-use kraken_interfaces::{FaultSpec, SetFaultRequest};
+use kraken_interfaces::{FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse};
 
 mod any;
+mod latency;
 
 /// (phase, seq) -> latency in ns.
 type Samples = Arc<Mutex<BTreeMap<(u32, u64), i64>>>;
@@ -247,44 +248,83 @@ struct LoadArgs {
     delay_s: f64,
 }
 
-/// Soak and flood modes: memory of the injector under held messages.
-fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) -> Result<()> {
-    let gen_qos = qos::publish().history(History::KeepLast { depth: 20_000 });
-    let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-    let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
-    let counts: Counts = Arc::new((0..64).map(|_| Default::default()).collect());
-    spawn_counter(
-        node.subscription::<Imu>("/imu/data", qos::subscribe(20_000))?,
-        counts.clone(),
-        |m: &Imu| &m.header,
-    );
-    spawn_counter(
-        node.subscription::<LaserScan>("/scan", qos::subscribe(1000))?,
-        counts.clone(),
-        |m: &LaserScan| &m.header,
-    );
-    // The injector's own counters (in, out, held, dropped by the caps).
-    let status: Arc<Mutex<Option<kraken_interfaces::FaultStatus>>> = Arc::default();
-    {
-        let sub = node.subscription::<kraken_interfaces::FaultStatus>(
-            "/fault_injector/status",
-            qos::subscribe(10),
-        )?;
-        let st = status.clone();
-        std::thread::spawn(move || {
-            futures::executor::block_on(async {
-                let s = sub.async_stream();
-                futures::pin_mut!(s);
-                while let Some(r) = s.next().await {
-                    if let Ok((m, _)) = r {
-                        *st.lock().expect("poisoned") = Some(m);
-                    }
+/// Keeps the injector's latest `~/status` (its own counters: in, out, held,
+/// dropped by the caps).
+fn spawn_status(node: &mut RosNode) -> Result<Arc<Mutex<Option<FaultStatus>>>> {
+    let status: Arc<Mutex<Option<FaultStatus>>> = Arc::default();
+    let sub = node.subscription::<FaultStatus>("/fault_injector/status", qos::subscribe(10))?;
+    let st = status.clone();
+    std::thread::spawn(move || {
+        futures::executor::block_on(async {
+            let s = sub.async_stream();
+            futures::pin_mut!(s);
+            while let Some(r) = s.next().await {
+                if let Ok((m, _)) = r {
+                    *st.lock().expect("poisoned") = Some(m);
                 }
-            })
-        });
+            }
+        })
+    });
+    Ok(status)
+}
+
+/// Calls `set_fault` with `spec` and returns the response. Errors: the call failed.
+fn call_set_fault(set: &RosClient<SetFaultSrv>, spec: FaultSpec) -> Result<SetFaultResponse> {
+    futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
+        .map(|Msg(r)| r)
+        .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
+}
+
+/// Calls `clear_faults`. Errors: the call failed.
+fn call_clear_faults(clear: &RosClient<TriggerSrv>) -> Result<()> {
+    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
+        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+    Ok(())
+}
+
+/// Soak and flood: the generator's publishers, what came through the
+/// injector per phase, the injector's status and services.
+struct MemoryRig {
+    pid: u32,
+    imu_in: Publisher<Imu>,
+    scan_in: Publisher<LaserScan>,
+    counts: Counts,
+    status: Arc<Mutex<Option<FaultStatus>>>,
+    set: RosClient<SetFaultSrv>,
+    clear: RosClient<TriggerSrv>,
+}
+
+impl MemoryRig {
+    fn open(node: &mut RosNode, pid: u32) -> Result<Self> {
+        let gen_qos = qos::publish().history(History::KeepLast { depth: 20_000 });
+        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+        let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+        let counts: Counts = Arc::new((0..64).map(|_| Default::default()).collect());
+        spawn_counter(
+            node.subscription::<Imu>("/imu/data", qos::subscribe(20_000))?,
+            counts.clone(),
+            |m: &Imu| &m.header,
+        );
+        spawn_counter(
+            node.subscription::<LaserScan>("/scan", qos::subscribe(1000))?,
+            counts.clone(),
+            |m: &LaserScan| &m.header,
+        );
+        let status = spawn_status(node)?;
+        Ok(Self {
+            pid,
+            imu_in,
+            scan_in,
+            counts,
+            status,
+            set: node.client::<SetFaultSrv>("/fault_injector/set_fault")?,
+            clear: node.client::<TriggerSrv>("/fault_injector/clear_faults")?,
+        })
     }
-    let report_status = |when: &str| {
-        if let Some(st) = status.lock().expect("poisoned").as_ref() {
+
+    /// Prints the injector's counters of imu and scan, labelled `when`.
+    fn report_status(&self, when: &str) {
+        if let Some(st) = self.status.lock().expect("poisoned").as_ref() {
             for c in st
                 .channels
                 .iter()
@@ -297,63 +337,63 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
                 );
             }
         }
-    };
-    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
-    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
-    let _spinner = node.spawn_spinner()?;
-    let t0 = Instant::now();
-    let mut warm = 0;
-    while count(&counts, 0) == 0 || warm < 100 {
-        imu_in.publish(imu(0, warm)).ok();
-        warm += 1;
-        std::thread::sleep(Duration::from_millis(20));
-        if t0.elapsed() > Duration::from_secs(30) {
-            bail!("no messages through the injector after 30 s");
-        }
     }
-    while !(node.service_ready(&set) && node.service_ready(&clear)) {
-        if t0.elapsed() > Duration::from_secs(60) {
-            bail!("services of the injector not matched");
+
+    /// Warms the Imu path up (100 messages and one through) and waits for
+    /// the services. Errors: nothing through in 30 s, no services in 60 s.
+    fn wait_ready(&self, node: &RosNode) -> Result<()> {
+        let t0 = Instant::now();
+        let mut warm = 0;
+        while count(&self.counts, 0) == 0 || warm < 100 {
+            self.imu_in.publish(imu(0, warm)).ok();
+            warm += 1;
+            std::thread::sleep(Duration::from_millis(20));
+            if t0.elapsed() > Duration::from_secs(30) {
+                bail!("no messages through the injector after 30 s");
+            }
         }
-        std::thread::sleep(Duration::from_millis(20));
+        while !(node.service_ready(&self.set) && node.service_ready(&self.clear)) {
+            if t0.elapsed() > Duration::from_secs(60) {
+                bail!("services of the injector not matched");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
     }
-    let call = |spec: FaultSpec| {
-        futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
-            .map(|Msg(r)| r)
-            .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
-    };
-    let rss_start = rss_kib(pid)?;
-    let started = Instant::now();
-    let stamp = |t: Instant| t.duration_since(started).as_secs_f64();
-    if la.mode == "soak" {
-        let r = call(FaultSpec {
-            delay_s: 1.0,
-            ..FaultSpec::new("imu", FaultSpec::DELAY)
-        })?;
+
+    /// Soak: Imu at `rate_hz` for `seconds` through a 1 s delay on imu;
+    /// VmRSS every 10 s, the loss, the RSS spread after the first minute.
+    fn soak(&self, seconds: f64, rate_hz: f64, rss_start: u64) -> Result<()> {
+        let (pid, started) = (self.pid, Instant::now());
+        let stamp = |t: Instant| t.duration_since(started).as_secs_f64();
+        let r = call_set_fault(
+            &self.set,
+            FaultSpec {
+                delay_s: 1.0,
+                ..FaultSpec::new("imu", FaultSpec::DELAY)
+            },
+        )?;
         anyhow::ensure!(r.success, "set_fault: {}", r.message);
-        let n = (la.rate_hz * seconds) as u64;
-        let every = (la.rate_hz * 10.0) as u64;
+        let n = (rate_hz * seconds) as u64;
+        let every = (rate_hz * 10.0) as u64;
         let mut samples = vec![(0.0, rss_start)];
-        println!(
-            "soak: Imu {} Hz for {seconds} s through delay 1 s; RSS at start {rss_start} KiB",
-            la.rate_hz
-        );
-        paced(la.rate_hz, n, |i| {
-            imu_in.publish(imu(40, i)).ok();
+        println!("soak: Imu {rate_hz} Hz for {seconds} s through delay 1 s; RSS at start {rss_start} KiB");
+        paced(rate_hz, n, |i| {
+            self.imu_in.publish(imu(40, i)).ok();
             if i > 0 && i % every == 0 {
                 let r = rss_kib(pid).unwrap_or(0);
                 samples.push((stamp(Instant::now()), r));
                 println!(
                     "  t = {:6.1} s  sent {i:>8}  received {:>8}  VmRSS {r} KiB",
                     stamp(Instant::now()),
-                    count(&counts, 40)
+                    count(&self.counts, 40)
                 );
             }
         });
-        report_status("soak, end of sending");
+        self.report_status("soak, end of sending");
         std::thread::sleep(Duration::from_secs(3));
-        report_status("soak, 3 s later");
-        let got = count(&counts, 40);
+        self.report_status("soak, 3 s later");
+        let got = count(&self.counts, 40);
         let rss_end = rss_kib(pid)?;
         samples.push((stamp(Instant::now()), rss_end));
         let after: Vec<u64> = samples
@@ -374,308 +414,176 @@ fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) ->
             (hi - lo) as f64 / lo.max(1) as f64 * 100.0,
             after.len()
         );
-    } else {
+        Ok(())
+    }
+
+    /// Flood: a delay on imu and scan, 20,000 Imu and `scans` 1 MB scans at
+    /// once; VmRSS every second while the queues fill, hold and drain.
+    fn flood(&self, la: &LoadArgs, rss_start: u64) -> Result<()> {
+        let pid = self.pid;
         for ch in ["imu", "scan"] {
             if la.delay_s <= 0.0 {
                 break;
             }
-            let r = call(FaultSpec {
-                delay_s: la.delay_s,
-                ..FaultSpec::new(ch, FaultSpec::DELAY)
-            })?;
+            let r = call_set_fault(
+                &self.set,
+                FaultSpec {
+                    delay_s: la.delay_s,
+                    ..FaultSpec::new(ch, FaultSpec::DELAY)
+                },
+            )?;
             anyhow::ensure!(r.success, "set_fault {ch}: {}", r.message);
         }
-        let sampler = {
-            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-            let s2 = stop.clone();
-            let h = std::thread::spawn(move || {
-                let mut v = Vec::new();
-                let t = Instant::now();
-                while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-                    v.push((t.elapsed().as_secs_f64(), rss_kib(pid).unwrap_or(0)));
-                    std::thread::sleep(Duration::from_secs(1));
-                }
-                v
-            });
-            (stop, h)
-        };
+        let sampler = RssSampler::start(pid);
         println!(
             "flood: RSS at start {rss_start} KiB; delay {} s on imu and scan",
             la.delay_s
         );
         let tf = Instant::now();
         for i in 0..20_000 {
-            imu_in.publish(imu(41, i)).ok();
+            self.imu_in.publish(imu(41, i)).ok();
         }
         let imu_s = tf.elapsed().as_secs_f64();
         let ts = Instant::now();
         for i in 0..la.scans {
-            scan_in.publish(big_scan(42, i, 262_144)).ok();
+            self.scan_in.publish(big_scan(42, i, 262_144)).ok();
         }
         let scan_s = ts.elapsed().as_secs_f64();
         println!("flood: 20000 Imu published in {imu_s:.2} s ({:.0} Hz); {} scans of 1 MB in {scan_s:.1} s", 20_000.0 / imu_s, la.scans);
         let rss_full = rss_kib(pid)?;
         std::thread::sleep(Duration::from_secs(5));
-        report_status("flood, 5 s after");
+        self.report_status("flood, 5 s after");
         println!("flood: VmRSS right after the flood {rss_full} KiB");
         // Held for 60 s, then released.
         std::thread::sleep(Duration::from_secs(70));
         let rss_drained = rss_kib(pid)?;
-        sampler.0.store(true, std::sync::atomic::Ordering::Relaxed);
-        let v = sampler.1.join().map_err(|_| anyhow::anyhow!("sampler"))?;
+        let v = sampler.stop()?;
         let peak = v.iter().map(|(_, r)| *r).max().unwrap_or(0);
         for (t, r) in v.iter().step_by(5) {
             println!("  t = {t:5.1} s  VmRSS {r} KiB");
         }
         println!(
             "flood: released through the injector: {} Imu, {} scans",
-            count(&counts, 41),
-            count(&counts, 42)
+            count(&self.counts, 41),
+            count(&self.counts, 42)
         );
         println!("flood: VmRSS start {rss_start} KiB, peak {peak} KiB (+{} KiB), after drain {rss_drained} KiB", peak - rss_start);
+        Ok(())
     }
-    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
-        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+}
+
+/// VmRSS of a process once a second on a thread of its own.
+struct RssSampler {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    /// (seconds since start, KiB) per sample.
+    thread: std::thread::JoinHandle<Vec<(f64, u64)>>,
+}
+
+impl RssSampler {
+    fn start(pid: u32) -> Self {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let s2 = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            let t = Instant::now();
+            while !s2.load(std::sync::atomic::Ordering::Relaxed) {
+                v.push((t.elapsed().as_secs_f64(), rss_kib(pid).unwrap_or(0)));
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            v
+        });
+        Self { stop, thread }
+    }
+
+    /// Stops sampling; the samples. Errors: the thread panicked.
+    fn stop(self) -> Result<Vec<(f64, u64)>> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.join().map_err(|_| anyhow::anyhow!("sampler"))
+    }
+}
+
+/// Soak and flood modes: memory of the injector under held messages.
+fn run_memory_mode(node: &mut RosNode, pid: u32, seconds: f64, la: &LoadArgs) -> Result<()> {
+    let rig = MemoryRig::open(node, pid)?;
+    let _spinner = node.spawn_spinner()?;
+    rig.wait_ready(node)?;
+    let rss_start = rss_kib(pid)?;
+    if la.mode == "soak" {
+        rig.soak(seconds, la.rate_hz, rss_start)?;
+    } else {
+        rig.flood(la, rss_start)?;
+    }
+    call_clear_faults(&rig.clear)?;
     std::process::exit(0)
+}
+
+/// The command line after `--ros-args` is taken off.
+struct Opts {
+    pid: u32,
+    seconds: f64,
+    json: Option<String>,
+    la: LoadArgs,
+    any: any::AnyArgs,
+}
+
+impl Opts {
+    /// Errors: an unknown argument, a missing or unparsable value, no
+    /// `--injector-pid`.
+    fn parse(rest: &[String]) -> Result<Self> {
+        let mut pid = None;
+        let mut seconds = 10.0_f64;
+        let mut json = None;
+        let mut la = LoadArgs {
+            mode: "latency".into(),
+            rate_hz: 10_000.0,
+            scans: 200,
+            delay_s: 60.0,
+        };
+        let mut any_args = any::AnyArgs {
+            rounds: 3,
+            imu_block_s: 2.0,
+            scan_block_s: 5.0,
+        };
+        let mut it = rest.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "--injector-pid" => {
+                    pid = Some(it.next().context("--injector-pid PID")?.parse::<u32>()?)
+                }
+                "--seconds" => seconds = it.next().context("--seconds S")?.parse()?,
+                "--json" => json = Some(it.next().context("--json FILE")?.clone()),
+                "--mode" => la.mode = it.next().context("--mode latency|soak|flood|any")?.clone(),
+                "--rounds" => any_args.rounds = it.next().context("--rounds N")?.parse()?,
+                "--block-s" => any_args.imu_block_s = it.next().context("--block-s S")?.parse()?,
+                "--scan-block-s" => {
+                    any_args.scan_block_s = it.next().context("--scan-block-s S")?.parse()?
+                }
+                "--rate-hz" => la.rate_hz = it.next().context("--rate-hz HZ")?.parse()?,
+                "--scans" => la.scans = it.next().context("--scans N")?.parse()?,
+                "--delay-s" => la.delay_s = it.next().context("--delay-s S")?.parse()?,
+                other => bail!("unknown argument {other}"),
+            }
+        }
+        Ok(Self {
+            pid: pid.context("--injector-pid is required")?,
+            seconds,
+            json,
+            la,
+            any: any_args,
+        })
+    }
 }
 
 pub(crate) fn main() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), "fault_injector_bench")?;
-    let mut pid = None;
-    let mut seconds = 10.0_f64;
-    let mut json = None;
-    let mut la = LoadArgs {
-        mode: "latency".into(),
-        rate_hz: 10_000.0,
-        scans: 200,
-        delay_s: 60.0,
-    };
-    let mut any_args = any::AnyArgs {
-        rounds: 3,
-        imu_block_s: 2.0,
-        scan_block_s: 5.0,
-    };
-    let mut it = rest.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--injector-pid" => {
-                pid = Some(it.next().context("--injector-pid PID")?.parse::<u32>()?)
-            }
-            "--seconds" => seconds = it.next().context("--seconds S")?.parse()?,
-            "--json" => json = Some(it.next().context("--json FILE")?.clone()),
-            "--mode" => la.mode = it.next().context("--mode latency|soak|flood|any")?.clone(),
-            "--rounds" => any_args.rounds = it.next().context("--rounds N")?.parse()?,
-            "--block-s" => any_args.imu_block_s = it.next().context("--block-s S")?.parse()?,
-            "--scan-block-s" => {
-                any_args.scan_block_s = it.next().context("--scan-block-s S")?.parse()?
-            }
-            "--rate-hz" => la.rate_hz = it.next().context("--rate-hz HZ")?.parse()?,
-            "--scans" => la.scans = it.next().context("--scans N")?.parse()?,
-            "--delay-s" => la.delay_s = it.next().context("--delay-s S")?.parse()?,
-            other => bail!("unknown argument {other}"),
-        }
-    }
-    let pid = pid.context("--injector-pid is required")?;
+    let o = Opts::parse(&rest)?;
     let env = RosEnv::from_env()?;
     let mut node = RosNode::new(env, args)?;
-    match la.mode.as_str() {
+    match o.la.mode.as_str() {
         "latency" => {}
-        "soak" | "flood" => return run_memory_mode(&mut node, pid, seconds, &la),
-        "any" => return any::run(&mut node, &any_args),
+        "soak" | "flood" => return run_memory_mode(&mut node, o.pid, o.seconds, &o.la),
+        "any" => return any::run(&mut node, &o.any),
         other => bail!("unknown --mode {other} (latency, soak, flood, any)"),
     }
-    let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
-    let rx_qos = qos::subscribe(2000);
-    let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-    let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-    let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-    let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos.clone())?;
-    let inj: Samples = Arc::default();
-    let direct: Samples = Arc::default();
-    spawn_receiver(
-        node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
-        inj.clone(),
-        |m: &Imu| &m.header,
-    );
-    spawn_receiver(
-        node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
-        direct.clone(),
-        |m: &Imu| &m.header,
-    );
-    spawn_receiver(
-        node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
-        inj.clone(),
-        |m: &LaserScan| &m.header,
-    );
-    spawn_receiver(
-        node.subscription::<LaserScan>("/bench/scan_direct", rx_qos.clone())?,
-        direct.clone(),
-        |m: &LaserScan| &m.header,
-    );
-    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
-    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
-    let _spinner = node.spawn_spinner()?;
-
-    // Discovery: wait until both paths deliver.
-    let t0 = Instant::now();
-    let mut warm = 0;
-    loop {
-        imu_in.publish(imu(0, warm)).ok();
-        imu_direct.publish(imu(0, warm)).ok();
-        scan_in.publish(scan(0, warm)).ok();
-        scan_direct.publish(scan(0, warm)).ok();
-        warm += 1;
-        std::thread::sleep(Duration::from_millis(20));
-        let ok = |s: &Samples| s.lock().expect("poisoned").range((0, 0)..(1, 0)).count() > 0;
-        if ok(&inj) && ok(&direct) && warm > 100 {
-            break;
-        }
-        if t0.elapsed() > Duration::from_secs(30) {
-            bail!("no messages through the injector after 30 s");
-        }
-    }
-    // Poll the match tables (see RosNode::service_ready).
-    let t_svc = Instant::now();
-    while !(node.service_ready(&set) && node.service_ready(&clear)) {
-        if t_svc.elapsed() > Duration::from_secs(30) {
-            bail!("services of the injector not matched after 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let settle = || std::thread::sleep(Duration::from_millis(500));
-    let mut rows = Vec::new();
-
-    // (1) Imu 1 kHz healthy.
-    let n = (1000.0 * seconds) as u64;
-    paced(1000.0, n, |i| {
-        let m = imu(1, i);
-        imu_in.publish(m.clone()).ok();
-        imu_direct.publish(m).ok();
-    });
-    settle();
-    rows.push(row("Imu 1 kHz, healthy", n, &inj, &direct, 1));
-
-    // (2) LaserScan 1080 beams at 10 Hz healthy.
-    let n = (10.0 * seconds * 2.0) as u64;
-    paced(10.0, n, |i| {
-        let m = scan(2, i);
-        scan_in.publish(m.clone()).ok();
-        scan_direct.publish(m).ok();
-    });
-    settle();
-    rows.push(row(
-        "LaserScan 1080 beams 10 Hz, healthy",
-        n,
-        &inj,
-        &direct,
-        2,
-    ));
-
-    // (3) Imu rate sweep (3 s per rate).
-    let mut sweep = Vec::new();
-    for (k, rate) in [2000.0, 5000.0, 10000.0, 15000.0, 20000.0]
-        .into_iter()
-        .enumerate()
-    {
-        let phase = 10 + k as u32;
-        let n = (rate * 3.0) as u64;
-        paced(rate, n, |i| {
-            let m = imu(phase, i);
-            imu_in.publish(m.clone()).ok();
-            imu_direct.publish(m).ok();
-        });
-        settle();
-        let r = row(
-            &format!("Imu {} Hz, healthy", rate),
-            n,
-            &inj,
-            &direct,
-            phase,
-        );
-        sweep.push((rate, r.sent, r.recv_inj, r.recv_direct));
-        rows.push(r);
-    }
-
-    // (4) RSS under a 0.8 s delay fault on imu and scan.
-    let rss_before = rss_kib(pid)?;
-    let call = |spec: FaultSpec| {
-        futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
-            .map(|Msg(r)| r)
-            .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
-    };
-    for ch in ["imu", "scan"] {
-        let r = call(FaultSpec {
-            delay_s: 0.8,
-            ..FaultSpec::new(ch, FaultSpec::DELAY)
-        })?;
-        anyhow::ensure!(r.success, "set_fault delay on {ch}: {}", r.message);
-    }
-    let mut rss_peak = rss_before;
-    let n = (1000.0 * seconds) as u64;
-    paced(1000.0, n, |i| {
-        let m = imu(30, i);
-        imu_in.publish(m.clone()).ok();
-        imu_direct.publish(m).ok();
-        if i % 100 == 0 {
-            let s = scan(31, i / 100);
-            scan_in.publish(s.clone()).ok();
-            scan_direct.publish(s).ok();
-            rss_peak = rss_peak.max(rss_kib(pid).unwrap_or(0));
-        }
-    });
-    std::thread::sleep(Duration::from_millis(1500));
-    rows.push(row("Imu 1 kHz, delay 0.8 s", n, &inj, &direct, 30));
-    rows.push(row(
-        "LaserScan 10 Hz, delay 0.8 s",
-        n / 100,
-        &inj,
-        &direct,
-        31,
-    ));
-    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
-        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
-
-    println!("| path | sent | received via injector | received direct | injector p50 / p99 (µs) | direct p50 / p99 (µs) | added p50 / p99 (µs) |");
-    println!("|---|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} |",
-            r.name,
-            r.sent,
-            r.recv_inj,
-            r.recv_direct,
-            r.inj_p50,
-            r.inj_p99,
-            r.dir_p50,
-            r.dir_p99,
-            r.inj_p50 - r.dir_p50,
-            r.inj_p99 - r.dir_p99
-        );
-    }
-    let max_lossless = sweep
-        .iter()
-        .filter(|(_, sent, inj, _)| *inj as u64 == *sent)
-        .map(|(rate, ..)| *rate)
-        .fold(f64::NAN, f64::max);
-    println!("highest Imu rate relayed without loss (3 s per step, 2k/5k/10k/15k/20k Hz): {max_lossless} Hz");
-    for (rate, sent, inj, direct) in &sweep {
-        println!("  {rate} Hz: sent {sent}, via injector {inj}, direct {direct}");
-    }
-    println!("injector RSS: {rss_before} KiB before the delay fault, peak {rss_peak} KiB during 0.8 s delay on imu 1 kHz + scan 10 Hz");
-    if let Some(path) = json {
-        let mut out = String::from("{\n  \"rows\": [\n");
-        for (i, r) in rows.iter().enumerate() {
-            out += &format!(
-                "    {{\"name\": \"{}\", \"sent\": {}, \"received_injector\": {}, \"received_direct\": {}, \"injector_p50_us\": {:.1}, \"injector_p99_us\": {:.1}, \"direct_p50_us\": {:.1}, \"direct_p99_us\": {:.1}}}{}\n",
-                r.name, r.sent, r.recv_inj, r.recv_direct, r.inj_p50, r.inj_p99, r.dir_p50, r.dir_p99,
-                if i + 1 < rows.len() { "," } else { "" }
-            );
-        }
-        out += &format!(
-            "  ],\n  \"max_lossless_imu_hz\": {},\n  \"rss_before_kib\": {rss_before},\n  \"rss_peak_delay_kib\": {rss_peak}\n}}\n",
-            if max_lossless.is_nan() { "null".to_string() } else { max_lossless.to_string() }
-        );
-        std::fs::write(&path, out).with_context(|| path.clone())?;
-    }
-    std::process::exit(0)
+    latency::run(&mut node, o.pid, o.seconds, o.json)
 }

@@ -29,12 +29,13 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
+use breakbench_ros::ros2_client::{Client, Subscription};
 use breakbench_ros::{
-    ClearFaultStageSrv, Msg, NodeClock, RosArgs, RosEnv, RosNode, SetFaultSrv, SetFaultStackSrv,
-    TriggerSrv,
+    ClearFaultStageSrv, Msg, NodeClock, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv,
+    SetFaultStackSrv, SimClock, TriggerSrv,
 };
 use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScenarioStep, ScheduleEvent};
-use kraken_interfaces::ros::TriggerRequest;
+use kraken_interfaces::ros::{Clock, TriggerRequest};
 use kraken_interfaces::{mode_name, ClearFaultStageRequest, SetFaultRequest, SetFaultStackRequest};
 
 pub(crate) fn main() -> ExitCode {
@@ -150,57 +151,102 @@ fn timeline<'a>(
     out
 }
 
-fn run() -> Result<bool> {
-    let (args, rest) = RosArgs::parse(std::env::args().skip(1), "kraken_scenario")?;
-    let [file] = rest.as_slice() else {
-        bail!(
-            "usage: kraken_scenario <scenario.yaml> [--ros-args -p injector:=/fault_injector ...]"
-        );
-    };
-    let path = PathBuf::from(file);
-    let scenario = ScenarioFile::load(&path).map_err(|e| BadParam(e.to_string()))?;
-    // The faults as the one schedule type (sets, clears, durations), then
-    // the runner's timeline: the schedule's events with the steps' labels,
-    // and the wait steps.
-    let schedule = scenario
-        .schedule()
-        .map_err(|e| BadParam(format!("{}: {e}", path.display())))?;
-    let timeline = timeline(&scenario, &schedule);
-    let injector = args.param_string("injector", "/fault_injector")?;
-    kraken_faults::scenario::check_injector_name(&injector)
-        .map_err(|m| BadParam(format!("parameter 'injector' {m}")))?;
-    let timeout_s = args.param_f64("timeout_s", 10.0)?;
-    if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
-        return Err(BadParam(format!(
-            "parameter 'timeout_s' must be in (0, {MAX_TIMEOUT_S}] s, got {timeout_s}"
-        ))
-        .into());
-    }
-    let timeout = Duration::from_secs_f64(timeout_s);
-    let env = RosEnv::from_env()?;
-    let mut node = RosNode::new(env, args)?;
-    let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
-    let clear = node.client::<TriggerSrv>(&format!("{injector}/clear_faults"))?;
-    let uses = |a: ScenarioAction| scenario.steps.iter().any(|s| s.action() == a);
-    let (uses_stack, uses_stage) = (
-        uses(ScenarioAction::SetFaultStack),
-        uses(ScenarioAction::ClearFaultStage),
-    );
-    let stack = node.client::<SetFaultStackSrv>(&format!("{injector}/set_fault_stack"))?;
-    let stage = node.client::<ClearFaultStageSrv>(&format!("{injector}/clear_fault_stage"))?;
-    let clock_sub = node.clock_subscription()?;
-    let _spinner = node.spawn_spinner()?;
-    let clock = node.clock.clone();
-    println!(
-        "scenario '{}' ({} steps) against {injector} on domain {} ({})",
-        scenario.name,
-        scenario.steps.len(),
-        env.domain_id,
-        env.rmw.name()
-    );
+/// The scenario and the runner's parameters, checked before any DDS
+/// traffic. Errors: a usage error; [`BadParam`] for a bad scenario file or
+/// parameter value.
+struct Plan {
+    scenario: ScenarioFile,
+    schedule: FaultSchedule,
+    /// `<injector>`: the node whose services are called.
+    injector: String,
+    /// Per call and for discovery.
+    timeout: Duration,
+}
 
-    smol::block_on(async {
-        if let Some((sub, sim)) = &clock_sub {
+impl Plan {
+    fn read(args: &RosArgs, rest: &[String]) -> Result<Self> {
+        let [file] = rest else {
+            bail!(
+                "usage: kraken_scenario <scenario.yaml> [--ros-args -p injector:=/fault_injector ...]"
+            );
+        };
+        let path = PathBuf::from(file);
+        let scenario = ScenarioFile::load(&path).map_err(|e| BadParam(e.to_string()))?;
+        // The faults as the one schedule type (sets, clears, durations), then
+        // the runner's timeline: the schedule's events with the steps' labels,
+        // and the wait steps.
+        let schedule = scenario
+            .schedule()
+            .map_err(|e| BadParam(format!("{}: {e}", path.display())))?;
+        let injector = args.param_string("injector", "/fault_injector")?;
+        kraken_faults::scenario::check_injector_name(&injector)
+            .map_err(|m| BadParam(format!("parameter 'injector' {m}")))?;
+        let timeout_s = args.param_f64("timeout_s", 10.0)?;
+        if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
+            return Err(BadParam(format!(
+                "parameter 'timeout_s' must be in (0, {MAX_TIMEOUT_S}] s, got {timeout_s}"
+            ))
+            .into());
+        }
+        Ok(Self {
+            scenario,
+            schedule,
+            injector,
+            timeout: Duration::from_secs_f64(timeout_s),
+        })
+    }
+
+    fn uses(&self, a: ScenarioAction) -> bool {
+        self.scenario.steps.iter().any(|s| s.action() == a)
+    }
+}
+
+/// The injector's four services.
+struct Clients {
+    set: RosClient<SetFaultSrv>,
+    clear: RosClient<TriggerSrv>,
+    stack: RosClient<SetFaultStackSrv>,
+    stage: RosClient<ClearFaultStageSrv>,
+}
+
+/// One call's outcome: the response's (success, message), the call's
+/// error, or `None` when no response came within the timeout.
+type Answer = Option<std::result::Result<(bool, String), String>>;
+
+/// Calls `client` with `req`, waiting at most `timeout`.
+async fn call<Req, Resp>(
+    client: &Client<Msg<Req>, Msg<Resp>>,
+    req: Req,
+    timeout: Duration,
+) -> Option<std::result::Result<Resp, String>>
+where
+    Req: serde::Serialize + serde::de::DeserializeOwned + 'static,
+    Resp: serde::Serialize + serde::de::DeserializeOwned + 'static,
+{
+    with_timeout(timeout, client.async_call_service(Msg(req)))
+        .await
+        .map(|r| r.map(|Msg(r)| r).map_err(|e| e.to_string()))
+}
+
+/// Runs the timeline against the injector: sleeps to each entry's time on
+/// the node's clock, calls the service and prints the answer.
+struct Runner<'a> {
+    plan: &'a Plan,
+    node: &'a RosNode,
+    clients: Clients,
+    clock: NodeClock,
+    /// Under `use_sim_time`: `/clock` and the clock it moves.
+    clock_sub: Option<(Subscription<Clock>, SimClock)>,
+    /// Every call so far answered `success: true`.
+    all_ok: bool,
+}
+
+impl Runner<'_> {
+    /// Under sim time, waits for the first `/clock` message. Errors: none
+    /// within the timeout.
+    async fn wait_for_clock(&self) -> Result<()> {
+        let timeout = self.plan.timeout;
+        if let Some((sub, sim)) = &self.clock_sub {
             // Wait for the first /clock message before starting the timeline.
             let first = with_timeout(timeout, async {
                 while !sim.has_time() {
@@ -214,170 +260,201 @@ fn run() -> Result<bool> {
                 bail!("no /clock message within {timeout:?} (use_sim_time is true)");
             }
         }
+        Ok(())
+    }
+
+    /// Waits until the services the scenario uses are matched. Errors: not
+    /// within the timeout.
+    async fn wait_for_services(&self) -> Result<()> {
+        let (node, c, timeout) = (self.node, &self.clients, self.plan.timeout);
+        let (uses_stack, uses_stage) = (
+            self.plan.uses(ScenarioAction::SetFaultStack),
+            self.plan.uses(ScenarioAction::ClearFaultStage),
+        );
         // Poll the match tables (see RosNode::service_ready for why not
         // ros2-client's wait_for_service).
         let found = with_timeout(timeout, async {
-            while !(node.service_ready(&set)
-                && node.service_ready(&clear)
-                && (!uses_stack || node.service_ready(&stack))
-                && (!uses_stage || node.service_ready(&stage)))
+            while !(node.service_ready(&c.set)
+                && node.service_ready(&c.clear)
+                && (!uses_stack || node.service_ready(&c.stack))
+                && (!uses_stage || node.service_ready(&c.stage)))
             {
                 smol::Timer::after(Duration::from_millis(20)).await;
             }
         })
         .await;
         if found.is_none() {
+            let injector = &self.plan.injector;
             bail!("services {injector}/set_fault and {injector}/clear_faults not found within {timeout:?}");
         }
-        let t0 = clock.now();
-        let wall0 = Instant::now();
-        let mut all_ok = true;
-        for (at, label, act) in &timeline {
-            let (at, label) = (*at, *label);
-            // Sleep until at_s on the node's clock (poll /clock under sim time).
-            loop {
-                if let Some((sub, sim)) = &clock_sub {
-                    while let Ok(Some((c, _))) = sub.take() {
-                        sim.update(&c);
-                    }
+        Ok(())
+    }
+
+    /// Sleeps until `at` after `t0` on the node's clock (polling `/clock`
+    /// under sim time).
+    async fn sleep_until(&self, t0: Duration, at: Duration) {
+        loop {
+            if let Some((sub, sim)) = &self.clock_sub {
+                while let Ok(Some((c, _))) = sub.take() {
+                    sim.update(&c);
                 }
-                let elapsed = clock.now().saturating_sub(t0);
-                if elapsed >= at {
-                    break;
-                }
-                let left = at - elapsed;
-                let nap = if matches!(clock, NodeClock::Wall) {
-                    left
-                } else {
-                    left.min(Duration::from_millis(5))
-                };
-                smol::Timer::after(nap).await;
             }
-            let t = clock.now().saturating_sub(t0).as_secs_f64();
+            let elapsed = self.clock.now().saturating_sub(t0);
+            if elapsed >= at {
+                break;
+            }
+            let left = at - elapsed;
+            let nap = if matches!(self.clock, NodeClock::Wall) {
+                left
+            } else {
+                left.min(Duration::from_millis(5))
+            };
+            smol::Timer::after(nap).await;
+        }
+    }
+
+    /// Prints one call's answer at `t` s and folds it into `all_ok`;
+    /// `timeout_desc` names the call when it timed out.
+    fn report(&mut self, t: f64, label: &str, desc: &str, timeout_desc: &str, answer: Answer) {
+        match answer {
+            Some(Ok((ok, message))) => {
+                self.all_ok &= ok;
+                println!("[{t:8.3} s] {label}: {desc}: success={ok} message={message:?}");
+            }
+            Some(Err(e)) => {
+                self.all_ok = false;
+                println!("[{t:8.3} s] {label}: {desc}: call failed: {e}");
+            }
+            None => {
+                self.all_ok = false;
+                let timeout = self.plan.timeout;
+                println!("[{t:8.3} s] {label}: {timeout_desc}: no response within {timeout:?}");
+            }
+        }
+    }
+
+    /// `set_fault` with the schedule's entry `entry`.
+    async fn set_fault(&mut self, t: f64, label: &str, entry: usize) {
+        let spec = self.plan.schedule.entries()[entry].spec.clone();
+        let desc = format!(
+            "set_fault {} on {}",
+            mode_name(spec.mode).unwrap_or("?"),
+            spec.channel
+        );
+        let req = SetFaultRequest { fault: spec };
+        let answer = call(&self.clients.set, req, self.plan.timeout).await;
+        let answer = answer.map(|r| r.map(|r| (r.success, r.message)));
+        self.report(t, label, &desc, &desc, answer);
+    }
+
+    /// `clear_faults`.
+    async fn clear_faults(&mut self, t: f64, label: &str) {
+        let req = TriggerRequest::default();
+        let answer = call(&self.clients.clear, req, self.plan.timeout).await;
+        let answer = answer.map(|r| r.map(|r| (r.success, r.message)));
+        self.report(t, label, "clear_faults", "clear_faults", answer);
+    }
+
+    /// `set_fault_stack` or `clear_fault_stage` as `step` says. Errors: the
+    /// step's stack does not serialise.
+    async fn stack_call(&mut self, t: f64, label: &str, step: &ScenarioStep) -> Result<()> {
+        let channel = step.channel.clone().unwrap_or_default();
+        let timeout = self.plan.timeout;
+        if step.action() == ScenarioAction::SetFaultStack {
+            let req = SetFaultStackRequest {
+                channel: channel.clone(),
+                stack_yaml: step.stack_yaml()?,
+                append: step.append.unwrap_or(false),
+            };
+            let desc = format!(
+                "set_fault_stack on {channel} ({} stage(s), append={})",
+                step.stack.as_ref().map_or(0, Vec::len),
+                req.append
+            );
+            let answer = call(&self.clients.stack, req, timeout).await;
+            let answer =
+                answer.map(|r| r.map(|r| (r.success, format!("{} ids={:?}", r.message, r.ids))));
+            self.report(
+                t,
+                label,
+                &desc,
+                &format!("set_fault_stack on {channel}"),
+                answer,
+            );
+        } else {
+            let id = step.id.unwrap_or_default();
+            let desc = format!("clear_fault_stage {id} on {channel}");
+            let req = ClearFaultStageRequest {
+                channel: channel.clone(),
+                id,
+            };
+            let answer = call(&self.clients.stage, req, timeout).await;
+            let answer = answer.map(|r| r.map(|r| (r.success, r.message)));
+            self.report(t, label, &desc, &desc, answer);
+        }
+        Ok(())
+    }
+
+    /// The whole timeline; Ok(true) when every call succeeded. Errors: no
+    /// clock or services in time, a stack step that does not serialise.
+    async fn run(&mut self, timeline: &[(Duration, &str, Act<'_>)]) -> Result<bool> {
+        self.wait_for_clock().await?;
+        self.wait_for_services().await?;
+        let t0 = self.clock.now();
+        let wall0 = Instant::now();
+        for (at, label, act) in timeline {
+            self.sleep_until(t0, *at).await;
+            let t = self.clock.now().saturating_sub(t0).as_secs_f64();
             match act {
-                Act::Set(entry) => {
-                    let spec = schedule.entries()[*entry].spec.clone();
-                    let desc = format!(
-                        "set_fault {} on {}",
-                        mode_name(spec.mode).unwrap_or("?"),
-                        spec.channel
-                    );
-                    match with_timeout(
-                        timeout,
-                        set.async_call_service(Msg(SetFaultRequest { fault: spec })),
-                    )
-                    .await
-                    {
-                        Some(Ok(Msg(r))) => {
-                            all_ok &= r.success;
-                            println!(
-                                "[{t:8.3} s] {}: {desc}: success={} message={:?}",
-                                label, r.success, r.message
-                            );
-                        }
-                        Some(Err(e)) => {
-                            all_ok = false;
-                            println!("[{t:8.3} s] {label}: {desc}: call failed: {e}");
-                        }
-                        None => {
-                            all_ok = false;
-                            println!("[{t:8.3} s] {label}: {desc}: no response within {timeout:?}");
-                        }
-                    }
-                }
-                Act::Clear => {
-                    let req = Msg(TriggerRequest::default());
-                    match with_timeout(timeout, clear.async_call_service(req)).await {
-                        Some(Ok(Msg(r))) => {
-                            all_ok &= r.success;
-                            println!(
-                                "[{t:8.3} s] {}: clear_faults: success={} message={:?}",
-                                label, r.success, r.message
-                            );
-                        }
-                        Some(Err(e)) => {
-                            all_ok = false;
-                            println!("[{t:8.3} s] {label}: clear_faults: call failed: {e}");
-                        }
-                        None => {
-                            all_ok = false;
-                            println!(
-                                "[{t:8.3} s] {label}: clear_faults: no response within {timeout:?}"
-                            );
-                        }
-                    }
-                }
+                Act::Set(entry) => self.set_fault(t, label, *entry).await,
+                Act::Clear => self.clear_faults(t, label).await,
                 Act::Wait => println!("[{t:8.3} s] {label}: wait"),
-                Act::Stack(step) => {
-                    let channel = step.channel.clone().unwrap_or_default();
-                    let answer = if step.action() == ScenarioAction::SetFaultStack {
-                        let req = SetFaultStackRequest {
-                            channel: channel.clone(),
-                            stack_yaml: step.stack_yaml()?,
-                            append: step.append.unwrap_or(false),
-                        };
-                        let desc = format!(
-                            "set_fault_stack on {channel} ({} stage(s), append={})",
-                            step.stack.as_ref().map_or(0, Vec::len),
-                            req.append
-                        );
-                        with_timeout(timeout, stack.async_call_service(Msg(req)))
-                            .await
-                            .map(|r| {
-                                r.map(|Msg(r)| {
-                                    (
-                                        desc.clone(),
-                                        r.success,
-                                        format!("{} ids={:?}", r.message, r.ids),
-                                    )
-                                })
-                                .map_err(|e| (desc.clone(), e.to_string()))
-                            })
-                            .ok_or_else(|| format!("set_fault_stack on {channel}"))
-                    } else {
-                        let id = step.id.unwrap_or_default();
-                        let desc = format!("clear_fault_stage {id} on {channel}");
-                        let req = ClearFaultStageRequest {
-                            channel: channel.clone(),
-                            id,
-                        };
-                        with_timeout(timeout, stage.async_call_service(Msg(req)))
-                            .await
-                            .map(|r| {
-                                r.map(|Msg(r)| (desc.clone(), r.success, r.message))
-                                    .map_err(|e| (desc.clone(), e.to_string()))
-                            })
-                            .ok_or(desc)
-                    };
-                    match answer {
-                        Ok(Ok((desc, ok, message))) => {
-                            all_ok &= ok;
-                            println!(
-                                "[{t:8.3} s] {label}: {desc}: success={ok} message={message:?}"
-                            );
-                        }
-                        Ok(Err((desc, e))) => {
-                            all_ok = false;
-                            println!("[{t:8.3} s] {label}: {desc}: call failed: {e}");
-                        }
-                        Err(desc) => {
-                            all_ok = false;
-                            println!("[{t:8.3} s] {label}: {desc}: no response within {timeout:?}");
-                        }
-                    }
-                }
+                Act::Stack(step) => self.stack_call(t, label, step).await?,
             }
         }
         println!(
             "scenario '{}' done in {:.3} s wall: {}",
-            scenario.name,
+            self.plan.scenario.name,
             wall0.elapsed().as_secs_f64(),
-            if all_ok {
+            if self.all_ok {
                 "all steps succeeded"
             } else {
                 "SOME STEPS FAILED"
             }
         );
-        Ok(all_ok)
-    })
+        Ok(self.all_ok)
+    }
+}
+
+fn run() -> Result<bool> {
+    let (args, rest) = RosArgs::parse(std::env::args().skip(1), "kraken_scenario")?;
+    let plan = Plan::read(&args, &rest)?;
+    let timeline = timeline(&plan.scenario, &plan.schedule);
+    let env = RosEnv::from_env()?;
+    let mut node = RosNode::new(env, args)?;
+    let injector = &plan.injector;
+    let clients = Clients {
+        set: node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?,
+        clear: node.client::<TriggerSrv>(&format!("{injector}/clear_faults"))?,
+        stack: node.client::<SetFaultStackSrv>(&format!("{injector}/set_fault_stack"))?,
+        stage: node.client::<ClearFaultStageSrv>(&format!("{injector}/clear_fault_stage"))?,
+    };
+    let clock_sub = node.clock_subscription()?;
+    let _spinner = node.spawn_spinner()?;
+    println!(
+        "scenario '{}' ({} steps) against {injector} on domain {} ({})",
+        plan.scenario.name,
+        plan.scenario.steps.len(),
+        env.domain_id,
+        env.rmw.name()
+    );
+    let mut runner = Runner {
+        plan: &plan,
+        node: &node,
+        clients,
+        clock: node.clock.clone(),
+        clock_sub,
+        all_ok: true,
+    };
+    smol::block_on(runner.run(&timeline))
 }

@@ -42,13 +42,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Result};
 use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::Subscription;
-use breakbench_ros::{qos, Msg, RosNode, SetFaultSrv, SetFaultStackSrv, TriggerSrv};
+use breakbench_ros::ros2_client::{Publisher, Subscription};
+use breakbench_ros::{qos, Msg, RosClient, RosNode, SetFaultSrv, SetFaultStackSrv, TriggerSrv};
 use futures::StreamExt;
 use kraken_interfaces::ros::{DiagnosticArray, Header, Imu, LaserScan, TriggerRequest};
 use kraken_interfaces::{FaultSpec, FaultStatus, SetFaultRequest, SetFaultStackRequest};
 
 use super::{imu, paced, parse_id, percentile, scan, wall_ns, Samples};
+
+mod report;
+use report::{print_losses, print_table, print_verdicts};
 
 /// Options of the mode.
 pub struct AnyArgs {
@@ -386,35 +389,232 @@ fn alternate(
     blocks
 }
 
-/// The mode: three phases, one table, a verdict per target.
-pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
-    let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
-    let rx_qos = qos::subscribe(2000);
-    let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-    let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos.clone())?;
-    let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-    let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-    let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos.clone())?;
-    let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
+/// The generator's publishers per path (typed, raw, direct), what each
+/// path received (latencies, wrong values), the injector's counters and
+/// services.
+struct Rig {
+    imu_typed: Publisher<Imu>,
+    imu_raw: Publisher<Imu>,
+    imu_direct: Publisher<Imu>,
+    scan_typed: Publisher<LaserScan>,
+    scan_raw: Publisher<LaserScan>,
+    scan_direct: Publisher<LaserScan>,
     // One sample map per path (typed, raw, direct): phases keep blocks apart.
-    let typed: Samples = Arc::default();
-    let raw: Samples = Arc::default();
-    let direct: Samples = Arc::default();
-    let (w_typed, w_raw, w_direct): (Wrong, Wrong, Wrong) = Default::default();
-    spawn_checked(
-        node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
-        typed.clone(),
-        w_typed.clone(),
-        imu_hdr as fn(&Imu) -> &Header,
-        |p, m| imu_ok(p, m, true),
-    );
-    spawn_checked(
-        node.subscription::<Imu>("/imu_any/data", rx_qos.clone())?,
-        raw.clone(),
-        w_raw.clone(),
-        imu_hdr as fn(&Imu) -> &Header,
-        |p, m| imu_ok(p, m, true),
-    );
+    typed: Samples,
+    raw: Samples,
+    direct: Samples,
+    w_typed: Wrong,
+    w_raw: Wrong,
+    w_direct: Wrong,
+    counters: Counters,
+    set: RosClient<SetFaultSrv>,
+    set_stack: RosClient<SetFaultStackSrv>,
+    clear: RosClient<TriggerSrv>,
+}
+
+impl Rig {
+    fn open(node: &mut RosNode) -> Result<Self> {
+        let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
+        let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+        let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos.clone())?;
+        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
+        let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
+        let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos.clone())?;
+        let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
+        let (typed, raw, direct): (Samples, Samples, Samples) = Default::default();
+        let (w_typed, w_raw, w_direct): (Wrong, Wrong, Wrong) = Default::default();
+        let receivers = [
+            (&typed, &w_typed, "/imu/data", "/scan", ScanPath::TypedBias),
+            (
+                &raw,
+                &w_raw,
+                "/imu_any/data",
+                "/scan_any",
+                ScanPath::RawSector,
+            ),
+        ];
+        spawn_receivers(node, receivers, (&direct, &w_direct))?;
+        let counters = spawn_counters(node)?;
+        Ok(Self {
+            imu_typed,
+            imu_raw,
+            imu_direct,
+            scan_typed,
+            scan_raw,
+            scan_direct,
+            typed,
+            raw,
+            direct,
+            w_typed,
+            w_raw,
+            w_direct,
+            counters,
+            set: node.client::<SetFaultSrv>("/fault_injector/set_fault")?,
+            set_stack: node.client::<SetFaultStackSrv>("/fault_injector/set_fault_stack")?,
+            clear: node.client::<TriggerSrv>("/fault_injector/clear_faults")?,
+        })
+    }
+
+    /// Discovery: every path delivers (phase 0, not counted), then the
+    /// services match. Errors: after 30 s each.
+    fn wait_ready(&self, node: &RosNode) -> Result<()> {
+        let t0 = Instant::now();
+        let mut warm = 0;
+        loop {
+            let m = imu(0, warm);
+            self.imu_typed.publish(m.clone()).ok();
+            self.imu_raw.publish(m.clone()).ok();
+            self.imu_direct.publish(m).ok();
+            let s = scan(0, warm);
+            self.scan_typed.publish(s.clone()).ok();
+            self.scan_raw.publish(s.clone()).ok();
+            self.scan_direct.publish(s).ok();
+            warm += 1;
+            std::thread::sleep(Duration::from_millis(20));
+            let got = |s: &Samples| s.lock().expect("poisoned").range((0, 0)..(1, 0)).count() > 1;
+            if got(&self.typed) && got(&self.raw) && got(&self.direct) && warm > 100 {
+                break;
+            }
+            if t0.elapsed() > Duration::from_secs(30) {
+                bail!("no messages through both injector paths after 30 s (is the injector running with config/bench_any_type.yaml?)");
+            }
+        }
+        let t_svc = Instant::now();
+        while !(node.service_ready(&self.set)
+            && node.service_ready(&self.set_stack)
+            && node.service_ready(&self.clear))
+        {
+            if t_svc.elapsed() > Duration::from_secs(30) {
+                bail!("services of the injector not matched after 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// `~/clear_faults`. Errors: the call failed.
+    fn clear_all(&self) -> Result<()> {
+        futures::executor::block_on(
+            self.clear
+                .async_call_service(Msg(TriggerRequest::default())),
+        )
+        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+        Ok(())
+    }
+
+    /// `~/set_fault`. Errors: the call failed or was refused.
+    fn set_fault(&self, spec: FaultSpec) -> Result<()> {
+        let ch = spec.channel.clone();
+        let Msg(r) = futures::executor::block_on(
+            self.set
+                .async_call_service(Msg(SetFaultRequest { fault: spec })),
+        )
+        .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
+        ensure!(r.success, "set_fault {ch}: {}", r.message);
+        Ok(())
+    }
+
+    /// `~/set_fault_stack` (replacing the stack). Errors: the call failed
+    /// or was refused.
+    fn set_fault_stack(&self, channel: &str, yaml: &str) -> Result<()> {
+        let Msg(r) = futures::executor::block_on(self.set_stack.async_call_service(Msg(
+            SetFaultStackRequest {
+                channel: channel.into(),
+                stack_yaml: yaml.into(),
+                append: false,
+            },
+        )))
+        .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
+        ensure!(r.success, "set_fault_stack {channel}: {}", r.message);
+        Ok(())
+    }
+
+    /// One Imu of `phase` on the typed or raw path and on the direct topic.
+    fn send_imu(&self, phase: u32, seq: u64, raw: bool) {
+        let m = imu(phase, seq);
+        (if raw { &self.imu_raw } else { &self.imu_typed })
+            .publish(m.clone())
+            .ok();
+        self.imu_direct.publish(m).ok();
+    }
+
+    /// One LaserScan of `phase` on the typed or raw path and on the direct topic.
+    fn send_scan(&self, phase: u32, seq: u64, raw: bool) {
+        let m = scan(phase, seq);
+        (if raw {
+            &self.scan_raw
+        } else {
+            &self.scan_typed
+        })
+        .publish(m.clone())
+        .ok();
+        self.scan_direct.publish(m).ok();
+    }
+
+    /// The typed and the raw path's rows over `blocks`.
+    fn rows_of(&self, name: &str, blocks: &[Block]) -> [PathRow; 2] {
+        [
+            path_row(
+                &format!("{name}, typed"),
+                blocks,
+                false,
+                &self.typed,
+                &self.direct,
+                &self.w_typed,
+                &self.w_direct,
+            ),
+            path_row(
+                &format!("{name}, raw"),
+                blocks,
+                true,
+                &self.raw,
+                &self.direct,
+                &self.w_raw,
+                &self.w_direct,
+            ),
+        ]
+    }
+
+    /// One phase `label` (rows named `name`): `blocks` runs the blocks;
+    /// the injector's counters of channels `typed` and `raw` over it.
+    fn phase(
+        &self,
+        (label, name): (&'static str, &str),
+        (typed, raw): (&str, &str),
+        blocks: impl FnOnce() -> Vec<Block>,
+    ) -> ([PathRow; 2], PhaseCounters) {
+        let before = snapshot(&self.counters);
+        let blocks = blocks();
+        let rows = self.rows_of(name, &blocks);
+        let after = snapshot(&self.counters);
+        let counters = (
+            label,
+            delta(&before, &after, typed),
+            delta(&before, &after, raw),
+            delta(&before, &after, "udp_rcvbuf_errors").0,
+        );
+        (rows, counters)
+    }
+}
+
+/// The checked receivers: per injector path (samples, wrong, Imu topic,
+/// LaserScan topic, what its scans must carry), then the direct path's.
+#[allow(clippy::type_complexity)]
+fn spawn_receivers(
+    node: &mut RosNode,
+    paths: [(&Samples, &Wrong, &str, &str, ScanPath); 2],
+    (direct, w_direct): (&Samples, &Wrong),
+) -> Result<()> {
+    let rx_qos = qos::subscribe(2000);
+    for (samples, wrong, imu_topic, _, _) in paths {
+        spawn_checked(
+            node.subscription::<Imu>(imu_topic, rx_qos.clone())?,
+            samples.clone(),
+            wrong.clone(),
+            imu_hdr as fn(&Imu) -> &Header,
+            |p, m| imu_ok(p, m, true),
+        );
+    }
     spawn_checked(
         node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
         direct.clone(),
@@ -422,20 +622,15 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
         imu_hdr as fn(&Imu) -> &Header,
         |p, m| imu_ok(p, m, false),
     );
-    spawn_checked(
-        node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
-        typed.clone(),
-        w_typed.clone(),
-        scan_hdr as fn(&LaserScan) -> &Header,
-        |p, m| p < P_SCAN || scan_ok(m, ScanPath::TypedBias),
-    );
-    spawn_checked(
-        node.subscription::<LaserScan>("/scan_any", rx_qos.clone())?,
-        raw.clone(),
-        w_raw.clone(),
-        scan_hdr as fn(&LaserScan) -> &Header,
-        |p, m| p < P_SCAN || scan_ok(m, ScanPath::RawSector),
-    );
+    for (samples, wrong, _, scan_topic, path) in paths {
+        spawn_checked(
+            node.subscription::<LaserScan>(scan_topic, rx_qos.clone())?,
+            samples.clone(),
+            wrong.clone(),
+            scan_hdr as fn(&LaserScan) -> &Header,
+            move |p, m| p < P_SCAN || scan_ok(m, path),
+        );
+    }
     spawn_checked(
         node.subscription::<LaserScan>("/bench/scan_direct", rx_qos)?,
         direct.clone(),
@@ -443,259 +638,65 @@ pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
         scan_hdr as fn(&LaserScan) -> &Header,
         |_, m| scan_ok(m, ScanPath::Direct),
     );
-    let counters = spawn_counters(node)?;
-    let set = node.client::<SetFaultSrv>("/fault_injector/set_fault")?;
-    let set_stack = node.client::<SetFaultStackSrv>("/fault_injector/set_fault_stack")?;
-    let clear = node.client::<TriggerSrv>("/fault_injector/clear_faults")?;
+    Ok(())
+}
+
+/// The mode: three phases, one table, a verdict per target.
+pub fn run(node: &mut RosNode, a: &AnyArgs) -> Result<()> {
+    let rig = Rig::open(node)?;
     let _spinner = node.spawn_spinner()?;
-
-    // Discovery: every path delivers (phase 0, not counted).
-    let t0 = Instant::now();
-    let mut warm = 0;
-    loop {
-        let m = imu(0, warm);
-        imu_typed.publish(m.clone()).ok();
-        imu_raw.publish(m.clone()).ok();
-        imu_direct.publish(m).ok();
-        let s = scan(0, warm);
-        scan_typed.publish(s.clone()).ok();
-        scan_raw.publish(s.clone()).ok();
-        scan_direct.publish(s).ok();
-        warm += 1;
-        std::thread::sleep(Duration::from_millis(20));
-        let got = |s: &Samples| s.lock().expect("poisoned").range((0, 0)..(1, 0)).count() > 1;
-        if got(&typed) && got(&raw) && got(&direct) && warm > 100 {
-            break;
-        }
-        if t0.elapsed() > Duration::from_secs(30) {
-            bail!("no messages through both injector paths after 30 s (is the injector running with config/bench_any_type.yaml?)");
-        }
-    }
-    let t_svc = Instant::now();
-    while !(node.service_ready(&set)
-        && node.service_ready(&set_stack)
-        && node.service_ready(&clear))
-    {
-        if t_svc.elapsed() > Duration::from_secs(30) {
-            bail!("services of the injector not matched after 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let clear_all = || {
-        futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
-            .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))
-    };
-    let set_fault = |spec: FaultSpec| -> Result<()> {
-        let ch = spec.channel.clone();
-        let Msg(r) = futures::executor::block_on(
-            set.async_call_service(Msg(SetFaultRequest { fault: spec })),
-        )
-        .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
-        ensure!(r.success, "set_fault {ch}: {}", r.message);
-        Ok(())
-    };
-    let set_fault_stack = |channel: &str, yaml: &str| -> Result<()> {
-        let Msg(r) =
-            futures::executor::block_on(set_stack.async_call_service(Msg(SetFaultStackRequest {
-                channel: channel.into(),
-                stack_yaml: yaml.into(),
-                append: false,
-            })))
-            .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
-        ensure!(r.success, "set_fault_stack {channel}: {}", r.message);
-        Ok(())
-    };
-    clear_all()?;
-    let rows_of = |name: &str, blocks: &[Block]| {
-        [
-            path_row(
-                &format!("{name}, typed"),
-                blocks,
-                false,
-                &typed,
-                &direct,
-                &w_typed,
-                &w_direct,
-            ),
-            path_row(
-                &format!("{name}, raw"),
-                blocks,
-                true,
-                &raw,
-                &direct,
-                &w_raw,
-                &w_direct,
-            ),
-        ]
-    };
-
-    // The injector's counters of (typed, raw) channel over each phase.
-    let mut inside: Vec<PhaseCounters> = Vec::new();
+    rig.wait_ready(node)?;
+    rig.clear_all()?;
 
     // (a) Imu 10 kHz, no fault.
-    let before = snapshot(&counters);
     let n = (10_000.0 * a.imu_block_s) as u64;
-    let blocks = alternate(P_IMU_10K, a.rounds, 10_000.0, n, |p, i, r| {
-        let m = imu(p, i);
-        (if r { &imu_raw } else { &imu_typed })
-            .publish(m.clone())
-            .ok();
-        imu_direct.publish(m).ok();
-    });
-    let ra = rows_of("(a) Imu 10 kHz, no fault", &blocks);
-    let after = snapshot(&counters);
-    inside.push((
-        "(a)",
-        delta(&before, &after, "imu"),
-        delta(&before, &after, "imu_any"),
-        delta(&before, &after, "udp_rcvbuf_errors").0,
-    ));
+    let (ra, ca) = rig.phase(
+        ("(a)", "(a) Imu 10 kHz, no fault"),
+        ("imu", "imu_any"),
+        || {
+            alternate(P_IMU_10K, a.rounds, 10_000.0, n, |p, i, r| {
+                rig.send_imu(p, i, r)
+            })
+        },
+    );
 
     // (b) Imu 1 kHz, data fault on both paths.
-    set_fault(FaultSpec {
+    rig.set_fault(FaultSpec {
         bias: IMU_BIAS,
         step_at_s: 0.0,
         ..FaultSpec::new("imu", FaultSpec::BIAS)
     })?;
-    set_fault_stack("imu_any", IMU_STACK)?;
-    let before = snapshot(&counters);
+    rig.set_fault_stack("imu_any", IMU_STACK)?;
     let n = (1000.0 * a.imu_block_s) as u64;
-    let blocks = alternate(P_IMU_FAULT, a.rounds, 1000.0, n, |p, i, r| {
-        let m = imu(p, i);
-        (if r { &imu_raw } else { &imu_typed })
-            .publish(m.clone())
-            .ok();
-        imu_direct.publish(m).ok();
-    });
-    let rb = rows_of("(b) Imu 1 kHz, bias 0.5 on angular_velocity.z", &blocks);
-    let after = snapshot(&counters);
-    inside.push((
-        "(b)",
-        delta(&before, &after, "imu"),
-        delta(&before, &after, "imu_any"),
-        delta(&before, &after, "udp_rcvbuf_errors").0,
-    ));
-    clear_all()?;
+    let (rb, cb) = rig.phase(
+        ("(b)", "(b) Imu 1 kHz, bias 0.5 on angular_velocity.z"),
+        ("imu", "imu_any"),
+        || {
+            alternate(P_IMU_FAULT, a.rounds, 1000.0, n, |p, i, r| {
+                rig.send_imu(p, i, r)
+            })
+        },
+    );
+    rig.clear_all()?;
 
     // (c) LaserScan 1,080 beams at 40 Hz: raw sector fault, typed bias.
-    set_fault(FaultSpec {
+    rig.set_fault(FaultSpec {
         bias: SCAN_BIAS,
         step_at_s: 0.0,
         ..FaultSpec::new("scan", FaultSpec::BIAS)
     })?;
-    set_fault_stack("scan_any", SCAN_STACK)?;
-    let before = snapshot(&counters);
+    rig.set_fault_stack("scan_any", SCAN_STACK)?;
     let n = (40.0 * a.scan_block_s) as u64;
-    let blocks = alternate(P_SCAN, a.rounds, 40.0, n, |p, i, r| {
-        let m = scan(p, i);
-        (if r { &scan_raw } else { &scan_typed })
-            .publish(m.clone())
-            .ok();
-        scan_direct.publish(m).ok();
-    });
-    let rc = rows_of("(c) LaserScan 1080 beams 40 Hz", &blocks);
-    let after = snapshot(&counters);
-    inside.push((
-        "(c)",
-        delta(&before, &after, "scan"),
-        delta(&before, &after, "scan_any"),
-        delta(&before, &after, "udp_rcvbuf_errors").0,
-    ));
-    clear_all()?;
+    let (rc, cc) = rig.phase(
+        ("(c)", "(c) LaserScan 1080 beams 40 Hz"),
+        ("scan", "scan_any"),
+        || alternate(P_SCAN, a.rounds, 40.0, n, |p, i, r| rig.send_scan(p, i, r)),
+    );
+    rig.clear_all()?;
 
-    println!("| path | sent (achieved Hz) | received via injector / direct | wrong values via injector / direct | injector p50 / p99 | direct p50 / p99 | added p50 / p99 | paired p50 / p99 / max |");
-    println!("|---|---|---|---|---|---|---|---|");
-    for r in ra.iter().chain(&rb).chain(&rc) {
-        println!(
-            "| {} | {} ({:.0}) | {} / {} | {} / {} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} | {:.0} / {:.0} / {:.0} |",
-            r.name,
-            r.sent,
-            r.rate_hz,
-            r.recv_inj,
-            r.recv_direct,
-            r.wrong_inj,
-            r.wrong_direct,
-            r.inj[0],
-            r.inj[1],
-            r.direct[0],
-            r.direct[1],
-            r.added(0),
-            r.added(1),
-            r.paired[0],
-            r.paired[1],
-            r.paired_max,
-        );
-    }
-    println!(
-        "(latencies in µs; typed scan fault: bias 0.25 m; raw scan fault: ranges[0:90] = +inf)"
-    );
-    let rows = [&ra, &rb, &rc];
-    for ((phase, t, r, bufs), [rt, rr]) in inside.iter().zip(rows) {
-        let split = |sent: u64, (i, o): (u64, u64), got: usize| {
-            format!(
-                "sent {sent}, injector in {i} out {o}, received {got}: lost before its input {}, inside {}, after its output {}",
-                sent as i64 - i as i64,
-                i as i64 - o as i64,
-                o as i64 - got as i64
-            )
-        };
-        println!(
-            "{phase} typed: {}; raw: {}; UDP receive-buffer overflows in the namespace: {bufs}",
-            split(rt.sent, *t, rt.recv_inj),
-            split(rr.sent, *r, rr.recv_inj),
-        );
-    }
-    let ratio = |x: f64, y: f64| x / y;
-    let [t, r] = &ra;
-    let p99 = ratio(r.paired[1], t.paired[1]);
-    println!(
-        "(a) raw lost {} of {} (typed lost {}); ratio raw/typed p99: paired {p99:.2}, added {:.2} (p50: paired {:.2}, added {:.2}) -> lossless: {}; paired p99 ratio <= 1.3: {}",
-        r.sent as i64 - r.recv_inj as i64,
-        r.sent,
-        t.sent as i64 - t.recv_inj as i64,
-        ratio(r.added(1), t.added(1)),
-        ratio(r.paired[0], t.paired[0]),
-        ratio(r.added(0), t.added(0)),
-        if r.recv_inj as u64 == r.sent && r.wrong_inj == 0 { "yes" } else { "NO" },
-        if p99 <= 1.3 { "met" } else { "NOT met" }
-    );
-    let [t, r] = &rb;
-    let (p50, p99) = (
-        ratio(r.paired[0], t.paired[0]),
-        ratio(r.paired[1], t.paired[1]),
-    );
-    println!(
-        "(b) ratio raw field-path fault / typed bias fault: paired p50 {p50:.2}, p99 {p99:.2}; added p50 {:.2}, p99 {:.2}; wrong values typed {} raw {} -> paired ratios <= 2 and values right: {}",
-        ratio(r.added(0), t.added(0)),
-        ratio(r.added(1), t.added(1)),
-        t.wrong_inj,
-        r.wrong_inj,
-        if p50 <= 2.0 && p99 <= 2.0 && r.wrong_inj + t.wrong_inj == 0 && r.recv_inj > 0 && t.recv_inj > 0 {
-            "met"
-        } else {
-            "NOT met"
-        }
-    );
-    let [t, r] = &rc;
-    let fmt = |v: &[f64]| {
-        v.iter()
-            .map(|x| format!("{x:.0}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    println!(
-        "(c) raw sector fault: sent {}, received {}, wrong {}, largest paired added {:.0} µs (period 25,000 µs); injector p50 per block (µs): raw [{}], typed [{}] -> keeps up: {}",
-        r.sent,
-        r.recv_inj,
-        r.wrong_inj,
-        r.paired_max,
-        fmt(&r.block_p50),
-        fmt(&t.block_p50),
-        if r.recv_inj as u64 == r.sent && r.wrong_inj == 0 && r.paired_max < 25_000.0 {
-            "yes"
-        } else {
-            "NO"
-        }
-    );
+    print_table(&ra, &rb, &rc);
+    // The injector's counters of (typed, raw) channel over each phase.
+    print_losses(&[ca, cb, cc], [&ra, &rb, &rc]);
+    print_verdicts(&ra, &rb, &rc);
     std::process::exit(0)
 }
