@@ -56,6 +56,8 @@ struct Slot {
     result: Option<ExpectationResult>,
 }
 
+/// An expectation's evaluation state: what a temporal kind tracked so far,
+/// or an invariant's own monitor.
 enum State {
     Track(Track),
     Invariant(InvariantState),
