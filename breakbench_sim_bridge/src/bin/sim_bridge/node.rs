@@ -431,7 +431,10 @@ fn run() -> Result<()> {
         odom = %node.args.resolve("/odom"),
         "ready"
     );
-    Bridge {
+    // A local, not a temporary of the tail expression: the entities (in
+    // `io`) must be dropped before `node` (RosNode's Drop deletes the
+    // participant).
+    let mut bridge = Bridge {
         node: &node,
         env,
         io,
@@ -442,8 +445,8 @@ fn run() -> Result<()> {
         shutdown,
         plant,
         start_called,
-    }
-    .run()
+    };
+    bridge.run()
 }
 
 #[cfg(test)]
