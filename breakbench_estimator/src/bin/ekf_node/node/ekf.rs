@@ -31,6 +31,8 @@ pub(super) enum Event {
 }
 
 /// What woke the event loop.
+// An event is moved once per wake-up, as before: not boxed.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Wake {
     Event(Event),
     /// 50 ms without an event.
