@@ -29,6 +29,7 @@
 //! and [`classify`].
 
 pub mod class;
+mod decide;
 pub mod eval;
 pub mod observe;
 pub mod predicate;

@@ -30,22 +30,19 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, ensure, Context, Result};
-use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, InitialState, Input, Pose2};
-use breakbench_ros::ros2_client::qos::{Durability, History};
-use breakbench_ros::ros2_client::RmwRequestId;
-use breakbench_ros::{
-    qos, Msg, NodeClock, ParamValue, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown, SimClock,
-};
+use breakbench_estimator::{EkfConfig, Estimator, InitialState, Pose2};
+use breakbench_ros::{NodeClock, ParamValue, RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_world::geodesy::{GeodeticDatum, LocalEnu};
 use breakbench_world::World;
-use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_interfaces::ros::{
-    Clock, DiagnosticArray, Header, Imu, Log, NavSatFix, Odometry, TFMessage, Time,
-};
-use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
+use futures::stream::select_all;
+use kraken_interfaces::ros::{Log, Time};
+
+mod ekf;
+
+use ekf::{next_wake, EkfNode, Event, Io, Settings, Wake};
 
 const NODE_NAME: &str = breakbench_estimator::LOGGER_NAME;
 /// Input queue depth (IMU at 50 Hz and more; absorbs rustdds writer stalls).
@@ -71,15 +68,6 @@ const NODE_PARAMS: [&str; 14] = [
     "publish_tf",
     "hold_max_s",
 ];
-
-// Odometry and Imu are large and arrive at 20-50 Hz: moved once, not boxed.
-#[allow(clippy::large_enum_variant)]
-enum Event {
-    Input(Input),
-    Clock(Clock),
-    /// `~/reset` (REQ-GRAPH-RESET).
-    Reset(RmwRequestId, ResetRunRequest),
-}
 
 /// A ROS parameter value as the YAML value it overrides.
 fn yaml_of(v: &ParamValue) -> serde_yaml_ng::Value {
@@ -231,6 +219,8 @@ pub(crate) fn main() -> ExitCode {
     }
 }
 
+/// Reads the parameters, creates the node's entities and runs the event
+/// loop: each event goes to its [`EkfNode`] handler, then the tick.
 fn run() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
     if !rest.is_empty() {
@@ -238,7 +228,57 @@ fn run() -> Result<()> {
     }
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
-    let (cfg, cfg_origin) = ekf_config(&args)?;
+    let (settings, cfg_origin, datum) = settings(&args)?;
+
+    let mut node = RosNode::new(env, args)?;
+    let sim = matches!(node.clock, NodeClock::Sim(_));
+    let io = Io::new(&mut node, sim)?;
+    let _spinner = node.spawn_spinner()?;
+    tracing::info!(
+        node = %node.args.fully_qualified_name(),
+        domain_id = env.domain_id,
+        rmw = env.rmw.name(),
+        parameters = %cfg_origin,
+        datum = ?datum,
+        initial_map_pose = ?settings.init.map,
+        sim_time = sim,
+        odom = %node.args.resolve("odom"),
+        imu = %node.args.resolve("imu/data"),
+        gnss = %node.args.resolve("gnss/fix"),
+        filtered = %node.args.resolve("odometry/filtered"),
+        "ready"
+    );
+
+    let mut events = shutdown.until(select_all(io.events()));
+    let mut ekf = EkfNode::new(&io, settings, node.clock.clone())?;
+    smol::block_on(async {
+        loop {
+            let wake = next_wake(&mut events, &shutdown).await?;
+            let now = ekf.stamp();
+            let mut due = Vec::new();
+            match wake {
+                Wake::Stopped => return Ok(()),
+                Wake::Event(Event::Clock(c)) => ekf.on_clock(&c),
+                Wake::Event(Event::Input(i)) => ekf.on_input(i, &mut due),
+                Wake::Event(Event::Reset(id, req)) => {
+                    ekf.on_reset(id, &req)?;
+                    continue;
+                }
+                Wake::Tick => {}
+            }
+            ekf.on_tick(now, due)?;
+        }
+    })
+}
+
+/// The node's settings from its parameters, with the estimator parameters'
+/// origin and the datum (for the `ready` line).
+///
+/// # Errors
+/// A bad parameter (named), a world file that does not load, GNSS without
+/// a datum, an estimator configuration the estimator refuses.
+fn settings(args: &RosArgs) -> Result<(Settings, String, Option<GeodeticDatum>)> {
+    let (cfg, cfg_origin) = ekf_config(args)?;
     let world_file = args.param_string("world_file", "")?;
     let world = if world_file.is_empty() {
         None
@@ -246,13 +286,13 @@ fn run() -> Result<()> {
         let p = PathBuf::from(&world_file);
         Some(World::load(&p).with_context(|| format!("parameter 'world_file' = {world_file}"))?)
     };
-    let datum = datum(&args, world.as_ref())?;
+    let datum = datum(args, world.as_ref())?;
     ensure!(
         datum.is_some() || !cfg.gnss.enabled,
         "GNSS is enabled but there is no datum for the map frame: set 'world_file' (a world with a datum) or datum_latitude_deg, datum_longitude_deg and datum_altitude_m, or gnss.enabled:=false"
     );
     let enu = datum.map(LocalEnu::new);
-    let init = initial(&args, world.as_ref())?;
+    let init = initial(args, world.as_ref())?;
     let diag_hz = args.param_f64("diagnostics_rate_hz", 1.0)?;
     ensure!(
         diag_hz.is_finite() && diag_hz > 0.0,
@@ -269,233 +309,16 @@ fn run() -> Result<()> {
     let tolerance_ns = (cfg.time.future_tolerance_s * 1e9).round() as i64;
     // Checked once here, so that the first input cannot fail on it later.
     Estimator::new(cfg.clone(), init).context("estimator")?;
-
-    let mut node = RosNode::new(env, args)?;
-    let odom_sub = node.subscription::<Odometry>("odom", qos::subscribe(DEPTH))?;
-    let imu_sub = node.subscription::<Imu>("imu/data", qos::subscribe(DEPTH))?;
-    let fix_sub = node.subscription::<NavSatFix>("gnss/fix", qos::subscribe(DEPTH))?;
-    let sim = match &node.clock {
-        NodeClock::Sim(c) => Some(c.clone()),
-        NodeClock::Wall => None,
+    let s = Settings {
+        cfg,
+        init,
+        enu,
+        diag_period_ns,
+        publish_tf,
+        hold_max,
+        tolerance_ns,
     };
-    let clock_sub = match sim {
-        Some(_) => Some(node.subscription::<Clock>("/clock", qos::subscribe(DEPTH))?),
-        None => None,
-    };
-    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
-    let filtered_pub = node.publisher::<Odometry>("odometry/filtered", deep())?;
-    let tf_pub = node.publisher::<TFMessage>("/tf", deep())?;
-    let diag_pub = node.publisher::<DiagnosticArray>("/diagnostics", qos::publish())?;
-    let rosout_pub = node.publisher::<Log>(
-        "/rosout",
-        qos::publish()
-            .durability(Durability::TransientLocal)
-            .history(History::KeepLast {
-                depth: ROSOUT_DEPTH,
-            }),
-    )?;
-    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
-    let _spinner = node.spawn_spinner()?;
-    let clock = node.clock.clone();
-    tracing::info!(
-        node = %node.args.fully_qualified_name(),
-        domain_id = env.domain_id,
-        rmw = env.rmw.name(),
-        parameters = %cfg_origin,
-        datum = ?datum,
-        initial_map_pose = ?init.map,
-        sim_time = sim.is_some(),
-        odom = %node.args.resolve("odom"),
-        imu = %node.args.resolve("imu/data"),
-        gnss = %node.args.resolve("gnss/fix"),
-        filtered = %node.args.resolve("odometry/filtered"),
-        "ready"
-    );
-
-    let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
-        odom_sub
-            .async_stream()
-            .filter_map(|r| {
-                std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::WheelOdom(m))))
-            })
-            .boxed_local(),
-        imu_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::Imu(m)))))
-            .boxed_local(),
-        fix_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::Gnss(m)))))
-            .boxed_local(),
-    ];
-    if let Some(c) = &clock_sub {
-        streams.push(
-            c.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Clock(m))))
-                .boxed_local(),
-        );
-    }
-    streams.push(
-        reset_srv
-            .receive_request_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
-            .boxed_local(),
-    );
-    let mut events = shutdown.until(select_all(streams));
-
-    // On wall time the estimator starts now; on sim time at the first /clock.
-    let mut est = match sim {
-        None => Some(Estimator::new(
-            cfg.clone(),
-            InitialState {
-                stamp: clock.stamp(),
-                ..init
-            },
-        )?),
-        Some(_) => None,
-    };
-    let mut held = HeldInputs::default();
-    // Wall time at which the clock last moved (sim time: ends a hold).
-    let mut clock_moved = Instant::now();
-    let mut next_diag_ns: Option<i64> = None;
-    let publish_log = |l: Log| {
-        trace_log(&l);
-        if let Err(e) = rosout_pub.publish(l) {
-            tracing::warn!("/rosout: publish failed: {e:?}");
-        }
-    };
-
-    smol::block_on(async {
-        loop {
-            let ev = {
-                let next = events.next();
-                futures::pin_mut!(next);
-                let timer = smol::Timer::after(Duration::from_millis(50));
-                match futures::future::select(next, Box::pin(timer)).await {
-                    futures::future::Either::Left((Some(ev), _)) => Some(ev),
-                    futures::future::Either::Left((None, _)) if shutdown.is_requested() => {
-                        return Ok(())
-                    }
-                    futures::future::Either::Left((None, _)) => bail!("input streams ended"),
-                    futures::future::Either::Right(_) => None,
-                }
-            };
-            let now = clock.stamp();
-            let mut due = Vec::new();
-            match ev {
-                Some(Event::Clock(c)) => {
-                    if let Some(s) = &sim {
-                        let before = s.now();
-                        SimClock::update(s, &c);
-                        if s.now() != before || est.is_none() {
-                            clock_moved = Instant::now();
-                        }
-                    }
-                }
-                Some(Event::Input(i)) if sim.is_some() => held.push(i),
-                Some(Event::Input(i)) => due.push(i),
-                Some(Event::Reset(id, req)) => {
-                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
-                    // the estimator as at start-up (at the start pose, at the
-                    // next /clock reading under sim time); the inputs queued
-                    // or held are the previous run's.
-                    while let Ok(Some(_)) = odom_sub.take() {}
-                    while let Ok(Some(_)) = imu_sub.take() {}
-                    while let Ok(Some(_)) = fix_sub.take() {}
-                    if let Some(c) = &clock_sub {
-                        while let Ok(Some(_)) = c.take() {}
-                    }
-                    held = HeldInputs::default();
-                    next_diag_ns = None;
-                    clock_moved = Instant::now();
-                    est = match &sim {
-                        Some(s) => {
-                            s.reset();
-                            None
-                        }
-                        None => Some(Estimator::new(
-                            cfg.clone(),
-                            InitialState {
-                                stamp: clock.stamp(),
-                                ..init
-                            },
-                        )?),
-                    };
-                    tracing::info!(run_id = %req.run_id, "reset: a fresh estimator");
-                    let resp = ResetRunResponse {
-                        success: true,
-                        message: format!("a fresh estimator for run {}", req.run_id),
-                    };
-                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
-                        tracing::warn!("~/reset: response not sent: {e:?}");
-                    }
-                    continue;
-                }
-                None => {}
-            }
-            let now = if sim.is_some() { clock.stamp() } else { now };
-            if est.is_none() && sim.as_ref().is_some_and(|s| s.has_time()) {
-                est = Some(Estimator::new(
-                    cfg.clone(),
-                    InitialState { stamp: now, ..init },
-                )?);
-            }
-            let Some(e) = est.as_mut() else { continue };
-            if sim.is_some() {
-                due = held.take_due(now.as_nanos(), tolerance_ns);
-                if !held.is_empty() && clock_moved.elapsed() >= hold_max {
-                    due.extend(held.take_all());
-                }
-            }
-            let fused_any = !due.is_empty();
-            for i in &due {
-                let conv = |lat: f64, lon: f64, alt: f64| {
-                    enu.as_ref().map(|c| c.from_geodetic(lat, lon, alt))
-                };
-                // Refusals are counted, logged and on /diagnostics.
-                let _ = e.fuse(i, now, &conv);
-            }
-            if fused_any {
-                if let Err(err) = filtered_pub.publish(e.filtered_odometry()) {
-                    tracing::warn!("odometry/filtered: publish failed: {err:?}");
-                }
-                if publish_tf {
-                    let tf = TFMessage {
-                        transforms: vec![e.map_to_odom_tf()],
-                    };
-                    if let Err(err) = tf_pub.publish(tf) {
-                        tracing::warn!("/tf: publish failed: {err:?}");
-                    }
-                }
-            }
-            let logs = e.drain_logs();
-            let logged = !logs.is_empty();
-            for r in logs {
-                publish_log(r.to_ros());
-            }
-            let now_ns = now.as_nanos();
-            let periodic = next_diag_ns.is_none_or(|n| now_ns >= n);
-            if logged || periodic {
-                let arr = DiagnosticArray {
-                    header: Header {
-                        stamp: now,
-                        frame_id: String::new(),
-                    },
-                    status: e.diagnostics(now).into_iter().map(|s| s.to_ros()).collect(),
-                };
-                if let Err(err) = diag_pub.publish(arr) {
-                    tracing::warn!("/diagnostics: publish failed: {err:?}");
-                }
-                if periodic {
-                    let mut n = next_diag_ns.unwrap_or(now_ns);
-                    while n <= now_ns {
-                        n += diag_period_ns;
-                    }
-                    next_diag_ns = Some(n);
-                }
-            }
-        }
-    })
+    Ok((s, cfg_origin, datum))
 }
 
 #[cfg(test)]

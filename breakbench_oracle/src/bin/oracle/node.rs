@@ -31,35 +31,28 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, Context, Result};
 use breakbench_oracle::{isolation_check, Monitor, PoseSample, RunEvidence, VerdictLine};
 use breakbench_records::trace::{trace_file, TraceRow, TraceWriter};
 use breakbench_records::{
     scenario_hash, sha256_hex, write_atomic, write_json_atomic, FaultRecord, IsolationRecord,
     Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::RmwRequestId;
-use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
+use breakbench_ros::{RosArgs, RosEnv, RosNode, Shutdown};
 use breakbench_world::World;
-use futures::stream::{select_all, LocalBoxStream, StreamExt};
-use kraken_interfaces::ros::{Odometry, StringMsg, Time};
-use kraken_interfaces::{
-    mode_name, FaultSpec, FaultStatus, ResetRunRequest, ResetRunResponse, SelfReport,
-};
+use futures::stream::{select_all, StreamExt};
+use kraken_interfaces::ros::{Odometry, Time};
+use kraken_interfaces::{mode_name, FaultSpec, FaultStatus, SelfReport};
+
+mod handlers;
+mod params;
+
+use handlers::{Event, Flow, Io, Oracle};
+use params::Params;
 
 const NODE_NAME: &str = "oracle";
-
-// Ground truth arrives at 50 Hz: moved once, not boxed.
-#[allow(clippy::large_enum_variant)]
-enum Event {
-    Truth(Odometry),
-    SelfReport(String),
-    Status(FaultStatus),
-    Reset(RmwRequestId, ResetRunRequest),
-}
 
 /// Whether `id` may name a run (it names the manifest and trace files).
 fn valid_run_id(id: &str) -> bool {
@@ -252,6 +245,9 @@ fn status_json(m: &Monitor, t_s: f64, done: bool) -> String {
     .to_string()
 }
 
+/// Reads the parameters, creates the node's entities and runs the event
+/// loop: each input goes to its [`Oracle`] handler until the verdict (exit
+/// 0), a shutdown, or an error ([`Refused`]: exit 2).
 fn run() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
     if !rest.is_empty() {
@@ -259,254 +255,44 @@ fn run() -> Result<()> {
     }
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
-    let world_file = PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?);
-    let world = World::load(&world_file)
-        .with_context(|| format!("parameter 'world_file' = {}", world_file.display()))?;
-    let mut manifest_dir = PathBuf::from(args.param_string("manifest_dir", "runs/graph")?);
-    let mut run_id = args.param_string("run_id", "graph-0")?;
-    ensure!(
-        valid_run_id(&run_id),
-        "parameter 'run_id' = {run_id:?}: use letters, digits, '-', '_', '.'"
-    );
-    let run_kind = match args.param_string("run_kind", "auto")?.as_str() {
-        "auto" => None,
-        "nominal" => Some(RunKind::Nominal),
-        "grid" => Some(RunKind::Grid),
-        other => bail!("parameter 'run_kind' = {other:?}: expected auto, nominal or grid"),
-    };
-    let scenario_name = args.param_string("scenario_name", "corridor_graph")?;
-    // Empty: computed from the files that define the run (see scenario_hash()).
-    let scenario_hash = match args.param_string("scenario_hash", "")? {
-        h if h.is_empty() => graph_scenario_hash(&world_file, &params_files(std::env::args()))?,
-        h => h,
-    };
-    // int64 parameter carrying the u64 seed's bits (see sim_bridge).
-    let mut seed = args.param_i64("seed", 0)?;
-    let keep_running = args.param_bool("keep_running", false)?;
-    let git_commit = args.param_string("git_commit", env!("BREAKBENCH_ORACLE_GIT_COMMIT"))?;
-    let time_origin = match args.param_string("time_origin", "sim_zero")?.as_str() {
-        "sim_zero" => TimeOrigin::SimZero,
-        "first_sample" => TimeOrigin::FirstSample,
-        other => bail!("parameter 'time_origin' = {other:?}: expected sim_zero or first_sample"),
-    };
-    let world_frame = args.param_string("world_frame", "world")?;
-    let child_frame = args.param_string("child_frame", "base_link")?;
+    let p = Params::from_args(&args)?;
 
     let mut node = RosNode::new(env, args)?;
-    // Every ground-truth sample counts: reliable and deep.
-    let truth_sub = node.subscription::<Odometry>(
-        "/oracle/odom",
-        qos::publish().history(History::KeepLast { depth: 10_000 }),
-    )?;
-    let report_sub = node.subscription::<StringMsg>("/navigator/self_report", qos::publish())?;
-    let fault_sub = node.subscription::<FaultStatus>("/fault_injector/status", qos::publish())?;
-    let status_pub = node.publisher::<StringMsg>("/oracle/status", qos::publish())?;
-    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
+    let io = Io::new(&mut node)?;
     let _spinner = node.spawn_spinner()?;
     tracing::info!(
         node = %node.args.fully_qualified_name(),
         domain_id = env.domain_id,
         rmw = env.rmw.name(),
-        world = %world_file.display(),
+        world = %p.world_file.display(),
         truth = %node.args.resolve("/oracle/odom"),
-        manifest_dir = %manifest_dir.display(),
-        run_id = %run_id,
+        manifest_dir = %p.manifest_dir.display(),
+        run_id = %p.run_id,
         "ready"
     );
 
-    let streams: Vec<LocalBoxStream<'_, Event>> = vec![
-        truth_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
-            .boxed_local(),
-        report_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::SelfReport(m.data))))
-            .boxed_local(),
-        fault_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
-            .boxed_local(),
-        reset_srv
-            .receive_request_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
-            .boxed_local(),
-    ];
-    let mut events = shutdown.until(select_all(streams));
-    let mut monitor = Monitor::new(&world);
-    let mut poses: Vec<PoseSample> = Vec::new();
-    let mut self_report = SelfReport::None;
-    let mut self_report_at_s: Option<f64> = None;
-    let mut faults: Option<FaultStatus> = None;
-    let mut wall0: Option<Instant> = None;
-    let mut next_status_s = 0.0;
-    let mut max_gap_s: f64 = 0.0;
-    let mut min_gap_s: f64 = f64::INFINITY;
-    // Mission time origin, ns of the stamp (set at the first sample).
-    let mut origin_ns: Option<i128> = None;
-
+    let mut events = shutdown.until(select_all(io.events()));
+    let mut oracle = Oracle::new(&io, p);
     smol::block_on(async {
         while let Some(ev) = events.next().await {
             match ev {
-                Event::SelfReport(d) => {
-                    let r = match d.trim() {
-                        "success" => SelfReport::Success,
-                        "failure" => SelfReport::Failure,
-                        other => {
-                            tracing::warn!("/navigator/self_report: ignoring {other:?}");
-                            continue;
-                        }
-                    };
-                    if self_report == SelfReport::None {
-                        let t = poses.last().map(|p| p.t_s);
-                        tracing::info!(self_report = ?r, at_s = ?t, "self-report stored (not a verdict input)");
-                        self_report = r;
-                        self_report_at_s = t;
-                    }
-                }
-                Event::Status(s) => faults = Some(s),
-                Event::Reset(id, req) => {
-                    // The next run of a kept-running graph (REQ-GRAPH-RESET):
-                    // a fresh monitor for the request's run id, writing under
-                    // its out_dir; what is queued is the previous run's.
-                    let resp = if valid_run_id(&req.run_id) && !req.out_dir.is_empty() {
-                        while let Ok(Some(_)) = truth_sub.take() {}
-                        while let Ok(Some(_)) = report_sub.take() {}
-                        while let Ok(Some(_)) = fault_sub.take() {}
-                        monitor = Monitor::new(&world);
-                        poses.clear();
-                        self_report = SelfReport::None;
-                        self_report_at_s = None;
-                        faults = None;
-                        wall0 = None;
-                        next_status_s = 0.0;
-                        max_gap_s = 0.0;
-                        min_gap_s = f64::INFINITY;
-                        origin_ns = None;
-                        run_id = req.run_id.clone();
-                        manifest_dir = PathBuf::from(&req.out_dir);
-                        // The u64 seed's int64 bits, as the parameter.
-                        seed = req.seed as i64;
-                        tracing::info!(run_id = %run_id, manifest_dir = %manifest_dir.display(), "reset: a fresh monitor");
-                        ResetRunResponse {
-                            success: true,
-                            message: format!("a fresh monitor for run {run_id}"),
-                        }
-                    } else {
-                        ResetRunResponse {
-                            success: false,
-                            message: format!(
-                                "run_id {:?} (letters, digits, '-', '_', '.') and out_dir {:?} (not empty) refused",
-                                req.run_id, req.out_dir
-                            ),
-                        }
-                    };
-                    if let Err(e) = reset_srv.send_response(id, Msg(resp)) {
-                        tracing::warn!("~/reset: response not sent: {e:?}");
-                    }
-                }
+                Event::SelfReport(d) => oracle.on_self_report(&d),
+                Event::Status(s) => oracle.on_fault_status(s),
+                Event::Reset(id, req) => oracle.on_reset(id, &req),
                 Event::Truth(o) => {
-                    if poses
-                        .last()
-                        .is_some_and(|p| p.t_s >= world.mission_timeout_s)
-                    {
-                        continue; // already decided; keep_running only republishes status
-                    }
-                    check_frames(&o, &world_frame, &child_frame)?;
-                    let first = origin_ns.is_none();
-                    let origin = *origin_ns.get_or_insert(match time_origin {
-                        TimeOrigin::SimZero => 0,
-                        TimeOrigin::FirstSample => stamp_ns(&o.header.stamp),
-                    });
-                    let mut s = PoseSample::from_odometry(&o);
-                    // Mission time: stamp minus the origin, in integer ns (an
-                    // epoch stamp of 1.8e9 s would lose ~0.2 us as f64 first).
-                    s.t_s = ns_to_secs(stamp_ns(&o.header.stamp) - origin);
-                    if first && s.t_s >= world.mission_timeout_s {
-                        return Err(Refused(format!(
-                            "/oracle/odom: the first sample is at mission time {:.3} s (stamp {}.{:09} s, \
-                             time_origin {:?}), already past mission_timeout_s = {} s: no verdict. \
-                             Start the oracle before the simulator, or set time_origin:=first_sample \
-                             (wall-stamped truth, a simulator that ran before the oracle)",
-                            s.t_s,
-                            o.header.stamp.sec,
-                            o.header.stamp.nanosec,
-                            time_origin,
-                            world.mission_timeout_s
-                        ))
-                        .into());
-                    }
-                    wall0.get_or_insert_with(Instant::now);
-                    if let Err(e) = monitor.feed(&s) {
-                        tracing::warn!("/oracle/odom: sample refused: {e}");
-                        continue;
-                    }
-                    if let Some(p) = poses.last() {
-                        let gap = s.t_s - p.t_s;
-                        if gap > 0.0 {
-                            min_gap_s = min_gap_s.min(gap);
-                        }
-                        // A step over 1.5 sample periods: ground truth was lost.
-                        if gap > 1.5 * min_gap_s && gap > max_gap_s {
-                            tracing::warn!(
-                                t_s = s.t_s,
-                                gap_s = gap,
-                                period_s = min_gap_s,
-                                "/oracle/odom: samples missing (the verdict sees fewer poses than the plant made)"
-                            );
-                        }
-                        max_gap_s = max_gap_s.max(gap);
-                    }
-                    poses.push(s);
-                    if s.t_s >= next_status_s {
-                        next_status_s = s.t_s.floor() + 1.0;
-                        let _ = status_pub.publish(StringMsg {
-                            data: status_json(&monitor, s.t_s, false),
-                        });
-                    }
-                    if s.t_s >= world.mission_timeout_s {
-                        finish(
-                            &world,
-                            &poses,
-                            self_report,
-                            self_report_at_s,
-                            faults.as_ref(),
-                            &Finish {
-                                manifest_dir: &manifest_dir,
-                                run_id: &run_id,
-                                run_kind,
-                                scenario_name: &scenario_name,
-                                scenario_hash: &scenario_hash,
-                                seed: seed as u64,
-                                git_commit: &git_commit,
-                                wall_s: wall0.map(|w| w.elapsed().as_secs_f64()).unwrap_or(0.0),
-                                max_gap_s,
-                                origin_ns: origin_ns.unwrap_or(0),
-                            },
-                        )?;
-                        let _ = status_pub.publish(StringMsg {
-                            data: status_json(&monitor, s.t_s, true),
-                        });
-                        if !keep_running {
-                            // Let the last status reach its readers.
-                            smol::Timer::after(Duration::from_millis(200)).await;
-                            return Ok(());
-                        }
+                    if oracle.on_truth(&o)? == Flow::Done {
+                        // Let the last status reach its readers.
+                        smol::Timer::after(Duration::from_millis(200)).await;
+                        return Ok(());
                     }
                 }
             }
         }
-        if shutdown.is_requested() {
-            tracing::info!(
-                samples = poses.len(),
-                "stopped before the mission timeout: no verdict, no manifest"
-            );
-            return Ok(());
-        }
-        bail!("input streams ended")
+        oracle.on_end(&shutdown)
     })
 }
 
+/// What [`finish`] writes into the manifest besides the run's evidence.
 struct Finish<'a> {
     manifest_dir: &'a Path,
     run_id: &'a str,

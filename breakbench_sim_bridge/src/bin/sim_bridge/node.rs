@@ -67,27 +67,26 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
-use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::ros2_client::RmwRequestId;
 use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{
-    qos, to_stamp, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown, TriggerSrv,
-};
+use breakbench_ros::{to_stamp, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
 use breakbench_sim_bridge::{Plant, PlantConfig};
-use breakbench_world::world::Pose2;
 use breakbench_world::World;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
-    TransformStamped, TriggerResponse, Twist, TwistStamped, Vector3,
+    TransformStamped, Twist, TwistStamped, Vector3,
 };
-use kraken_interfaces::SensorMsg;
 use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
+
+mod bridge;
+
+use bridge::{Bridge, Io};
 
 const NODE_NAME: &str = "sim_bridge";
 /// History depth of every publisher: a lock-step period or a burst of
@@ -384,6 +383,8 @@ fn reset_plant(
     Ok(plant?)
 }
 
+/// Reads the parameters and files, builds the plant and the node's
+/// entities, publishes `/tf_static`, then runs the [`Bridge`].
 fn run() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
     if !rest.is_empty() {
@@ -400,7 +401,7 @@ fn run() -> Result<()> {
     let timing = robot.timing(&robot_file.display().to_string())?;
     let p = Params::from_args(&args, timing.step_ns)?;
     // The node publishes every sensor the robot file declares.
-    let mut plant =
+    let plant =
         Plant::new(&world, &robot, p.seed, &robot.sensor_channels()).with_context(|| {
             format!(
                 "plant from {} and {}",
@@ -411,57 +412,11 @@ fn run() -> Result<()> {
     let lockstep = p.real_time_factor == 0.0;
 
     let mut node = RosNode::new(env, args)?;
-    let pq = || qos::publish().history(History::KeepLast { depth: PUB_DEPTH });
-    let pubs = Pubs {
-        clock: node.publisher("/clock", pq())?,
-        scan: node.publisher("/scan", pq())?,
-        odom: node.publisher("/odom", pq())?,
-        tf: node.publisher("/tf", pq())?,
-        // tf2's StaticTransformBroadcaster QoS: reliable, transient local,
-        // keep last 1 (late joiners get the latched message).
-        tf_static: node.publisher(
-            "/tf_static",
-            qos::publish()
-                .durability(Durability::TransientLocal)
-                .history(History::KeepLast { depth: 1 }),
-        )?,
-        truth: node.publisher(
-            "/oracle/odom",
-            qos::publish().history(History::KeepLast { depth: TRUTH_DEPTH }),
-        )?,
-        gnss: node.publisher("/gnss/fix", pq())?,
-        imu: node.publisher("/imu/data", pq())?,
-        wheel: node.publisher("/wheel/odom", pq())?,
-    };
-    // Lock-step needs every command: reliable. Free running takes the latest:
-    // best effort matches every writer.
-    let cmd_qos = if lockstep {
-        qos::publish().history(History::KeepLast { depth: PUB_DEPTH })
-    } else {
-        qos::subscribe(10)
-    };
-    let cmd = if p.cmd_vel_stamped {
-        CmdSub::Stamped(node.subscription::<TwistStamped>("/cmd_vel", cmd_qos)?)
-    } else {
-        CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
-    };
-    let gate = match &p.gate_topic {
-        Some(t) => Some(node.subscription::<Clock>(
-            t,
-            qos::publish().history(History::KeepLast { depth: PUB_DEPTH }),
-        )?),
-        None => None,
-    };
-    let start_srv = if p.start_service {
-        Some(node.server::<TriggerSrv>("~/start")?)
-    } else {
-        None
-    };
-    let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
-    let mut start_called = start_srv.is_none();
+    let io = Io::new(&mut node, &p, lockstep)?;
+    let start_called = !p.start_service;
     let _spinner = node.spawn_spinner()?;
     // Once: transient local keeps it for every later subscriber.
-    publish(&pubs.tf_static, "/tf_static", static_sensor_tf());
+    publish(&io.pubs.tf_static, "/tf_static", static_sensor_tf());
     tracing::info!(
         node = %node.args.fully_qualified_name(),
         domain_id = env.domain_id,
@@ -476,191 +431,22 @@ fn run() -> Result<()> {
         odom = %node.args.resolve("/odom"),
         "ready"
     );
-
-    'runs: loop {
-        // Wait for the graph: the first messages must not be lost.
-        let t0 = Instant::now();
-        loop {
-            let missing: Vec<&str> = [
-                ("/oracle/odom", node.has_subscriber(&pubs.truth)),
-                ("/scan", node.has_subscriber(&pubs.scan)),
-                ("/odom", node.has_subscriber(&pubs.odom)),
-            ]
-            .into_iter()
-            .filter(|(_, matched)| !matched)
-            .map(|(t, _)| t)
-            .chain((!start_called).then_some("a call of ~/start (start_service: true)"))
-            .chain(
-                (lockstep
-                    && !match &cmd {
-                        CmdSub::Twist(s) => node.has_publisher(s),
-                        CmdSub::Stamped(s) => node.has_publisher(s),
-                    })
-                .then_some("/cmd_vel (publisher)"),
-            )
-            .chain(
-                gate.as_ref()
-                    .is_some_and(|g| !node.has_publisher(g))
-                    .then_some("gate_topic (publisher)"),
-            )
-            .collect();
-            if missing.is_empty() {
-                break;
-            }
-            if let Some((id, req)) = take_reset(&reset_srv) {
-                // Reset while waiting (a run that ended before its start).
-                plant = reset_plant(&world, &robot, &reset_srv, id, &req)?;
-                start_called = start_srv.is_none();
-            }
-            if let Some(srv) = &start_srv {
-                while let Ok(Some((id, _))) = srv.receive_request() {
-                    start_called = true;
-                    let resp = TriggerResponse {
-                        success: true,
-                        message: "stepping from sim time 0 once the graph has matched".into(),
-                    };
-                    if let Err(e) = srv.send_response(id, Msg(resp)) {
-                        tracing::warn!("~/start: response not sent: {e:?}");
-                    }
-                }
-            }
-            if shutdown.is_requested() {
-                tracing::info!("stopped while waiting for peers on {missing:?}");
-                break 'runs;
-            }
-            if t0.elapsed() > p.start_timeout {
-                bail!(
-                    "no peer on {missing:?} after start_timeout_s = {:.1} s (is the rest of the graph running on ROS_DOMAIN_ID {}?)",
-                    p.start_timeout.as_secs_f64(),
-                    env.domain_id
-                );
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        std::thread::sleep(p.start_settle);
-        // The previous run's last commands (kept-running graph): not this run's.
-        while cmd.try_take().is_some() {}
-        if let Some(g) = &gate {
-            while let Ok(Some(_)) = g.take() {}
-        }
-        tracing::info!(
-            "graph matched after {:.2} s; stepping",
-            t0.elapsed().as_secs_f64()
-        );
-
-        let period = p.lockstep_period;
-        let mut next_control = Duration::ZERO;
-        let wall0 = Instant::now();
-        let mut commands = 0u64;
-        publish(
-            &pubs.clock,
-            "/clock",
-            Clock {
-                clock: to_stamp(Duration::ZERO),
-            },
-        );
-        loop {
-            if shutdown.is_requested() || p.stop_at.is_some_and(|s| plant.now() >= s) {
-                break 'runs;
-            }
-            if let Some((id, req)) = take_reset(&reset_srv) {
-                plant = reset_plant(&world, &robot, &reset_srv, id, &req)?;
-                start_called = start_srv.is_none();
-                continue 'runs;
-            }
-            if !lockstep {
-                while let Some(t) = cmd.try_take() {
-                    plant.set_cmd_vel(t.linear.x, t.angular.z);
-                    commands += 1;
-                }
-            }
-            let mut out = plant.step();
-            let now = plant.now();
-            let ns = now.as_nanos() as u64;
-            // Take the truth out only when gated (a tuple would take it always).
-            if let Some((g, t)) = gate.as_ref().and_then(|g| out.truth.take().map(|t| (g, t))) {
-                // Ground truth first, then the gate, then the step's sensors.
-                publish(&pubs.truth, "/oracle/odom", t);
-                if !wait_gate(g, now, p.lockstep_timeout, &shutdown) {
-                    if shutdown.is_requested() {
-                        break 'runs;
-                    }
-                    bail!(
-                        "gate: nothing on {} stamped at or after sim time {:.3} s within lockstep_timeout_s = {:.1} s (is the orchestrator running?)",
-                        p.gate_topic.as_deref().unwrap_or_default(),
-                        now.as_secs_f64(),
-                        p.lockstep_timeout.as_secs_f64()
-                    );
-                }
-            }
-            // The plant's sensor pairs in its fixed order; each message type has
-            // one topic (the plant emits one channel per type).
-            for (_, m) in out.sensors {
-                match m {
-                    SensorMsg::Odometry(o) => {
-                        publish(&pubs.tf, "/tf", odom_tf(&o));
-                        publish(&pubs.odom, "/odom", o);
-                    }
-                    SensorMsg::LaserScan(s) => publish(&pubs.scan, "/scan", s),
-                    SensorMsg::NavSatFix(f) => publish(&pubs.gnss, "/gnss/fix", f),
-                    SensorMsg::Imu(i) => publish(&pubs.imu, "/imu/data", i),
-                }
-            }
-            if let Some(t) = out.truth {
-                publish(&pubs.truth, "/oracle/odom", t);
-            }
-            let pose: Pose2 = plant.true_pose();
-            if ns.is_multiple_of(p.wheel_period_ns) {
-                publish(&pubs.wheel, "/wheel/odom", wheel_odometry(&plant));
-            }
-            if ns.is_multiple_of(p.clock_period_ns) || (lockstep && now >= next_control) {
-                publish(
-                    &pubs.clock,
-                    "/clock",
-                    Clock {
-                        clock: to_stamp(now),
-                    },
-                );
-            }
-            if lockstep {
-                if now >= next_control {
-                    next_control += period;
-                    let Some(t) = cmd.take_blocking(p.lockstep_timeout, &shutdown) else {
-                        if shutdown.is_requested() {
-                            break 'runs;
-                        }
-                        bail!(
-                            "lock-step: no /cmd_vel within lockstep_timeout_s = {:.1} s at sim time {:.3} s (is the navigator running? a fault on the injector's cmd_vel channel that withholds commands stalls a lock-step graph)",
-                            p.lockstep_timeout.as_secs_f64(),
-                            now.as_secs_f64()
-                        );
-                    };
-                    plant.set_cmd_vel(t.linear.x, t.angular.z);
-                    commands += 1;
-                }
-            } else {
-                let due = wall0 + now.div_f64(p.real_time_factor);
-                let wall = Instant::now();
-                if due > wall {
-                    std::thread::sleep(due - wall);
-                }
-            }
-            if ns.is_multiple_of(10 * 1_000_000_000) {
-                let w = wall0.elapsed().as_secs_f64();
-                tracing::info!(
-                    sim_s = now.as_secs_f64(),
-                    wall_s = w,
-                    rtf = now.as_secs_f64() / w.max(1e-9),
-                    commands,
-                    x_m = pose.x_m,
-                    y_m = pose.y_m,
-                    "progress"
-                );
-            }
-        }
-    }
-    tracing::info!("stopped at sim time {:.3} s", plant.now().as_secs_f64());
-    Ok(())
+    // A local, not a temporary of the tail expression: the entities (in
+    // `io`) must be dropped before `node` (RosNode's Drop deletes the
+    // participant).
+    let mut bridge = Bridge {
+        node: &node,
+        env,
+        io,
+        p,
+        world,
+        robot,
+        lockstep,
+        shutdown,
+        plant,
+        start_called,
+    };
+    bridge.run()
 }
 
 #[cfg(test)]
