@@ -702,7 +702,20 @@ fn sim_bridge_topics(src: &str) -> Vec<String> {
 fn contract_is_what_the_embedded_sim_bridge_creates() {
     // The hand-written contract above must be exactly the topics of the
     // embedded plant's node, so the bridge YAML cannot drift from it.
-    let topics = sim_bridge_topics(&read("breakbench_sim_bridge/src/bin/sim_bridge/node.rs"));
+    // The node's sources: node.rs and its submodules (node/*.rs), where the
+    // publishers and subscriptions are opened.
+    let mut src = read("breakbench_sim_bridge/src/bin/sim_bridge/node.rs");
+    let dir = root().join("breakbench_sim_bridge/src/bin/sim_bridge/node");
+    let mut subs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect();
+    subs.sort();
+    for p in subs {
+        src.push_str(&std::fs::read_to_string(&p).expect("node source"));
+    }
+    let topics = sim_bridge_topics(&src);
     let mut want: Vec<String> = contract("geometry_msgs/msg/Twist")
         .keys()
         .map(|k| k.to_string())
