@@ -93,7 +93,14 @@ class Peer(Node):
         return m
 
     def burst(self, n=10, wait=1.0):
-        """Publishes n samples; returns (sent, received on /sonar)."""
+        """Publishes n samples; returns (sent, received on /sonar of those).
+
+        Only this burst's messages count (by their unique stamps): a message
+        of the warm-up or of an earlier burst that arrives late (seen in CI:
+        a reliable writer matched late resends its history, 27 warm-up
+        samples arrived during the first burst) is not this burst's result.
+        A duplicate of a burst message still counts, and fails the checks.
+        """
         self.got.clear()
         sent = []
         for _ in range(n):
@@ -102,7 +109,8 @@ class Peer(Node):
             self.pub.publish(m)
             self.spin_for(0.02)
         self.spin_for(wait)
-        return sent, list(self.got)
+        secs = {m.header.stamp.sec for m in sent}
+        return sent, [m for m in self.got if m.header.stamp.sec in secs]
 
 
 def f32(x):
