@@ -493,26 +493,15 @@ fn baseline_class(
     spec: &RunSpec,
     provenance: &super::manifest::Provenance,
 ) -> Result<Option<ClassifiedVerdict>, CampaignError> {
-    Ok(match (&spec.test, spec.kind) {
-        (Some(name), RunKind::Test)
-            if scenario
-                .file
-                .tests
-                .iter()
-                .any(|t| t.name == *name && t.baseline) =>
-        {
-            // The plan's baseline of this repeat (one for every phase of a
-            // phase-swept test): same seed, no fault.
-            let b = spec.baseline(name);
-            Some(
-                execute(scenario, &b, provenance)?
-                    .manifest
-                    .judgement
-                    .verdict_class,
-            )
-        }
-        _ => None,
-    })
+    scenario
+        .paired_baseline(spec)
+        .map(|b| {
+            Ok(execute(scenario, &b, provenance)?
+                .manifest
+                .judgement
+                .verdict_class)
+        })
+        .transpose()
 }
 
 /// Records in `detections` the stamp, s, of every rise of the study's

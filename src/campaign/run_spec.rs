@@ -114,6 +114,27 @@ impl Scenario {
             .get(&spec.variant_key(&self.file))
             .unwrap_or(&self.navigator)
     }
+
+    /// The baseline run paired with `spec` (REQ-CAMPAIGN-BASELINE): for a
+    /// resilience-test fault run of a test that declares `baseline: true`,
+    /// [`RunSpec::baseline`] of its test (the same seed and repeat, no fault);
+    /// `None` for every other run. Both executors run it (or reuse its
+    /// verdict) before the fault run, so the pairing does not depend on the
+    /// order runs finish in.
+    pub fn paired_baseline(&self, spec: &RunSpec) -> Option<RunSpec> {
+        match (&spec.test, spec.kind) {
+            (Some(name), RunKind::Test)
+                if self
+                    .file
+                    .tests
+                    .iter()
+                    .any(|t| t.name == *name && t.baseline) =>
+            {
+                Some(spec.baseline(name))
+            }
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
