@@ -38,3 +38,18 @@ pub fn clock() -> QosProfile {
 pub fn service() -> QosProfile {
     publish()
 }
+
+/// rcl's `/rosout` history depth (`rcl_qos_profile_rosout_default`, rcl's
+/// `logging_rosout.h`).
+pub const ROSOUT_DEPTH: usize = 1000;
+
+/// A node's own `/rosout` publisher (`rcl_interfaces/msg/Log`): reliable,
+/// TRANSIENT_LOCAL, KEEP_LAST([`ROSOUT_DEPTH`]), rcl's rosout profile, so
+/// that a late `ros2 topic echo /rosout` or recorder still gets the lines.
+pub fn rosout() -> QosProfile {
+    publish()
+        .durability(Durability::TransientLocal)
+        .history(History::KeepLast {
+            depth: ROSOUT_DEPTH,
+        })
+}

@@ -91,12 +91,21 @@ def on_start(event, _ctx):
                 OVERRIDES[name].update(section.get("ros__parameters", {}))
 
 
+def test_thread_alive():
+    """launch_testing runs the active tests on a thread of this name."""
+    return any(t.name == "test_runner_thread" and t.is_alive() for t in threading.enumerate())
+
+
 def on_shutdown(event, _ctx):
     SHUTDOWN_REASONS.append(event.reason)
 
     async def hold(_context):
+        # Until the active tests are done and launch_testing's test thread
+        # (a daemon thread, which prints the results and then calls the
+        # launch's shutdown) has ended: a daemon thread still writing while
+        # the interpreter exits makes Python abort (exit 134, seen in CI).
         deadline = time.monotonic() + SHUTDOWN_HOLD_S
-        while not ACTIVE_TESTS_DONE.is_set() and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (not ACTIVE_TESTS_DONE.is_set() or test_thread_alive()):
             await asyncio.sleep(0.05)
 
     return [OpaqueCoroutine(coroutine=hold)]
@@ -141,6 +150,7 @@ class TestVerdict(unittest.TestCase):
         while not any(s.get("done") for s in self.status) and time.monotonic() < deadline:
             executor.spin_once(timeout_sec=0.1)
         executor.remove_node(self.node)
+        executor.shutdown()
         final = [s for s in self.status if s.get("done")]
         publishers = self.node.get_publishers_info_by_topic("/oracle/status")
         self.assertTrue(

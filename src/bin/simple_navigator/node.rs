@@ -76,7 +76,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use breakbench_ros::ros2_client::qos::{Durability, History};
+use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::{qos, Msg, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, LaserScan, Log, Odometry, StringMsg, Time};
@@ -119,8 +119,6 @@ impl StampStream {
     }
 }
 const DEPTH: usize = 100;
-/// rcl's `/rosout` history depth (`rcl_qos_profile_rosout_default`).
-const ROSOUT_DEPTH: usize = 1000;
 
 /// `t` (the navigator's clock) on the node's clock.
 fn on_node_clock(t: Time, epoch: Duration) -> Time {
@@ -243,14 +241,7 @@ fn open(node: &mut RosNode, p: &Params) -> Result<Io> {
     };
     let report_pub = node.publisher::<StringMsg>("/navigator/self_report", qos::publish())?;
     let diag_pub = node.publisher::<DiagnosticArray>("/diagnostics", qos::publish())?;
-    let rosout_pub = node.publisher::<Log>(
-        "/rosout",
-        qos::publish()
-            .durability(Durability::TransientLocal)
-            .history(History::KeepLast {
-                depth: ROSOUT_DEPTH,
-            }),
-    )?;
+    let rosout_pub = node.publisher::<Log>("/rosout", qos::rosout())?;
     let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
     Ok(Io {
         odom_sub,

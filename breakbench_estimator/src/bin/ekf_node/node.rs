@@ -47,8 +47,6 @@ use ekf::{next_wake, EkfNode, Event, Io, Settings, Wake};
 const NODE_NAME: &str = breakbench_estimator::LOGGER_NAME;
 /// Input queue depth (IMU at 50 Hz and more; absorbs rustdds writer stalls).
 const DEPTH: usize = 100;
-/// rcl's `/rosout` history depth (`rcl_qos_profile_rosout_default`).
-const ROSOUT_DEPTH: usize = 1000;
 
 /// The node's own parameters; every other parameter must name an
 /// [`EkfConfig`] field (dotted, e.g. `gnss.mahalanobis_gate`).

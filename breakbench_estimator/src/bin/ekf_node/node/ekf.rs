@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, InitialState, Input};
-use breakbench_ros::ros2_client::qos::{Durability, History};
+use breakbench_ros::ros2_client::qos::History;
 use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
 use breakbench_ros::{qos, Msg, NodeClock, ResetRunSrv, RosNode, RosServer, Shutdown, SimClock};
 use breakbench_world::geodesy::LocalEnu;
@@ -18,7 +18,7 @@ use kraken_interfaces::ros::{
 };
 use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
-use super::{trace_log, DEPTH, ROSOUT_DEPTH};
+use super::{trace_log, DEPTH};
 
 /// One input of the event loop.
 // Odometry and Imu are large and arrive at 20-50 Hz: moved once, not boxed.
@@ -93,14 +93,7 @@ impl Io {
         let filtered_pub = node.publisher::<Odometry>("odometry/filtered", deep())?;
         let tf_pub = node.publisher::<TFMessage>("/tf", deep())?;
         let diag_pub = node.publisher::<DiagnosticArray>("/diagnostics", qos::publish())?;
-        let rosout_pub = node.publisher::<Log>(
-            "/rosout",
-            qos::publish()
-                .durability(Durability::TransientLocal)
-                .history(History::KeepLast {
-                    depth: ROSOUT_DEPTH,
-                }),
-        )?;
+        let rosout_pub = node.publisher::<Log>("/rosout", qos::rosout())?;
         let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
         Ok(Self {
             odom_sub,
