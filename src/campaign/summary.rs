@@ -199,67 +199,7 @@ impl Summary {
         let cells = file
             .cells()
             .into_iter()
-            .map(|key| {
-                let runs: Vec<&&Manifest> = ms
-                    .iter()
-                    .filter(|m| m.kind == RunKind::Grid && m.cell == key)
-                    .collect();
-                let n = runs.len() as u64;
-                let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
-                let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
-                let delivered = file
-                    .axes
-                    .iter()
-                    .map(|a| {
-                        let vals: Vec<f64> = runs
-                            .iter()
-                            .filter_map(|m| {
-                                m.faults
-                                    .iter()
-                                    .find(|f| f.axis == a.name)
-                                    .and_then(|f| f.delivered)
-                            })
-                            .collect();
-                        let mean = (!vals.is_empty())
-                            .then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
-                        (a.name.clone(), mean)
-                    })
-                    .collect();
-                let verdict_classes = ClassCounts::of(
-                    all.iter()
-                        .copied()
-                        .filter(|m| m.kind == RunKind::Grid && m.cell == key),
-                );
-                let detection = file.detection.as_ref().map(|_| {
-                    let det = runs
-                        .iter()
-                        .filter(|m| {
-                            m.detection
-                                .as_ref()
-                                .is_some_and(|d| d.after_fault_s.is_some())
-                        })
-                        .count() as u64;
-                    let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
-                    CellDetection {
-                        detected: Proportion::new(det, n, conf),
-                        escaped: Proportion::new(esc, n, conf),
-                        latency: LatencyStats::of(
-                            runs.iter()
-                                .filter_map(|m| m.detection.as_ref()?.latency_s)
-                                .collect(),
-                        ),
-                    }
-                });
-                Cell {
-                    axes: key,
-                    n,
-                    verdict_classes,
-                    safety: Proportion::new(ks, n, conf),
-                    mission: Proportion::new(km, n, conf),
-                    delivered,
-                    detection,
-                }
-            })
+            .map(|key| cell(file, key, &ms, &all))
             .collect();
 
         // Resilience-test runs are summarised per test, not in the study's corpus.
@@ -295,96 +235,14 @@ impl Summary {
             runs_checked: checked.len() as u64,
         };
 
-        let nominal_runs: Vec<&&Manifest> =
-            ms.iter().filter(|m| m.kind == RunKind::Nominal).collect();
-        let metric: Vec<f64> = nominal_runs
+        let nominal_runs: Vec<&Manifest> = ms
             .iter()
-            .map(|m| m.final_goal_distance_m)
+            .copied()
+            .filter(|m| m.kind == RunKind::Nominal)
             .collect();
-        let c = &file.nominal.convergence;
-        let sd_all = sample_sd(&metric);
-        let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
-        // Judged per navigator variant (each has its own `nominal.runs`
-        // runs; one variant without navigator axes): the spread of one
-        // configuration, never of several pooled.
-        let converged = |metric: &[f64]| {
-            let sd_all = sample_sd(metric);
-            let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
-            metric.len() == file.nominal.runs
-                && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
-                    || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m))
-        };
-        let spread_converged = file.variant_keys().iter().all(|key| {
-            let own: Vec<f64> = nominal_runs
-                .iter()
-                .filter(|m| file.variant_of(&m.cell) == *key)
-                .map(|m| m.final_goal_distance_m)
-                .collect();
-            converged(&own)
-        });
-        let nn = nominal_runs.len() as u64;
-        let nominal = NominalSummary {
-            n: nn,
-            criterion: c.clone(),
-            sd_all,
-            sd_first,
-            spread_converged,
-            safety: Proportion::new(
-                nominal_runs
-                    .iter()
-                    .filter(|m| m.verdict.safety_violation())
-                    .count() as u64,
-                nn,
-                conf,
-            ),
-            mission: Proportion::new(
-                nominal_runs
-                    .iter()
-                    .filter(|m| m.verdict.mission_failure())
-                    .count() as u64,
-                nn,
-                conf,
-            ),
-            verdict_classes: ClassCounts::of(
-                all.iter().copied().filter(|m| m.kind == RunKind::Nominal),
-            ),
-        };
-
-        let nominal_detection = if file.detection.is_some() {
-            file.variant_keys()
-                .into_iter()
-                .map(|key| {
-                    let variant: BTreeMap<String, f64> = file
-                        .navigator_axes
-                        .iter()
-                        .zip(&key)
-                        .map(|(a, i)| (a.name.clone(), *i as f64))
-                        .collect();
-                    let runs: Vec<&&Manifest> = nominal_runs
-                        .iter()
-                        .filter(|m| file.variant_of(&m.cell) == key)
-                        .copied()
-                        .collect();
-                    let n = runs.len() as u64;
-                    let count =
-                        |f: &dyn Fn(&Manifest) -> bool| runs.iter().filter(|m| f(m)).count() as u64;
-                    VariantNominal {
-                        label: file.variant_label(&key),
-                        variant,
-                        n,
-                        false_positive: Proportion::new(
-                            count(&|m| m.detection.as_ref().is_some_and(|d| d.first_s.is_some())),
-                            n,
-                            conf,
-                        ),
-                        safety: Proportion::new(count(&|m| m.verdict.safety_violation()), n, conf),
-                        mission: Proportion::new(count(&|m| m.verdict.mission_failure()), n, conf),
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let nominal = nominal_summary(file, &nominal_runs, &all);
+        let nn = nominal.n;
+        let nominal_detection = nominal_detection(file, &nominal_runs);
         let labels = file
             .navigator_axes
             .iter()
@@ -421,6 +279,183 @@ impl Summary {
             tests: super::test_summary::summarize(file, &ms),
         }
     }
+}
+
+/// The summary of one grid cell `key` (axis values, scenario order): its
+/// judged grid runs among `ms` (p-hat of safety violation and mission
+/// failure with Wilson intervals at the scenario's confidence, the mean
+/// delivered value per axis, the detection) and the verdict classes of all
+/// its runs among `all` (REQ-CAMPAIGN-WILSON).
+fn cell(
+    file: &ScenarioFile,
+    key: BTreeMap<String, f64>,
+    ms: &[&Manifest],
+    all: &[&Manifest],
+) -> Cell {
+    let conf = file.confidence;
+    let runs: Vec<&&Manifest> = ms
+        .iter()
+        .filter(|m| m.kind == RunKind::Grid && m.cell == key)
+        .collect();
+    let n = runs.len() as u64;
+    let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
+    let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
+    let delivered = file
+        .axes
+        .iter()
+        .map(|a| {
+            let vals: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| {
+                    m.faults
+                        .iter()
+                        .find(|f| f.axis == a.name)
+                        .and_then(|f| f.delivered)
+                })
+                .collect();
+            let mean =
+                (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
+            (a.name.clone(), mean)
+        })
+        .collect();
+    let verdict_classes = ClassCounts::of(
+        all.iter()
+            .copied()
+            .filter(|m| m.kind == RunKind::Grid && m.cell == key),
+    );
+    let detection = file.detection.as_ref().map(|_| {
+        let det = runs
+            .iter()
+            .filter(|m| {
+                m.detection
+                    .as_ref()
+                    .is_some_and(|d| d.after_fault_s.is_some())
+            })
+            .count() as u64;
+        let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
+        CellDetection {
+            detected: Proportion::new(det, n, conf),
+            escaped: Proportion::new(esc, n, conf),
+            latency: LatencyStats::of(
+                runs.iter()
+                    .filter_map(|m| m.detection.as_ref()?.latency_s)
+                    .collect(),
+            ),
+        }
+    });
+    Cell {
+        axes: key,
+        n,
+        verdict_classes,
+        safety: Proportion::new(ks, n, conf),
+        mission: Proportion::new(km, n, conf),
+        delivered,
+        detection,
+    }
+}
+
+/// The nominal set's summary: the spread of the final goal distance, m, of
+/// all `nominal_runs` and without the last `window` runs, its convergence
+/// judged per navigator variant (REQ-CAMPAIGN-BASELINE), p-hat of safety
+/// and mission failure, and the verdict classes of all nominal runs among
+/// `all`.
+fn nominal_summary(
+    file: &ScenarioFile,
+    nominal_runs: &[&Manifest],
+    all: &[&Manifest],
+) -> NominalSummary {
+    let conf = file.confidence;
+    let metric: Vec<f64> = nominal_runs
+        .iter()
+        .map(|m| m.final_goal_distance_m)
+        .collect();
+    let c = &file.nominal.convergence;
+    let sd_all = sample_sd(&metric);
+    let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+    // Judged per navigator variant (each has its own `nominal.runs`
+    // runs; one variant without navigator axes): the spread of one
+    // configuration, never of several pooled.
+    let converged = |metric: &[f64]| {
+        let sd_all = sample_sd(metric);
+        let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+        metric.len() == file.nominal.runs
+            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
+                || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m))
+    };
+    let spread_converged = file.variant_keys().iter().all(|key| {
+        let own: Vec<f64> = nominal_runs
+            .iter()
+            .filter(|m| file.variant_of(&m.cell) == *key)
+            .map(|m| m.final_goal_distance_m)
+            .collect();
+        converged(&own)
+    });
+    let nn = nominal_runs.len() as u64;
+    NominalSummary {
+        n: nn,
+        criterion: c.clone(),
+        sd_all,
+        sd_first,
+        spread_converged,
+        safety: Proportion::new(
+            nominal_runs
+                .iter()
+                .filter(|m| m.verdict.safety_violation())
+                .count() as u64,
+            nn,
+            conf,
+        ),
+        mission: Proportion::new(
+            nominal_runs
+                .iter()
+                .filter(|m| m.verdict.mission_failure())
+                .count() as u64,
+            nn,
+            conf,
+        ),
+        verdict_classes: ClassCounts::of(
+            all.iter().copied().filter(|m| m.kind == RunKind::Nominal),
+        ),
+    }
+}
+
+/// Per navigator variant, its nominal runs' false positives (a detection
+/// with no fault), safety and mission p-hat; empty without a detection.
+fn nominal_detection(file: &ScenarioFile, nominal_runs: &[&Manifest]) -> Vec<VariantNominal> {
+    if file.detection.is_none() {
+        return Vec::new();
+    }
+    let conf = file.confidence;
+    file.variant_keys()
+        .into_iter()
+        .map(|key| {
+            let variant: BTreeMap<String, f64> = file
+                .navigator_axes
+                .iter()
+                .zip(&key)
+                .map(|(a, i)| (a.name.clone(), *i as f64))
+                .collect();
+            let runs: Vec<&Manifest> = nominal_runs
+                .iter()
+                .filter(|m| file.variant_of(&m.cell) == key)
+                .copied()
+                .collect();
+            let n = runs.len() as u64;
+            let count = |f: &dyn Fn(&Manifest) -> bool| runs.iter().filter(|m| f(m)).count() as u64;
+            VariantNominal {
+                label: file.variant_label(&key),
+                variant,
+                n,
+                false_positive: Proportion::new(
+                    count(&|m| m.detection.as_ref().is_some_and(|d| d.first_s.is_some())),
+                    n,
+                    conf,
+                ),
+                safety: Proportion::new(count(&|m| m.verdict.safety_violation()), n, conf),
+                mission: Proportion::new(count(&|m| m.verdict.mission_failure()), n, conf),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,30 +3,25 @@
 
 use std::time::{Duration, Instant};
 
-use breakbench_oracle::{isolation_check, PoseSample, RunEvidence};
-use breakbench_sim_bridge::plant::sensor_kind;
-use breakbench_sim_bridge::{Plant, PlantOutputs};
-use kraken_faults::SensorMsg;
-use kraken_faults::{
-    channel_rng, delivered_probe, Channel, FaultRng, FaultSchedule, Injector, ScheduledFault,
-};
-use kraken_interfaces::ros::{DiagnosticArray, NavSatStatus, Odometry, Twist, Vector3};
+use breakbench_sim_bridge::Plant;
+use kraken_faults::{delivered_probe, FaultSchedule, Injector, ScheduledFault};
+use kraken_interfaces::ros::DiagnosticArray;
 use kraken_interfaces::FaultSpec;
-use kraken_interfaces::SelfReport;
 
-use super::manifest::{
-    ContactRecord, DetectionRecord, FaultRecord, IsolationRecord, Manifest, RunKind,
-};
-use super::scenario::{actuator_channel, fault_spec, Axis, Detection, Scenario, ACTUATOR_CHANNELS};
+use super::manifest::{ContactRecord, DetectionRecord, FaultRecord, Manifest, RunKind};
+use super::scenario::{fault_spec, Axis, Detection, Scenario};
 use super::test_run::TestDriver;
-use super::trace::{trace_file, TraceRow, TraceWriter};
 use super::CampaignError;
-use breakbench_navigator::controller::{Controller, OpenLoop};
+use breakbench_navigator::controller::Controller;
 use breakbench_navigator::stack::Stack;
 use breakbench_navigator::{Navigator, PoseSource};
-use breakbench_oracle::expect::{ClassifiedVerdict, DiagLevel, RunJudgement};
+use breakbench_oracle::expect::{ClassifiedVerdict, DiagLevel};
 
 pub use super::run_spec::RunSpec;
+
+mod run_loop;
+
+use run_loop::RunLoop;
 
 /// A finished run: its manifest (without wall time and trace hash filled in
 /// by the writer) and its ground-truth trace as CSV.
@@ -95,296 +90,13 @@ pub fn execute_recording(
     record_provenance: bool,
 ) -> Result<RunOutput, CampaignError> {
     let wall = Instant::now();
-    let world = &scenario.world;
-    let mut controller: Box<dyn Controller> = match &scenario.file.canary {
-        Some(c) if spec.kind == RunKind::Canary => {
-            Box::new(OpenLoop::new(c.linear_m_s, c.duration_s))
-        }
-        _ => controller_under_test(scenario.navigator_of(spec), world)?,
-    };
-    // One channel per controller input, in its delivery order, each of the
-    // type the plant declares for it; the plant computes only these sensors.
-    let inputs: Vec<(&'static str, kraken_faults::MsgKind)> = controller.inputs().to_vec();
-    // A resilience test: its driver, and for a fault run the class of its
-    // baseline (the same seed without the fault, executed here so the
-    // pairing does not depend on the order runs finish in).
-    let mut driver = test_driver(scenario, spec, controller.as_ref())?;
+    // A resilience test's fault run: the class of its baseline (the same
+    // seed without the fault), executed here so the pairing does not
+    // depend on the order runs finish in.
     let baseline_class = baseline_class(scenario, spec, provenance)?;
-    for &(name, kind) in &inputs {
-        if sensor_kind(name) != Some(kind) {
-            return Err(CampaignError::Wiring {
-                channel: name.into(),
-                wanted: kind.ros_type().into(),
-                plant: sensor_kind(name)
-                    .map_or("no such sensor", |k| k.ros_type())
-                    .into(),
-            });
-        }
-    }
-    let wired: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
-    let mut plant = Plant::new(world, &scenario.plant, spec.seed, &wired)?;
-    // The sensor channels, then the actuator channel between the
-    // controller's command and the plant (REQ-FAULT-ACTUATOR).
-    let mut injector = Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect())
-        .with_raw_channel(actuator_channel(0));
-    let cmd_vel = ACTUATOR_CHANNELS[0].0;
-    if record_provenance {
-        for c in injector.channels_mut() {
-            c.record_provenance(true);
-        }
-        for c in injector.raw_channels_mut() {
-            c.record_provenance(true);
-        }
-    }
-
-    // One fault stream per channel, from the run seed and the channel name.
-    let mut rngs: Vec<FaultRng> = injector
-        .channels()
-        .iter()
-        .map(|c| channel_rng(spec.seed, c.name()))
-        .collect();
-    let mut cmd_rng = channel_rng(spec.seed, cmd_vel);
-
-    let (axes, mut schedule) = grid_faults(scenario, spec, &mut injector)?;
-    // The study's detection, watched on grid and nominal runs: every
-    // /diagnostics status the controller publishes, (name, level, stamp).
-    let detection = scenario
-        .file
-        .detection
-        .as_ref()
-        .filter(|_| matches!(spec.kind, RunKind::Grid | RunKind::Nominal));
-    let mut detections: Vec<f64> = Vec::new();
-    // The status was seen below the detection level: only a rise from
-    // there counts (the estimator's start-up STALE "no message yet" is not
-    // a detection).
-    let mut seen_below = false;
-    // When each axis' fault first touched a message (read every step: the
-    // channel forgets it once a timed fault is cleared).
-    let mut first_applied: Vec<Option<f64>> = vec![None; axes.len()];
-    let apply_schedule = |schedule: &mut FaultSchedule,
-                          injector: &mut Injector,
-                          now: Duration|
-     -> Result<(), CampaignError> {
-        schedule
-            .apply_due(injector, now)
-            .map_err(|e| CampaignError::Fault {
-                path: scenario.path.display().to_string(),
-                field: "axes".into(),
-                error: Box::new(e),
-            })
-    };
-    apply_schedule(&mut schedule, &mut injector, Duration::ZERO)?;
-    // When the schedule set each axis' fault (the step at or after its
-    // `at_s`), for the grid run's timeline.
-    let mut requested: Vec<Option<f64>> = vec![None; axes.len()];
-    note_requested(&mut requested, &axes, Duration::ZERO);
-
-    let mut poses: Vec<PoseSample> = Vec::new();
-    let end = Duration::from_secs_f64(world.mission_timeout_s);
-    let period = scenario.navigator_of(spec).control_period();
-    let mut next_control = Duration::ZERO;
-    let mut trace = TraceWriter::new();
-    // The trace's GNSS columns: the last fix the navigator was given, in the
-    // world frame (REQ-STUDY-TRACES).
-    let enu = world.datum.map(breakbench_world::geodesy::LocalEnu::new);
-    let mut last_gnss = (f64::NAN, f64::NAN);
-
-    // The plant's outputs, refilled in place every step.
-    let mut out = PlantOutputs::default();
-    let mut truth_msg = Odometry::default();
-    while plant.now() < end {
-        let truth_due = plant.step_into(&mut out.sensors, &mut truth_msg);
-        let truth = truth_due.then_some(&truth_msg);
-        let now = plant.now();
-        if schedule.next_due().is_some_and(|t| t <= now) {
-            apply_schedule(&mut schedule, &mut injector, now)?;
-            note_requested(&mut requested, &axes, now);
-        }
-        if let Some(d) = driver.as_mut() {
-            if let Some(t) = truth {
-                d.on_truth(t);
-            }
-            d.before_relay(now, &mut injector)?;
-        }
-        // Each channel in the controller's order: this step's message in,
-        // what is due out (a healthy channel passes it straight through).
-        for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
-            let name = inputs[i].0;
-            // The message taken in the argument itself: through a local, the
-            // 752-byte `Option<SensorMsg>` was copied again, even when empty.
-            ch.relay(out.take(name), now, &mut rngs[i], |m| {
-                if let Some(d) = driver.as_mut() {
-                    d.on_delivered(now, m);
-                }
-                if let (SensorMsg::NavSatFix(f), Some(enu)) = (m, enu.as_ref()) {
-                    if f.status.status >= NavSatStatus::STATUS_FIX {
-                        let p = enu.from_geodetic(f.latitude, f.longitude, f.altitude);
-                        last_gnss = (p[0], p[1]);
-                    }
-                }
-                controller.on_message(name, m, now)
-            });
-        }
-        // The controller's command goes through the actuator channel as a
-        // geometry_msgs/Twist (CDR, as on the graph); what the channel
-        // releases is what the plant applies, and what the oracle sees as
-        // cmd_vel. Nothing released: the plant keeps the last command, as
-        // Gazebo's DiffDrive does.
-        let actuator = injector.raw_channel_mut(cmd_vel).expect("added above");
-        if now >= next_control {
-            next_control += period;
-            let cmd = controller.tick(now);
-            let twist = Twist {
-                linear: Vector3 {
-                    x: cmd.linear_m_s,
-                    ..Vector3::default()
-                },
-                angular: Vector3 {
-                    z: cmd.angular_rad_s,
-                    ..Vector3::default()
-                },
-            };
-            actuator
-                .push_msg(&twist, now, &mut cmd_rng)
-                .map_err(|e| fault_err(scenario, e))?;
-        }
-        for t in actuator
-            .poll_msgs::<Twist>(now)
-            .map_err(|e| fault_err(scenario, e))?
-        {
-            plant.set_cmd_vel(t.linear.x, t.angular.z);
-            if let Some(d) = driver.as_mut() {
-                d.on_cmd_vel(now, t.linear.x, t.angular.z);
-            }
-        }
-        if let Some(d) = driver.as_mut() {
-            // What the controller believes: its map-frame estimate, or its
-            // odometry pose moved into the world frame.
-            if let Some(p) = controller
-                .map_pose()
-                .or_else(|| controller.odom_pose().map(|p| world.odom_to_world(p)))
-            {
-                d.on_estimate(now, p);
-            }
-            // What the controller said this step: its /rosout and
-            // /diagnostics output, through the same code as its node.
-            d.on_controller(controller.take_logs(), controller.take_diagnostics());
-            d.after_step(now, &injector)?;
-        } else if let Some(det) = detection {
-            // What the controller said this step (its logs are not read
-            // here: dropped, as on a graph nobody subscribed to /rosout).
-            drop(controller.take_logs());
-            note_detections(
-                det,
-                controller.take_diagnostics(),
-                &mut seen_below,
-                &mut detections,
-            );
-        }
-        for (slot, (_, _, fs)) in first_applied.iter_mut().zip(&axes) {
-            if slot.is_none() {
-                *slot = match injector.raw_channel(&fs.channel) {
-                    Some(r) => r.first_applied(),
-                    None => injector
-                        .channel(&fs.channel)
-                        .and_then(|c| c.first_applied()),
-                }
-                .map(|t| t.as_secs_f64());
-            }
-        }
-        if let Some(t) = truth {
-            let s = PoseSample::from_odometry(t);
-            let (ox, oy) = controller
-                .odom_pose()
-                .map(|p| (p[0], p[1]))
-                .unwrap_or((f64::NAN, f64::NAN));
-            let (ex, ey) = controller
-                .map_pose()
-                .map(|p| (p[0], p[1]))
-                .unwrap_or((f64::NAN, f64::NAN));
-            trace.push(&TraceRow {
-                odom_x_m: ox,
-                odom_y_m: oy,
-                est_x_m: ex,
-                est_y_m: ey,
-                gnss_x_m: last_gnss.0,
-                gnss_y_m: last_gnss.1,
-                ..TraceRow::truth(s.t_s, s.x_m, s.y_m, s.yaw_rad)
-            });
-            poses.push(s);
-        }
-    }
-
-    let (self_report, self_report_at_s) = match controller.self_report() {
-        Some((r, t)) => (r, Some(t.as_secs_f64())),
-        None => (SelfReport::None, None),
-    };
-    // The campaign's one entry from a run's evidence to its verdict.
-    let evidence = RunEvidence { poses, self_report };
-    let verdict = evidence.verdict(world)?;
-    let poses = evidence.poses;
-    let isolation = if scenario.file.isolation_check {
-        Some(IsolationRecord {
-            passed: isolation_check(world, &poses, self_report)?.passed,
-        })
-    } else {
-        None
-    };
-    let last = poses.last().copied();
-    let final_goal_distance_m = last
-        .map(|p| (p.x_m - world.goal.center_m[0]).hypot(p.y_m - world.goal.center_m[1]))
-        .unwrap_or(f64::NAN);
-
-    let axis_names: Vec<String> = axes.iter().map(|(a, _, _)| a.name.clone()).collect();
-    let axis_at_s: Vec<f64> = axes.iter().map(|(a, _, _)| a.at_s).collect();
-    let mut fault_records = grid_fault_records(axes, first_applied, &injector);
-    if let Some(d) = &driver {
-        fault_records.extend(d.fault_records(&injector));
-    }
-
-    let detection = detection.map(|det| detection_record(det, &fault_records, &detections));
-
-    let contacts = contact_records(&plant);
-
-    let grid_tl = grid_timeline(&axis_names, &axis_at_s, &requested, &fault_records);
-    let manifest = Manifest {
-        schema: super::manifest::MANIFEST_SCHEMA.into(),
-        run_id: spec.run_id.clone(),
-        kind: spec.kind,
-        harness_only: spec.kind == RunKind::Canary,
-        scenario_name: scenario.file.name.clone(),
-        scenario_hash: scenario.hash.clone(),
-        seed: spec.seed,
-        provenance: provenance.clone(),
-        cell: spec.cell(),
-        faults: fault_records,
-        self_report,
-        self_report_at_s,
-        judgement: match driver {
-            Some(d) => d.finish(plant.now(), baseline_class.as_ref()),
-            None => RunJudgement {
-                timeline: grid_tl,
-                ..RunJudgement::from_invariants(&verdict)
-            },
-        },
-        verdict,
-        contacts,
-        final_goal_distance_m,
-        isolation,
-        trace_file: trace_file(&spec.run_id),
-        trace_sha256: String::new(),
-        provenance_sha256: None,
-        sim_time_s: plant.now().as_secs_f64(),
-        wall_time_s: wall.elapsed().as_secs_f64(),
-        graph: None,
-        detection,
-    };
-    let provenance_csv = record_provenance.then(|| provenance_csv(&mut injector));
-    Ok(RunOutput {
-        manifest,
-        trace_csv: trace.finish(),
-        provenance_csv,
-    })
+    let mut run = RunLoop::new(scenario, spec, record_provenance)?;
+    run.run_to_end()?;
+    run.finish(provenance, baseline_class.as_ref(), wall, record_provenance)
 }
 
 /// A grid axis, its value in this run's cell, and the fault it sets.
