@@ -372,30 +372,8 @@ fn execute_plan(
         Some(sh) => sh.slice(&all),
         None => all.iter().collect(),
     };
-    // Never a directory of unrelated files, nor paths the system refuses.
-    // (The length first: the system refuses to look at a path too long.)
-    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
-    super::claim::check_out_claim(
-        out,
-        &scenario.hash,
-        &scenario.path,
-        super::claim::Claimant::Campaign,
-    )?;
-    std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
-    let lock = lock_dir(out)?;
+    let lock = claim_out_dir(scenario, out)?;
     let cpath = out.join("campaign.json");
-    if cpath.exists() {
-        let cf = read_campaign_file(out)?;
-        if cf.scenario_hash != scenario.hash {
-            return Err(CampaignError::OtherScenario {
-                dir: out.display().to_string(),
-                held_name: cf.scenario.name.clone(),
-                held_hash: cf.scenario_hash.chars().take(12).collect(),
-                scenario: scenario.path.display().to_string(),
-                hash: scenario.hash.chars().take(12).collect(),
-            });
-        }
-    }
     let prov = provenance();
     check_shard_identity(out, shard.as_ref(), cpath.exists())?;
     // Every stored run's evidence is checked before anything is written:
@@ -426,51 +404,8 @@ fn execute_plan(
     remove_stale_temporaries(out);
     let ledger = LedgerWriter::open(out)?;
     let resumed = runs.len() - pending.len();
-    let bar = if opts.progress {
-        ProgressBar::new(runs.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}",
-        )
-        .expect("valid template"),
-    );
-    bar.set_position(resumed as u64);
-    // Resume notes go to stderr whether or not the bar is drawn (--quiet, no terminal).
-    let note = |msg: String| {
-        // A note may quote a stored file: no control sequence reaches the terminal.
-        let msg = kraken_interfaces::text::terminal_safe(&msg).into_owned();
-        if bar.is_hidden() {
-            eprintln!("{msg}");
-        } else {
-            bar.println(msg);
-        }
-    };
-    if resumed > 0 {
-        note(format!(
-            "resuming: {resumed} of {} runs already complete in {}",
-            runs.len(),
-            out.display()
-        ));
-        if prov.git_dirty {
-            note("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed".into());
-        }
-    }
-    for (why, ids) in &rerun {
-        let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
-        let more = if ids.len() > 5 {
-            format!(" and {} more", ids.len() - 5)
-        } else {
-            String::new()
-        };
-        note(format!(
-            "rerunning {} run(s), {why}: {}{more}",
-            ids.len(),
-            shown.join(", ")
-        ));
-    }
+    let bar = progress_bar(opts.progress, runs.len(), resumed);
+    announce_resume(&bar, out, runs.len(), resumed, prov.git_dirty, &rerun);
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<CampaignError>> = Mutex::new(None);
     let executed_sim = Mutex::new(Vec::<(String, f64)>::new());
@@ -483,28 +418,9 @@ fn execute_plan(
                     break;
                 }
                 let spec = pending[i];
-                let res = executor.execute(scenario, spec, &prov).and_then(|mut o| {
-                    // Evidence files first, then the manifest holding
-                    // their hashes, then its ledger line.
-                    let tpath = out.join(&o.manifest.trace_file);
-                    o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
-                    write_atomic(&tpath, o.trace_csv.as_bytes())?;
-                    if let Some(csv) = &o.provenance_csv {
-                        o.manifest.provenance_sha256 = Some(sha256_hex(csv.as_bytes()));
-                        write_atomic(&out.join(provenance_file(&spec.run_id)), csv.as_bytes())?;
-                    }
-                    let mpath = manifest_path(out, &spec.run_id);
-                    let mut bytes = serde_json::to_vec_pretty(&o.manifest).map_err(|e| {
-                        CampaignError::Json {
-                            path: mpath.display().to_string(),
-                            source: e,
-                        }
-                    })?;
-                    bytes.push(b'\n');
-                    write_atomic(&mpath, &bytes)?;
-                    ledger.record(&spec.run_id, &bytes)?;
-                    Ok(o.manifest)
-                });
+                let res = executor
+                    .execute(scenario, spec, &prov)
+                    .and_then(|o| store_run(out, spec, o, &ledger));
                 match res {
                     Ok(m) => {
                         executed_sim
@@ -552,6 +468,133 @@ fn execute_plan(
         runs: ids,
         timing,
     })
+}
+
+/// Stores the output `o` of run `spec` in `out`: the evidence files first
+/// (trace, provenance record), then the manifest holding their sha256, then
+/// its ledger line (REQ-CAMPAIGN-EVIDENCE, REQ-CAMPAIGN-ATOMIC); returns the
+/// manifest.
+///
+/// # Errors
+/// [`CampaignError::Io`] or [`CampaignError::Json`] naming the file.
+fn store_run(
+    out: &Path,
+    spec: &RunSpec,
+    mut o: super::run::RunOutput,
+    ledger: &LedgerWriter,
+) -> Result<Manifest, CampaignError> {
+    let tpath = out.join(&o.manifest.trace_file);
+    o.manifest.trace_sha256 = sha256_hex(o.trace_csv.as_bytes());
+    write_atomic(&tpath, o.trace_csv.as_bytes())?;
+    if let Some(csv) = &o.provenance_csv {
+        o.manifest.provenance_sha256 = Some(sha256_hex(csv.as_bytes()));
+        write_atomic(&out.join(provenance_file(&spec.run_id)), csv.as_bytes())?;
+    }
+    let mpath = manifest_path(out, &spec.run_id);
+    let mut bytes = serde_json::to_vec_pretty(&o.manifest).map_err(|e| CampaignError::Json {
+        path: mpath.display().to_string(),
+        source: e,
+    })?;
+    bytes.push(b'\n');
+    write_atomic(&mpath, &bytes)?;
+    ledger.record(&spec.run_id, &bytes)?;
+    Ok(o.manifest)
+}
+
+/// The campaign's progress bar over `total` runs, at `resumed` (hidden
+/// without `progress`).
+fn progress_bar(progress: bool, total: usize, resumed: usize) -> ProgressBar {
+    let bar = if progress {
+        ProgressBar::new(total as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} runs {msg}",
+        )
+        .expect("valid template"),
+    );
+    bar.set_position(resumed as u64);
+    bar
+}
+
+/// Says on stderr (above the bar when it is drawn, whether or not it is:
+/// --quiet, no terminal) how many of `total` runs in `out` are resumed, that
+/// a dirty build reuses them, and which stored runs are rerun and why.
+fn announce_resume(
+    bar: &ProgressBar,
+    out: &Path,
+    total: usize,
+    resumed: usize,
+    git_dirty: bool,
+    rerun: &Reruns,
+) {
+    let note = |msg: String| {
+        // A note may quote a stored file: no control sequence reaches the terminal.
+        let msg = kraken_interfaces::text::terminal_safe(&msg).into_owned();
+        if bar.is_hidden() {
+            eprintln!("{msg}");
+        } else {
+            bar.println(msg);
+        }
+    };
+    if resumed > 0 {
+        note(format!(
+            "resuming: {resumed} of {total} runs already complete in {}",
+            out.display()
+        ));
+        if git_dirty {
+            note("note: this binary was built from a dirty tree; complete runs made by the same commit are reused even if the uncommitted code changed".into());
+        }
+    }
+    for (why, ids) in rerun {
+        let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+        let more = if ids.len() > 5 {
+            format!(" and {} more", ids.len() - 5)
+        } else {
+            String::new()
+        };
+        note(format!(
+            "rerunning {} run(s), {why}: {}{more}",
+            ids.len(),
+            shown.join(", ")
+        ));
+    }
+}
+
+/// Claims `out` for the campaign of `scenario`: a directory name the system
+/// takes, no unrelated files, not another scenario's campaign; created if
+/// missing, and locked (the lock is held while the returned file lives).
+///
+/// # Errors
+/// [`CampaignError::OutPath`], [`CampaignError::OtherScenario`], a claim
+/// or I/O error naming the directory.
+fn claim_out_dir(scenario: &Scenario, out: &Path) -> Result<std::fs::File, CampaignError> {
+    // Never a directory of unrelated files, nor paths the system refuses.
+    // (The length first: the system refuses to look at a path too long.)
+    super::names::check_out_dir(out, &scenario.file).map_err(CampaignError::OutPath)?;
+    super::claim::check_out_claim(
+        out,
+        &scenario.hash,
+        &scenario.path,
+        super::claim::Claimant::Campaign,
+    )?;
+    std::fs::create_dir_all(out).map_err(|e| CampaignError::io(out, e))?;
+    let lock = lock_dir(out)?;
+    if out.join("campaign.json").exists() {
+        let cf = read_campaign_file(out)?;
+        if cf.scenario_hash != scenario.hash {
+            return Err(CampaignError::OtherScenario {
+                dir: out.display().to_string(),
+                held_name: cf.scenario.name.clone(),
+                held_hash: cf.scenario_hash.chars().take(12).collect(),
+                scenario: scenario.path.display().to_string(),
+                hash: scenario.hash.chars().take(12).collect(),
+            });
+        }
+    }
+    Ok(lock)
 }
 
 /// Run ids of the stored manifests that cannot be reused, by reason.
