@@ -2,16 +2,14 @@
 //! anything runs, and a plan above the budget is refused with the estimate
 //! and the flag that raises the limit.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench::campaign::plan::plan;
 use breakbench::campaign::runner::{run_campaign, CampaignOptions};
 use breakbench::campaign::{Budget, Estimate, Scenario};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// The small study with `edit` applied and absolute config paths, in `dir`.
 fn small_edited(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {

@@ -6,12 +6,10 @@
 //! heading of the linked Markdown file; every guide of `docs/` is listed in
 //! `docs/README.md`.
 
+mod common;
+use common::root;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn text(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

@@ -6,15 +6,13 @@
 //! resume after an interruption between a manifest and its ledger line runs
 //! that run again; grid runs' manifests carry their faults' timeline.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench_records::sha256_hex;
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn scenario() -> PathBuf {
     root().join("tests/data/small_study.yaml")

@@ -13,19 +13,17 @@
 //! Each check is a function returning `Err(reason)`; the `*_detects_*` tests
 //! feed it deliberately broken copies, so the checks are shown to fail.
 
+mod common;
+use common::root;
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use breakbench_sim_bridge::PlantConfig;
 use breakbench_world::World;
 use serde::Deserialize;
 
 const EPS: f64 = 1e-9;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

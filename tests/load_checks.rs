@@ -4,14 +4,12 @@
 //! and the nominal sanity gate of a finished campaign (REQ-TRIGGER-FIRABLE,
 //! REQ-NOMINAL-GATE). Every refusal names file, line and field.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench::campaign::Scenario;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// `scenarios/tests/<name>.yaml` with `edit` applied and absolute config
 /// paths, loaded from `dir`: the error text, or "" if it loads.

@@ -11,51 +11,20 @@
 //! control period), not a timing benchmark. Every DDS packet stays in a
 //! loopback-only network namespace: the test re-runs itself under
 //! `scripts/netns.sh` (`BREAKBENCH_NETNS_CHILD=1` marks the inner run), on
-//! `ROS_DOMAIN_ID` 203. It builds the node binary it needs.
+//! `ROS_DOMAIN_ID` 203. It builds the node binaries it needs (`common::build_nodes`).
 #![cfg(feature = "node")]
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+mod common;
+use common::{bin_dir, build_nodes, rerun_in_netns, root};
 
 use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::{qos, Rmw, RosArgs, RosEnv, RosNode};
 use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, LaserScan, Log, Odometry, Time};
 
 const DOMAIN: u16 = 203;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn bin_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_breakbench"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf()
-}
-
-/// Re-runs this test binary inside a loopback-only namespace; true in the
-/// outer run (the inner one did the work).
-fn in_netns(test: &str) -> bool {
-    if std::env::var_os("BREAKBENCH_NETNS_CHILD").is_some() {
-        return false;
-    }
-    let out = Command::new(root().join("scripts/netns.sh"))
-        .arg(std::env::current_exe().expect("test exe"))
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
-        .env("BREAKBENCH_NETNS_CHILD", "1")
-        .output()
-        .expect("scripts/netns.sh");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "inner run failed:\n{text}");
-    assert!(text.contains("1 passed"), "inner run ran no test:\n{text}");
-    true
-}
 
 fn wall_stamp() -> Time {
     let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
@@ -89,27 +58,10 @@ fn scan_level(a: &DiagnosticArray, name: &str) -> u8 {
 
 #[test]
 fn simple_navigator_reports_a_scan_dropout_on_diagnostics_and_rosout() {
-    if in_netns("simple_navigator_reports_a_scan_dropout_on_diagnostics_and_rosout") {
+    if rerun_in_netns("simple_navigator_reports_a_scan_dropout_on_diagnostics_and_rosout") {
         return;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let release = bin_dir().file_name().is_some_and(|n| n == "release");
-    let mut b = Command::new(cargo);
-    b.current_dir(root()).args([
-        "build",
-        "--offline",
-        "-p",
-        "breakbench",
-        "--bin",
-        "simple_navigator",
-    ]);
-    if release {
-        b.arg("--release");
-    }
-    assert!(
-        b.status().unwrap().success(),
-        "cargo build simple_navigator"
-    );
+    build_nodes();
 
     let log = tempfile::NamedTempFile::new().unwrap();
     let mut node = Command::new(bin_dir().join("simple_navigator"))

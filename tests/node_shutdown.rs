@@ -16,29 +16,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{bin_dir, build_nodes, root};
-
-/// Re-runs this test binary inside a loopback-only namespace; true in the
-/// outer run (the inner one did the work).
-fn in_netns(test: &str) -> bool {
-    if std::env::var_os("BREAKBENCH_NETNS_CHILD").is_some() {
-        return false;
-    }
-    let out = Command::new(root().join("scripts/netns.sh"))
-        .arg(std::env::current_exe().expect("test exe"))
-        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
-        .env("BREAKBENCH_NETNS_CHILD", "1")
-        .output()
-        .expect("scripts/netns.sh");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "inner run failed:\n{text}");
-    assert!(text.contains("1 passed"), "inner run ran no test:\n{text}");
-    true
-}
+use common::{bin_dir, build_nodes, rerun_in_netns, root};
 
 /// Starts `exe` with `args`, waits for `ready` in its log, sends `signal`,
 /// and returns (exit code, log). Panics if it is not ready within 20 s or
@@ -117,7 +95,7 @@ fn run_and_signal_with(
 
 #[test]
 fn nodes_exit_0_on_sigint_and_sigterm() {
-    if in_netns("nodes_exit_0_on_sigint_and_sigterm") {
+    if rerun_in_netns("nodes_exit_0_on_sigint_and_sigterm") {
         return;
     }
     build_nodes();
@@ -222,7 +200,7 @@ fn nodes_exit_0_on_sigint_and_sigterm() {
 /// fault_injector; all set up logging in `breakbench_ros::init_logging`.
 #[test]
 fn log_colour_follows_rcutils_colorized_output() {
-    if in_netns("log_colour_follows_rcutils_colorized_output") {
+    if rerun_in_netns("log_colour_follows_rcutils_colorized_output") {
         return;
     }
     build_nodes();

@@ -5,15 +5,13 @@
 //! file:line:field, `--out` refuses a directory of unrelated files, and an
 //! error prints each OS error once and no control sequence.
 
+mod common;
+use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench::campaign::runner::{run_campaign, CampaignOptions};
 use breakbench::campaign::Scenario;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn opts(out: &Path) -> CampaignOptions {
     CampaignOptions {

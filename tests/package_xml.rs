@@ -10,13 +10,11 @@
 //! - the root package `exec_depend`s on every package whose executable
 //!   launch/corridor.launch.py starts.
 
+mod common;
+use common::root;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 struct PackageXml {
     format: String,

@@ -6,15 +6,13 @@
 //! the shard and merge command lines are accepted by the real binary (run
 //! with a zero run budget, so nothing executes).
 
+mod common;
+use common::root;
 use std::path::Path;
 use std::process::Command;
 
 use serde::Deserialize;
 use serde_yaml_ng::Value;
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn text(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

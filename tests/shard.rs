@@ -3,6 +3,8 @@
 //! unsharded campaign, resume per shard, and the refusals (missing run,
 //! duplicated run, another scenario hash, another build).
 
+mod common;
+use common::root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -11,10 +13,6 @@ use breakbench::campaign::merge::merge;
 use breakbench::campaign::plan::{plan, Shard};
 use breakbench::campaign::runner::{analyze, run_campaign, run_shard, CampaignOptions};
 use breakbench::campaign::{Estimate, Scenario};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn small() -> Scenario {
     Scenario::load(&root().join("tests/data/small_study.yaml")).unwrap()

@@ -1,6 +1,8 @@
-//! Set-up shared by the graph-campaign tests (`tests/graph_campaign.rs`,
-//! `tests/external_stack.rs`): paths, the node binaries, a campaign run
-//! inside the loopback-only network namespace, and readers of its outputs.
+//! Set-up shared by the root package's integration tests (each declares
+//! `mod common;`): the repository and binary paths, the node binaries built
+//! once, a test re-run inside the loopback-only network namespace, the
+//! graph campaigns of `tests/graph_campaign.rs` and `tests/external_stack.rs`
+//! and readers of their outputs, the rclpy venv and ament prefix.
 
 #![allow(dead_code)]
 
@@ -11,8 +13,35 @@ use std::time::{Duration, Instant};
 use breakbench::campaign::manifest::Manifest;
 use serde_json::Value;
 
+/// The repository (the root package's folder).
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Re-runs this test binary's test `test` alone inside a loopback-only
+/// network namespace (`scripts/netns.sh`), so that its DDS traffic stays
+/// on this machine; true in the outer run (the inner one did the work,
+/// and the outer one asserts that it passed), false in the inner one.
+///
+/// Panics if the inner run failed or ran no test, with its output.
+pub fn rerun_in_netns(test: &str) -> bool {
+    if std::env::var_os("BREAKBENCH_NETNS_CHILD").is_some() {
+        return false;
+    }
+    let out = Command::new(root().join("scripts/netns.sh"))
+        .arg(std::env::current_exe().expect("test exe"))
+        .args(["--exact", test, "--nocapture", "--test-threads", "1"])
+        .env("BREAKBENCH_NETNS_CHILD", "1")
+        .output()
+        .expect("scripts/netns.sh");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "inner run failed:\n{text}");
+    assert!(text.contains("1 passed"), "inner run ran no test:\n{text}");
+    true
 }
 
 /// Directory of the binaries of this test's profile (`target/<profile>`).
