@@ -22,6 +22,7 @@ pub mod seed;
 pub mod self_report;
 pub mod sensor;
 pub mod text;
+pub mod units;
 
 pub use config::ConfigError;
 pub use kraken::*;

@@ -359,6 +359,24 @@ impl Scenario {
     }
 }
 
+impl Axis {
+    /// The unit of the axis' values (= its FaultSpec `parameter`'s, the
+    /// offset being in the same unit), as `FaultSpec` declares it for the
+    /// axis' channel type ([`kraken_interfaces::units::parameter_unit`]):
+    /// e.g. `delay_s` → `s`, `scale_factor` → `dimensionless`, `bias_rate`
+    /// on gnss → `m/s`. "channel units" for a channel-unit parameter on a
+    /// channel that is no harness channel (an external stack's).
+    pub fn unit(&self) -> &'static str {
+        let ros_type = match harness_channel(&self.channel) {
+            Some(HarnessChannel::Sensor(k)) => k.ros_type(),
+            Some(HarnessChannel::Actuator(i)) => ACTUATOR_CHANNELS[i].1,
+            None => "",
+        };
+        kraken_interfaces::units::parameter_unit(&self.parameter, ros_type)
+            .unwrap_or("channel units")
+    }
+}
+
 impl ScenarioFile {
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {

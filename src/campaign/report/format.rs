@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::campaign::markup::xml_escape;
-use crate::campaign::scenario::Scenario;
+use crate::campaign::scenario::{Scenario, ScenarioFile};
 use crate::campaign::summary::Proportion;
 
 /// `p̂` with three decimals, `—` when undefined (n = 0).
@@ -31,29 +31,17 @@ pub(super) fn prop_cells(p: &Proportion, n: u64) -> String {
     )
 }
 
-/// Unit suffixes of axis names and their units, compound suffixes first:
-/// the first suffix that matches wins, so `_m_s` must come before `_s`.
-const UNIT_SUFFIXES: [(&str, &str); 6] = [
-    ("_m_s", "m/s"),
-    ("_rad_s", "rad/s"),
-    ("_s", "s"),
-    ("_m", "m"),
-    ("_rad", "rad"),
-    ("_hz", "Hz"),
-];
-
-/// Unit of a fault axis from its name's suffix (house rule: unit suffixes),
-/// `dimensionless` when no suffix of [`UNIT_SUFFIXES`] matches.
-pub(super) fn axis_unit(name: &str) -> &'static str {
-    UNIT_SUFFIXES
+/// Axis label with its unit, e.g. `latency_s [s]`: a fault axis' unit is
+/// its parameter's declared one ([`crate::campaign::scenario::Axis::unit`],
+/// never guessed from the name); a navigator axis' values are variant
+/// indices.
+pub(super) fn axis_label(file: &ScenarioFile, name: &str) -> String {
+    let unit = file
+        .axes
         .iter()
-        .find(|(suffix, _)| name.ends_with(suffix))
-        .map_or("dimensionless", |(_, unit)| unit)
-}
-
-/// Axis label with unit, e.g. `latency_s [s]`.
-pub(super) fn axis_label(name: &str) -> String {
-    format!("{name} [{}]", axis_unit(name))
+        .find(|a| a.name == name)
+        .map_or("variant index", |a| a.unit());
+    format!("{name} [{unit}]")
 }
 
 /// `name=value` for the axes of `cell` other than `skip`, in scenario order.
@@ -133,18 +121,35 @@ mod tests {
     use crate::campaign::manifest::RunKind;
 
     #[test]
-    fn axis_unit_takes_the_compound_suffix_first() {
-        // A `_m_s` axis is a speed, not a time (it also ends in `_s`).
-        assert_eq!(axis_unit("canary_speed_m_s"), "m/s");
-        assert_eq!(axis_label("canary_speed_m_s"), "canary_speed_m_s [m/s]");
-        assert_eq!(axis_unit("yaw_rate_rad_s"), "rad/s");
-        assert_eq!(axis_unit("latency_s"), "s");
-        assert_eq!(axis_unit("gnss_offset_m"), "m");
-        assert_eq!(axis_unit("heading_rad"), "rad");
-        assert_eq!(axis_unit("rate_hz"), "Hz");
-        assert_eq!(axis_unit("odom_bias"), "dimensionless");
-        // A name that merely contains a suffix is not suffixed.
-        assert_eq!(axis_unit("m_s_count"), "dimensionless");
+    fn axis_labels_take_the_unit_the_parameter_declares() {
+        let mut file = super::super::test_corpus::scenario().file;
+        // A speed whose name ends in `_s` is still a speed: the unit comes
+        // from the parameter (bias_rate on gnss, m/s), not the name.
+        file.axes[0].name = "walk_off_s".into();
+        file.axes[0].channel = "gnss".into();
+        file.axes[0].mode = "bias_ramp".into();
+        file.axes[0].parameter = "bias_rate".into();
+        assert_eq!(axis_label(&file, "walk_off_s"), "walk_off_s [m/s]");
+        file.axes[0].channel = "imu".into();
+        assert_eq!(axis_label(&file, "walk_off_s"), "walk_off_s [rad/s²]");
+        file.axes[0].channel = "cmd_vel".into();
+        file.axes[0].mode = "scale".into();
+        file.axes[0].parameter = "scale_factor".into();
+        assert_eq!(
+            axis_label(&file, "walk_off_s"),
+            "walk_off_s [dimensionless]"
+        );
+        file.axes[0].channel = "their_lidar".into();
+        file.axes[0].mode = "bias".into();
+        file.axes[0].parameter = "bias".into();
+        assert_eq!(
+            axis_label(&file, "walk_off_s"),
+            "walk_off_s [channel units]"
+        );
+        assert_eq!(
+            axis_label(&file, "no_such_axis"),
+            "no_such_axis [variant index]"
+        );
     }
 
     #[test]

@@ -153,7 +153,7 @@ fn probability_svg(
             .map_err(|e| e.to_string())?;
         chart
             .configure_mesh()
-            .x_desc(axis_label(axis))
+            .x_desc(axis_label(&scenario.file, axis))
             .y_desc(format!("p̂ ({pred})"))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
@@ -251,7 +251,7 @@ pub(super) fn probability_plots(h: &mut String, scenario: &Scenario, s: &Summary
                         h,
                         "<figure>{svg}<figcaption>{} p̂ against {}; {bars} cell(s) with runs; one series per value of the other axes.</figcaption></figure>",
                         xml_escape(pred),
-                        xml_escape(&axis_label(&a.name))
+                        xml_escape(&axis_label(&scenario.file, &a.name))
                     );
                 }
                 Err(e) => note(

@@ -101,7 +101,7 @@ pub(super) fn header(h: &mut String, scenario: &Scenario, s: &Summary) {
 pub(super) fn cell_table(h: &mut String, scenario: &Scenario, s: &Summary) {
     h.push_str("<h2>Per-cell results</h2>\n<table id=\"cells\">\n<tr>");
     for a in &s.axes {
-        let _ = write!(h, "<th>{}</th>", xml_escape(&axis_label(a)));
+        let _ = write!(h, "<th>{}</th>", xml_escape(&axis_label(&scenario.file, a)));
     }
     h.push_str(
         "<th>n</th><th>safety k/n</th><th>safety p̂</th><th>safety Wilson</th><th>mission k/n</th><th>mission p̂</th><th>mission Wilson</th>",
@@ -110,7 +110,7 @@ pub(super) fn cell_table(h: &mut String, scenario: &Scenario, s: &Summary) {
         let _ = write!(
             h,
             "<th>delivered {} (mean)</th>",
-            xml_escape(&axis_label(a))
+            xml_escape(&axis_label(&scenario.file, a))
         );
     }
     h.push_str("</tr>\n");
@@ -178,8 +178,8 @@ pub(super) fn pivot_tables(h: &mut String, scenario: &Scenario, s: &Summary) {
             h,
             "<table class=\"pivot\"><caption>{} p̂ (k/n)</caption>\n<tr><th class=\"l\">{} \\ {}</th>",
             xml_escape(pred),
-            xml_escape(&axis_label(&a.name)),
-            xml_escape(&axis_label(&b.name))
+            xml_escape(&axis_label(&scenario.file, &a.name)),
+            xml_escape(&axis_label(&scenario.file, &b.name))
         );
         for vb in &b.values {
             let _ = write!(h, "<th>{vb}</th>");
