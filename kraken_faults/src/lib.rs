@@ -23,9 +23,9 @@ pub mod params;
 pub mod probe;
 pub mod provenance;
 pub mod queue;
-pub mod scenario;
 pub mod schedule;
 pub mod spec_stages;
+pub mod step_list;
 pub mod topics;
 pub mod typed_stack;
 
@@ -51,8 +51,8 @@ pub use faults::{build_stage, delivered_probe, FaultStage};
 pub use kraken_interfaces::sensor::{MsgKind, SensorMsg};
 pub use probe::{LatencyProbe, Probe, RatioXProbe};
 pub use provenance::Touch;
-pub use scenario::{ScenarioAction, ScenarioFile, ScenarioStep};
 pub use schedule::{FaultSchedule, ScheduleEvent, ScheduledFault};
+pub use step_list::{Step, StepAction, StepList};
 pub use typed_stack::TypedStack;
 
 /// The one random generator type the fault code draws from (seeded by the

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use breakbench_msgs::{decode, encode, ResolvedType, TypeRegistry, Value};
 use kraken_faults::field::{FaultStack, StageSpec};
-use kraken_faults::{ChannelsConfig, FaultRng, ScenarioAction, ScenarioFile};
+use kraken_faults::{ChannelsConfig, FaultRng, StepAction, StepList};
 use rand::SeedableRng;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -44,13 +44,13 @@ fn case(file: &str) -> Case {
     let reg = reg();
     let path = dir().join(file);
     let text = std::fs::read_to_string(&path).unwrap();
-    let sc = ScenarioFile::parse_with(&text, &path.display().to_string(), &reg)
+    let sc = StepList::parse_with(&text, &path.display().to_string(), &reg)
         .unwrap_or_else(|e| panic!("{e}"));
     let chans = channels(&reg);
     let steps: Vec<_> = sc
         .steps
         .iter()
-        .filter(|s| s.action() == ScenarioAction::SetFaultStack)
+        .filter(|s| s.action() == StepAction::SetFaultStack)
         .collect();
     assert_eq!(steps.len(), 1, "{file}");
     let s = steps[0];

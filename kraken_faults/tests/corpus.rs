@@ -328,7 +328,7 @@ fn timestamp_jump_saturates_at_the_largest_stamp() {
 #[test]
 fn scenario_step_with_overflowing_garbage_is_refused_at_load() {
     let text = "name: g\nsteps:\n  - label: g\n    action: set_fault\n    channel: imu\n    mode: garbage\n    garbage_min: -1.0e308\n    garbage_max: 1.0e308\n    at_s: 1.0\n";
-    let e = kraken_faults::ScenarioFile::parse(text, "s.yaml").unwrap_err();
+    let e = kraken_faults::StepList::parse(text, "s.yaml").unwrap_err();
     match &e {
         FaultError::Config {
             path,
@@ -350,7 +350,7 @@ fn scenario_step_with_overflowing_garbage_is_refused_at_load() {
         other => panic!("{other}"),
     }
     let ok = text.replace("-1.0e308", "-1.0").replace("1.0e308", "1.0");
-    kraken_faults::ScenarioFile::parse(&ok, "s.yaml").unwrap();
+    kraken_faults::StepList::parse(&ok, "s.yaml").unwrap();
 }
 
 /// Bounded requests: a channel name longer than every declared one is

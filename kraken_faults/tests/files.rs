@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-use kraken_faults::{
-    ChannelsConfig, FaultError, MsgKind, Reliability, ScenarioAction, ScenarioFile, ScenarioStep,
-};
+use kraken_faults::{ChannelsConfig, FaultError, MsgKind, Reliability, Step, StepAction, StepList};
 use kraken_interfaces::FaultSpec;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -196,21 +194,21 @@ fn channels_errors_name_file_line_and_field() {
 
 #[test]
 fn shipped_scenarios_parse() {
-    let kill = ScenarioFile::load(&Path::new(ROOT).join("scenarios/kill_gnss.yaml")).unwrap();
+    let kill = StepList::load(&Path::new(ROOT).join("scenarios/kill_gnss.yaml")).unwrap();
     assert_eq!(kill.name, "kill_gnss");
     assert_eq!(kill.steps.len(), 3);
     let s = &kill.steps[0];
-    assert_eq!((s.action, s.at_s), (ScenarioAction::SetFault, 5.0));
+    assert_eq!((s.action, s.at_s), (StepAction::SetFault, 5.0));
     assert_eq!(
         s.to_fault_spec().unwrap(),
         FaultSpec::new("gnss", FaultSpec::DROPOUT)
     );
     assert_eq!(
         (kill.steps[1].action, kill.steps[1].at_s),
-        (ScenarioAction::ClearFaults, 25.0)
+        (StepAction::ClearFaults, 25.0)
     );
 
-    let spoof = ScenarioFile::load(&Path::new(ROOT).join("scenarios/gnss_spoof.yaml")).unwrap();
+    let spoof = StepList::load(&Path::new(ROOT).join("scenarios/gnss_spoof.yaml")).unwrap();
     let spec = spoof.steps[0].to_fault_spec().unwrap();
     assert_eq!(
         spec,
@@ -246,7 +244,7 @@ steps:
 #[test]
 fn bad_scenarios_error_with_line_and_field() {
     assert_eq!(
-        ScenarioFile::parse(SCEN, "c.yaml").unwrap().steps[0]
+        StepList::parse(SCEN, "c.yaml").unwrap().steps[0]
             .to_fault_spec()
             .unwrap()
             .bias,
@@ -254,30 +252,30 @@ fn bad_scenarios_error_with_line_and_field() {
     );
 
     let bad_mode = SCEN.replace("mode: bias\n", "mode: wobble\n");
-    let (line, field, msg) = cfg_err(ScenarioFile::parse(&bad_mode, "c.yaml").unwrap_err());
+    let (line, field, msg) = cfg_err(StepList::parse(&bad_mode, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (6, "steps[0].mode"), "{msg}");
     assert!(msg.contains("unknown fault mode `wobble`"), "{msg}");
 
     let bad_field = SCEN.replace("bias: 0.1\n", "bias_m: 0.1\n");
-    let (line, field, msg) = cfg_err(ScenarioFile::parse(&bad_field, "c.yaml").unwrap_err());
+    let (line, field, msg) = cfg_err(StepList::parse(&bad_field, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (7, "steps[0].bias_m"), "{msg}");
 
     let bad_action = SCEN.replace("clear_faults", "reboot");
-    let (line, field, _) = cfg_err(ScenarioFile::parse(&bad_action, "c.yaml").unwrap_err());
+    let (line, field, _) = cfg_err(StepList::parse(&bad_action, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (9, "steps[1].action"));
 
     let no_channel = SCEN.replace("    channel: imu\n", "");
-    let (line, field, _) = cfg_err(ScenarioFile::parse(&no_channel, "c.yaml").unwrap_err());
+    let (line, field, _) = cfg_err(StepList::parse(&no_channel, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (3, "steps[0].channel"));
 
     let backwards = SCEN.replace("at_s: 2.0", "at_s: 0.5");
-    let (line, field, _) = cfg_err(ScenarioFile::parse(&backwards, "c.yaml").unwrap_err());
+    let (line, field, _) = cfg_err(StepList::parse(&backwards, "c.yaml").unwrap_err());
     assert_eq!((line, field.as_str()), (9, "steps[1].at_s"));
 
     // Built in code, an unknown mode name is caught by to_fault_spec.
-    let step = ScenarioStep {
+    let step = Step {
         label: "x".into(),
-        action: ScenarioAction::SetFault,
+        action: StepAction::SetFault,
         channel: Some("gnss".into()),
         mode: Some("wobble".into()),
         ..Default::default()

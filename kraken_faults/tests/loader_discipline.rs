@@ -5,10 +5,10 @@
 use std::time::Duration;
 
 use kraken_faults::field::{FaultStack, StageSpec};
-use kraken_faults::scenario::check_injector_name;
+use kraken_faults::step_list::check_injector_name;
 use kraken_faults::{
-    channel_rng, Channel, ChannelsConfig, DynChannel, FaultError, HoldLimits, MsgKind,
-    ScenarioFile, SensorMsg,
+    channel_rng, Channel, ChannelsConfig, DynChannel, FaultError, HoldLimits, MsgKind, SensorMsg,
+    StepList,
 };
 use kraken_interfaces::ros::{Odometry, Time};
 use kraken_interfaces::FaultSpec;
@@ -36,7 +36,7 @@ fn located(e: FaultError) -> (usize, String, String) {
 
 fn step_err(text: &str) -> (usize, String, String) {
     let reg = breakbench_msgs::TypeRegistry::builtin();
-    located(ScenarioFile::parse_with(text, "s.yaml", &reg).unwrap_err())
+    located(StepList::parse_with(text, "s.yaml", &reg).unwrap_err())
 }
 
 const HEAD: &str = "name: t\nsteps:\n";
@@ -85,7 +85,7 @@ fn step_files_refuse_what_the_campaign_refuses() {
     assert!(m.contains("65 stages") && m.contains("64"), "{m}");
     let stages64 = "      - fault: {drop: {probability: 0.5}}\n".repeat(64);
     let reg = breakbench_msgs::TypeRegistry::builtin();
-    ScenarioFile::parse_with(
+    StepList::parse_with(
         &format!("{HEAD}  - label: a\n    action: set_fault_stack\n    channel: scan\n    at_s: 0\n    stack:\n{stages64}"),
         "s.yaml",
         &reg,
@@ -531,7 +531,7 @@ fn step_files_carry_message_windows() {
     let text = format!(
         "{HEAD}  - {{label: a, action: set_fault, channel: odom, mode: scale, scale_factor: 2.0, message_skip: 4, message_count: 1, at_s: 0}}\n"
     );
-    let f = ScenarioFile::parse(&text, "s.yaml").unwrap();
+    let f = StepList::parse(&text, "s.yaml").unwrap();
     let spec = f.steps[0].to_fault_spec().unwrap();
     assert_eq!((spec.message_skip, spec.message_count), (4, 1));
     assert_eq!(typed_hits(&spec, ms(33), 28), [4]);

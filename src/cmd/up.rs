@@ -55,7 +55,7 @@ pub fn run(a: UpArgs) -> Result<ExitCode> {
     // scenario (resilience tests, fault axes) runs on the graph
     // through `campaign --graph`, which adds the orchestrator.
     if let Some(sc) = &scenario {
-        if let Err(e) = kraken_faults::ScenarioFile::load(sc) {
+        if let Err(e) = kraken_faults::StepList::load(sc) {
             let campaign = std::fs::read_to_string(sc)
                 .ok()
                 .and_then(|t| serde_yaml_ng::from_str::<serde_yaml_ng::Mapping>(&t).ok())

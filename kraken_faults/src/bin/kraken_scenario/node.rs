@@ -34,7 +34,7 @@ use breakbench_ros::{
     ClearFaultStageSrv, Msg, NodeClock, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv,
     SetFaultStackSrv, SimClock, TriggerSrv,
 };
-use kraken_faults::{FaultSchedule, ScenarioAction, ScenarioFile, ScenarioStep, ScheduleEvent};
+use kraken_faults::{FaultSchedule, ScheduleEvent, Step, StepAction, StepList};
 use kraken_interfaces::ros::{Clock, TriggerRequest};
 use kraken_interfaces::{mode_name, ClearFaultStageRequest, SetFaultRequest, SetFaultStackRequest};
 
@@ -94,7 +94,7 @@ enum Act<'a> {
     /// Nothing (a wait step: the end of observation).
     Wait,
     /// Call `set_fault_stack` or `clear_fault_stage` with this step.
-    Stack(&'a ScenarioStep),
+    Stack(&'a Step),
 }
 
 /// The runner's timeline: every event of `schedule` (set_fault calls for its
@@ -103,15 +103,15 @@ enum Act<'a> {
 /// user would), and the wait steps; in time order, at one time the
 /// schedule's order first.
 fn timeline<'a>(
-    scenario: &'a ScenarioFile,
+    scenario: &'a StepList,
     schedule: &FaultSchedule,
 ) -> Vec<(Duration, &'a str, Act<'a>)> {
-    let steps = |a: ScenarioAction| scenario.steps.iter().filter(move |s| s.action() == a);
-    let set_labels: Vec<&str> = steps(ScenarioAction::SetFault)
+    let steps = |a: StepAction| scenario.steps.iter().filter(move |s| s.action() == a);
+    let set_labels: Vec<&str> = steps(StepAction::SetFault)
         .map(|s| s.label.as_str())
         .collect();
     let clear_label = |at: Duration| {
-        steps(ScenarioAction::ClearFaults)
+        steps(StepAction::ClearFaults)
             .find(|s| Duration::from_secs_f64(s.at_s) == at)
             .map_or("clear_faults", |s| s.label.as_str())
     };
@@ -123,7 +123,7 @@ fn timeline<'a>(
             ScheduleEvent::Clear { at, .. } => (at, clear_label(at), Act::Clear),
         })
         .collect();
-    for s in steps(ScenarioAction::ClearFaults) {
+    for s in steps(StepAction::ClearFaults) {
         let at = Duration::from_secs_f64(s.at_s);
         if !out
             .iter()
@@ -132,13 +132,13 @@ fn timeline<'a>(
             out.push((at, s.label.as_str(), Act::Clear));
         }
     }
-    for s in steps(ScenarioAction::Wait) {
+    for s in steps(StepAction::Wait) {
         out.push((Duration::from_secs_f64(s.at_s), s.label.as_str(), Act::Wait));
     }
     for s in scenario.steps.iter().filter(|s| {
         matches!(
             s.action(),
-            ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage
+            StepAction::SetFaultStack | StepAction::ClearFaultStage
         )
     }) {
         out.push((
@@ -155,7 +155,7 @@ fn timeline<'a>(
 /// traffic. Errors: a usage error; [`BadParam`] for a bad scenario file or
 /// parameter value.
 struct Plan {
-    scenario: ScenarioFile,
+    scenario: StepList,
     schedule: FaultSchedule,
     /// `<injector>`: the node whose services are called.
     injector: String,
@@ -171,7 +171,7 @@ impl Plan {
             );
         };
         let path = PathBuf::from(file);
-        let scenario = ScenarioFile::load(&path).map_err(|e| BadParam(e.to_string()))?;
+        let scenario = StepList::load(&path).map_err(|e| BadParam(e.to_string()))?;
         // The faults as the one schedule type (sets, clears, durations), then
         // the runner's timeline: the schedule's events with the steps' labels,
         // and the wait steps.
@@ -179,7 +179,7 @@ impl Plan {
             .schedule()
             .map_err(|e| BadParam(format!("{}: {e}", path.display())))?;
         let injector = args.param_string("injector", "/fault_injector")?;
-        kraken_faults::scenario::check_injector_name(&injector)
+        kraken_faults::step_list::check_injector_name(&injector)
             .map_err(|m| BadParam(format!("parameter 'injector' {m}")))?;
         let timeout_s = args.param_f64("timeout_s", 10.0)?;
         if !(timeout_s > 0.0 && timeout_s <= MAX_TIMEOUT_S) {
@@ -196,7 +196,7 @@ impl Plan {
         })
     }
 
-    fn uses(&self, a: ScenarioAction) -> bool {
+    fn uses(&self, a: StepAction) -> bool {
         self.scenario.steps.iter().any(|s| s.action() == a)
     }
 }
@@ -268,8 +268,8 @@ impl Runner<'_> {
     async fn wait_for_services(&self) -> Result<()> {
         let (node, c, timeout) = (self.node, &self.clients, self.plan.timeout);
         let (uses_stack, uses_stage) = (
-            self.plan.uses(ScenarioAction::SetFaultStack),
-            self.plan.uses(ScenarioAction::ClearFaultStage),
+            self.plan.uses(StepAction::SetFaultStack),
+            self.plan.uses(StepAction::ClearFaultStage),
         );
         // Poll the match tables (see RosNode::service_ready for why not
         // ros2-client's wait_for_service).
@@ -357,10 +357,10 @@ impl Runner<'_> {
 
     /// `set_fault_stack` or `clear_fault_stage` as `step` says. Errors: the
     /// step's stack does not serialise.
-    async fn stack_call(&mut self, t: f64, label: &str, step: &ScenarioStep) -> Result<()> {
+    async fn stack_call(&mut self, t: f64, label: &str, step: &Step) -> Result<()> {
         let channel = step.channel.clone().unwrap_or_default();
         let timeout = self.plan.timeout;
-        if step.action() == ScenarioAction::SetFaultStack {
+        if step.action() == StepAction::SetFaultStack {
             let req = SetFaultStackRequest {
                 channel: channel.clone(),
                 stack_yaml: step.stack_yaml()?,

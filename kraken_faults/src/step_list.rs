@@ -1,5 +1,8 @@
-//! Scenario files (`scenarios/*.yaml`) for the fault_injector scenario
-//! runner: a named list of timed steps. This module defines the format only;
+//! Step lists (`scenarios/*.yaml` of kraken_faults, [`StepList`]) for the
+//! `kraken_scenario` runner: a named list of timed steps (set a fault, clear
+//! faults, wait), not a campaign scenario (`breakbench::campaign`'s
+//! `ScenarioFile`: axes, repeats, resilience tests). This module defines the
+//! format only;
 //! the runner (which calls `set_fault` / `clear_faults` like a user) lives with
 //! the node.
 //!
@@ -52,21 +55,21 @@ use crate::{FaultError, FaultSchedule, ScheduledFault};
 /// A scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScenarioFile {
+pub struct StepList {
     /// Scenario name (reports, logs).
     pub name: String,
     /// Optional free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Steps in time order (`at_s` non-decreasing, in [0, 1e6] s).
-    pub steps: Vec<ScenarioStep>,
+    pub steps: Vec<Step>,
 }
 
 /// What a step does.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ScenarioAction {
-    /// Call `set_fault` with [`ScenarioStep::to_fault_spec`].
+pub enum StepAction {
+    /// Call `set_fault` with [`Step::to_fault_spec`].
     SetFault,
     /// Call `clear_faults` (every channel).
     ClearFaults,
@@ -107,11 +110,11 @@ fn de_mode<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> 
 /// One step. Parameters not given are 0 / false, as in a default FaultSpec.
 /// Keys other than the step's own are FaultSpec parameters ([`Self::params`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ScenarioStep {
+pub struct Step {
     /// Human label, unique within the file.
     pub label: String,
     /// Required in files (the `Default` is only for building steps in code).
-    pub action: ScenarioAction,
+    pub action: StepAction,
     /// Channel name (set_fault only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
@@ -146,9 +149,9 @@ pub struct ScenarioStep {
     pub params: BTreeMap<String, ParamValue>,
 }
 
-impl ScenarioStep {
+impl Step {
     /// The step's action.
-    pub fn action(&self) -> ScenarioAction {
+    pub fn action(&self) -> StepAction {
         self.action
     }
 
@@ -180,7 +183,7 @@ impl ScenarioStep {
             label: self.label.clone(),
             message: m.into(),
         };
-        if self.action() != ScenarioAction::SetFault {
+        if self.action() != StepAction::SetFault {
             return Err(err("only set_fault steps carry a fault"));
         }
         let channel = self
@@ -209,7 +212,7 @@ impl ScenarioStep {
 /// on every channel type (the scenario does not know the channel's type):
 /// the same checks as `set_fault` ([`crate::build_stage`],
 /// [`crate::Activation::from_spec`]), as `(field, message)`.
-fn step_parameter_error(s: &ScenarioStep) -> Option<(&'static str, String)> {
+fn step_parameter_error(s: &Step) -> Option<(&'static str, String)> {
     let spec = s.to_fault_spec().ok()?;
     let param = |e: FaultError| match e {
         FaultError::InvalidParameter { field, .. } => Some((field, e.to_string())),
@@ -293,7 +296,7 @@ fn check_stack(
 /// non-empty label, a channel name channels.yaml would accept
 /// ([`crate::config::check_channel_name`]), at most
 /// [`crate::dynamic::MAX_STAGES`] stages. Errors as `(field, message)`.
-fn check_step_shape(s: &ScenarioStep) -> Result<(), (&'static str, String)> {
+fn check_step_shape(s: &Step) -> Result<(), (&'static str, String)> {
     if s.label.trim().is_empty() {
         return Err((
             "label",
@@ -343,7 +346,7 @@ pub fn check_injector_name(name: &str) -> Result<(), String> {
     crate::config::check_topic_name(name)
 }
 
-impl ScenarioFile {
+impl StepList {
     /// Parses a scenario `text` read from `path`.
     ///
     /// # Errors
@@ -362,13 +365,13 @@ impl ScenarioFile {
     /// a clear_fault_stage step without channel or with an id missing or 0;
     /// a key that belongs to another action.
     pub fn parse(text: &str, path: &str) -> Result<Self, FaultError> {
-        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        let f: StepList = kraken_interfaces::config::parse_yaml(text, path)?;
         // Loaded only when a stack names its type (built-in types plus
         // AMENT_PREFIX_PATH, as the injector resolves channel types).
         let reg = if f
             .steps
             .iter()
-            .any(|s| s.msg_type.is_some() && s.action() == ScenarioAction::SetFaultStack)
+            .any(|s| s.msg_type.is_some() && s.action() == StepAction::SetFaultStack)
         {
             Some(
                 breakbench_msgs::TypeRegistry::with_ament_prefix_path().map_err(|e| {
@@ -386,22 +389,22 @@ impl ScenarioFile {
         Self::check(f, text, path, reg.as_ref())
     }
 
-    /// As [`ScenarioFile::parse`], checking stacks against the types of
+    /// As [`StepList::parse`], checking stacks against the types of
     /// `reg` instead of the built-in and `AMENT_PREFIX_PATH` ones.
     ///
     /// # Errors
-    /// As [`ScenarioFile::parse`].
+    /// As [`StepList::parse`].
     pub fn parse_with(
         text: &str,
         path: &str,
         reg: &breakbench_msgs::TypeRegistry,
     ) -> Result<Self, FaultError> {
-        let f: ScenarioFile = kraken_interfaces::config::parse_yaml(text, path)?;
+        let f: StepList = kraken_interfaces::config::parse_yaml(text, path)?;
         Self::check(f, text, path, Some(reg))
     }
 
     fn check(
-        f: ScenarioFile,
+        f: StepList,
         text: &str,
         path: &str,
         reg: Option<&breakbench_msgs::TypeRegistry>,
@@ -440,7 +443,7 @@ impl ScenarioFile {
             }
             let stack_step = matches!(
                 s.action(),
-                ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage
+                StepAction::SetFaultStack | StepAction::ClearFaultStage
             );
             if stack_step {
                 if let Some(k) = s.params.keys().next() {
@@ -468,22 +471,22 @@ impl ScenarioFile {
             own(
                 "stack",
                 s.stack.is_some(),
-                s.action() == ScenarioAction::SetFaultStack,
+                s.action() == StepAction::SetFaultStack,
             )?;
             own(
                 "append",
                 s.append.is_some(),
-                s.action() == ScenarioAction::SetFaultStack,
+                s.action() == StepAction::SetFaultStack,
             )?;
             own(
                 "type",
                 s.msg_type.is_some(),
-                s.action() == ScenarioAction::SetFaultStack,
+                s.action() == StepAction::SetFaultStack,
             )?;
             own(
                 "id",
                 s.id.is_some(),
-                s.action() == ScenarioAction::ClearFaultStage,
+                s.action() == StepAction::ClearFaultStage,
             )?;
             // Every step's parameters are FaultSpec fields of the right type
             // (a wait step's are not used, as before: only names and types
@@ -495,7 +498,7 @@ impl ScenarioFile {
                 }
             }
             match s.action() {
-                ScenarioAction::SetFault => {
+                StepAction::SetFault => {
                     if s.channel.is_none() {
                         return Err(e("channel", "set_fault needs a channel".into()));
                     }
@@ -506,14 +509,14 @@ impl ScenarioFile {
                         return Err(e(field, message));
                     }
                 }
-                ScenarioAction::SetFaultStack | ScenarioAction::ClearFaultStage => {
+                StepAction::SetFaultStack | StepAction::ClearFaultStage => {
                     if s.channel.is_none() {
                         return Err(e("channel", format!("{:?} needs a channel", s.action())));
                     }
                     if s.mode.is_some() {
                         return Err(e("mode", "only set_fault takes a mode".into()));
                     }
-                    if s.action() == ScenarioAction::ClearFaultStage {
+                    if s.action() == StepAction::ClearFaultStage {
                         match s.id {
                             None => return Err(e("id", "clear_fault_stage needs an id".into())),
                             Some(0) => return Err(e("id", "stage ids count from 1".into())),
@@ -551,17 +554,17 @@ impl ScenarioFile {
     /// `kraken_scenario` runs them (against the node's services).
     ///
     /// # Errors
-    /// Those of [`ScenarioStep::to_fault_spec`] and [`FaultSchedule::new`].
+    /// Those of [`Step::to_fault_spec`] and [`FaultSchedule::new`].
     pub fn schedule(&self) -> Result<FaultSchedule, FaultError> {
         let secs = Duration::from_secs_f64;
         let mut entries = Vec::new();
         for (i, s) in self.steps.iter().enumerate() {
-            if s.action() != ScenarioAction::SetFault {
+            if s.action() != StepAction::SetFault {
                 continue;
             }
             let clear_at = self.steps[i + 1..]
                 .iter()
-                .find(|c| c.action() == ScenarioAction::ClearFaults)
+                .find(|c| c.action() == StepAction::ClearFaults)
                 .map(|c| secs(c.at_s));
             entries.push(ScheduledFault {
                 spec: s.to_fault_spec()?,
@@ -575,7 +578,7 @@ impl ScenarioFile {
     /// Reads and parses the file at `path`.
     ///
     /// # Errors
-    /// [`FaultError::Io`] when it cannot be read, else as [`ScenarioFile::parse`].
+    /// [`FaultError::Io`] when it cannot be read, else as [`StepList::parse`].
     pub fn load(path: &Path) -> Result<Self, FaultError> {
         let p = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| FaultError::Io {
@@ -594,7 +597,7 @@ mod tests {
     #[test]
     fn set_fault_steps_become_schedule_entries_cleared_by_the_next_clear() {
         let text = "name: t\nsteps:\n  - {label: a, action: set_fault, channel: gnss, mode: dropout, at_s: 5.0}\n  - {label: b, action: set_fault, channel: odom, mode: scale, scale_factor: 1.2, duration_s: 3.0, at_s: 6.0}\n  - {label: c, action: clear_faults, at_s: 25.0}\n  - {label: d, action: set_fault, channel: imu, mode: dropout, at_s: 30.0}\n  - {label: e, action: wait, at_s: 35.0}\n";
-        let f = ScenarioFile::parse(text, "t.yaml").unwrap();
+        let f = StepList::parse(text, "t.yaml").unwrap();
         let s = f.schedule().unwrap();
         let e = s.entries();
         assert_eq!(e.len(), 3);
@@ -622,8 +625,8 @@ mod tests {
     fn stack_steps_parse_and_bad_ones_name_file_line_and_field() {
         let reg = breakbench_msgs::TypeRegistry::builtin();
         let ok = "name: t\nsteps:\n  - label: a\n    action: set_fault_stack\n    channel: scan\n    type: sensor_msgs/msg/LaserScan\n    at_s: 0.5\n    stack:\n      - fault: {field: {path: header.stamp.sec, mode: set, value: -1}}\n      - fault: {drop: {probability: 0.5}}\n        window: {at_s: 1.0}\n  - {label: b, action: clear_fault_stage, channel: scan, id: 2, at_s: 3.0}\n";
-        let f = ScenarioFile::parse_with(ok, "t.yaml", &reg).unwrap();
-        assert_eq!(f.steps[0].action(), ScenarioAction::SetFaultStack);
+        let f = StepList::parse_with(ok, "t.yaml", &reg).unwrap();
+        assert_eq!(f.steps[0].action(), StepAction::SetFaultStack);
         assert_eq!(f.steps[0].stack.as_ref().unwrap().len(), 2);
         assert_eq!(f.steps[1].id, Some(2));
         // The stack steps are not in-process schedule entries.
@@ -633,7 +636,7 @@ mod tests {
         assert_eq!(&back, f.steps[0].stack.as_ref().unwrap());
 
         let err = |text: &str| {
-            ScenarioFile::parse_with(text, "t.yaml", &reg)
+            StepList::parse_with(text, "t.yaml", &reg)
                 .unwrap_err()
                 .to_string()
         };
@@ -684,7 +687,7 @@ mod tests {
         );
         // Delivery stages need no type.
         let no_type = "name: t\nsteps:\n  - {label: a, action: set_fault_stack, channel: c, at_s: 0, stack: [{fault: {delay: {delay_s: 0.1}}}]}\n";
-        ScenarioFile::parse_with(no_type, "t.yaml", &reg).unwrap();
+        StepList::parse_with(no_type, "t.yaml", &reg).unwrap();
         let e = err(&no_type.replace("0.1", "61"));
         assert!(
             e.contains("steps[0].stack[0].fault") && e.contains("delay_s"),
