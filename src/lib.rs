@@ -8,4 +8,5 @@
 //! test, the `breakbench_navigator` crate, as a ROS 2 node.
 
 pub mod campaign;
-pub mod supervisor;
+/// The process supervisor (its own crate, `breakbench_supervisor`).
+pub use breakbench_supervisor as supervisor;

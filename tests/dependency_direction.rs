@@ -15,7 +15,9 @@
 //! - the plant, the controller, the estimator and the oracle do not depend on
 //!   the fault library (kraken_faults): their sensor message types
 //!   (`SensorMsg`, `MsgKind`) and random streams (the seed tree) come from
-//!   kraken_interfaces.
+//!   kraken_interfaces;
+//! - the process supervisor (breakbench_supervisor) speaks no DDS and
+//!   depends on neither the campaign, the fault library nor the robot.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -148,4 +150,33 @@ fn neither_the_robot_nor_the_oracle_depends_on_a_fault_crate() {
     }
     // The walk does see the edge where one exists.
     assert!(closure(&g, "breakbench").contains("kraken_faults"));
+}
+
+/// The process supervisor only starts, watches and stops processes: it
+/// speaks no DDS (no ROS plumbing, no ros2-client) and knows neither the
+/// campaign above it (the root package) nor the fault library or the robot.
+#[test]
+fn the_supervisor_manages_processes_only() {
+    let g = graph();
+    for forbidden in [
+        "breakbench",
+        "kraken_faults",
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+    ] {
+        assert_not_depends_on(&g, "breakbench_supervisor", forbidden);
+    }
+    // No DDS of its own. (Its closure has breakbench_ros here only because
+    // `--all-features` turns on the oracle's `node` feature; the supervisor
+    // takes the oracle's library, `default-features = false`.)
+    for dds in ["breakbench_ros", "ros2-client", "rustdds"] {
+        assert!(
+            !g["breakbench_supervisor"].contains(dds),
+            "breakbench_supervisor depends on {dds}: {:?}",
+            g["breakbench_supervisor"]
+        );
+    }
+    // The walk sees the supervisor's real edges: it reads the oracle's
+    // verdict line.
+    assert!(g["breakbench_supervisor"].contains("breakbench_oracle"));
 }

@@ -190,11 +190,12 @@ fn flatten(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::default_share_dir;
+    use crate::default_share_dir;
 
     #[test]
     fn shipped_launch_config_and_params_load() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The repository: the launch configs live in the root package.
+        let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let c = LaunchConfig::load(&root.join("launch/corridor.graph.yaml")).unwrap();
         let names: Vec<&str> = c.nodes.iter().map(|n| n.name.as_str()).collect();
         assert_eq!(

@@ -4,8 +4,8 @@
 use super::{
     kill_marked, probe, probe_args, readiness_to_verdict, run_reset_cmd, stack_env, ExternalRun,
 };
-use crate::supervisor::supervise::{catch_signals, check_running, Fail, Supervisor};
-use crate::supervisor::{Stage, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR};
+use crate::supervise::{catch_signals, check_running, Fail, Supervisor};
+use crate::{Stage, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -167,9 +167,9 @@ pub fn run_kept(r: &ExternalRun, kept: &mut KeptStack) -> UpOutcome {
     match result {
         Ok(v) => UpOutcome {
             exit_code: if v.safety_violation || v.mission_failure {
-                crate::supervisor::EXIT_VERDICT_FAIL
+                crate::EXIT_VERDICT_FAIL
             } else {
-                crate::supervisor::EXIT_PASS
+                crate::EXIT_PASS
             },
             verdict: Some(v),
             error: None,

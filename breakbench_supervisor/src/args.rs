@@ -117,7 +117,7 @@ pub fn default_share_dir(config: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::supervisor::{config, LaunchConfig};
+    use crate::{config, LaunchConfig};
 
     #[test]
     fn node_args_resolve_paths_and_sets() {
@@ -180,7 +180,8 @@ mod tests {
 
     #[test]
     fn sets_name_the_unknown_node_or_parameter() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The repository: the launch configs live in the root package.
+        let root = &Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let c = LaunchConfig::load(&root.join("launch/corridor.graph.yaml")).unwrap();
         let pf = root.join(&c.params_file);
         let p = config::node_params(&pf, &c.nodes).unwrap();
