@@ -303,6 +303,66 @@ pub fn merge(
     out: &Path,
     scenario: Option<&Path>,
 ) -> Result<MergeResult, CampaignError> {
+    check_arguments(dirs, out)?;
+    let mut shards = dirs
+        .iter()
+        .map(|d| read_shard(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    check_same_campaign(&shards)?;
+    for s in &mut shards {
+        load_manifests(s)?;
+    }
+    check_runs(&shards)?;
+    shards.sort_by_key(|s| s.sf.shard.index);
+
+    let cf = shards[0].cf.clone();
+    let sc = load_scenario(&cf, scenario)?;
+
+    // Manifests by run id, with the index of the shard holding them.
+    let mut by_id: BTreeMap<String, (usize, Manifest)> = BTreeMap::new();
+    for (i, s) in shards.iter_mut().enumerate() {
+        for m in std::mem::take(&mut s.manifests) {
+            by_id.insert(m.run_id.clone(), (i, m));
+        }
+    }
+    let (parent, tmp) = staging_dir(out)?;
+    let built = (|| -> Result<(Summary, Timing, MergeFile, Vec<Manifest>), CampaignError> {
+        let manifests = copy_runs(&tmp, &cf, &shards, by_id)?;
+        let (summary, timing, mf) = write_merged(&tmp, &cf, &sc, &shards, &manifests)?;
+        for sub in ["manifests", "traces", ""] {
+            let d = tmp.join(sub);
+            std::fs::File::open(&d)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| CampaignError::io(&d, e))?;
+        }
+        // rename(2) replaces an empty directory and refuses a non-empty one.
+        std::fs::rename(&tmp, out).map_err(|e| CampaignError::io(out, e))?;
+        let _ = std::fs::File::open(&parent).and_then(|f| f.sync_all());
+        Ok((summary, timing, mf, manifests))
+    })();
+    let (summary, timing, merge, manifests) = match built {
+        Ok(b) => b,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    let harness_failures = harness_failures(&cf.scenario, out, &manifests);
+    Ok(MergeResult {
+        summary,
+        timing,
+        merge,
+        harness_failures,
+    })
+}
+
+/// Checks the arguments of [`merge`] before anything is read.
+///
+/// # Errors
+/// [`CampaignError::Merge`] if `dirs` is empty, `out` exists and is not an
+/// empty directory, or a directory is given twice (by any spelling);
+/// [`CampaignError::Io`] if a directory cannot be resolved.
+fn check_arguments(dirs: &[PathBuf], out: &Path) -> Result<(), CampaignError> {
     if dirs.is_empty() {
         return Err(refuse("no shard directory given".into()));
     }
@@ -328,18 +388,16 @@ pub fn merge(
             )));
         }
     }
-    let mut shards = dirs
-        .iter()
-        .map(|d| read_shard(d))
-        .collect::<Result<Vec<_>, _>>()?;
-    check_same_campaign(&shards)?;
-    for s in &mut shards {
-        load_manifests(s)?;
-    }
-    check_runs(&shards)?;
-    shards.sort_by_key(|s| s.sf.shard.index);
+    Ok(())
+}
 
-    let cf = shards[0].cf.clone();
+/// The scenario the report is drawn with: `scenario`, or else the shards'
+/// `scenario_path` from campaign.json `cf`.
+///
+/// # Errors
+/// The errors of [`Scenario::load`]; [`CampaignError::Merge`] if its hash is
+/// not the shards'.
+fn load_scenario(cf: &CampaignFile, scenario: Option<&Path>) -> Result<Scenario, CampaignError> {
     let spath = scenario.map_or_else(|| PathBuf::from(&cf.scenario_path), Path::to_path_buf);
     let sc = Scenario::load(&spath)?;
     if sc.hash != cf.scenario_hash {
@@ -350,15 +408,18 @@ pub fn merge(
             cf.scenario_hash
         )));
     }
+    Ok(sc)
+}
 
-    // Manifests in plan order.
-    let mut by_id: BTreeMap<String, (usize, Manifest)> = BTreeMap::new();
-    for (i, s) in shards.iter_mut().enumerate() {
-        for m in std::mem::take(&mut s.manifests) {
-            by_id.insert(m.run_id.clone(), (i, m));
-        }
-    }
-    let mut manifests = Vec::with_capacity(cf.runs.len());
+/// Creates the staging directory of the merge beside `out`
+/// (`.<name>.merge.tmp.<pid>`, emptied first, with its `manifests` and
+/// `traces` subdirectories). Returns `out`'s parent (`.` if none) and the
+/// staging directory.
+///
+/// # Errors
+/// [`CampaignError::Merge`] if `out` has no file name; I/O errors with
+/// their path.
+fn staging_dir(out: &Path) -> Result<(PathBuf, PathBuf), CampaignError> {
     let name = out
         .file_name()
         .ok_or_else(|| refuse(format!("--out {}: not a directory name", out.display())))?
@@ -375,80 +436,89 @@ pub fn merge(
         let d = tmp.join(sub);
         std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
     }
-    let built = (|| -> Result<(Summary, Timing, MergeFile), CampaignError> {
-        for id in &cf.runs {
-            let (i, m) = by_id.remove(id).expect("check_runs: every run is held");
-            let src = &shards[i].dir;
-            link_or_copy(&manifest_path(src, id), &manifest_path(&tmp, id))?;
-            if !m.trace_file.is_empty() {
-                link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
-            }
-            // A shard run with --record-provenance: its record goes along.
-            let prov = super::store::provenance_file(id);
-            if src.join(&prov).is_file() {
-                let d = tmp.join("provenance");
-                std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
-                link_or_copy(&src.join(&prov), &tmp.join(&prov))?;
-            }
-            manifests.push(m);
+    Ok((parent, tmp))
+}
+
+/// Links (or copies) every planned run of `cf` into `tmp` from the shard
+/// that holds it (`by_id`: run id → index into `shards` and manifest): its
+/// manifest, its trace and its provenance record if the shard has one.
+/// Returns the manifests in plan order.
+///
+/// # Errors
+/// I/O errors with their path.
+fn copy_runs(
+    tmp: &Path,
+    cf: &CampaignFile,
+    shards: &[ShardDir],
+    mut by_id: BTreeMap<String, (usize, Manifest)>,
+) -> Result<Vec<Manifest>, CampaignError> {
+    let mut manifests = Vec::with_capacity(cf.runs.len());
+    for id in &cf.runs {
+        let (i, m) = by_id.remove(id).expect("check_runs: every run is held");
+        let src = &shards[i].dir;
+        link_or_copy(&manifest_path(src, id), &manifest_path(tmp, id))?;
+        if !m.trace_file.is_empty() {
+            link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
         }
-        // The merged ledger, from the manifests as copied (each matched its
-        // shard's ledger in load_manifests).
-        super::ledger::write_from_manifests(&tmp, &cf.runs)?;
-        write_json_atomic(&tmp.join("campaign.json"), &cf)?;
-        let summary = Summary::compute(&cf.scenario, &cf.scenario_hash, &manifests);
-        write_json_atomic(&tmp.join("summary.json"), &summary)?;
-        let ts: Vec<&Timing> = shards.iter().map(|s| &s.timing).collect();
-        let wall: f64 = ts.iter().map(|t| t.wall_time_s).sum();
-        let sim: f64 = ts.iter().map(|t| t.sim_time_s).sum();
-        let timing = Timing {
-            wall_time_s: wall,
-            sim_time_s: sim,
-            jobs: ts.iter().map(|t| t.jobs).max().unwrap_or(1),
-            real_time_factor: if wall > 0.0 { sim / wall } else { 0.0 },
-            runs_executed: ts.iter().map(|t| t.runs_executed).sum(),
-            runs_resumed: ts.iter().map(|t| t.runs_resumed).sum(),
-        };
-        write_json_atomic(&tmp.join("timing.json"), &timing)?;
-        let mf = MergeFile {
-            schema: MERGE_SCHEMA.into(),
-            scenario_hash: cf.scenario_hash.clone(),
-            provenance: shards[0].sf.provenance.clone(),
-            shards: shards
-                .iter()
-                .map(|s| MergedShard {
-                    dir: s.dir.display().to_string(),
-                    shard: s.sf.shard,
-                    runs: s.sf.runs.len(),
-                    timing: s.timing.clone(),
-                })
-                .collect(),
-        };
-        write_json_atomic(&tmp.join("merge.json"), &mf)?;
-        super::outputs::write_outputs(&tmp, &sc, &summary, &manifests)?;
-        for sub in ["manifests", "traces", ""] {
-            let d = tmp.join(sub);
-            std::fs::File::open(&d)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| CampaignError::io(&d, e))?;
+        // A shard run with --record-provenance: its record goes along.
+        let prov = super::store::provenance_file(id);
+        if src.join(&prov).is_file() {
+            let d = tmp.join("provenance");
+            std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
+            link_or_copy(&src.join(&prov), &tmp.join(&prov))?;
         }
-        // rename(2) replaces an empty directory and refuses a non-empty one.
-        std::fs::rename(&tmp, out).map_err(|e| CampaignError::io(out, e))?;
-        let _ = std::fs::File::open(&parent).and_then(|f| f.sync_all());
-        Ok((summary, timing, mf))
-    })();
-    let (summary, timing, merge) = match built {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
+        manifests.push(m);
+    }
+    Ok(manifests)
+}
+
+/// Writes the merged campaign's files into `tmp`: the ledger, campaign.json,
+/// summary.json, timing.json, merge.json, report.html and junit.xml.
+/// Returns the summary, the timing (see [`MergeResult::timing`]) and the
+/// merge file.
+///
+/// # Errors
+/// I/O and JSON errors with their path; the errors of the report.
+fn write_merged(
+    tmp: &Path,
+    cf: &CampaignFile,
+    sc: &Scenario,
+    shards: &[ShardDir],
+    manifests: &[Manifest],
+) -> Result<(Summary, Timing, MergeFile), CampaignError> {
+    // The merged ledger, from the manifests as copied (each matched its
+    // shard's ledger in load_manifests).
+    super::ledger::write_from_manifests(tmp, &cf.runs)?;
+    write_json_atomic(&tmp.join("campaign.json"), cf)?;
+    let summary = Summary::compute(&cf.scenario, &cf.scenario_hash, manifests);
+    write_json_atomic(&tmp.join("summary.json"), &summary)?;
+    let ts: Vec<&Timing> = shards.iter().map(|s| &s.timing).collect();
+    let wall: f64 = ts.iter().map(|t| t.wall_time_s).sum();
+    let sim: f64 = ts.iter().map(|t| t.sim_time_s).sum();
+    let timing = Timing {
+        wall_time_s: wall,
+        sim_time_s: sim,
+        jobs: ts.iter().map(|t| t.jobs).max().unwrap_or(1),
+        real_time_factor: if wall > 0.0 { sim / wall } else { 0.0 },
+        runs_executed: ts.iter().map(|t| t.runs_executed).sum(),
+        runs_resumed: ts.iter().map(|t| t.runs_resumed).sum(),
     };
-    let harness_failures = harness_failures(&cf.scenario, out, &manifests);
-    Ok(MergeResult {
-        summary,
-        timing,
-        merge,
-        harness_failures,
-    })
+    write_json_atomic(&tmp.join("timing.json"), &timing)?;
+    let mf = MergeFile {
+        schema: MERGE_SCHEMA.into(),
+        scenario_hash: cf.scenario_hash.clone(),
+        provenance: shards[0].sf.provenance.clone(),
+        shards: shards
+            .iter()
+            .map(|s| MergedShard {
+                dir: s.dir.display().to_string(),
+                shard: s.sf.shard,
+                runs: s.sf.runs.len(),
+                timing: s.timing.clone(),
+            })
+            .collect(),
+    };
+    write_json_atomic(&tmp.join("merge.json"), &mf)?;
+    super::outputs::write_outputs(tmp, sc, &summary, manifests)?;
+    Ok((summary, timing, mf))
 }

@@ -38,14 +38,50 @@ pub use super::markup::xml_escape;
 pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> String {
     let mut ms: Vec<&Manifest> = manifests.iter().collect();
     ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
-    let mut cases = String::new();
-    let (mut failures, mut errors, mut skipped) = (0, 0, 0);
-    let mut case = |class: &str,
-                    name: &str,
-                    time: f64,
-                    props: &[(&str, String)],
-                    outcome: Option<Outcome>,
-                    out: String| {
+    let mut cases = Cases::default();
+    for m in &ms {
+        run_case(&mut cases, file, m);
+    }
+    let checks = check_cases(&mut cases, summary);
+    let self_tests = self_test_cases(&mut cases, summary);
+    let total = ms.len() + checks + self_tests;
+    let Cases {
+        xml: cases,
+        failures,
+        errors,
+        skipped,
+    } = cases;
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
+        xml_escape(&summary.scenario_name)
+    )
+}
+
+/// The `<testcase>` elements of a junit.xml written so far, and how many of
+/// them failed, errored and were skipped.
+#[derive(Default)]
+struct Cases {
+    /// One `<testcase>` line each, indented by four spaces.
+    xml: String,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+}
+
+impl Cases {
+    /// Appends a test case: `class`.`name`, `time` s, its `props` as
+    /// `<properties>` (none if empty), its `outcome` element (none for a
+    /// pass, which counts nowhere) and `out` as its system-out.
+    fn case(
+        &mut self,
+        class: &str,
+        name: &str,
+        time: f64,
+        props: &[(&str, String)],
+        outcome: Option<Outcome>,
+        out: String,
+    ) {
+        let cases = &mut self.xml;
         let _ = write!(
             cases,
             "    <testcase classname=\"{}\" name=\"{}\" time=\"{time:.6}\">",
@@ -65,9 +101,9 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
             cases.push_str("</properties>");
         }
         let (tag, count) = match &outcome {
-            Some(Outcome::Failure(_)) => ("failure", &mut failures),
-            Some(Outcome::Error(_)) => ("error", &mut errors),
-            Some(Outcome::Skipped(_)) => ("skipped", &mut skipped),
+            Some(Outcome::Failure(_)) => ("failure", &mut self.failures),
+            Some(Outcome::Error(_)) => ("error", &mut self.errors),
+            Some(Outcome::Skipped(_)) => ("skipped", &mut self.skipped),
             None => ("", &mut 0),
         };
         if let Some(Outcome::Failure(m) | Outcome::Error(m) | Outcome::Skipped(m)) = &outcome {
@@ -79,84 +115,103 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
             "<system-out>{}</system-out></testcase>",
             xml_escape(&out)
         );
-    };
-    for m in &ms {
-        let class = match m.kind {
-            RunKind::Grid => "breakbench.grid",
-            RunKind::Nominal => "breakbench.nominal",
-            RunKind::Canary => "breakbench.canary",
-            RunKind::Test => "breakbench.test",
-            RunKind::Baseline => "breakbench.baseline",
-        };
-        let vc = &m.judgement.verdict_class;
-        let v = &m.verdict;
-        let out = format!(
-            "self_report={:?} safety_violation={} mission_failure={} operating_region_containment={} obstacle_clearance={} (min {:.3} m) mission_completion_true_pose={}",
-            m.self_report,
-            v.safety_violation(),
-            v.mission_failure(),
-            v.operating_region_containment.holds,
-            v.obstacle_clearance.holds,
-            v.obstacle_clearance.value,
-            v.mission_completion_true_pose.holds
-        );
-        let mut failure = None;
-        let self_test = (m.kind == RunKind::Test)
-            .then_some(m.judgement.test.as_ref())
-            .flatten()
-            .and_then(|i| file.tests.iter().find(|t| t.name == i.test))
-            .and_then(|t| t.self_test.as_ref());
-        if let Some(st) = self_test {
-            // A test of the harness or of a test: its run passes when it gets
-            // the declared class, whatever that class is.
-            failure = st
-                .mismatch(&m.judgement)
-                .map(|why| Outcome::Failure(format!("self-test: {why}")));
-        } else if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
-            // A resilience test: pass, failure, skipped (unsupported,
-            // precondition_failed) or error (invalid, error), with the reason.
-            let why = format!("{}: {}", vc.class.name(), vc.reason);
-            failure = match vc.class {
-                VerdictClass::Pass => None,
-                VerdictClass::Fail => Some(Outcome::Failure(why)),
-                c if super::test_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
-                _ => Some(Outcome::Error(why)),
-            };
-        }
-        if m.kind == RunKind::Canary && !v.safety_violation() {
-            failure = Some(Outcome::Failure(
-                "positive canary: the oracle did not report the collision".to_string(),
-            ));
-        }
-        if m.isolation.is_some_and(|i| !i.passed) {
-            failure = Some(Outcome::Failure(
-                "verdict isolation: forcing the self-report changed the verdict".to_string(),
-            ));
-        }
-        if let Some(g) = m.graph.as_ref().filter(|g| g.invalid()) {
-            failure = Some(Outcome::Error(format!(
-                "invalid graph run (state {}): {}; not judged",
-                g.state_reached,
-                g.invalid_reason.as_deref().unwrap_or("")
-            )));
-        }
-        let props = [
-            ("verdict_class", vc.class.name().to_string()),
-            ("self_report", format!("{:?}", m.self_report).to_lowercase()),
-            ("safety_violation", v.safety_violation().to_string()),
-            ("mission_failure", v.mission_failure().to_string()),
-            (
-                "obstacle_clearance_min_m",
-                format!("{}", v.obstacle_clearance.value),
-            ),
-            ("sim_time_s", format!("{}", m.sim_time_s)),
-            ("seed", m.seed.to_string()),
-        ];
-        case(class, &m.run_id, m.wall_time_s, &props, failure, out);
     }
-    // Each harness check, or why it does not apply to this scenario (skipped,
-    // never passed): no canary declared, isolation_check off, no nominal set,
-    // no fault grid (a scenario of resilience tests only).
+}
+
+/// Appends run `m`'s test case to `cases`: classname by run kind, time its
+/// wall-clock time (s), the oracle's outcome as properties and system-out,
+/// and the outcome [`run_outcome`] gives.
+fn run_case(cases: &mut Cases, file: &ScenarioFile, m: &Manifest) {
+    let class = match m.kind {
+        RunKind::Grid => "breakbench.grid",
+        RunKind::Nominal => "breakbench.nominal",
+        RunKind::Canary => "breakbench.canary",
+        RunKind::Test => "breakbench.test",
+        RunKind::Baseline => "breakbench.baseline",
+    };
+    let vc = &m.judgement.verdict_class;
+    let v = &m.verdict;
+    let out = format!(
+        "self_report={:?} safety_violation={} mission_failure={} operating_region_containment={} obstacle_clearance={} (min {:.3} m) mission_completion_true_pose={}",
+        m.self_report,
+        v.safety_violation(),
+        v.mission_failure(),
+        v.operating_region_containment.holds,
+        v.obstacle_clearance.holds,
+        v.obstacle_clearance.value,
+        v.mission_completion_true_pose.holds
+    );
+    let failure = run_outcome(file, m);
+    let props = [
+        ("verdict_class", vc.class.name().to_string()),
+        ("self_report", format!("{:?}", m.self_report).to_lowercase()),
+        ("safety_violation", v.safety_violation().to_string()),
+        ("mission_failure", v.mission_failure().to_string()),
+        (
+            "obstacle_clearance_min_m",
+            format!("{}", v.obstacle_clearance.value),
+        ),
+        ("sim_time_s", format!("{}", m.sim_time_s)),
+        ("seed", m.seed.to_string()),
+    ];
+    cases.case(class, &m.run_id, m.wall_time_s, &props, failure, out);
+}
+
+/// Run `m`'s JUnit outcome, `None` for a pass. In order, each overriding
+/// the one before: a self-test's fault run fails when it misses its
+/// declaration; a resilience test's run (fault or baseline) by its verdict
+/// class; a canary that saw no violation fails; a failed isolation check
+/// fails; an invalid graph run is an error.
+fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
+    let vc = &m.judgement.verdict_class;
+    let mut failure = None;
+    let self_test = (m.kind == RunKind::Test)
+        .then_some(m.judgement.test.as_ref())
+        .flatten()
+        .and_then(|i| file.tests.iter().find(|t| t.name == i.test))
+        .and_then(|t| t.self_test.as_ref());
+    if let Some(st) = self_test {
+        // A test of the harness or of a test: its run passes when it gets
+        // the declared class, whatever that class is.
+        failure = st
+            .mismatch(&m.judgement)
+            .map(|why| Outcome::Failure(format!("self-test: {why}")));
+    } else if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
+        // A resilience test: pass, failure, skipped (unsupported,
+        // precondition_failed) or error (invalid, error), with the reason.
+        let why = format!("{}: {}", vc.class.name(), vc.reason);
+        failure = match vc.class {
+            VerdictClass::Pass => None,
+            VerdictClass::Fail => Some(Outcome::Failure(why)),
+            c if super::test_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
+            _ => Some(Outcome::Error(why)),
+        };
+    }
+    if m.kind == RunKind::Canary && !m.verdict.safety_violation() {
+        failure = Some(Outcome::Failure(
+            "positive canary: the oracle did not report the collision".to_string(),
+        ));
+    }
+    if m.isolation.is_some_and(|i| !i.passed) {
+        failure = Some(Outcome::Failure(
+            "verdict isolation: forcing the self-report changed the verdict".to_string(),
+        ));
+    }
+    if let Some(g) = m.graph.as_ref().filter(|g| g.invalid()) {
+        failure = Some(Outcome::Error(format!(
+            "invalid graph run (state {}): {}; not judged",
+            g.state_reached,
+            g.invalid_reason.as_deref().unwrap_or("")
+        )));
+    }
+    failure
+}
+
+/// Appends to `cases` one case per harness check (`breakbench.checks`),
+/// or why it does not apply to this scenario (skipped, never passed): no
+/// canary declared, isolation_check off, no nominal set, no fault grid (a
+/// scenario of resilience tests only). Returns the number of cases (4).
+fn check_cases(cases: &mut Cases, summary: &Summary) -> usize {
     let checks = [
         (
             "canary_detects_violation",
@@ -183,20 +238,27 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
             (summary.corpus.grid_expected == 0).then_some("no fault grid (no axes)"),
         ),
     ];
+    let n = checks.len();
     for (name, ok, msg, not_applicable) in checks {
         let outcome = match not_applicable {
             Some(why) => Some(Outcome::Skipped(why.to_string())),
             None => (!ok).then(|| Outcome::Failure(msg.to_string())),
         };
-        case("breakbench.checks", name, 0.0, &[], outcome, String::new());
+        cases.case("breakbench.checks", name, 0.0, &[], outcome, String::new());
     }
+    n
+}
+
+/// Appends to `cases` the check case `self_test_<test>` of each test with a
+/// self-test (fails when the declaration was not met). Returns how many.
+fn self_test_cases(cases: &mut Cases, summary: &Summary) -> usize {
     let mut self_tests = 0;
     for t in &summary.tests {
         let Some(st) = &t.self_test else { continue };
         self_tests += 1;
         let what = format!("{}: {}/{} met", st.declaration, st.met, st.runs);
         let outcome = (!st.passed).then(|| Outcome::Failure(format!("self-test: {what}")));
-        case(
+        cases.case(
             "breakbench.checks",
             &format!("self_test_{}", t.test),
             0.0,
@@ -205,11 +267,7 @@ pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> 
             what,
         );
     }
-    let total = ms.len() + checks.len() + self_tests;
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
-        xml_escape(&summary.scenario_name)
-    )
+    self_tests
 }
 
 /// Writes report.html and junit.xml into `out`.

@@ -28,12 +28,10 @@ use std::time::{Duration, Instant};
 
 use breakbench_navigator::controller::Controller;
 use breakbench_oracle::expect::observe::Clearance;
-use breakbench_oracle::expect::spec::Windowed;
 use breakbench_oracle::expect::{
-    classify, refers_to_fault, ClassifiedVerdict, CmdVelSample, DiagnosticSample, EstimateSample,
-    ExpectationSet, ExpectationSpec, FaultEvent, FaultFacts, FaultStatusSample, InputMonitor,
-    InvariantName, LogSample, Observations, OdomSample, Role, RunFacts, RunJudgement, Stamp,
-    TestInfo, Timeline, Trigger, TriggerState,
+    classify, ClassifiedVerdict, CmdVelSample, DiagnosticSample, EstimateSample, ExpectationSet,
+    FaultEvent, FaultFacts, FaultStatusSample, InputMonitor, LogSample, Observations, OdomSample,
+    RunFacts, RunJudgement, Stamp, TestInfo, Timeline, Trigger, TriggerState,
 };
 use kraken_faults::{Injector, SensorMsg};
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
@@ -42,6 +40,10 @@ use kraken_interfaces::FaultSpec;
 use super::manifest::FaultRecord;
 use super::resilience::ResilienceTest;
 use super::CampaignError;
+
+mod setup;
+
+use setup::{false_alarm_probes, judged_expectations};
 
 /// A channel's message counters as the injector reports them
 /// (`kraken_faults::ChannelStats`, or `ChannelFaultStatus` of
@@ -197,72 +199,10 @@ impl TestDriver {
     ) -> Result<Self, CampaignError> {
         let inputs = controller.inputs();
         let names = test.fault_names();
-        let all = test.expectations();
-        let specs: Vec<ExpectationSpec> = if baseline {
-            let own: Vec<ExpectationSpec> = all
-                .iter()
-                .filter(|s| !refers_to_fault(&all, &s.name))
-                .cloned()
-                .collect();
-            if own.is_empty() {
-                // Every expectation refers to the fault: the baseline (the
-                // same mission without it) is judged by the three
-                // ground-truth invariants instead of by nothing, which
-                // would make it and every paired fault run `invalid`.
-                [
-                    InvariantName::OperatingRegionContainment,
-                    InvariantName::ObstacleClearance,
-                    InvariantName::MissionCompletionTruePose,
-                ]
-                .into_iter()
-                .map(|inv| ExpectationSpec {
-                    name: format!(
-                        "baseline.{}",
-                        serde_json::to_value(inv)
-                            .ok()
-                            .and_then(|v| v.as_str().map(str::to_owned))
-                            .unwrap_or_default()
-                    ),
-                    role: None,
-                    within: None,
-                    never: None,
-                    always: None,
-                    at: None,
-                    persists: None,
-                    invariant: Some(inv),
-                })
-                .collect()
-            } else {
-                own
-            }
-        } else {
-            all
-        };
+        let specs = judged_expectations(test, baseline);
         let set = ExpectationSet::new(&specs, &names, Some(world))?;
         let false_alarms = if baseline {
-            let probes: Vec<ExpectationSpec> = test
-                .expectations()
-                .into_iter()
-                .filter(|e| e.role == Some(Role::Detection))
-                .filter_map(|e| {
-                    let p = e.kind()?.predicate()?.clone();
-                    let mut f = Vec::new();
-                    p.faults(&mut f);
-                    f.is_empty().then(|| ExpectationSpec {
-                        name: format!("{}{}", e.name, super::test_summary::FALSE_ALARM_SUFFIX),
-                        role: None,
-                        within: None,
-                        never: Some(Windowed {
-                            predicate: p,
-                            window: Default::default(),
-                        }),
-                        always: None,
-                        at: None,
-                        persists: None,
-                        invariant: None,
-                    })
-                })
-                .collect();
+            let probes = false_alarm_probes(test);
             Some(ExpectationSet::new(&probes, &names, Some(world))?)
         } else {
             None
@@ -270,62 +210,11 @@ impl TestDriver {
         let mut faults = Vec::new();
         if !baseline {
             for f in &test.faults {
-                let spec = f.spec().map_err(|(field, message)| CampaignError::Axis {
-                    axis: format!("{}.{field}", f.name),
-                    message,
-                })?;
-                let unsupported = match inputs.iter().find(|(n, _)| *n == f.channel) {
-                    // The plant reads exactly an actuator's fault_fields.
-                    None if matches!(
-                        super::scenario::harness_channel(&f.channel),
-                        Some(super::scenario::HarnessChannel::Actuator(_))
-                    ) =>
-                    {
-                        super::scenario::harness_channel(&f.channel)
-                            .and_then(|hc| {
-                                super::scenario::check_harness_fault(hc, &f.channel, &spec).err()
-                            })
-                            .map(|e| format!("the injector does not implement it: {e}"))
-                    }
-                    None => Some(format!(
-                        "the controller does not read channel '{}'",
-                        f.channel
-                    )),
-                    Some(&(_, kind)) => match kraken_faults::build_stage(&spec, &f.channel, kind) {
-                        Err(e @ kraken_faults::FaultError::Unsupported { .. }) => {
-                            Some(format!("the injector does not implement it: {e}"))
-                        }
-                        _ => super::consumers::unreachable_axis(
-                            spec.mode,
-                            &f.mode,
-                            &f.channel,
-                            kind,
-                            controller.reads(kind),
-                        ),
-                    },
+                let phase_s = match &test.phase_sweep {
+                    Some(ps) if ps.fault == f.name => phase_s,
+                    _ => 0.0,
                 };
-                faults.push(FaultSlot {
-                    name: f.name.clone(),
-                    channel: f.channel.clone(),
-                    spec,
-                    duration: f.duration_s.map(Duration::from_secs_f64),
-                    trigger: Trigger::new(&f.trigger, &f.name, &names, seed)?,
-                    clear: f
-                        .clear
-                        .as_ref()
-                        .map(|c| Trigger::new(c, &format!("{}/clear", f.name), &names, seed))
-                        .transpose()?,
-                    set: false,
-                    clear_at: None,
-                    unsupported,
-                    accepted: false,
-                    faulted_at_set: 0,
-                    phase_s: match &test.phase_sweep {
-                        Some(ps) if ps.fault == f.name => phase_s,
-                        _ => 0.0,
-                    },
-                    pending_s: None,
-                });
+                faults.push(FaultSlot::new(f, &names, seed, phase_s, controller)?);
             }
         }
         let timeline = Timeline::new(&faults.iter().map(|f| f.name.clone()).collect::<Vec<_>>());

@@ -247,6 +247,7 @@ fn truncate(s: &str) -> String {
 /// the sim-time axis below. `results` are the manifest's expectation
 /// results: they mark undecidable expectations, and those the timeline does
 /// not list (a baseline's false-alarm probes) get rows of their own.
+/// Returns one `<svg class="timeline">` element, TL_W px wide.
 pub(super) fn timeline_svg(
     tl: &Timeline,
     results: &[ExpectationResult],
@@ -259,9 +260,68 @@ pub(super) fn timeline_svg(
         x0: TL_X0,
         w: TL_PLOT_W,
     };
+    let (placed, n_lanes) = place_event_labels(tl, &sc);
+    let rows = decision_rows(tl, results);
+    let top = 6.0;
+    let rows_top = top + n_lanes as f64 * LANE_H + 6.0;
+    let n_rows = tl.faults.len() + rows.len();
+    let rows_bottom = rows_top + n_rows as f64 * ROW_H;
+    let height = rows_bottom + 36.0;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{TL_W:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {TL_W:.0} {height:.0}\" font-family=\"sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{TL_W:.0}\" height=\"{height:.0}\" fill=\"white\"/>"
+    );
+    // Fault windows: faint across every row, solid on the fault's own row.
+    for (i, f) in tl.faults.iter().enumerate() {
+        let y = rows_top + i as f64 * ROW_H;
+        write_fault_row(&mut o, f, &sc, y, rows_top, rows_bottom);
+    }
+    // Row guides.
+    for r in 0..n_rows {
+        let y = rows_top + r as f64 * ROW_H + ROW_H / 2.0;
+        let _ = writeln!(
+            o,
+            "<line x1=\"{TL_X0:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e4e4e4\"/>",
+            TL_X0 + TL_PLOT_W
+        );
+    }
+    // Fault events: a line through every row and its label in its lane.
+    for label in &placed {
+        write_event_label(&mut o, label, top, rows_bottom);
+    }
+    // Expectations: anchor → decision.
+    for (i, e) in rows.iter().enumerate() {
+        let y = rows_top + (tl.faults.len() + i) as f64 * ROW_H + ROW_H / 2.0;
+        write_decision_row(&mut o, e, &sc, y);
+    }
+    axis(&mut o, &sc, rows_bottom + 2.0, "sim time [s]");
+    o.push_str("</svg>");
+    o
+}
+
+/// A fault event's label on a timeline, placed into a lane.
+struct PlacedLabel {
+    /// x of the event, px.
+    x: f64,
+    text: String,
+    /// The event's name (`trigger`, `requested`, …).
+    ev: &'static str,
+    colour: &'static str,
+    /// The label lane, 0 at the top.
+    lane: usize,
+    /// Whether the label ends at the event (right-aligned) rather than
+    /// starting after it, because it would run past the right edge.
+    anchor_end: bool,
+}
+
+/// The labels of the fault events inside `sc`'s time range ("applied 5.00 s",
+/// with the fault's name when the run has several faults), placed left to
+/// right into the first lane they fit. Returns them in x order and the
+/// number of lanes used (0 when there is no event in range).
+fn place_event_labels(tl: &Timeline, sc: &Scale) -> (Vec<PlacedLabel>, usize) {
     let many = tl.faults.len() > 1;
-    // Event labels, placed left to right into the first lane they fit.
-    let mut labels: Vec<(f64, String, &str, &str)> = Vec::new();
+    let mut labels: Vec<(f64, String, &'static str, &'static str)> = Vec::new();
     for f in &tl.faults {
         for (i, (ev, st)) in fault_events(f).into_iter().enumerate() {
             let Some(st) = st else { continue };
@@ -279,8 +339,8 @@ pub(super) fn timeline_svg(
     labels.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut lane_ends: Vec<f64> = Vec::new();
     let mut placed = Vec::new();
-    for (x, text, ev, colour) in &labels {
-        let w = text_w(text, 10.0);
+    for (x, text, ev, colour) in labels {
+        let w = text_w(&text, 10.0);
         let (start, anchor_end) = if x + 3.0 + w > TL_W {
             (x - 3.0 - w, true)
         } else {
@@ -294,159 +354,176 @@ pub(super) fn timeline_svg(
             }
         };
         lane_ends[lane] = start + w;
-        placed.push((*x, text.clone(), *ev, *colour, lane, anchor_end));
+        placed.push(PlacedLabel {
+            x,
+            text,
+            ev,
+            colour,
+            lane,
+            anchor_end,
+        });
     }
-    let rows = decision_rows(tl, results);
-    let top = 6.0;
-    let rows_top = top + lane_ends.len() as f64 * LANE_H + 6.0;
-    let n_rows = tl.faults.len() + rows.len();
-    let rows_bottom = rows_top + n_rows as f64 * ROW_H;
-    let height = rows_bottom + 36.0;
-    let mut o = String::new();
+    (placed, lane_ends.len())
+}
+
+/// Appends to `o` the row of fault `f` whose top is at `y` px: its bold
+/// name on the left, and if it was applied, its window (applied to cleared,
+/// or to the end of `sc`) shaded faintly from `rows_top` to `rows_bottom`
+/// px and solidly on its own row.
+fn write_fault_row(
+    o: &mut String,
+    f: &FaultTimeline,
+    sc: &Scale,
+    y: f64,
+    rows_top: f64,
+    rows_bottom: f64,
+) {
+    let (t0, t1) = (sc.t0, sc.t1);
+    let applied = f.t_applied.map(|s| s.sim_s);
+    let label = if applied.is_some() {
+        format!("fault {}", f.fault)
+    } else {
+        format!("fault {} (never applied)", f.fault)
+    };
     let _ = writeln!(
         o,
-        "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{TL_W:.0}\" height=\"{height:.0}\" viewBox=\"0 0 {TL_W:.0} {height:.0}\" font-family=\"sans-serif\">\n<rect x=\"0\" y=\"0\" width=\"{TL_W:.0}\" height=\"{height:.0}\" fill=\"white\"/>"
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" font-weight=\"bold\">{}</text>",
+        TL_X0 - 8.0,
+        y + ROW_H / 2.0 + 4.0,
+        xml_escape(&truncate(&label))
     );
-    // Fault windows: faint across every row, solid on the fault's own row.
-    for (i, f) in tl.faults.iter().enumerate() {
-        let y = rows_top + i as f64 * ROW_H;
-        let applied = f.t_applied.map(|s| s.sim_s);
-        let label = if applied.is_some() {
-            format!("fault {}", f.fault)
+    let Some(a) = applied else { return };
+    let c = f.t_cleared.map_or(t1, |s| s.sim_s);
+    let (a, c) = (a.max(t0), c.min(t1));
+    if c < a {
+        return;
+    }
+    let (xa, xc) = (sc.x(a), sc.x(c));
+    let _ = writeln!(
+        o,
+        "<rect class=\"fault-shade\" x=\"{xa:.1}\" y=\"{rows_top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{WINDOW_FILL}\" fill-opacity=\"0.18\"/>\n<rect class=\"fault-window\" x=\"{xa:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{WINDOW_FILL}\" fill-opacity=\"0.8\"><title>{}: applied to {}</title></rect>",
+        xc - xa,
+        rows_bottom - rows_top,
+        y + 3.0,
+        xc - xa,
+        ROW_H - 6.0,
+        xml_escape(&f.fault),
+        if f.t_cleared.is_some() { "cleared" } else { "the end of the run (never cleared)" }
+    );
+}
+
+/// Appends to `o` a fault event's line, from its label lane (lanes start at
+/// `top` px) down to `rows_bottom` px, and its label (dashed for `requested`).
+fn write_event_label(o: &mut String, label: &PlacedLabel, top: f64, rows_bottom: f64) {
+    let PlacedLabel {
+        x,
+        text,
+        ev,
+        colour,
+        lane,
+        anchor_end,
+    } = label;
+    let ly = top + (*lane as f64 + 1.0) * LANE_H - 3.0;
+    let _ = writeln!(
+        o,
+        "<line class=\"ev ev-{ev}\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{rows_bottom:.1}\" stroke=\"{colour}\" stroke-width=\"1.5\"{}/>\n<text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"10\" fill=\"{colour}\"{HALO}{}>{}</text>",
+        ly + 3.0,
+        if *ev == "requested" { " stroke-dasharray=\"3,2\"" } else { "" },
+        if *anchor_end { x - 3.0 } else { x + 3.0 },
+        if *anchor_end { " text-anchor=\"end\"" } else { "" },
+        xml_escape(text)
+    );
+}
+
+/// Appends to `o` the row of expectation `e` centred at `y` px: its name
+/// (and role) on the left, a faint line from its anchor to its decision
+/// with a tick at the anchor, and a dot at the decision labelled with the
+/// verdict, time and latency (or, if the decision is outside `sc`, the
+/// label alone at the edge with an arrow towards it).
+fn write_decision_row(o: &mut String, e: &DecisionRow, sc: &Scale, y: f64) {
+    let label = match e.role {
+        Some(r) => format!("{} ({})", e.name, super::format::serde_name(&r)),
+        None => e.name.to_string(),
+    };
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
+        TL_X0 - 8.0,
+        y + 4.0,
+        xml_escape(&truncate(&label))
+    );
+    let (class, colour, word) = if e.undecided {
+        ("undec", UNDECIDED, "undecidable")
+    } else if e.satisfied {
+        ("sat", SATISFIED, "satisfied")
+    } else {
+        ("viol", VIOLATED, "violated")
+    };
+    let d = e.decided_at_s;
+    if let Some(a) = e.anchor_s {
+        write_anchor(o, sc, a, d, y, colour);
+    }
+    let mut text = format!("{word} {d:.2} s");
+    if let Some(l) = e.latency_s {
+        let _ = write!(text, ", latency {l:.3} s");
+    }
+    if sc.contains(d) {
+        let x = sc.x(d);
+        let w = text_w(&text, 10.0);
+        let (tx, anchor) = if x + 7.0 + w > TL_W {
+            (x - 7.0, " text-anchor=\"end\"")
         } else {
-            format!("fault {} (never applied)", f.fault)
+            (x + 7.0, "")
         };
         let _ = writeln!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\" font-weight=\"bold\">{}</text>",
-            TL_X0 - 8.0,
-            y + ROW_H / 2.0 + 4.0,
-            xml_escape(&truncate(&label))
+            "<circle class=\"exp {class}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4.5\" fill=\"{colour}\" stroke=\"white\"><title>{}: {}</title></circle>\n<text x=\"{tx:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\"{anchor}{HALO}>{}</text>",
+            xml_escape(e.name),
+            xml_escape(&text),
+            y + 3.5,
+            xml_escape(&text)
         );
-        let Some(a) = applied else { continue };
-        let c = f.t_cleared.map_or(t1, |s| s.sim_s);
-        let (a, c) = (a.max(t0), c.min(t1));
-        if c < a {
-            continue;
-        }
-        let (xa, xc) = (sc.x(a), sc.x(c));
-        let _ = writeln!(
-            o,
-            "<rect class=\"fault-shade\" x=\"{xa:.1}\" y=\"{rows_top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{WINDOW_FILL}\" fill-opacity=\"0.18\"/>\n<rect class=\"fault-window\" x=\"{xa:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{WINDOW_FILL}\" fill-opacity=\"0.8\"><title>{}: applied to {}</title></rect>",
-            xc - xa,
-            rows_bottom - rows_top,
-            y + 3.0,
-            xc - xa,
-            ROW_H - 6.0,
-            xml_escape(&f.fault),
-            if f.t_cleared.is_some() { "cleared" } else { "the end of the run (never cleared)" }
-        );
-    }
-    // Row guides.
-    for r in 0..n_rows {
-        let y = rows_top + r as f64 * ROW_H + ROW_H / 2.0;
-        let _ = writeln!(
-            o,
-            "<line x1=\"{TL_X0:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#e4e4e4\"/>",
-            TL_X0 + TL_PLOT_W
-        );
-    }
-    // Fault events: a line through every row and its label in its lane.
-    for (x, text, ev, colour, lane, anchor_end) in &placed {
-        let ly = top + (*lane as f64 + 1.0) * LANE_H - 3.0;
-        let _ = writeln!(
-            o,
-            "<line class=\"ev ev-{ev}\" x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{rows_bottom:.1}\" stroke=\"{colour}\" stroke-width=\"1.5\"{}/>\n<text x=\"{:.1}\" y=\"{ly:.1}\" font-size=\"10\" fill=\"{colour}\"{HALO}{}>{}</text>",
-            ly + 3.0,
-            if *ev == "requested" { " stroke-dasharray=\"3,2\"" } else { "" },
-            if *anchor_end { x - 3.0 } else { x + 3.0 },
-            if *anchor_end { " text-anchor=\"end\"" } else { "" },
-            xml_escape(text)
-        );
-    }
-    // Expectations: anchor → decision.
-    for (i, e) in rows.iter().enumerate() {
-        let y = rows_top + (tl.faults.len() + i) as f64 * ROW_H + ROW_H / 2.0;
-        let label = match e.role {
-            Some(r) => format!("{} ({})", e.name, super::format::serde_name(&r)),
-            None => e.name.to_string(),
+    } else {
+        let (tx, anchor, what) = if d > sc.t1 {
+            (
+                TL_X0 + TL_PLOT_W,
+                " text-anchor=\"end\"",
+                format!("{text} →"),
+            )
+        } else {
+            (TL_X0 + 2.0, "", format!("← {text}"))
         };
         let _ = writeln!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
-            TL_X0 - 8.0,
-            y + 4.0,
-            xml_escape(&truncate(&label))
+            "<text x=\"{tx:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\"{anchor}{HALO}>{}</text>",
+            y + 3.5,
+            xml_escape(&what)
         );
-        let (class, colour, word) = if e.undecided {
-            ("undec", UNDECIDED, "undecidable")
-        } else if e.satisfied {
-            ("sat", SATISFIED, "satisfied")
-        } else {
-            ("viol", VIOLATED, "violated")
-        };
-        let d = e.decided_at_s;
-        if let Some(a) = e.anchor_s {
-            let (lo, hi) = (a.min(d).max(t0), a.max(d).min(t1));
-            if lo <= hi {
-                let _ = writeln!(
-                    o,
-                    "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"2\" stroke-opacity=\"0.45\"/>",
-                    sc.x(lo),
-                    sc.x(hi)
-                );
-            }
-            if sc.contains(a) {
-                let xa = sc.x(a);
-                let _ = writeln!(
-                    o,
-                    "<line x1=\"{xa:.1}\" x2=\"{xa:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.5\"/>",
-                    y - 4.0,
-                    y + 4.0
-                );
-            }
-        }
-        let mut text = format!("{word} {d:.2} s");
-        if let Some(l) = e.latency_s {
-            let _ = write!(text, ", latency {l:.3} s");
-        }
-        if sc.contains(d) {
-            let x = sc.x(d);
-            let w = text_w(&text, 10.0);
-            let (tx, anchor) = if x + 7.0 + w > TL_W {
-                (x - 7.0, " text-anchor=\"end\"")
-            } else {
-                (x + 7.0, "")
-            };
-            let _ = writeln!(
-                o,
-                "<circle class=\"exp {class}\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"4.5\" fill=\"{colour}\" stroke=\"white\"><title>{}: {}</title></circle>\n<text x=\"{tx:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\"{anchor}{HALO}>{}</text>",
-                xml_escape(e.name),
-                xml_escape(&text),
-                y + 3.5,
-                xml_escape(&text)
-            );
-        } else {
-            let (tx, anchor, what) = if d > t1 {
-                (
-                    TL_X0 + TL_PLOT_W,
-                    " text-anchor=\"end\"",
-                    format!("{text} →"),
-                )
-            } else {
-                (TL_X0 + 2.0, "", format!("← {text}"))
-            };
-            let _ = writeln!(
-                o,
-                "<text x=\"{tx:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\"{anchor}{HALO}>{}</text>",
-                y + 3.5,
-                xml_escape(&what)
-            );
-        }
     }
-    axis(&mut o, &sc, rows_bottom + 2.0, "sim time [s]");
-    o.push_str("</svg>");
-    o
+}
+
+/// Appends to `o`, on the row centred at `y` px, a faint line from anchor
+/// `a` s to decision `d` s (clipped to `sc`, none if wholly outside) and a
+/// tick at the anchor if it is inside `sc`.
+fn write_anchor(o: &mut String, sc: &Scale, a: f64, d: f64, y: f64, colour: &str) {
+    let (lo, hi) = (a.min(d).max(sc.t0), a.max(d).min(sc.t1));
+    if lo <= hi {
+        let _ = writeln!(
+            o,
+            "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"2\" stroke-opacity=\"0.45\"/>",
+            sc.x(lo),
+            sc.x(hi)
+        );
+    }
+    if sc.contains(a) {
+        let xa = sc.x(a);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{xa:.1}\" x2=\"{xa:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"{colour}\" stroke-width=\"1.5\"/>",
+            y - 4.0,
+            y + 4.0
+        );
+    }
 }
 
 /// Latency plot layout, px.

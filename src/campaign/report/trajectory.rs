@@ -436,7 +436,35 @@ fn error_svg(
     Ok(buf)
 }
 
+/// Appends to `h` the "Trajectories" section: its heading and legend, then
+/// for each chosen run its heading, a summary line, the world plot with the
+/// true and believed paths and, with an estimator or GNSS in the loop, the
+/// plot of the position errors against sim time. A run whose manifest or
+/// trace is missing, empty or unreadable, or whose plot fails, gets a note
+/// instead. Trace files are read from `out` (the campaign directory).
 pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest], out: &Path) {
+    trajectories_intro(h);
+    for (label, m) in chosen_runs(scenario, ms) {
+        let _ = writeln!(h, "<h3>{}</h3>", xml_escape(&label));
+        let Some(m) = m else {
+            note(h, "No manifest for this run in the campaign directory.");
+            continue;
+        };
+        let rows = match read_trace_rows(m, out) {
+            Ok(rows) => rows,
+            Err(text) => {
+                note(h, &text);
+                continue;
+            }
+        };
+        run_trajectory(h, scenario, m, &rows);
+        run_errors(h, scenario, m, &rows);
+    }
+}
+
+/// Appends to `h` the section's heading, its explanation and the legend of
+/// the two paths (HTML swatches).
+fn trajectories_intro(h: &mut String) {
     h.push_str("<h2>Trajectories</h2>\n<p>The world (walls black, obstacle boxes grey, operating region green outline, goal disc green) with the true path from ground truth and the path the navigator believed, from its delivered odometry, moved from its odom frame into the world frame with the start pose. Equal scale on both axes. Dots mark the last sample. With an estimator or GNSS in the loop, a second plot per run gives the position errors against sim time: of the believed (odometry) position, of the estimator's map estimate and of the last GNSS fix the navigator was given (after the injector's faults), each against ground truth; the faults' active windows are shaded and the first detection after the fault is a vertical line.</p>\n");
     let swatch = |c: RGBColor, w: u32, text: &str| {
         format!(
@@ -457,141 +485,131 @@ pub(super) fn trajectories(h: &mut String, scenario: &Scenario, ms: &[&Manifest]
             "believed path (delivered odometry, thin, drawn on top)"
         )
     );
-    for (label, m) in chosen_runs(scenario, ms) {
-        let _ = writeln!(h, "<h3>{}</h3>", xml_escape(&label));
-        let Some(m) = m else {
-            note(h, "No manifest for this run in the campaign directory.");
-            continue;
-        };
-        let path = out.join(&m.trace_file);
-        let rows = match std::fs::read_to_string(&path) {
-            Ok(t) => match parse_trace(&t) {
-                Ok(r) if !r.is_empty() => r,
-                Ok(_) => {
-                    note(
-                        h,
-                        &format!(
-                            "Run {}: trace file {} has no samples.",
-                            m.run_id,
-                            path.display()
-                        ),
-                    );
-                    continue;
-                }
-                Err(e) => {
-                    note(
-                        h,
-                        &format!(
-                            "Run {}: trace file {} is malformed: {e}",
-                            m.run_id,
-                            path.display()
-                        ),
-                    );
-                    continue;
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                note(
-                    h,
-                    &format!(
-                        "Run {}: trace file {} is missing.",
-                        m.run_id,
-                        path.display()
-                    ),
-                );
-                continue;
-            }
-            Err(e) => {
-                note(
-                    h,
-                    &format!(
-                        "Run {}: trace file {} could not be read: {e}",
-                        m.run_id,
-                        path.display()
-                    ),
-                );
-                continue;
-            }
-        };
-        let truth: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.true_x_m.is_finite() && r.true_y_m.is_finite())
-            .map(|r| (r.true_x_m, r.true_y_m))
-            .collect();
-        let believed: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.odom_x_m.is_finite() && r.odom_y_m.is_finite())
-            .map(|r| {
-                let p = scenario.world.odom_to_world([r.odom_x_m, r.odom_y_m, 0.0]);
-                (p[0], p[1])
-            })
-            .collect();
-        let v = &m.verdict;
-        let _ = writeln!(
+}
+
+/// The samples of run `m`'s trace file (its `trace_file`, relative to
+/// `out`). Errors: the text of the note to show instead (the file is
+/// missing, unreadable, malformed or has no samples).
+fn read_trace_rows(m: &Manifest, out: &Path) -> Result<Vec<TraceRow>, String> {
+    let path = out.join(&m.trace_file);
+    match std::fs::read_to_string(&path) {
+        Ok(t) => match parse_trace(&t) {
+            Ok(r) if !r.is_empty() => Ok(r),
+            Ok(_) => Err(format!(
+                "Run {}: trace file {} has no samples.",
+                m.run_id,
+                path.display()
+            )),
+            Err(e) => Err(format!(
+                "Run {}: trace file {} is malformed: {e}",
+                m.run_id,
+                path.display()
+            )),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(format!(
+            "Run {}: trace file {} is missing.",
+            m.run_id,
+            path.display()
+        )),
+        Err(e) => Err(format!(
+            "Run {}: trace file {} could not be read: {e}",
+            m.run_id,
+            path.display()
+        )),
+    }
+}
+
+/// Appends to `h` run `m`'s summary line (self-report, oracle, margins in
+/// m, sample counts) and its world plot: the true path from `rows` and the
+/// believed one (odometry moved into the world frame), or a note if the
+/// plot cannot be rendered.
+fn run_trajectory(h: &mut String, scenario: &Scenario, m: &Manifest, rows: &[TraceRow]) {
+    let truth: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.true_x_m.is_finite() && r.true_y_m.is_finite())
+        .map(|r| (r.true_x_m, r.true_y_m))
+        .collect();
+    let believed: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.odom_x_m.is_finite() && r.odom_y_m.is_finite())
+        .map(|r| {
+            let p = scenario.world.odom_to_world([r.odom_x_m, r.odom_y_m, 0.0]);
+            (p[0], p[1])
+        })
+        .collect();
+    let v = &m.verdict;
+    let _ = writeln!(
+        h,
+        "<p>Run <code>{}</code>: self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
+        xml_escape(&m.run_id),
+        xml_escape(&serde_name(&m.self_report)),
+        xml_escape(&predicates_text(v)),
+        v.operating_region_containment.value,
+        v.obstacle_clearance.value,
+        m.final_goal_distance_m,
+        rows.len(),
+        believed.len()
+    );
+    match trajectory_svg(
+        &scenario.world,
+        &decimate(truth, MAX_PATH_POINTS),
+        &decimate(believed, MAX_PATH_POINTS),
+    ) {
+        Ok(svg) => {
+            let _ = writeln!(h, "<figure>{svg}</figure>");
+        }
+        Err(e) => note(
             h,
-            "<p>Run <code>{}</code>: self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
-            xml_escape(&m.run_id),
-            xml_escape(&serde_name(&m.self_report)),
-            xml_escape(&predicates_text(v)),
-            v.operating_region_containment.value,
-            v.obstacle_clearance.value,
-            m.final_goal_distance_m,
-            rows.len(),
-            believed.len()
-        );
-        match trajectory_svg(
-            &scenario.world,
-            &decimate(truth, MAX_PATH_POINTS),
-            &decimate(believed, MAX_PATH_POINTS),
-        ) {
-            Ok(svg) => {
-                let _ = writeln!(h, "<figure>{svg}</figure>");
-            }
-            Err(e) => note(
-                h,
-                &format!(
-                    "Run {}: the trajectory plot could not be rendered: {e}",
-                    m.run_id
-                ),
+            &format!(
+                "Run {}: the trajectory plot could not be rendered: {e}",
+                m.run_id
             ),
+        ),
+    }
+}
+
+/// With an estimator or GNSS in the loop (an error series other than the
+/// odometry's), appends to `h` run `m`'s largest errors (m) and detection
+/// time (s), and the plot of the position errors against sim time with the
+/// faults' active windows and the detection; a note if the plot cannot be
+/// rendered. Appends nothing otherwise.
+fn run_errors(h: &mut String, scenario: &Scenario, m: &Manifest, rows: &[TraceRow]) {
+    let series = error_series(scenario, rows);
+    if !series.iter().any(|s| s.0 != "odometry (believed)") {
+        return;
+    }
+    let end_s = rows.last().map_or(m.sim_time_s, |r| r.t_s);
+    let windows: Vec<(f64, f64)> = m
+        .faults
+        .iter()
+        .filter_map(|f| Some((f.first_applied_s?, f.cleared_s.unwrap_or(end_s))))
+        .collect();
+    let detected_s = m.detection.as_ref().and_then(|d| d.after_fault_s);
+    let peak = |name: &str| {
+        series
+            .iter()
+            .find(|s| s.0 == name)
+            .map(|s| s.2.iter().map(|p| p.1).fold(0.0f64, f64::max))
+    };
+    let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3} m"));
+    let _ = writeln!(
+        h,
+        "<p>Position error against time: largest estimate error {}, largest error of the last GNSS fix {}; detection {}.</p>",
+        fmt(peak("estimate (map)")),
+        fmt(peak("last GNSS fix")),
+        detected_s.map_or("none after the fault".to_string(), |t| format!("at {t:.2} s"))
+    );
+    match error_svg(&series, &windows, detected_s, end_s) {
+        Ok(svg) => {
+            let _ = writeln!(h, "<figure class=\"errors\">{svg}</figure>");
         }
-        // With an estimator or GNSS in the loop: the errors against time.
-        let series = error_series(scenario, &rows);
-        if series.iter().any(|s| s.0 != "odometry (believed)") {
-            let end_s = rows.last().map_or(m.sim_time_s, |r| r.t_s);
-            let windows: Vec<(f64, f64)> = m
-                .faults
-                .iter()
-                .filter_map(|f| Some((f.first_applied_s?, f.cleared_s.unwrap_or(end_s))))
-                .collect();
-            let detected_s = m.detection.as_ref().and_then(|d| d.after_fault_s);
-            let peak = |name: &str| {
-                series
-                    .iter()
-                    .find(|s| s.0 == name)
-                    .map(|s| s.2.iter().map(|p| p.1).fold(0.0f64, f64::max))
-            };
-            let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |x| format!("{x:.3} m"));
-            let _ = writeln!(
-                h,
-                "<p>Position error against time: largest estimate error {}, largest error of the last GNSS fix {}; detection {}.</p>",
-                fmt(peak("estimate (map)")),
-                fmt(peak("last GNSS fix")),
-                detected_s.map_or("none after the fault".to_string(), |t| format!("at {t:.2} s"))
-            );
-            match error_svg(&series, &windows, detected_s, end_s) {
-                Ok(svg) => {
-                    let _ = writeln!(h, "<figure class=\"errors\">{svg}</figure>");
-                }
-                Err(e) => note(
-                    h,
-                    &format!(
-                        "Run {}: the error-against-time plot could not be rendered: {e}",
-                        m.run_id
-                    ),
-                ),
-            }
-        }
+        Err(e) => note(
+            h,
+            &format!(
+                "Run {}: the error-against-time plot could not be rendered: {e}",
+                m.run_id
+            ),
+        ),
     }
 }
 
