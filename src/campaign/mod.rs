@@ -11,7 +11,6 @@
 pub mod atomic;
 pub mod budget;
 pub mod claim;
-pub mod consumers;
 pub mod error;
 pub mod executor;
 pub mod graph;
@@ -24,7 +23,10 @@ pub mod names;
 pub mod orchestrate;
 pub mod outputs;
 pub mod plan;
+pub mod reachability;
 pub mod report;
+pub mod resilience_run;
+pub mod resilience_summary;
 pub mod run;
 pub mod run_spec;
 pub mod runner;
@@ -34,8 +36,6 @@ pub mod search;
 pub mod stats;
 pub mod store;
 pub mod summary;
-pub mod test_run;
-pub mod test_summary;
 pub mod trace;
 pub mod verify;
 

@@ -37,7 +37,7 @@ use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry};
 
 use super::manifest::FaultRecord;
-use super::test_run::{FaultPort, TestDriver};
+use super::resilience_run::{FaultPort, TestDriver};
 use super::CampaignError;
 
 /// The stamp of a ROS message header as a duration since sim time 0

@@ -183,7 +183,7 @@ fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
         failure = match vc.class {
             VerdictClass::Pass => None,
             VerdictClass::Fail => Some(Outcome::Failure(why)),
-            c if super::test_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
+            c if super::resilience_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
             _ => Some(Outcome::Error(why)),
         };
     }

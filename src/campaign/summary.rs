@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use breakbench_oracle::expect::VerdictClass;
 
 use super::manifest::{Manifest, RunKind};
+use super::resilience_summary::LatencyStats;
 use super::scenario::{Convergence, ScenarioFile};
-use super::test_summary::LatencyStats;
 
 /// Summary schema identifier.
 pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
@@ -156,7 +156,7 @@ pub struct Summary {
     pub nominal_detection: Vec<VariantNominal>,
     /// One entry per resilience test of the scenario (absent without tests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tests: Vec<super::test_summary::TestSummary>,
+    pub tests: Vec<super::resilience_summary::TestSummary>,
 }
 
 /// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
@@ -276,7 +276,7 @@ impl Summary {
             sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
             labels,
             nominal_detection,
-            tests: super::test_summary::summarize(file, &ms),
+            tests: super::resilience_summary::summarize(file, &ms),
         }
     }
 }

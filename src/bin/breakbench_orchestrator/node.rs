@@ -11,7 +11,7 @@
 //! real `<injector>/set_fault` service (a clear: `set_fault` with mode
 //! `healthy` on the fault's channel); `applied` is read only from the
 //! status' `messages_faulted` counter, `cleared` from its `cleared` stamp.
-//! The test itself is the in-process code ([`breakbench::campaign::test_run`]
+//! The test itself is the in-process code ([`breakbench::campaign::resilience_run`]
 //! through [`breakbench::campaign::orchestrate::GraphTest`]).
 //!
 //! Lock-step: after it has processed the ground-truth sample of sim time `t`
@@ -44,8 +44,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use breakbench::campaign::manifest::FaultRecord;
 use breakbench::campaign::orchestrate::GraphTest;
+use breakbench::campaign::resilience_run::{ChannelCounts, FaultPort, TestDriver};
 use breakbench::campaign::run::controller_under_test;
-use breakbench::campaign::test_run::{ChannelCounts, FaultPort, TestDriver};
 use breakbench::campaign::Scenario;
 use breakbench_oracle::expect::{ClassifiedVerdict, RunJudgement, VerdictClass};
 use breakbench_ros::ros2_client::qos::History;
@@ -233,7 +233,7 @@ fn run() -> Result<()> {
             .step_ns,
     );
     let end = Duration::from_secs_f64(world.mission_timeout_s);
-    let mut test_run = Some(GraphTest::new(
+    let mut resilience_run = Some(GraphTest::new(
         driver,
         step,
         scenario.navigator.control_period(),
@@ -324,7 +324,7 @@ fn run() -> Result<()> {
     let mut end_wait: Option<Instant> = None;
     while !shutdown.is_requested() {
         let ev = next(&mut events, Duration::from_millis(5));
-        let Some(gt) = test_run.as_mut() else {
+        let Some(gt) = resilience_run.as_mut() else {
             continue;
         };
         match ev {
@@ -368,7 +368,7 @@ fn run() -> Result<()> {
                 .is_some_and(|c| c >= end.as_secs_f64() - step.as_secs_f64() - 1e-9);
             let have_status = !gt.watching_injector() || port.status_s >= end.as_secs_f64() - 1e-9;
             if (have_cmd && have_status) || since.elapsed() > status_wait {
-                let r = test_run.take().expect("judged once").finish(
+                let r = resilience_run.take().expect("judged once").finish(
                     end,
                     &port,
                     baseline_class.as_ref(),

@@ -93,7 +93,7 @@ impl Loaded<'_> {
             ) else {
                 continue; // unknown mode: refused by validate; no consumer: above
             };
-            if let Some(why) = super::super::consumers::unreachable_axis(
+            if let Some(why) = super::super::reachability::unreachable_axis(
                 mode,
                 &axis.mode,
                 &axis.channel,

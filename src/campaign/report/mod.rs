@@ -23,16 +23,16 @@
 //! and does not fail it.
 //!
 //! Parts (private modules): `tables` (sections 1, 2 and 5), `phat` (3),
-//! `trajectory` (4), `tests` with its SVG in `test_plots` (6), `format`
+//! `trajectory` (4), `tests` with its SVG in `resilience_plots` (6), `format`
 //! (cell and label formatting they share).
 
 mod format;
 mod phat;
 mod resilience;
+mod resilience_plots;
 mod tables;
 #[cfg(test)]
 mod test_corpus;
-mod test_plots;
 mod trajectory;
 
 use std::fmt::Write as _;

@@ -26,11 +26,11 @@ use super::tables::find_cell;
 use crate::campaign::manifest::Manifest;
 use crate::campaign::markup::xml_escape;
 use crate::campaign::resilience::ResilienceTest;
+use crate::campaign::resilience_summary::{TestSummary, FALSE_ALARM_SUFFIX};
 use crate::campaign::scenario::Scenario;
 use crate::campaign::summary::{ClassCounts, Proportion, Summary};
-use crate::campaign::test_summary::{TestSummary, FALSE_ALARM_SUFFIX};
 
-use super::test_plots::{self as plots, Bound};
+use super::resilience_plots::{self as plots, Bound};
 
 /// The runs of test `name`: its fault runs, or its baselines, in run-id order
 /// (`ms` is sorted by run id).
@@ -101,7 +101,7 @@ fn prop_text(p: &Proportion, n: u64) -> String {
 }
 
 /// Baselines of `test` whose false-alarm probe of `expectation` was judged
-/// (the n of its false-positive rate, as in `test_summary::summarize`).
+/// (the n of its false-positive rate, as in `resilience_summary::summarize`).
 fn probe_n(ms: &[&Manifest], test: &str, expectation: &str) -> u64 {
     let probe = format!("{expectation}{FALSE_ALARM_SUFFIX}");
     runs_of(ms, test, true)

@@ -15,8 +15,8 @@ use kraken_interfaces::SelfReport;
 use crate::campaign::manifest::{
     FaultRecord, IsolationRecord, Manifest, Provenance, RunKind, MANIFEST_SCHEMA,
 };
+use crate::campaign::resilience_summary::FALSE_ALARM_SUFFIX;
 use crate::campaign::scenario::Scenario;
-use crate::campaign::test_summary::FALSE_ALARM_SUFFIX;
 
 pub(super) fn scenario() -> Scenario {
     let mut s = Scenario::load(Path::new(concat!(
@@ -187,7 +187,7 @@ fn result(
 
 /// A run of test `test`: a fault run (scan_loss triggered at 14.9 s,
 /// applied at 15 s, cleared at 18 s; 60 s of sim time) or a baseline.
-fn test_run(
+fn resilience_run(
     run_id: &str,
     test: &str,
     requirement: &str,
@@ -256,7 +256,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
     };
     let base = |fired: bool| vec![result(&probe, None, !fired, None, 30.0)];
     vec![
-        test_run(
+        resilience_run(
             &format!("test_{a}_r0"),
             a,
             ra,
@@ -264,7 +264,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
             VerdictClass::Pass,
             fault_results((true, 15.6), 15.2, 18.14),
         ),
-        test_run(
+        resilience_run(
             &format!("baseline_{a}_r0"),
             a,
             ra,
@@ -272,7 +272,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
             VerdictClass::Pass,
             base(false),
         ),
-        test_run(
+        resilience_run(
             &format!("test_{b}_r0"),
             b,
             rb,
@@ -280,7 +280,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
             VerdictClass::Fail,
             fault_results((false, 16.0), 15.3, 18.2),
         ),
-        test_run(
+        resilience_run(
             &format!("test_{b}_r1"),
             b,
             rb,
@@ -288,7 +288,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
             VerdictClass::Invalid,
             fault_results((true, 15.5), 15.1, 18.1),
         ),
-        test_run(
+        resilience_run(
             &format!("baseline_{b}_r0"),
             b,
             rb,
@@ -296,7 +296,7 @@ pub(super) fn test_manifests() -> Vec<Manifest> {
             VerdictClass::Pass,
             base(true),
         ),
-        test_run(
+        resilience_run(
             &format!("baseline_{b}_r1"),
             b,
             rb,

@@ -9,8 +9,8 @@ use kraken_interfaces::ros::DiagnosticArray;
 use kraken_interfaces::FaultSpec;
 
 use super::manifest::{ContactRecord, DetectionRecord, FaultRecord, Manifest, RunKind};
+use super::resilience_run::TestDriver;
 use super::scenario::{fault_spec, Axis, Detection, Scenario};
-use super::test_run::TestDriver;
 use super::CampaignError;
 use breakbench_navigator::controller::Controller;
 use breakbench_navigator::stack::Stack;

@@ -21,8 +21,8 @@ use super::{
     GridFault, RunOutput, RunSpec,
 };
 use crate::campaign::manifest::{IsolationRecord, Manifest, Provenance, RunKind};
+use crate::campaign::resilience_run::TestDriver;
 use crate::campaign::scenario::{actuator_channel, Detection, Scenario, ACTUATOR_CHANNELS};
-use crate::campaign::test_run::TestDriver;
 use crate::campaign::trace::{trace_file, TraceRow, TraceWriter};
 use crate::campaign::CampaignError;
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use breakbench_oracle::expect::{ExpectationResult, FaultTimeline, Role, Stamp, Timeline};
 
 use crate::campaign::markup::xml_escape;
-use crate::campaign::test_summary::quantile_sorted;
+use crate::campaign::resilience_summary::quantile_sorted;
 
 /// An expectation's declared time bound, for the latency plot.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -71,7 +71,7 @@ pub(super) fn false_alarm_probes(test: &ResilienceTest) -> Vec<ExpectationSpec> 
                 name: format!(
                     "{}{}",
                     e.name,
-                    crate::campaign::test_summary::FALSE_ALARM_SUFFIX
+                    crate::campaign::resilience_summary::FALSE_ALARM_SUFFIX
                 ),
                 role: None,
                 within: None,
@@ -119,7 +119,7 @@ fn unsupported_reason(
             Err(e @ kraken_faults::FaultError::Unsupported { .. }) => {
                 Some(format!("the injector does not implement it: {e}"))
             }
-            _ => crate::campaign::consumers::unreachable_axis(
+            _ => crate::campaign::reachability::unreachable_axis(
                 spec.mode,
                 &f.mode,
                 &f.channel,
