@@ -1,23 +1,25 @@
 //! The campaign engine's modules are layered (issue 25): the scenario
 //! schema (`campaign::scenario` and its submodules: the file's types, the
 //! resilience tests and severity searches it declares) imports no other
-//! campaign module, and the modules of `src/campaign/` import each other
+//! campaign module, and the modules of the campaign crate
+//! (`breakbench_campaign/src/`) import each other
 //! without a cycle, so each can be read and changed from the bottom up.
 //!
 //! A module's imports are read from its source (non-test code, comments
-//! removed): every `crate::campaign::<m>` and every `super::<m>` that leaves
-//! the file's own module and names a campaign module `<m>`.
+//! removed): every `crate::<m>` and every `super::<m>` that leaves the
+//! file's own module and names a campaign module `<m>`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn campaign_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/campaign")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("breakbench_campaign/src")
 }
 
-/// The top-level modules of `src/campaign/` (from `mod.rs`'s `pub mod m;`).
+/// The top-level modules of the campaign crate (from `lib.rs`'s `pub mod m;`).
 fn modules() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(campaign_dir().join("mod.rs")).expect("src/campaign/mod.rs");
+    let text = std::fs::read_to_string(campaign_dir().join("lib.rs"))
+        .expect("breakbench_campaign/src/lib.rs");
     text.lines()
         .filter_map(|l| l.trim().strip_prefix("pub mod "))
         .map(|m| m.trim_end_matches(';').to_string())
@@ -56,7 +58,7 @@ fn after(code: &str, prefix: &str) -> Vec<String> {
 }
 
 /// Campaign module → the campaign modules it imports, over every non-test
-/// source file of `src/campaign/` (a file in `m/` or named `m.rs` belongs
+/// source file of the campaign crate (a file in `m/` or named `m.rs` belongs
 /// to `m`).
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules();
@@ -64,24 +66,26 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         mods.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
     let mut stack = vec![campaign_dir()];
     while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).expect("read src/campaign") {
+        for e in std::fs::read_dir(&dir).expect("read breakbench_campaign/src") {
             let p = e.expect("dir entry").path();
             if p.is_dir() {
                 stack.push(p);
                 continue;
             }
-            let rel = p.strip_prefix(campaign_dir()).expect("below src/campaign");
+            let rel = p
+                .strip_prefix(campaign_dir())
+                .expect("below breakbench_campaign/src");
             let parts: Vec<String> = rel
                 .iter()
                 .map(|s| s.to_string_lossy().into_owned())
                 .collect();
             let name = parts.last().expect("a file name");
-            if parts.len() == 1 && name == "mod.rs" || name == "tests.rs" || !name.ends_with(".rs")
+            if parts.len() == 1 && name == "lib.rs" || name == "tests.rs" || !name.ends_with(".rs")
             {
                 continue;
             }
             let owner = parts[0].trim_end_matches(".rs").to_string();
-            // How many `super::` reach src/campaign from this file's module:
+            // How many `super::` reach the crate root from this file's module:
             // `m.rs` and `m/mod.rs` 1, `m/x.rs` 2, `m/x/y.rs` 3.
             let depth = if name == "mod.rs" {
                 parts.len() - 1
@@ -90,11 +94,11 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             };
             let up = "super::".repeat(depth);
             let src = code(&std::fs::read_to_string(&p).expect("source file"));
-            let mut refs = after(&src, "crate::campaign::");
+            let mut refs = after(&src, "crate::");
             refs.extend(after(&src, &up));
             let deps = g
                 .get_mut(&owner)
-                .unwrap_or_else(|| panic!("{} is in no module of mod.rs", rel.display()));
+                .unwrap_or_else(|| panic!("{} is in no module of lib.rs", rel.display()));
             deps.extend(refs.into_iter().filter(|r| mods.contains(r) && *r != owner));
         }
     }
@@ -157,9 +161,9 @@ fn the_campaign_modules_import_each_other_without_a_cycle() {
 fn the_reader_sees_imports_through_super_and_crate_paths() {
     // The parser itself: a file's `super::` that leaves its module counts,
     // a longer path ending in `super::` does not, comments do not.
-    let src = "use super::plan::x;\nuse a::super::run;\n// use super::graph;\nfn f() { crate::campaign::store::g(); }";
+    let src = "use super::plan::x;\nuse a::super::run;\n// use super::graph;\nfn f() { crate::store::g(); }";
     assert_eq!(after(&code(src), "super::"), vec!["plan"]);
-    assert_eq!(after(&code(src), "crate::campaign::"), vec!["store"]);
+    assert_eq!(after(&code(src), "crate::"), vec!["store"]);
     let g = graph();
     assert!(
         g["runner"].contains("plan"),

@@ -17,7 +17,8 @@
 //!   (`SensorMsg`, `MsgKind`) and random streams (the seed tree) come from
 //!   kraken_interfaces;
 //! - the process supervisor (breakbench_supervisor) speaks no DDS and
-//!   depends on neither the campaign, the fault library nor the robot.
+//!   depends on neither the campaign, the fault library nor the robot;
+//! - the campaign engine (breakbench_campaign) speaks no DDS of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -179,4 +180,19 @@ fn the_supervisor_manages_processes_only() {
     // The walk sees the supervisor's real edges: it reads the oracle's
     // verdict line.
     assert!(g["breakbench_supervisor"].contains("breakbench_oracle"));
+}
+
+/// The campaign engine runs graphs through the supervisor and speaks no DDS
+/// of its own: `cargo build -p breakbench_campaign` needs no ROS plumbing.
+#[test]
+fn the_campaign_engine_speaks_no_dds() {
+    let g = graph();
+    for dds in ["breakbench_ros", "ros2-client", "rustdds"] {
+        assert!(
+            !g["breakbench_campaign"].contains(dds),
+            "breakbench_campaign depends on {dds}: {:?}",
+            g["breakbench_campaign"]
+        );
+    }
+    assert!(g["breakbench_campaign"].contains("breakbench_supervisor"));
 }

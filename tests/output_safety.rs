@@ -234,8 +234,8 @@ fn out_refuses_a_directory_of_unrelated_files() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
-    // The CLI: the repository's own src/campaign.
-    let repo_src = root().join("src/campaign");
+    // The CLI: the repository's own breakbench_campaign/src.
+    let repo_src = root().join("breakbench_campaign/src");
     let (code, _, err) = breakbench(
         &[
             "campaign",
@@ -248,7 +248,7 @@ fn out_refuses_a_directory_of_unrelated_files() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("holds no Breakbench results") && err.contains("src/campaign"),
+        err.contains("holds no Breakbench results") && err.contains("breakbench_campaign/src"),
         "{err}"
     );
     assert!(!repo_src.join("campaign.json").exists());

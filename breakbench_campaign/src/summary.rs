@@ -1,0 +1,478 @@
+//! summary.json: per-cell violation probabilities with Wilson intervals,
+//! the self-report-vs-oracle confusion matrices, the canary, the isolation
+//! check and the nominal spread, computed from the manifests alone.
+
+use std::collections::BTreeMap;
+
+use crate::stats::Confusion;
+use serde::{Deserialize, Serialize};
+
+use breakbench_oracle::expect::VerdictClass;
+
+use super::manifest::{Manifest, RunKind};
+use super::resilience_summary::LatencyStats;
+use super::scenario::{Convergence, ScenarioFile};
+
+/// Summary schema identifier.
+pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
+
+pub use super::stats::{ClassCounts, Proportion};
+
+/// One grid cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// Axis name → value (e.g. `latency_s`, `odom_bias`).
+    #[serde(flatten)]
+    pub axes: BTreeMap<String, f64>,
+    pub n: u64,
+    /// The cell's runs by verdict class.
+    pub verdict_classes: ClassCounts,
+    /// Safety-invariant violation (region left or clearance below threshold).
+    pub safety: Proportion,
+    /// Mission failure (true pose did not enter the goal region before the timeout).
+    pub mission: Proportion,
+    /// Mean delivered fault value per axis, in the axis' unit (delivered
+    /// parameter minus the axis offset); null where nothing was delivered.
+    pub delivered: BTreeMap<String, Option<f64>>,
+    /// With the scenario's `detection:`: what the robot detected in the
+    /// cell's runs (absent otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection: Option<CellDetection>,
+}
+
+/// A cell's detections (REQ-STUDY-DETECTION): over its n runs, those that
+/// detected the fault after it was applied, and those that failed (mission
+/// failure or safety violation) without such a detection, each with its
+/// Wilson interval; the detection latencies (detection − first application).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellDetection {
+    pub detected: Proportion,
+    /// Failed without detecting: the fault escaped the robot's monitoring.
+    pub escaped: Proportion,
+    pub latency: Option<LatencyStats>,
+}
+
+/// The nominal (fault-free) runs of one navigator variant with the
+/// scenario's `detection:`: a detection there is a false positive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantNominal {
+    /// Navigator axis name → value index (empty without navigator axes).
+    pub variant: BTreeMap<String, f64>,
+    /// `gating=both` (empty without navigator axes).
+    pub label: String,
+    pub n: u64,
+    /// Runs with a detection anywhere in the run, out of n (Wilson).
+    pub false_positive: Proportion,
+    pub safety: Proportion,
+    pub mission: Proportion,
+}
+
+/// Whether a judged grid run failed (mission failure or safety violation)
+/// without a detection after its fault was applied.
+pub fn escaped(m: &Manifest) -> bool {
+    (m.verdict.mission_failure() || m.verdict.safety_violation())
+        && m.detection
+            .as_ref()
+            .is_none_or(|d| d.after_fault_s.is_none())
+}
+
+/// The two confusion matrices over the corpus.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfusionPair {
+    pub safety: Confusion,
+    pub mission: Confusion,
+}
+
+/// The positive canary's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CanarySummary {
+    pub runs: u64,
+    /// Every canary run was judged a safety violation.
+    pub violation_detected: bool,
+    pub harness_only: bool,
+}
+
+/// The verdict isolation check over all runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IsolationSummary {
+    pub passed: bool,
+    pub runs_checked: u64,
+}
+
+/// The nominal set and its declared spread-convergence criterion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NominalSummary {
+    pub n: u64,
+    pub criterion: Convergence,
+    /// Sample standard deviation of the metric over all n runs and over the
+    /// first n - window (with navigator axes: pooled over the variants, for
+    /// the record; the convergence is judged per variant).
+    pub sd_all: f64,
+    pub sd_first: f64,
+    /// Every navigator variant's nominal runs (all `nominal.runs` of them)
+    /// meet the convergence criterion on their own.
+    pub spread_converged: bool,
+    pub safety: Proportion,
+    pub mission: Proportion,
+    /// The nominal runs by verdict class.
+    pub verdict_classes: ClassCounts,
+}
+
+/// Corpus counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CorpusSummary {
+    pub manifests: u64,
+    pub grid_runs: u64,
+    pub grid_expected: u64,
+    pub nominal_runs: u64,
+    /// Runs counted in the confusion matrices (grid + nominal; the canary is excluded).
+    pub corpus_runs: u64,
+}
+
+/// summary.json. Holds no wall-clock figure, so it is byte-identical for the
+/// same scenario and seed whatever the number of jobs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub schema: String,
+    pub scenario_name: String,
+    pub scenario_hash: String,
+    pub confidence: f64,
+    pub axes: Vec<String>,
+    pub cells: Vec<Cell>,
+    pub corpus: CorpusSummary,
+    pub confusion: ConfusionPair,
+    pub canary: CanarySummary,
+    pub isolation: IsolationSummary,
+    pub nominal: NominalSummary,
+    /// Simulated time of all runs, canary included, seconds.
+    pub sim_time_s: f64,
+    /// Navigator axis name → its values; a cell's value of that axis is an
+    /// index into them (absent without navigator axes).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, Vec<String>>,
+    /// With `detection:`: the nominal runs per navigator variant, with the
+    /// detection's false-positive rate (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nominal_detection: Vec<VariantNominal>,
+    /// One entry per resilience test of the scenario (absent without tests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<super::resilience_summary::TestSummary>,
+}
+
+/// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
+pub fn sample_sd(xs: &[f64]) -> f64 {
+    if xs.len() < 2 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    (xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
+}
+
+impl Summary {
+    /// Computes the summary of `manifests` (any order) for the scenario `file`
+    /// whose hash is `hash`.
+    pub fn compute(file: &ScenarioFile, hash: &str, manifests: &[Manifest]) -> Self {
+        // A study run (grid, nominal, canary) that was not judged (an invalid
+        // graph run, verdict class invalid) counts only in its cell's
+        // verdict-class counts, never in p-hat, the confusion matrices or the
+        // harness checks. Resilience-test runs are summarised by their class.
+        let judged = |m: &&Manifest| {
+            matches!(m.kind, RunKind::Test | RunKind::Baseline)
+                || matches!(
+                    m.judgement.verdict_class.class,
+                    VerdictClass::Pass | VerdictClass::Fail
+                )
+        };
+        let mut all: Vec<&Manifest> = manifests.iter().collect();
+        all.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        let mut ms: Vec<&Manifest> = manifests.iter().filter(judged).collect();
+        ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        let conf = file.confidence;
+        let axes: Vec<String> = file
+            .axes
+            .iter()
+            .map(|a| a.name.clone())
+            .chain(file.navigator_axes.iter().map(|a| a.name.clone()))
+            .collect();
+
+        // Cells in scenario order (first axis slowest).
+        let cells = file
+            .cells()
+            .into_iter()
+            .map(|key| cell(file, key, &ms, &all))
+            .collect();
+
+        // Resilience-test runs are summarised per test, not in the study's corpus.
+        let corpus: Vec<&&Manifest> = ms
+            .iter()
+            .filter(|m| m.in_corpus() && matches!(m.kind, RunKind::Grid | RunKind::Nominal))
+            .collect();
+        let safety = Confusion::from_pairs(
+            corpus
+                .iter()
+                .map(|m| (m.self_report, m.verdict.safety_violation())),
+        );
+        let mission = Confusion::from_pairs(
+            corpus
+                .iter()
+                .map(|m| (m.self_report, m.verdict.mission_failure())),
+        );
+
+        let canaries: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Canary).collect();
+        let canary = CanarySummary {
+            runs: canaries.len() as u64,
+            violation_detected: !canaries.is_empty()
+                && canaries.iter().all(|m| m.verdict.safety_violation()),
+            harness_only: canaries.iter().all(|m| m.harness_only),
+        };
+
+        let checked: Vec<bool> = ms
+            .iter()
+            .filter_map(|m| m.isolation.map(|i| i.passed))
+            .collect();
+        let isolation = IsolationSummary {
+            passed: !checked.is_empty() && checked.iter().all(|p| *p),
+            runs_checked: checked.len() as u64,
+        };
+
+        let nominal_runs: Vec<&Manifest> = ms
+            .iter()
+            .copied()
+            .filter(|m| m.kind == RunKind::Nominal)
+            .collect();
+        let nominal = nominal_summary(file, &nominal_runs, &all);
+        let nn = nominal.n;
+        let nominal_detection = nominal_detection(file, &nominal_runs);
+        let labels = file
+            .navigator_axes
+            .iter()
+            .map(|a| (a.name.clone(), a.values.clone()))
+            .collect();
+        let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
+        // No axes (a scenario of tests only): no grid.
+        let grid_expected = if file.axes.is_empty() {
+            0
+        } else {
+            (file.cells().len() * file.repeats) as u64
+        };
+        Summary {
+            schema: SUMMARY_SCHEMA.into(),
+            scenario_name: file.name.clone(),
+            scenario_hash: hash.into(),
+            confidence: conf,
+            axes,
+            cells,
+            corpus: CorpusSummary {
+                manifests: ms.len() as u64,
+                grid_runs,
+                grid_expected,
+                nominal_runs: nn,
+                corpus_runs: corpus.len() as u64,
+            },
+            confusion: ConfusionPair { safety, mission },
+            canary,
+            isolation,
+            nominal,
+            sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
+            labels,
+            nominal_detection,
+            tests: super::resilience_summary::summarize(file, &ms),
+        }
+    }
+}
+
+/// The summary of one grid cell `key` (axis values, scenario order): its
+/// judged grid runs among `ms` (p-hat of safety violation and mission
+/// failure with Wilson intervals at the scenario's confidence, the mean
+/// delivered value per axis, the detection) and the verdict classes of all
+/// its runs among `all` (REQ-CAMPAIGN-WILSON).
+fn cell(
+    file: &ScenarioFile,
+    key: BTreeMap<String, f64>,
+    ms: &[&Manifest],
+    all: &[&Manifest],
+) -> Cell {
+    let conf = file.confidence;
+    let runs: Vec<&&Manifest> = ms
+        .iter()
+        .filter(|m| m.kind == RunKind::Grid && m.cell == key)
+        .collect();
+    let n = runs.len() as u64;
+    let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
+    let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
+    let delivered = file
+        .axes
+        .iter()
+        .map(|a| {
+            let vals: Vec<f64> = runs
+                .iter()
+                .filter_map(|m| {
+                    m.faults
+                        .iter()
+                        .find(|f| f.axis == a.name)
+                        .and_then(|f| f.delivered)
+                })
+                .collect();
+            let mean =
+                (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
+            (a.name.clone(), mean)
+        })
+        .collect();
+    let verdict_classes = ClassCounts::of(
+        all.iter()
+            .copied()
+            .filter(|m| m.kind == RunKind::Grid && m.cell == key),
+    );
+    let detection = file.detection.as_ref().map(|_| {
+        let det = runs
+            .iter()
+            .filter(|m| {
+                m.detection
+                    .as_ref()
+                    .is_some_and(|d| d.after_fault_s.is_some())
+            })
+            .count() as u64;
+        let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
+        CellDetection {
+            detected: Proportion::new(det, n, conf),
+            escaped: Proportion::new(esc, n, conf),
+            latency: LatencyStats::of(
+                runs.iter()
+                    .filter_map(|m| m.detection.as_ref()?.latency_s)
+                    .collect(),
+            ),
+        }
+    });
+    Cell {
+        axes: key,
+        n,
+        verdict_classes,
+        safety: Proportion::new(ks, n, conf),
+        mission: Proportion::new(km, n, conf),
+        delivered,
+        detection,
+    }
+}
+
+/// The nominal set's summary: the spread of the final goal distance, m, of
+/// all `nominal_runs` and without the last `window` runs, its convergence
+/// judged per navigator variant (REQ-CAMPAIGN-BASELINE), p-hat of safety
+/// and mission failure, and the verdict classes of all nominal runs among
+/// `all`.
+fn nominal_summary(
+    file: &ScenarioFile,
+    nominal_runs: &[&Manifest],
+    all: &[&Manifest],
+) -> NominalSummary {
+    let conf = file.confidence;
+    let metric: Vec<f64> = nominal_runs
+        .iter()
+        .map(|m| m.final_goal_distance_m)
+        .collect();
+    let c = &file.nominal.convergence;
+    let sd_all = sample_sd(&metric);
+    let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+    // Judged per navigator variant (each has its own `nominal.runs`
+    // runs; one variant without navigator axes): the spread of one
+    // configuration, never of several pooled.
+    let converged = |metric: &[f64]| {
+        let sd_all = sample_sd(metric);
+        let sd_first = sample_sd(&metric[..metric.len().saturating_sub(c.window)]);
+        metric.len() == file.nominal.runs
+            && ((sd_all - sd_first).abs() <= c.rel_tol * sd_all
+                || (sd_all < c.abs_tol_m && sd_first < c.abs_tol_m))
+    };
+    let spread_converged = file.variant_keys().iter().all(|key| {
+        let own: Vec<f64> = nominal_runs
+            .iter()
+            .filter(|m| file.variant_of(&m.cell) == *key)
+            .map(|m| m.final_goal_distance_m)
+            .collect();
+        converged(&own)
+    });
+    let nn = nominal_runs.len() as u64;
+    NominalSummary {
+        n: nn,
+        criterion: c.clone(),
+        sd_all,
+        sd_first,
+        spread_converged,
+        safety: Proportion::new(
+            nominal_runs
+                .iter()
+                .filter(|m| m.verdict.safety_violation())
+                .count() as u64,
+            nn,
+            conf,
+        ),
+        mission: Proportion::new(
+            nominal_runs
+                .iter()
+                .filter(|m| m.verdict.mission_failure())
+                .count() as u64,
+            nn,
+            conf,
+        ),
+        verdict_classes: ClassCounts::of(
+            all.iter().copied().filter(|m| m.kind == RunKind::Nominal),
+        ),
+    }
+}
+
+/// Per navigator variant, its nominal runs' false positives (a detection
+/// with no fault), safety and mission p-hat; empty without a detection.
+fn nominal_detection(file: &ScenarioFile, nominal_runs: &[&Manifest]) -> Vec<VariantNominal> {
+    if file.detection.is_none() {
+        return Vec::new();
+    }
+    let conf = file.confidence;
+    file.variant_keys()
+        .into_iter()
+        .map(|key| {
+            let variant: BTreeMap<String, f64> = file
+                .navigator_axes
+                .iter()
+                .zip(&key)
+                .map(|(a, i)| (a.name.clone(), *i as f64))
+                .collect();
+            let runs: Vec<&Manifest> = nominal_runs
+                .iter()
+                .filter(|m| file.variant_of(&m.cell) == key)
+                .copied()
+                .collect();
+            let n = runs.len() as u64;
+            let count = |f: &dyn Fn(&Manifest) -> bool| runs.iter().filter(|m| f(m)).count() as u64;
+            VariantNominal {
+                label: file.variant_label(&key),
+                variant,
+                n,
+                false_positive: Proportion::new(
+                    count(&|m| m.detection.as_ref().is_some_and(|d| d.first_s.is_some())),
+                    n,
+                    conf,
+                ),
+                safety: Proportion::new(count(&|m| m.verdict.safety_violation()), n, conf),
+                mission: Proportion::new(count(&|m| m.verdict.mission_failure()), n, conf),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_sd_known_values() {
+        // mean 5, squared deviations 9+1+1+9 = 20, / (4-1) → sqrt(20/3)
+        assert!((sample_sd(&[2.0, 4.0, 6.0, 8.0]) - (20.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_eq!(sample_sd(&[3.0]), 0.0);
+    }
+
+    #[test]
+    fn proportion_p_hat() {
+        let p = Proportion::new(2, 5, 0.95);
+        assert_eq!(p.p_hat, 0.4);
+        assert!(p.wilson_low < 0.4 && p.wilson_high > 0.4);
+    }
+}
