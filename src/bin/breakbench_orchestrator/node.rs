@@ -544,7 +544,7 @@ impl Judge<'_> {
             return Ok(());
         };
         let (end, step) = (self.end, self.step);
-        if !self.last_gate.is_some_and(|g| g >= end) {
+        if self.last_gate.is_none_or(|g| g < end) {
             return Ok(());
         }
         let since = *self.end_wait.get_or_insert_with(Instant::now);
