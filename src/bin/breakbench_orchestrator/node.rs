@@ -44,13 +44,15 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use breakbench::campaign::manifest::FaultRecord;
 use breakbench::campaign::orchestrate::GraphTest;
-use breakbench::campaign::resilience_run::{ChannelCounts, FaultPort, TestDriver};
 use breakbench::campaign::run::controller_under_test;
+use breakbench::campaign::resilience_run::{ChannelCounts, FaultPort, TestDriver};
 use breakbench::campaign::Scenario;
 use breakbench_oracle::expect::{ClassifiedVerdict, RunJudgement, VerdictClass};
 use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::Client;
-use breakbench_ros::{qos, to_stamp, Msg, RosArgs, RosEnv, RosNode, SetFaultSrv, Shutdown};
+use breakbench_ros::ros2_client::{Client, Publisher, Subscription};
+use breakbench_ros::{
+    qos, to_stamp, Msg, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, Shutdown,
+};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, Log, Odometry, Twist};
 use kraken_interfaces::{
@@ -174,6 +176,216 @@ enum Event {
     Status(FaultStatus),
 }
 
+/// The node's parameters (see the module docs), read and checked once.
+struct Params {
+    scenario_file: PathBuf,
+    test_name: String,
+    judgement_file: PathBuf,
+    /// `run_kind: baseline`.
+    baseline: bool,
+    seed: u64,
+    /// `phase_s`, s.
+    phase_s: f64,
+    /// `baseline_class` / `baseline_reason`; `None` when the class is empty.
+    baseline_class: Option<ClassifiedVerdict>,
+    gate_topic: String,
+    injector: String,
+    /// `status_wait_s`.
+    status_wait: Duration,
+    /// `service_timeout_s`.
+    service_timeout: Duration,
+}
+
+impl Params {
+    /// Reads every parameter of `args`.
+    ///
+    /// # Errors
+    /// A required parameter missing or empty, a parameter of the wrong
+    /// type, a `run_kind` or `baseline_class` that is not one.
+    fn read(args: &RosArgs) -> Result<Self> {
+        let required = |name: &str| -> Result<String> {
+            let v = args.param_string(name, "")?;
+            ensure!(!v.is_empty(), "parameter '{name}' is required");
+            Ok(v)
+        };
+        let scenario_file = PathBuf::from(required("scenario_file")?);
+        let test_name = required("test")?;
+        let judgement_file = PathBuf::from(required("judgement_file")?);
+        let baseline = match args.param_string("run_kind", "test")?.as_str() {
+            "test" => false,
+            "baseline" => true,
+            other => bail!("parameter 'run_kind' must be test or baseline, got {other:?}"),
+        };
+        let seed = args.param_i64("seed", 0)? as u64;
+        let phase_s = args.param_f64("phase_s", 0.0)?;
+        let baseline_class = match args.param_string("baseline_class", "")?.as_str() {
+            "" => None,
+            c => Some(ClassifiedVerdict {
+                class: serde_json::from_value::<VerdictClass>(serde_json::Value::String(c.into()))
+                    .with_context(|| format!("parameter 'baseline_class' = {c:?}"))?,
+                reason: args.param_string("baseline_reason", "")?,
+            }),
+        };
+        Ok(Self {
+            scenario_file,
+            test_name,
+            judgement_file,
+            baseline,
+            seed,
+            phase_s,
+            baseline_class,
+            gate_topic: args.param_string("gate_topic", "/breakbench/gate")?,
+            injector: args.param_string("injector", "/fault_injector")?,
+            status_wait: Duration::from_secs_f64(args.param_f64("status_wait_s", 1.0)?),
+            service_timeout: Duration::from_secs_f64(args.param_f64("service_timeout_s", 10.0)?),
+        })
+    }
+}
+
+/// The test of `p`, ready to run: its [`GraphTest`] (the in-process driver),
+/// the plant's step and the mission's end (the world's
+/// `mission_timeout_s`), sim time.
+///
+/// # Errors
+/// The scenario does not load or has no such test, the controller or the
+/// driver does not build, the plant's timing is invalid.
+fn load_test(p: &Params) -> Result<(GraphTest, Duration, Duration)> {
+    let scenario = Scenario::load(&p.scenario_file)
+        .with_context(|| format!("parameter 'scenario_file' = {}", p.scenario_file.display()))?;
+    let test = scenario
+        .file
+        .tests
+        .iter()
+        .find(|t| t.name == p.test_name)
+        .with_context(|| {
+            format!(
+                "parameter 'test' = {:?}: no such test in {}",
+                p.test_name,
+                p.scenario_file.display()
+            )
+        })?;
+    let world = &scenario.world;
+    let controller = controller_under_test(&scenario.navigator, world)?;
+    let driver = TestDriver::new(
+        test,
+        world,
+        p.seed,
+        p.baseline,
+        p.phase_s,
+        controller.as_ref(),
+    )?;
+    let step = Duration::from_nanos(
+        scenario
+            .plant
+            .timing(&p.scenario_file.display().to_string())?
+            .step_ns,
+    );
+    let end = Duration::from_secs_f64(world.mission_timeout_s);
+    let resilience_run = GraphTest::new(driver, step, scenario.navigator.control_period());
+    Ok((resilience_run, step, end))
+}
+
+/// The node's subscriptions and its gate publisher (the `set_fault`
+/// client goes into [`GraphPort`]).
+struct Io {
+    truth_sub: Subscription<Odometry>,
+    cmd_sub: Subscription<Twist>,
+    odom_sub: Subscription<Odometry>,
+    log_sub: Subscription<Log>,
+    diag_sub: Subscription<DiagnosticArray>,
+    status_sub: Subscription<FaultStatus>,
+    gate_pub: Publisher<Clock>,
+}
+
+/// The node's subscriptions and gate publisher, in the order they were
+/// always created, each `DEPTH` deep.
+fn open(node: &mut RosNode, p: &Params) -> Result<Io> {
+    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+    Ok(Io {
+        truth_sub: node.subscription::<Odometry>("/oracle/odom", deep())?,
+        cmd_sub: node.subscription::<Twist>("/cmd_vel", deep())?,
+        odom_sub: node.subscription::<Odometry>("/odom", deep())?,
+        log_sub: node.subscription::<Log>("/rosout", deep())?,
+        diag_sub: node.subscription::<DiagnosticArray>("/diagnostics", deep())?,
+        status_sub: node.subscription::<FaultStatus>(&format!("{}/status", p.injector), deep())?,
+        gate_pub: node.publisher::<Clock>(&p.gate_topic, deep())?,
+    })
+}
+
+/// Every subscription of `io` as one stream of [`Event`]s.
+fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
+    vec![
+        io.truth_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
+            .boxed_local(),
+        io.cmd_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Cmd(m))))
+            .boxed_local(),
+        io.odom_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
+            .boxed_local(),
+        io.log_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Log(m))))
+            .boxed_local(),
+        io.diag_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Diag(m))))
+            .boxed_local(),
+        io.status_sub
+            .async_stream()
+            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+            .boxed_local(),
+    ]
+}
+
+/// Waits for the injector's `set_fault` service. Returns `false` if a
+/// shutdown was requested first.
+///
+/// # Errors
+/// The service is not found within `service_timeout_s` (wall time).
+fn wait_for_injector(
+    node: &RosNode,
+    set: &RosClient<SetFaultSrv>,
+    p: &Params,
+    shutdown: &Shutdown,
+) -> Result<bool> {
+    let (injector, service_timeout) = (&p.injector, p.service_timeout);
+    let t0 = Instant::now();
+    tracing::info!("waiting for {injector}/set_fault");
+    while !node.service_ready(set) {
+        if shutdown.is_requested() {
+            return Ok(false);
+        }
+        if t0.elapsed() > service_timeout {
+            bail!("{injector}/set_fault not found within service_timeout_s = {service_timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(true)
+}
+
+/// The next event of `events` within `wait` (wall time); `None` at the
+/// timeout, on a shutdown request or when the streams have ended.
+fn next_event(
+    events: &mut futures::stream::SelectAll<LocalBoxStream<'_, Event>>,
+    wait: Duration,
+    shutdown: &Shutdown,
+) -> Option<Event> {
+    smol::block_on(async {
+        let n = events.next();
+        futures::pin_mut!(n);
+        let stop = futures::future::select(Box::pin(smol::Timer::after(wait)), shutdown.wait());
+        match futures::future::select(n, stop).await {
+            futures::future::Either::Left((e, _)) => e,
+            futures::future::Either::Right(_) => None,
+        }
+    })
+}
+
 fn run() -> Result<()> {
     let (args, rest) = RosArgs::parse(std::env::args().skip(1), NODE_NAME)?;
     ensure!(
@@ -182,153 +394,97 @@ fn run() -> Result<()> {
     );
     let shutdown = Shutdown::on_signals()?;
     let env = RosEnv::from_env()?;
-    let required = |name: &str| -> Result<String> {
-        let v = args.param_string(name, "")?;
-        ensure!(!v.is_empty(), "parameter '{name}' is required");
-        Ok(v)
-    };
-    let scenario_file = PathBuf::from(required("scenario_file")?);
-    let test_name = required("test")?;
-    let judgement_file = PathBuf::from(required("judgement_file")?);
-    let baseline = match args.param_string("run_kind", "test")?.as_str() {
-        "test" => false,
-        "baseline" => true,
-        other => bail!("parameter 'run_kind' must be test or baseline, got {other:?}"),
-    };
-    let seed = args.param_i64("seed", 0)? as u64;
-    let phase_s = args.param_f64("phase_s", 0.0)?;
-    let baseline_class = match args.param_string("baseline_class", "")?.as_str() {
-        "" => None,
-        c => Some(ClassifiedVerdict {
-            class: serde_json::from_value::<VerdictClass>(serde_json::Value::String(c.into()))
-                .with_context(|| format!("parameter 'baseline_class' = {c:?}"))?,
-            reason: args.param_string("baseline_reason", "")?,
-        }),
-    };
-    let gate_topic = args.param_string("gate_topic", "/breakbench/gate")?;
-    let injector = args.param_string("injector", "/fault_injector")?;
-    let status_wait = Duration::from_secs_f64(args.param_f64("status_wait_s", 1.0)?);
-    let service_timeout = Duration::from_secs_f64(args.param_f64("service_timeout_s", 10.0)?);
-
-    let scenario = Scenario::load(&scenario_file)
-        .with_context(|| format!("parameter 'scenario_file' = {}", scenario_file.display()))?;
-    let test = scenario
-        .file
-        .tests
-        .iter()
-        .find(|t| t.name == test_name)
-        .with_context(|| {
-            format!(
-                "parameter 'test' = {test_name:?}: no such test in {}",
-                scenario_file.display()
-            )
-        })?;
-    let world = &scenario.world;
-    let controller = controller_under_test(&scenario.navigator, world)?;
-    let driver = TestDriver::new(test, world, seed, baseline, phase_s, controller.as_ref())?;
-    let step = Duration::from_nanos(
-        scenario
-            .plant
-            .timing(&scenario_file.display().to_string())?
-            .step_ns,
-    );
-    let end = Duration::from_secs_f64(world.mission_timeout_s);
-    let mut resilience_run = Some(GraphTest::new(
-        driver,
-        step,
-        scenario.navigator.control_period(),
-    ));
+    let p = Params::read(&args)?;
+    let (resilience_run, step, end) = load_test(&p)?;
 
     let mut node = RosNode::new(env, args)?;
-    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
-    let truth_sub = node.subscription::<Odometry>("/oracle/odom", deep())?;
-    let cmd_sub = node.subscription::<Twist>("/cmd_vel", deep())?;
-    let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
-    let log_sub = node.subscription::<Log>("/rosout", deep())?;
-    let diag_sub = node.subscription::<DiagnosticArray>("/diagnostics", deep())?;
-    let status_sub = node.subscription::<FaultStatus>(&format!("{injector}/status"), deep())?;
-    let gate_pub = node.publisher::<Clock>(&gate_topic, deep())?;
-    let set = node.client::<SetFaultSrv>(&format!("{injector}/set_fault"))?;
+    // The entities after the node: dropped before it.
+    let io = open(&mut node, &p)?;
+    let set = node.client::<SetFaultSrv>(&format!("{}/set_fault", p.injector))?;
     let _spinner = node.spawn_spinner()?;
-    let t0 = Instant::now();
-    tracing::info!("waiting for {injector}/set_fault");
-    while !node.service_ready(&set) {
-        if shutdown.is_requested() {
-            return Ok(());
-        }
-        if t0.elapsed() > service_timeout {
-            bail!("{injector}/set_fault not found within service_timeout_s = {service_timeout:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    if !wait_for_injector(&node, &set, &p, &shutdown)? {
+        return Ok(());
     }
     let mut port = GraphPort {
         set,
-        timeout: service_timeout,
+        timeout: p.service_timeout,
         enabled: true,
         status: BTreeMap::new(),
         status_s: -1.0,
     };
     tracing::info!(
-        test = %test_name,
-        baseline,
-        seed,
-        scenario = %scenario_file.display(),
-        gate = %gate_topic,
+        test = %p.test_name,
+        baseline = p.baseline,
+        seed = p.seed,
+        scenario = %p.scenario_file.display(),
+        gate = %p.gate_topic,
         "ready"
     );
 
-    let streams: Vec<LocalBoxStream<'_, Event>> = vec![
-        truth_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
-            .boxed_local(),
-        cmd_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Cmd(m))))
-            .boxed_local(),
-        odom_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
-            .boxed_local(),
-        log_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Log(m))))
-            .boxed_local(),
-        diag_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Diag(m))))
-            .boxed_local(),
-        status_sub
-            .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
-            .boxed_local(),
-    ];
-    let mut events = select_all(streams);
-    let next = |events: &mut futures::stream::SelectAll<LocalBoxStream<'_, Event>>,
-                wait: Duration| {
-        smol::block_on(async {
-            let n = events.next();
-            futures::pin_mut!(n);
-            let stop = futures::future::select(Box::pin(smol::Timer::after(wait)), shutdown.wait());
-            match futures::future::select(n, stop).await {
-                futures::future::Either::Left((e, _)) => e,
-                futures::future::Either::Right(_) => None,
-            }
-        })
+    let mut events = select_all(streams(&io));
+    let mut judge = Judge {
+        p: &p,
+        step,
+        end,
+        gate_pub: &io.gate_pub,
+        resilience_run: Some(resilience_run),
+        truths: Default::default(),
+        waiting_since: None,
+        last_gate: None,
+        judged: false,
+        end_wait: None,
     };
-    let mut truths: std::collections::VecDeque<Odometry> = Default::default();
-    // Wall time since the oldest queued truth sample waited for the status.
-    let mut waiting_since: Option<Instant> = None;
-    let mut last_gate: Option<Duration> = None;
-    let mut result: Option<(RunJudgement, Vec<FaultRecord>)> = None;
-    let mut end_wait: Option<Instant> = None;
     while !shutdown.is_requested() {
-        let ev = next(&mut events, Duration::from_millis(5));
-        let Some(gt) = resilience_run.as_mut() else {
-            continue;
+        let ev = next_event(&mut events, Duration::from_millis(5), &shutdown);
+        judge.on_wake(ev, &mut port)?;
+    }
+    if !judge.judged {
+        tracing::info!(
+            "stopped before the end of the mission (last gate {:?}); no judgement written",
+            judge.last_gate
+        );
+    }
+    Ok(())
+}
+
+/// The run's state between wake-ups of the node's loop: the test until it
+/// is judged, the ground-truth samples not yet released through the gate,
+/// and the waits for the injector's status and for the end.
+struct Judge<'a> {
+    p: &'a Params,
+    /// The plant's step, sim time.
+    step: Duration,
+    /// The end of the mission, sim time.
+    end: Duration,
+    gate_pub: &'a Publisher<Clock>,
+    /// `None` once judged.
+    resilience_run: Option<GraphTest>,
+    /// Ground truth received, not yet processed, in order.
+    truths: std::collections::VecDeque<Odometry>,
+    /// Wall time since the oldest queued truth sample waited for the status.
+    waiting_since: Option<Instant>,
+    /// The stamp of the last gate published, sim time.
+    last_gate: Option<Duration>,
+    /// The judgement was written.
+    judged: bool,
+    /// Wall time since the end of the mission was reached.
+    end_wait: Option<Instant>,
+}
+
+impl Judge<'_> {
+    /// One wake-up of the loop with event `ev` (`None`: a timeout): hands
+    /// the event to the test (or the status to `port`), processes the
+    /// ground truth that may go, and judges at the end. Does nothing once
+    /// judged.
+    ///
+    /// # Errors
+    /// The test's errors; writing the judgement.
+    fn on_wake(&mut self, ev: Option<Event>, port: &mut GraphPort) -> Result<()> {
+        let Some(gt) = self.resilience_run.as_mut() else {
+            return Ok(());
         };
         match ev {
-            Some(Event::Truth(m)) => truths.push_back(m),
+            Some(Event::Truth(m)) => self.truths.push_back(m),
             Some(Event::Cmd(t)) => gt.on_cmd_vel(t.linear.x, t.angular.z),
             Some(Event::Odom(o)) => gt.on_odom(o),
             Some(Event::Log(l)) => gt.on_log(l),
@@ -336,14 +492,28 @@ fn run() -> Result<()> {
             Some(Event::Status(s)) => port.on_status(s),
             None => {}
         }
-        // Ground truth in order; each waits, while a fault's applied or
-        // cleared is awaited, for a status as recent as the steps before it.
-        while let Some(m) = truths.front() {
+        self.release_truths(port)?;
+        self.judge_at_end(port)
+    }
+
+    /// Ground truth in order; each waits, while a fault's applied or
+    /// cleared is awaited, for a status as recent as the steps before it
+    /// (at most `status_wait_s`, then a warning). Each sample processed
+    /// opens the gate at its stamp.
+    ///
+    /// # Errors
+    /// The test's errors.
+    fn release_truths(&mut self, port: &mut GraphPort) -> Result<()> {
+        let Some(gt) = self.resilience_run.as_mut() else {
+            return Ok(());
+        };
+        let (injector, gate_topic) = (&self.p.injector, &self.p.gate_topic);
+        while let Some(m) = self.truths.front() {
             let t = Duration::from_secs_f64(m.header.stamp.as_secs_f64().max(0.0));
-            let upto = t.saturating_sub(step).as_secs_f64() - 1e-9;
+            let upto = t.saturating_sub(self.step).as_secs_f64() - 1e-9;
             if gt.watching_injector() && port.status_s < upto {
-                let since = *waiting_since.get_or_insert_with(Instant::now);
-                if since.elapsed() < status_wait {
+                let since = *self.waiting_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < self.p.status_wait {
                     break;
                 }
                 tracing::warn!(
@@ -351,47 +521,55 @@ fn run() -> Result<()> {
                     port.status_s
                 );
             }
-            waiting_since = None;
-            let m = truths.pop_front().expect("checked");
-            let g = gt.on_truth(&m, &mut port)?;
-            if let Err(e) = gate_pub.publish(Clock { clock: to_stamp(g) }) {
+            self.waiting_since = None;
+            let m = self.truths.pop_front().expect("checked");
+            let g = gt.on_truth(&m, port)?;
+            if let Err(e) = self.gate_pub.publish(Clock { clock: to_stamp(g) }) {
                 tracing::warn!("{gate_topic}: publish failed: {e:?}");
             }
-            last_gate = Some(g);
+            self.last_gate = Some(g);
         }
-        // The end: the last control instant's command and a status at the
-        // end are in (or waited for long enough), then judge.
-        if last_gate.is_some_and(|g| g >= end) {
-            let since = *end_wait.get_or_insert_with(Instant::now);
-            let have_cmd = gt
-                .last_command_s()
-                .is_some_and(|c| c >= end.as_secs_f64() - step.as_secs_f64() - 1e-9);
-            let have_status = !gt.watching_injector() || port.status_s >= end.as_secs_f64() - 1e-9;
-            if (have_cmd && have_status) || since.elapsed() > status_wait {
-                let r = resilience_run.take().expect("judged once").finish(
-                    end,
-                    &port,
-                    baseline_class.as_ref(),
-                )?;
-                write_judgement(&judgement_file, &r.0, &r.1)?;
-                println!(
-                    "judgement: {} ({})",
-                    serde_json::to_value(r.0.verdict_class.class)?
-                        .as_str()
-                        .unwrap_or("?"),
-                    r.0.verdict_class.reason
-                );
-                result = Some(r);
-            }
+        Ok(())
+    }
+
+    /// The end: once the gate reached the end of the mission and the last
+    /// control instant's command and a status at the end are in (or were
+    /// waited for longer than `status_wait_s`), judges the run, writes the
+    /// judgement and prints `judgement: <class> (<reason>)`.
+    ///
+    /// # Errors
+    /// The test's errors; writing the judgement.
+    fn judge_at_end(&mut self, port: &GraphPort) -> Result<()> {
+        let Some(gt) = self.resilience_run.as_ref() else {
+            return Ok(());
+        };
+        let (end, step) = (self.end, self.step);
+        if self.last_gate.is_none_or(|g| g < end) {
+            return Ok(());
         }
+        let since = *self.end_wait.get_or_insert_with(Instant::now);
+        let have_cmd = gt
+            .last_command_s()
+            .is_some_and(|c| c >= end.as_secs_f64() - step.as_secs_f64() - 1e-9);
+        let have_status = !gt.watching_injector() || port.status_s >= end.as_secs_f64() - 1e-9;
+        if (have_cmd && have_status) || since.elapsed() > self.p.status_wait {
+            let r = self.resilience_run.take().expect("judged once").finish(
+                end,
+                port,
+                self.p.baseline_class.as_ref(),
+            )?;
+            write_judgement(&self.p.judgement_file, &r.0, &r.1)?;
+            println!(
+                "judgement: {} ({})",
+                serde_json::to_value(r.0.verdict_class.class)?
+                    .as_str()
+                    .unwrap_or("?"),
+                r.0.verdict_class.reason
+            );
+            self.judged = true;
+        }
+        Ok(())
     }
-    if result.is_none() {
-        tracing::info!(
-            "stopped before the end of the mission (last gate {:?}); no judgement written",
-            last_gate
-        );
-    }
-    Ok(())
 }
 
 fn write_judgement(path: &std::path::Path, j: &RunJudgement, faults: &[FaultRecord]) -> Result<()> {

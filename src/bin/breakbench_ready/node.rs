@@ -38,7 +38,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use breakbench_ros::node::Undecoded;
-use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, TriggerSrv};
+use breakbench_ros::ros2_client::{self, Client, Subscription};
+use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosClient, RosEnv, RosNode, TriggerSrv};
 use futures::StreamExt;
 use kraken_interfaces::ros::{Clock, TriggerRequest};
 use kraken_interfaces::ResetRunRequest;
@@ -188,10 +189,35 @@ async fn with_timeout<T>(d: Duration, f: impl std::future::Future<Output = T>) -
     }
 }
 
+/// The probe's clock: its start and `--timeout-s`.
+struct Deadline {
+    t0: Instant,
+    timeout: Duration,
+}
+
+impl Deadline {
+    /// Wall time left before the deadline (zero once it has passed).
+    fn left(&self) -> Duration {
+        self.timeout.saturating_sub(self.t0.elapsed())
+    }
+    /// Prints `ready: <what> after <s> s` (since the probe's start) on stdout.
+    fn done(&self, what: &str) {
+        println!(
+            "ready: {what} after {:.2} s",
+            self.t0.elapsed().as_secs_f64()
+        );
+    }
+    /// The timeout, s, as the messages give it.
+    fn timeout_s(&self) -> f64 {
+        self.timeout.as_secs_f64()
+    }
+}
+
 fn run(args: RosArgs, p: &Probe) -> Result<()> {
     let t0 = Instant::now();
     let env = RosEnv::from_env()?;
     let mut node = RosNode::new(env, args)?;
+    // The entities after the node: dropped before it.
     let resets = p
         .resets
         .iter()
@@ -207,48 +233,104 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
         None
     };
     let _spinner = node.spawn_spinner()?;
-    let left = || p.timeout.saturating_sub(t0.elapsed());
-    let done = |what: &str| println!("ready: {what} after {:.2} s", t0.elapsed().as_secs_f64());
+    let dl = Deadline {
+        t0,
+        timeout: p.timeout,
+    };
 
     // 0. The resets, in order.
+    smol::block_on(call_resets(&node, &resets, &p.reset, &dl))?;
+    // 1. Topics with a publisher.
+    wait_for_publishers(&node, &p.topics, &dl, env.domain_id)?;
+    // 2. Topics delivering a message: the type from the discovered
+    // publisher, then one undecoded sample.
+    let subs = subscribe_undecoded(&mut node, &p.messages, &dl, env.domain_id)?;
     smol::block_on(async {
-        for (name, client) in &resets {
-            let found = with_timeout(left(), async {
-                while !node.service_ready(client) {
-                    smol::Timer::after(Duration::from_millis(20)).await;
-                }
-            })
-            .await;
-            if found.is_none() {
-                bail!(
-                    "reset service {name} not found within {:.1} s",
-                    p.timeout.as_secs_f64()
-                );
-            }
-            match with_timeout(left(), client.async_call_service(Msg(p.reset.clone()))).await {
-                Some(Ok(Msg(r))) if r.success => done(&format!("{name} answered {:?}", r.message)),
-                Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
-                Some(Err(e)) => bail!("{name}: call failed: {e}"),
-                None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
-            }
+        wait_for_messages(&subs, &dl).await?;
+        // 3. The start gate.
+        if let Some((name, client)) = &trigger {
+            call_trigger(&node, name, client, &dl).await?;
+        }
+        // 4. /clock advancing.
+        if let Some(sub) = &clock {
+            wait_for_clock(sub, &dl).await?;
         }
         Ok(())
-    })?;
+    })
+}
 
-    // 1. Topics with a publisher.
-    let mut waiting: Vec<&String> = p.topics.iter().collect();
+/// Waits until `client`'s service is found, polling every 20 ms. Returns
+/// `None` if it was not found before the deadline.
+async fn find_service<Req, Resp>(
+    node: &RosNode,
+    client: &Client<Req, Resp>,
+    dl: &Deadline,
+) -> Option<()>
+where
+    Req: ros2_client::Message + 'static,
+    Resp: ros2_client::Message + 'static,
+{
+    with_timeout(dl.left(), async {
+        while !node.service_ready(client) {
+            smol::Timer::after(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
+/// Check 0: calls each `--call-reset` service in `resets` (name, client)
+/// in order with `req`, each once found, and prints each answer.
+///
+/// # Errors
+/// A service not found or not answering before the deadline, a failed call
+/// or an answer with `success: false`.
+async fn call_resets(
+    node: &RosNode,
+    resets: &[(String, RosClient<ResetRunSrv>)],
+    req: &ResetRunRequest,
+    dl: &Deadline,
+) -> Result<()> {
+    for (name, client) in resets {
+        if find_service(node, client, dl).await.is_none() {
+            bail!(
+                "reset service {name} not found within {:.1} s",
+                dl.timeout_s()
+            );
+        }
+        match with_timeout(dl.left(), client.async_call_service(Msg(req.clone()))).await {
+            Some(Ok(Msg(r))) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
+            Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+            Some(Err(e)) => bail!("{name}: call failed: {e}"),
+            None => bail!("{name}: no answer within {:.1} s", dl.timeout_s()),
+        }
+    }
+    Ok(())
+}
+
+/// Check 1: waits, polling every 50 ms, until every topic of `topics` has a
+/// publisher, printing each as it is found.
+///
+/// # Errors
+/// Some have none at the deadline (named, with `domain_id`).
+fn wait_for_publishers(
+    node: &RosNode,
+    topics: &[String],
+    dl: &Deadline,
+    domain_id: u16,
+) -> Result<()> {
+    let mut waiting: Vec<&String> = topics.iter().collect();
     loop {
         waiting.retain(|t| {
             let found = node.node.publisher_count(t) > 0;
             if found {
-                done(&format!("{t} has a publisher"));
+                dl.done(&format!("{t} has a publisher"));
             }
             !found
         });
         if waiting.is_empty() {
-            break;
+            return Ok(());
         }
-        if left().is_zero() {
+        if dl.left().is_zero() {
             bail!(
                 "no publisher on {} within {:.1} s (ROS_DOMAIN_ID {})",
                 waiting
@@ -256,26 +338,42 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
                     .map(|t| t.as_str())
                     .collect::<Vec<_>>()
                     .join(", "),
-                p.timeout.as_secs_f64(),
-                env.domain_id
+                dl.timeout_s(),
+                domain_id
             );
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
 
-    // 2. Topics delivering a message: the type from the discovered
-    // publisher, then one undecoded sample.
+/// An undecoded subscription of check 2: the topic, its ROS type
+/// (package, type) and the subscription.
+type UndecodedSub<'a> = (&'a String, (String, String), Subscription<()>);
+
+/// Check 2, first half: for each topic of `messages` in order, waits
+/// (polling every 50 ms) for a publisher's ROS type, then subscribes to it
+/// undecoded, best-effort. Returns the subscriptions in that order.
+///
+/// # Errors
+/// A topic without a typed publisher at the deadline (with `domain_id`);
+/// a subscription that cannot be created.
+fn subscribe_undecoded<'a>(
+    node: &mut RosNode,
+    messages: &'a [String],
+    dl: &Deadline,
+    domain_id: u16,
+) -> Result<Vec<UndecodedSub<'a>>> {
     let mut subs = Vec::new();
-    for t in &p.messages {
+    for t in messages {
         let ros_type = loop {
             if let Some(ty) = node.discovered_type(t) {
                 break ty;
             }
-            if left().is_zero() {
+            if dl.left().is_zero() {
                 bail!(
                     "no publisher of a ROS 2 message type on {t} within {:.1} s (ROS_DOMAIN_ID {})",
-                    p.timeout.as_secs_f64(),
-                    env.domain_id
+                    dl.timeout_s(),
+                    domain_id
                 );
             }
             std::thread::sleep(Duration::from_millis(50));
@@ -286,79 +384,91 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
             node.undecoded_subscription(t, &ros_type, qos::subscribe(1))?,
         ));
     }
+    Ok(subs)
+}
 
-    smol::block_on(async {
-        for (t, (pkg, ty), sub) in &subs {
-            let got = with_timeout(left(), async {
-                let mut s = std::pin::pin!(sub.async_stream_seed(Undecoded));
-                loop {
-                    if let Some(Ok(_)) = s.next().await {
-                        return;
-                    }
+/// Check 2, second half: waits for one sample on each of `subs` in order,
+/// printing each.
+///
+/// # Errors
+/// A topic that delivered nothing before the deadline.
+async fn wait_for_messages(subs: &[UndecodedSub<'_>], dl: &Deadline) -> Result<()> {
+    for (t, (pkg, ty), sub) in subs {
+        let got = with_timeout(dl.left(), async {
+            let mut s = std::pin::pin!(sub.async_stream_seed(Undecoded));
+            loop {
+                if let Some(Ok(_)) = s.next().await {
+                    return;
                 }
-            })
-            .await;
-            match got {
-                Some(()) => done(&format!("{t} ({pkg}/msg/{ty}) delivered a message")),
-                None => bail!(
-                    "{t} ({pkg}/msg/{ty}) has a publisher but delivered no message within {:.1} s",
-                    p.timeout.as_secs_f64()
-                ),
+            }
+        })
+        .await;
+        match got {
+            Some(()) => dl.done(&format!("{t} ({pkg}/msg/{ty}) delivered a message")),
+            None => bail!(
+                "{t} ({pkg}/msg/{ty}) has a publisher but delivered no message within {:.1} s",
+                dl.timeout_s()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Check 3: calls the `--call-trigger` service `name` once found, and
+/// prints its answer.
+///
+/// # Errors
+/// Not found or not answering before the deadline, a failed call or an
+/// answer with `success: false`.
+async fn call_trigger(
+    node: &RosNode,
+    name: &str,
+    client: &RosClient<TriggerSrv>,
+    dl: &Deadline,
+) -> Result<()> {
+    if find_service(node, client, dl).await.is_none() {
+        bail!("service {name} not found within {:.1} s", dl.timeout_s());
+    }
+    match with_timeout(
+        dl.left(),
+        client.async_call_service(Msg(TriggerRequest::default())),
+    )
+    .await
+    {
+        Some(Ok(Msg(r))) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
+        Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+        Some(Err(e)) => bail!("{name}: call failed: {e}"),
+        None => bail!("{name}: no answer within {:.1} s", dl.timeout_s()),
+    }
+    Ok(())
+}
+
+/// Check 4: waits for two `/clock` messages on `sub` with increasing times
+/// and prints both (s.ns).
+///
+/// # Errors
+/// `/clock` did not advance before the deadline.
+async fn wait_for_clock(sub: &Subscription<Clock>, dl: &Deadline) -> Result<()> {
+    let advanced = with_timeout(dl.left(), async {
+        let mut first = None;
+        loop {
+            if let Ok((c, _)) = sub.async_take().await {
+                let t = (c.clock.sec, c.clock.nanosec);
+                match first {
+                    None => first = Some(t),
+                    Some(f) if t > f => return (f, t),
+                    Some(_) => {}
+                }
             }
         }
-        // 3. The start gate.
-        if let Some((name, client)) = &trigger {
-            let found = with_timeout(left(), async {
-                while !node.service_ready(client) {
-                    smol::Timer::after(Duration::from_millis(20)).await;
-                }
-            })
-            .await;
-            if found.is_none() {
-                bail!(
-                    "service {name} not found within {:.1} s",
-                    p.timeout.as_secs_f64()
-                );
-            }
-            match with_timeout(
-                left(),
-                client.async_call_service(Msg(TriggerRequest::default())),
-            )
-            .await
-            {
-                Some(Ok(Msg(r))) if r.success => done(&format!("{name} answered {:?}", r.message)),
-                Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
-                Some(Err(e)) => bail!("{name}: call failed: {e}"),
-                None => bail!("{name}: no answer within {:.1} s", p.timeout.as_secs_f64()),
-            }
-        }
-        // 4. /clock advancing.
-        if let Some(sub) = &clock {
-            let advanced = with_timeout(left(), async {
-                let mut first = None;
-                loop {
-                    if let Ok((c, _)) = sub.async_take().await {
-                        let t = (c.clock.sec, c.clock.nanosec);
-                        match first {
-                            None => first = Some(t),
-                            Some(f) if t > f => return (f, t),
-                            Some(_) => {}
-                        }
-                    }
-                }
-            })
-            .await;
-            match advanced {
-                Some((a, b)) => done(&format!(
-                    "/clock advancing ({}.{:09} s -> {}.{:09} s)",
-                    a.0, a.1, b.0, b.1
-                )),
-                None => bail!(
-                    "/clock did not advance within {:.1} s",
-                    p.timeout.as_secs_f64()
-                ),
-            }
-        }
-        Ok(())
     })
+    .await;
+    match advanced {
+        Some((a, b)) => dl.done(&format!(
+            "/clock advancing ({}.{:09} s -> {}.{:09} s)",
+            a.0, a.1, b.0, b.1
+        )),
+        None => bail!("/clock did not advance within {:.1} s", dl.timeout_s()),
+    }
+    Ok(())
 }
