@@ -35,7 +35,7 @@ Nodes (graph contract, docs/nav2.md):
   - `fault_injector` (kraken_faults) between the plant's sensors and the navigator:
     the plant's sensor outputs are remapped to the `*_raw` topics
     (SENSOR_REMAPS below, the same list as launch/corridor.graph.yaml), and the
-    injector republishes them on the plain names (kraken_faults/config/channels.yaml).
+    injector republishes them on the plain names (faults/kraken_faults/config/channels.yaml).
   - `simple_navigator` (breakbench) on /odom, /scan -> /cmd_vel_nav (CMD_VEL_REMAPS),
     which the injector's actuator channel `cmd_vel` relays to the plant's /cmd_vel
     (channels_stamped.yaml when cmd_vel_stamped:=true); self-report on
@@ -183,7 +183,7 @@ def generate_launch_description():
         DeclareLaunchArgument(
             "gz_world",
             default_value=PathJoinSubstitution([share, "config", "gazebo", "corridor.sdf"]),
-            description="plant:=gazebo: the SDF world (must match `world`; see tests/gazebo_consistency.rs)",
+            description="plant:=gazebo: the SDF world (must match `world`; see tests/repository/gazebo_consistency.rs)",
         ),
         DeclareLaunchArgument(
             "gz_flags",

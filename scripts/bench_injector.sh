@@ -5,11 +5,11 @@
 # Release build; all DDS traffic inside a private network namespace.
 # Usage: scripts/bench_injector.sh [SECONDS_PER_PHASE]   (default 10)
 # Writes target/bench/fault_injector.json and prints a markdown table.
-# Memory modes (kraken_faults/README.md, "Soak benchmark"):
+# Memory modes (faults/kraken_faults/README.md, "Soak benchmark"):
 #   BENCH_MODE=soak  scripts/bench_injector.sh 600   10 kHz Imu, 1 s delay, RSS every 10 s
 #   BENCH_MODE=flood scripts/bench_injector.sh       60 s delay, 20,000 Imu + 200 1 MB scans
 #   BENCH_MODE=flood BENCH_ARGS="--delay-s 0" ...    the same flood relayed healthy (DDS share)
-# Any-type path (kraken_faults/README.md, "Any-type benchmark"): the injector on
+# Any-type path (faults/kraken_faults/README.md, "Any-type benchmark"): the injector on
 # config/bench_any_type.yaml, typed vs raw relay in interleaved blocks:
 #   BENCH_MODE=any scripts/bench_injector.sh          10 kHz Imu, 1 kHz Imu faulted, 40 Hz LaserScan sector fault
 #   BENCH_MODE=any BENCH_ARGS="--rounds 5 --block-s 3" scripts/bench_injector.sh
@@ -28,7 +28,7 @@ ip link set lo up; ip link set lo multicast on; ip route add 224.0.0.0/4 dev lo
 export ROS_DOMAIN_ID="${BENCH_DOMAIN_ID:-77}" ROS_DISTRO=jazzy
 INJ_ARGS=()
 if [[ "${BENCH_MODE:-}" == any ]]; then
-  INJ_ARGS=(--ros-args -p "channels_file:=${BENCH_CHANNELS:-$ROOT/kraken_faults/config/bench_any_type.yaml}")
+  INJ_ARGS=(--ros-args -p "channels_file:=${BENCH_CHANNELS:-$ROOT/faults/kraken_faults/config/bench_any_type.yaml}")
 fi
 KRAKEN_FAULTS_ENABLE=1 RUST_LOG=warn "$TARGET_DIR/release/fault_injector" "${INJ_ARGS[@]}" >"$TARGET_DIR/bench/fault_injector${BENCH_MODE:+_$BENCH_MODE}.log" 2>&1 &
 INJ=$!

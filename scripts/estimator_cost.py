@@ -88,11 +88,11 @@ def main():
     raw, est = sys.argv[1], sys.argv[2]
     t_raw, t_est = total(raw), total(est)
     own, by_fn = calls_into(
-        est, "breakbench_estimator", "breakbench_navigator::stack", "/breakbench_navigator/src/stack.rs", "/breakbench_estimator/src/"
+        est, "breakbench_estimator", "breakbench_navigator::stack", "/robot/breakbench_navigator/src/stack.rs", "/robot/breakbench_estimator/src/"
     )
     sensors, _ = calls_into(
-        est, "breakbench_sim_bridge::sensors", "breakbench_sim_bridge::plant", "/breakbench_sim_bridge/src/plant.rs",
-        "/breakbench_sim_bridge/src/sensors.rs"
+        est, "breakbench_sim_bridge::sensors", "breakbench_sim_bridge::plant", "/robot/breakbench_sim_bridge/src/plant.rs",
+        "/robot/breakbench_sim_bridge/src/sensors.rs"
     )
     m = 1e6
     print(f"corridor run (raw wheel odometry):     {t_raw / m:8.1f} M Ir")

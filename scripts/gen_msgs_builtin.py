@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate breakbench_msgs/src/builtin.rs: the wire contracts (field types,
+"""Generate foundation/breakbench_msgs/src/builtin.rs: the wire contracts (field types,
 names, defaults, constants; no comments, no docs) of the message types that
 breakbench_msgs knows without a ROS 2 install (REQ-MSG-DEF).
 
@@ -9,8 +9,8 @@ collapses whitespace and writes one compact .msg-syntax string per type.
 tf2_msgs has no wheel on PyPI: its one message, TFMessage, is written here
 from the upstream definition's single field.
 
-Usage: scripts/gen_msgs_builtin.py PREFIX > breakbench_msgs/src/builtin.rs
-Run once; breakbench_msgs/tests/builtin_vs_wheels.rs holds the result equal
+Usage: scripts/gen_msgs_builtin.py PREFIX > foundation/breakbench_msgs/src/builtin.rs
+Run once; foundation/breakbench_msgs/tests/builtin_vs_wheels.rs holds the result equal
 to the wheels' files (BREAKBENCH_ROS_VENV).
 """
 import os

@@ -19,7 +19,7 @@
 #      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
 #  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
 #      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
-#  13. the bug-case scenarios (kraken_faults/scenarios/bugs) by kraken_scenario,
+#  13. the bug-case scenarios (faults/kraken_faults/scenarios/bugs) by kraken_scenario,
 #      checked by an rclpy consumer (tests/interop/phase13_bug_cases.sh).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.

@@ -382,7 +382,7 @@ fn e2e_stamped_cmd_vel_graph_matches_in_process() {
         &format!(
             "fault_injector.channels_file={}",
             root()
-                .join("kraken_faults/config/channels_stamped.yaml")
+                .join("faults/kraken_faults/config/channels_stamped.yaml")
                 .display()
         ),
         "--set",

@@ -1,5 +1,6 @@
 //! Set-up shared by the root package's integration tests (each declares
-//! `mod common;`): the repository and binary paths, the node binaries built
+//! `mod common;`; the grouped binaries `tests/repository/` and
+//! `tests/inputs/` include it with `#[path]`): the repository and binary paths, the node binaries built
 //! once, a test re-run inside the loopback-only network namespace, the
 //! graph campaigns of `tests/graph_campaign.rs` and `tests/external_stack.rs`
 //! and readers of their outputs, the rclpy venv and ament prefix.
@@ -259,7 +260,7 @@ pub fn ament_prefix(dir: &std::path::Path, bin: &std::path::Path) -> std::path::
     )
     .unwrap();
     symlink(
-        root().join("kraken_faults/config"),
+        root().join("faults/kraken_faults/config"),
         p.join("share/kraken_faults/config"),
     )
     .unwrap();

@@ -65,7 +65,7 @@ class Imu_(IdlStruct, typename="sensor_msgs::msg::dds_::Imu_"):
 
 @dataclass
 class FaultSpec_(IdlStruct, typename="kraken_interfaces::msg::dds_::FaultSpec_"):
-    # field for field as kraken_interfaces/msg/FaultSpec.msg
+    # field for field as foundation/kraken_interfaces/msg/FaultSpec.msg
     channel: str = ""
     mode: uint8 = 0
     duration_s: float64 = 0.0

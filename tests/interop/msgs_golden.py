@@ -16,12 +16,12 @@ Floats are strings of Python's repr (exact and round-trip safe; "nan",
 "inf", "-inf"); octets are integers; messages are objects in field order.
 OUT/skipped.json lists the built-in types the venv lacks, with the reason.
 
-breakbench_msgs/tests/golden.rs (BREAKBENCH_MSGS_GOLDEN_DIR=OUT) decodes
+foundation/breakbench_msgs/tests/golden.rs (BREAKBENCH_MSGS_GOLDEN_DIR=OUT) decodes
 each case to the same values and re-encodes it to the same bytes, padding
 masked.
 
 Usage: python3 tests/interop/msgs_golden.py OUT_DIR
-(the built-in types are read from breakbench_msgs/src/builtin.rs, the
+(the built-in types are read from foundation/breakbench_msgs/src/builtin.rs, the
 generated table of scripts/gen_msgs_builtin.py)
 """
 import importlib

@@ -1,16 +1,16 @@
 # Interop phase 13, sourced by scripts/interop.sh inside its namespace (uses
 # its start_injector / stop_injector / pass / fail, $BASE, $BIN, $PY, $ROOT,
-# $LOGDIR): the shipped bug-case scenarios (kraken_faults/scenarios/bugs/*.yaml,
+# $LOGDIR): the shipped bug-case scenarios (faults/kraken_faults/scenarios/bugs/*.yaml,
 # REQ-FAULT-BUG-CASES) run by kraken_scenario against the injector with
-# kraken_faults/config/channels_any_type.yaml; tests/interop/rclpy_bug_cases.py
+# faults/kraken_faults/config/channels_any_type.yaml; tests/interop/rclpy_bug_cases.py
 # (a real rclpy peer on Fast DDS) publishes the raw messages and asserts the
 # exact faulted values that reach it. About 15 s.
 bugs_start=$(date +%s)
 export ROS_DISTRO=jazzy ROS_DOMAIN_ID=$((BASE + 13))
-AMENT_PREFIX_PATH="$ROOT/kraken_faults/tests/ament" start_injector bug_cases --ros-args \
-  -p channels_file:="$ROOT/kraken_faults/config/channels_any_type.yaml" -p status_rate_hz:=2.0
+AMENT_PREFIX_PATH="$ROOT/faults/kraken_faults/tests/ament" start_injector bug_cases --ros-args \
+  -p channels_file:="$ROOT/faults/kraken_faults/config/channels_any_type.yaml" -p status_rate_hz:=2.0
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_bug_cases.py" \
-  "$BIN/kraken_scenario" "$ROOT/kraken_faults/scenarios/bugs"; then
+  "$BIN/kraken_scenario" "$ROOT/faults/kraken_faults/scenarios/bugs"; then
   pass "bug cases: the nine shipped scenarios give the exact faulted values at an rclpy consumer"
 else
   fail "bug cases (injector log: $LOGDIR/bug_cases.log)"; tail -20 "$LOGDIR/bug_cases.log"

@@ -1,12 +1,12 @@
 """Interop phase 13: the shipped bug-case scenarios through the node.
 
-The injector runs with kraken_faults/config/channels_any_type.yaml
-(AMENT_PREFIX_PATH=kraken_faults/tests/ament for the custom type). This rclpy
+The injector runs with faults/kraken_faults/config/channels_any_type.yaml
+(AMENT_PREFIX_PATH=faults/kraken_faults/tests/ament for the custom type). This rclpy
 node (Fast DDS) publishes at 20 Hz on /scan_raw (LaserScan, 360 beams),
 /imu/data_raw (Imu), /odom_raw (Odometry) and /transition_event_raw
 (lifecycle_msgs/TransitionEvent, not a built-in type of the injector), each
 message numbered (header.stamp.nanosec, TransitionEvent.timestamp), and runs
-the kraken_scenario binary on the files of kraken_faults/scenarios/bugs/:
+the kraken_scenario binary on the files of faults/kraken_faults/scenarios/bugs/:
 313, 325 and 7607 at once (their own channels), then 2506, 3276 and 426 one
 after the other (all on `scan`, each replacing the stack). It asserts the
 exact values that reach it:

@@ -1,0 +1,269 @@
+//! Dependencies point the right way, as `cargo metadata` resolves them (all
+//! features on, so the ROS node features count too; normal and build
+//! dependencies, not dev-dependencies):
+//!
+//! - the plant (breakbench_sim_bridge) and the controller
+//!   (breakbench_navigator) do not depend on the judge (breakbench_oracle),
+//!   directly or through another crate;
+//! - nor do the crates they share with it or are built on: the world
+//!   (breakbench_world), the message and self-report types
+//!   (kraken_interfaces), the robot's estimator (breakbench_estimator, part
+//!   of the stack under test), the fault library (kraken_faults) and the
+//!   run-time message types it is to act through (breakbench_msgs);
+//! - the plant, the controller and the oracle all take the world from
+//!   breakbench_world;
+//! - the plant, the controller, the estimator and the oracle do not depend on
+//!   the fault library (kraken_faults): their sensor message types
+//!   (`SensorMsg`, `MsgKind`) and random streams (the seed tree) come from
+//!   kraken_interfaces;
+//! - the process supervisor (breakbench_supervisor) speaks no DDS and
+//!   depends on neither the campaign, the fault library nor the robot;
+//! - the campaign engine (breakbench_campaign) speaks no DDS of its own.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The resolved dependency graph by package name: name → names of its normal
+/// and build dependencies.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--all-features",
+            "--offline",
+        ])
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .output()
+        .expect("cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let name_of: BTreeMap<&str, &str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_str().unwrap(), p["name"].as_str().unwrap()))
+        .collect();
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for node in meta["resolve"]["nodes"].as_array().unwrap() {
+        let from = name_of[node["id"].as_str().unwrap()].to_string();
+        let deps = g.entry(from).or_default();
+        for d in node["deps"].as_array().unwrap() {
+            let runtime = d["dep_kinds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|k| k["kind"].is_null() || k["kind"] == "build");
+            if runtime {
+                deps.insert(name_of[d["pkg"].as_str().unwrap()].to_string());
+            }
+        }
+    }
+    g
+}
+
+/// Every package `root` depends on, directly or transitively.
+fn closure(g: &BTreeMap<String, BTreeSet<String>>, root: &str) -> BTreeSet<String> {
+    assert!(
+        g.contains_key(root),
+        "{root} is not in cargo metadata's graph"
+    );
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![root.to_string()];
+    while let Some(p) = todo.pop() {
+        for d in g.get(&p).into_iter().flatten() {
+            if seen.insert(d.clone()) {
+                todo.push(d.clone());
+            }
+        }
+    }
+    seen
+}
+
+#[test]
+fn neither_the_plant_nor_the_controller_depends_on_the_oracle() {
+    let g = graph();
+    for p in [
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+        "breakbench_world",
+        "kraken_interfaces",
+        "breakbench_estimator",
+        "kraken_faults",
+        "breakbench_msgs",
+    ] {
+        assert_not_depends_on(&g, p, "breakbench_oracle");
+    }
+}
+
+/// Panics naming `p` and its whole dependency closure when `forbidden` is in it.
+fn assert_not_depends_on(g: &BTreeMap<String, BTreeSet<String>>, p: &str, forbidden: &str) {
+    let c = closure(g, p);
+    assert!(
+        !c.contains(forbidden),
+        "{p} depends on {forbidden} (its dependencies: {c:?})"
+    );
+}
+
+#[test]
+fn the_plant_the_controller_and_the_oracle_share_the_world_crate() {
+    let g = graph();
+    for p in [
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+        "breakbench_oracle",
+    ] {
+        assert!(
+            g[p].contains("breakbench_world"),
+            "{p} does not depend on breakbench_world directly: {:?}",
+            g[p]
+        );
+    }
+    // The campaign judges runs: the root package does use the oracle, so the
+    // walk above does see an edge to it where one exists.
+    assert!(closure(&g, "breakbench").contains("breakbench_oracle"));
+}
+
+/// The robot under test (plant, controller, estimator) and the judge are
+/// built on the message types and the seed tree of kraken_interfaces, not on
+/// the fault library: a fault reaches them only as the messages it changed.
+#[test]
+fn neither_the_robot_nor_the_oracle_depends_on_a_fault_crate() {
+    let g = graph();
+    for p in [
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+        "breakbench_estimator",
+        "breakbench_oracle",
+    ] {
+        assert_not_depends_on(&g, p, "kraken_faults");
+        let c = closure(&g, p);
+        assert!(
+            c.contains("kraken_interfaces"),
+            "{p} no longer takes its message types from kraken_interfaces: {c:?}"
+        );
+    }
+    // The walk does see the edge where one exists.
+    assert!(closure(&g, "breakbench").contains("kraken_faults"));
+}
+
+/// The process supervisor only starts, watches and stops processes: it
+/// speaks no DDS (no ROS plumbing, no ros2-client) and knows neither the
+/// campaign above it (the root package) nor the fault library or the robot.
+#[test]
+fn the_supervisor_manages_processes_only() {
+    let g = graph();
+    for forbidden in [
+        "breakbench",
+        "kraken_faults",
+        "breakbench_sim_bridge",
+        "breakbench_navigator",
+    ] {
+        assert_not_depends_on(&g, "breakbench_supervisor", forbidden);
+    }
+    // No DDS of its own. (Its closure has breakbench_ros here only because
+    // `--all-features` turns on the oracle's `node` feature; the supervisor
+    // takes the oracle's library, `default-features = false`.)
+    for dds in ["breakbench_ros", "ros2-client", "rustdds"] {
+        assert!(
+            !g["breakbench_supervisor"].contains(dds),
+            "breakbench_supervisor depends on {dds}: {:?}",
+            g["breakbench_supervisor"]
+        );
+    }
+    // The walk sees the supervisor's real edges: it reads the oracle's
+    // verdict line.
+    assert!(g["breakbench_supervisor"].contains("breakbench_oracle"));
+}
+
+/// The campaign engine runs graphs through the supervisor and speaks no DDS
+/// of its own: `cargo build -p breakbench_campaign` needs no ROS plumbing.
+#[test]
+fn the_campaign_engine_speaks_no_dds() {
+    let g = graph();
+    for dds in ["breakbench_ros", "ros2-client", "rustdds"] {
+        assert!(
+            !g["breakbench_campaign"].contains(dds),
+            "breakbench_campaign depends on {dds}: {:?}",
+            g["breakbench_campaign"]
+        );
+    }
+    assert!(g["breakbench_campaign"].contains("breakbench_supervisor"));
+}
+
+/// The folders that group the packages by role, from the bottom up
+/// (`docs/packages.md`); the root package (the `breakbench` command) is
+/// above them all.
+const LAYERS: [&str; 5] = ["foundation", "faults", "robot", "judge", "app"];
+
+/// Package name → its layer's index in [`LAYERS`] (the root package:
+/// `LAYERS.len()`), from the folder its manifest sits in.
+fn layers() -> BTreeMap<String, usize> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .output()
+        .expect("cargo metadata");
+    assert!(out.status.success());
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root = PathBuf::from(meta["workspace_root"].as_str().unwrap());
+    let mut layer = BTreeMap::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let name = p["name"].as_str().unwrap().to_string();
+        let dir = PathBuf::from(p["manifest_path"].as_str().unwrap());
+        let rel = dir
+            .parent()
+            .unwrap()
+            .strip_prefix(&root)
+            .unwrap()
+            .to_owned();
+        let parts: Vec<_> = rel
+            .iter()
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        let idx = match parts.as_slice() {
+            [] => LAYERS.len(),
+            [group, pkg] if pkg == &name => LAYERS
+                .iter()
+                .position(|l| l == group)
+                .unwrap_or_else(|| panic!("{name}: {group}/ is not a layer of {LAYERS:?}")),
+            _ => panic!("{name} sits in {}, not in <layer>/{name}", rel.display()),
+        };
+        layer.insert(name, idx);
+    }
+    layer
+}
+
+#[test]
+fn every_package_sits_in_its_layer_and_depends_only_on_its_own_or_lower_ones() {
+    let layer = layers();
+    assert_eq!(layer.len(), 13, "{layer:?}");
+    let g = graph();
+    let mut upward = Vec::new();
+    for (p, &l) in &layer {
+        for d in g.get(p).into_iter().flatten() {
+            if let Some(&dl) = layer.get(d) {
+                if dl > l {
+                    upward.push(format!("{p} ({}) -> {d} ({})", name(l), name(dl)));
+                }
+            }
+        }
+    }
+    assert!(upward.is_empty(), "dependencies pointing up: {upward:?}");
+}
+
+fn name(l: usize) -> &'static str {
+    LAYERS.get(l).copied().unwrap_or("root")
+}
