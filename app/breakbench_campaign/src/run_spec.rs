@@ -4,10 +4,14 @@
 
 use std::collections::BTreeMap;
 
-use super::manifest::RunKind;
+use super::manifest::{Manifest, Provenance, RunKind, MANIFEST_SCHEMA};
 use super::resilience::PHASE_KEY;
 use super::scenario::{Scenario, ScenarioFile};
+use super::trace::trace_file;
 use breakbench_navigator::NavigatorConfig;
+use breakbench_oracle::expect::RunJudgement;
+use breakbench_oracle::Verdict;
+use kraken_interfaces::SelfReport;
 
 /// What to run: one entry of the plan ([`super::plan::plan`]).
 ///
@@ -69,6 +73,49 @@ impl RunSpec {
             }
         }
         self
+    }
+
+    /// The manifest of this run of `scenario` before its findings: the
+    /// run's identity (schema, run id, kind, the canary's harness-only flag,
+    /// scenario name and hash, seed, `provenance`, [`Self::cell`], trace file
+    /// name) with `judgement` and `verdict`, and nothing found yet (no
+    /// faults, self-report, contacts, isolation, detection or graph record;
+    /// zero times; no trace or provenance hash). The in-process and the
+    /// graph executor fill in what they found with struct update syntax, so
+    /// a run's identity is written in one place.
+    pub fn manifest(
+        &self,
+        scenario: &Scenario,
+        provenance: &Provenance,
+        judgement: RunJudgement,
+        verdict: Verdict,
+    ) -> Manifest {
+        Manifest {
+            schema: MANIFEST_SCHEMA.into(),
+            run_id: self.run_id.clone(),
+            kind: self.kind,
+            harness_only: self.kind == RunKind::Canary,
+            scenario_name: scenario.file.name.clone(),
+            scenario_hash: scenario.hash.clone(),
+            seed: self.seed,
+            provenance: provenance.clone(),
+            cell: self.cell(),
+            faults: Vec::new(),
+            self_report: SelfReport::None,
+            self_report_at_s: None,
+            judgement,
+            verdict,
+            contacts: Vec::new(),
+            final_goal_distance_m: 0.0,
+            isolation: None,
+            trace_file: trace_file(&self.run_id),
+            trace_sha256: String::new(),
+            provenance_sha256: None,
+            sim_time_s: 0.0,
+            wall_time_s: 0.0,
+            graph: None,
+            detection: None,
+        }
     }
 
     /// The cell as the manifest records it: fault axis → value, navigator

@@ -10,7 +10,6 @@ use breakbench_oracle::expect::record::RunJudgement;
 use breakbench_oracle::expect::{ClassifiedVerdict, VerdictClass};
 use breakbench_oracle::{PredicateResult, Verdict};
 use breakbench_supervisor as supervisor;
-use kraken_interfaces::SelfReport;
 use std::path::Path;
 
 /// The orchestrator's output file: the run's judgement and fault records.
@@ -162,46 +161,27 @@ pub(super) fn invalid_manifest(
         decided_at_s: 0.0,
         value: 0.0,
     };
+    let judgement = RunJudgement {
+        verdict_class: ClassifiedVerdict {
+            class: VerdictClass::Invalid,
+            reason: format!(
+                "graph run stopped in state {}: {}",
+                record.state_reached,
+                record.invalid_reason.as_deref().unwrap_or("")
+            ),
+        },
+        test: None,
+        timeline: None,
+        expectations: Vec::new(),
+    };
+    let verdict = Verdict {
+        operating_region_containment: none,
+        obstacle_clearance: none,
+        mission_completion_true_pose: none,
+    };
     Manifest {
-        schema: MANIFEST_SCHEMA.into(),
-        run_id: spec.run_id.clone(),
-        kind: spec.kind,
-        harness_only: spec.kind == RunKind::Canary,
-        scenario_name: scenario.file.name.clone(),
-        scenario_hash: scenario.hash.clone(),
-        seed: spec.seed,
-        provenance: provenance.clone(),
-        cell: spec.cell(),
-        faults: Vec::new(),
-        self_report: SelfReport::None,
-        self_report_at_s: None,
-        verdict: Verdict {
-            operating_region_containment: none,
-            obstacle_clearance: none,
-            mission_completion_true_pose: none,
-        },
-        contacts: Vec::new(),
-        final_goal_distance_m: 0.0,
-        isolation: None,
-        trace_file: trace_file(&spec.run_id),
-        trace_sha256: String::new(),
-        provenance_sha256: None,
-        sim_time_s: 0.0,
         wall_time_s: record.wall_time_s,
-        judgement: RunJudgement {
-            verdict_class: ClassifiedVerdict {
-                class: VerdictClass::Invalid,
-                reason: format!(
-                    "graph run stopped in state {}: {}",
-                    record.state_reached,
-                    record.invalid_reason.as_deref().unwrap_or("")
-                ),
-            },
-            test: None,
-            timeline: None,
-            expectations: Vec::new(),
-        },
         graph: Some(record),
-        detection: None,
+        ..spec.manifest(scenario, provenance, judgement, verdict)
     }
 }

@@ -23,7 +23,7 @@ use super::{
 use crate::manifest::{IsolationRecord, Manifest, Provenance, RunKind};
 use crate::resilience_run::TestDriver;
 use crate::scenario::{actuator_channel, Detection, Scenario, ACTUATOR_CHANNELS};
-use crate::trace::{trace_file, TraceRow, TraceWriter};
+use crate::trace::{TraceRow, TraceWriter};
 use crate::CampaignError;
 
 /// One in-process run between its set-up and its manifest: everything the
@@ -434,30 +434,16 @@ impl<'s> RunLoop<'s> {
             },
         };
         let manifest = Manifest {
-            schema: crate::manifest::MANIFEST_SCHEMA.into(),
-            run_id: spec.run_id.clone(),
-            kind: spec.kind,
-            harness_only: spec.kind == RunKind::Canary,
-            scenario_name: scenario.file.name.clone(),
-            scenario_hash: scenario.hash.clone(),
-            seed: spec.seed,
-            provenance: provenance.clone(),
-            cell: spec.cell(),
             faults: fault_records,
             self_report,
             self_report_at_s,
-            judgement,
-            verdict,
             contacts: contact_records(&plant),
             final_goal_distance_m,
             isolation,
-            trace_file: trace_file(&spec.run_id),
-            trace_sha256: String::new(),
-            provenance_sha256: None,
             sim_time_s: plant.now().as_secs_f64(),
             wall_time_s: wall.elapsed().as_secs_f64(),
-            graph: None,
             detection,
+            ..spec.manifest(scenario, provenance, judgement, verdict)
         };
         let provenance_csv = record_provenance.then(|| provenance_csv(&mut injector));
         Ok(RunOutput {

@@ -1,9 +1,7 @@
 //! The kept-running stack of a job slot (`--keep-running`, REQ-GRAPH-RESET):
 //! started once, reset between runs, stopped after a failed run and on drop.
 
-use super::{
-    kill_marked, probe, probe_args, readiness_to_verdict, run_reset_cmd, stack_env, ExternalRun,
-};
+use super::{kill_marked, readiness_to_verdict, run_reset_cmd, stack_env, ExternalRun, Probe};
 use crate::supervise::{catch_signals, check_running, Fail, Supervisor};
 use crate::{Stage, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR};
 use std::collections::BTreeMap;
@@ -214,19 +212,13 @@ fn reset_to_verdict(
             "--out".to_string(),
             r.vars.out.display().to_string(),
         ]);
-        let a = probe_args(r, a);
-        let mut none = None;
-        probe(
-            sup,
-            &r.exes.probe,
-            &a,
+        let probe = Probe {
+            r,
             env,
             t0,
-            r.timeout,
-            STACK,
-            &r.vars.run_id,
-            &mut none,
-        )?;
+            stack: STACK,
+        };
+        probe.call(sup, a, &mut None)?;
     }
     if let Some(t) = &r.stack.reset {
         run_reset_cmd(sup, t, &r.vars, env, r.ready_timeout).map_err(|e| (EXIT_ERROR, e))?;

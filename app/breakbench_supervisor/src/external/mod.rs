@@ -299,48 +299,60 @@ fn scan(lines: &[(usize, String)], run_id: &str, verdict: &mut Option<VerdictLin
     }
 }
 
-/// Runs the probe with `args` to completion; its `not ready: ...` line is the error.
-#[allow(clippy::too_many_arguments)]
-fn probe(
-    sup: &mut Supervisor,
-    exe: &Path,
-    args: &[String],
-    env: &BTreeMap<String, String>,
+/// One run's readiness probe (`breakbench_ready`): what every call of it
+/// shares (the run, the stack's environment, the run's start, the stack's
+/// child index).
+struct Probe<'a> {
+    r: &'a ExternalRun<'a>,
+    env: &'a BTreeMap<String, String>,
     t0: Instant,
-    timeout: Duration,
     stack: usize,
-    run_id: &str,
-    verdict: &mut Option<VerdictLine>,
-) -> Result<(), Fail> {
-    let idx = sup
-        .spawn("breakbench_ready", exe, args, env)
-        .map_err(|e| (EXIT_ERROR, e.to_string()))?;
-    sup.procs[idx].one_shot = true;
-    loop {
-        let lines = sup.pump(Duration::from_millis(50));
-        scan(&lines, run_id, verdict);
-        if verdict.is_some() {
-            // The run already ended (a short run, a free-running clock):
-            // nothing left to wait for; the probe is stopped with the rest.
-            return Ok(());
-        }
-        check_running(sup, t0, timeout, Some(idx))?;
-        if sup.procs[stack].exited.is_some() {
-            return Err((EXIT_ERROR, "the stack exited before it was ready".into()));
-        }
-        if let Some(s) = sup.procs[idx].exited {
-            if s.success() {
+}
+
+impl Probe<'_> {
+    /// Runs the probe with `extra` and `--timeout-s <ready timeout>` to
+    /// completion, scanning the output for the run's verdict line into
+    /// `verdict`; its `not ready: ...` line is the error.
+    fn call(
+        &self,
+        sup: &mut Supervisor,
+        mut extra: Vec<String>,
+        verdict: &mut Option<VerdictLine>,
+    ) -> Result<(), Fail> {
+        extra.extend([
+            "--timeout-s".to_string(),
+            format!("{}", self.r.ready_timeout.as_secs_f64()),
+        ]);
+        let idx = sup
+            .spawn("breakbench_ready", &self.r.exes.probe, &extra, self.env)
+            .map_err(|e| (EXIT_ERROR, e.to_string()))?;
+        sup.procs[idx].one_shot = true;
+        loop {
+            let lines = sup.pump(Duration::from_millis(50));
+            scan(&lines, &self.r.vars.run_id, verdict);
+            if verdict.is_some() {
+                // The run already ended (a short run, a free-running clock):
+                // nothing left to wait for; the probe is stopped with the rest.
                 return Ok(());
             }
-            sup.pump(Duration::from_millis(200));
-            let why = sup.procs[idx]
-                .tail
-                .iter()
-                .rev()
-                .find_map(|l| l.split_once("not ready: ").map(|(_, w)| w.to_string()))
-                .unwrap_or_else(|| format!("readiness probe failed ({s})"));
-            sup.report_tail(idx);
-            return Err((EXIT_ERROR, format!("not ready: {why}")));
+            check_running(sup, self.t0, self.r.timeout, Some(idx))?;
+            if sup.procs[self.stack].exited.is_some() {
+                return Err((EXIT_ERROR, "the stack exited before it was ready".into()));
+            }
+            if let Some(s) = sup.procs[idx].exited {
+                if s.success() {
+                    return Ok(());
+                }
+                sup.pump(Duration::from_millis(200));
+                let why = sup.procs[idx]
+                    .tail
+                    .iter()
+                    .rev()
+                    .find_map(|l| l.split_once("not ready: ").map(|(_, w)| w.to_string()))
+                    .unwrap_or_else(|| format!("readiness probe failed ({s})"));
+                sup.report_tail(idx);
+                return Err((EXIT_ERROR, format!("not ready: {why}")));
+            }
         }
     }
 }
@@ -396,16 +408,6 @@ fn stack_env(domain_id: u16, token: &str) -> BTreeMap<String, String> {
     env
 }
 
-/// The probe's arguments `extra` with the readiness deadline.
-fn probe_args(r: &ExternalRun, extra: Vec<String>) -> Vec<String> {
-    let mut a = extra;
-    a.extend([
-        "--timeout-s".to_string(),
-        format!("{}", r.ready_timeout.as_secs_f64()),
-    ]);
-    a
-}
-
 /// States `start` (readiness, the stack already spawned as child `stack`)
 /// to `collect` of one run: the run's verdict line, or why there is none.
 fn readiness_to_verdict(
@@ -416,6 +418,7 @@ fn readiness_to_verdict(
     t0: Instant,
 ) -> Result<VerdictLine, Fail> {
     let run_id = r.vars.run_id.as_str();
+    let probe = Probe { r, env, t0, stack };
     let mut verdict = None;
     sup.stage = Stage::Start;
     if !(r.stack.ready_topics.is_empty() && r.stack.ready_messages.is_empty()) {
@@ -425,51 +428,22 @@ fn readiness_to_verdict(
             .chain(messages)
             .flat_map(|(flag, t)| [flag.to_string(), t.clone()])
             .collect();
-        let a = probe_args(r, a);
-        probe(
-            sup,
-            &r.exes.probe,
-            &a,
-            env,
-            t0,
-            r.timeout,
-            stack,
-            run_id,
-            &mut verdict,
-        )?;
+        probe.call(sup, a, &mut verdict)?;
     }
     sup.stage = Stage::Arm;
     if let Some(f) = &r.scenario {
         arm(sup, &r.exes.scenario, f, env, t0, r.timeout)?;
     }
     if let Some(s) = &r.stack.start_service {
-        let a = probe_args(r, vec!["--call-trigger".to_string(), s.clone()]);
-        probe(
+        probe.call(
             sup,
-            &r.exes.probe,
-            &a,
-            env,
-            t0,
-            r.timeout,
-            stack,
-            run_id,
+            vec!["--call-trigger".to_string(), s.clone()],
             &mut verdict,
         )?;
     }
     sup.stage = Stage::Observe;
     if r.stack.clock_advancing && verdict.is_none() {
-        let a = probe_args(r, vec!["--clock-advancing".to_string()]);
-        probe(
-            sup,
-            &r.exes.probe,
-            &a,
-            env,
-            t0,
-            r.timeout,
-            stack,
-            run_id,
-            &mut verdict,
-        )?;
+        probe.call(sup, vec!["--clock-advancing".to_string()], &mut verdict)?;
     }
     loop {
         if let Some(v) = verdict.take() {
