@@ -9,13 +9,12 @@
 //! variant (`tests/graph/odom_lost_negative.yaml`) must `fail` on the graph.
 //!
 //! The test re-runs itself inside the loopback-only network namespace
-//! (`scripts/netns.sh`, env `BB_GRAPH_TESTS_IN_NETNS`); its graphs use
+//! (`common::rerun_in_netns`); its graphs use
 //! `ROS_DOMAIN_ID` 180. It builds the node binaries it needs.
 
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use breakbench::campaign::executor::Executor;
@@ -25,27 +24,10 @@ use breakbench::campaign::plan::plan;
 use breakbench::campaign::run::{execute, RunSpec};
 use breakbench::campaign::Scenario;
 use breakbench_oracle::expect::VerdictClass;
-use common::{bin_dir, build_nodes, root, tmp};
+use common::{rerun_in_netns, root, tmp};
 
-const IN_NETNS: &str = "BB_GRAPH_TESTS_IN_NETNS";
 /// One lock-step control period (navigator control_rate_hz 20), s.
 const PERIOD_S: f64 = 0.05;
-
-/// Runs this test binary's `name` inside the network namespace.
-fn in_netns(name: &str) {
-    build_nodes();
-    let t0 = Instant::now();
-    let st = Command::new(root().join("scripts/netns.sh"))
-        .arg(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(IN_NETNS, "1")
-        .env("BREAKBENCH_BIN_DIR", bin_dir())
-        .env_remove("ROS_DOMAIN_ID")
-        .status()
-        .expect("scripts/netns.sh");
-    eprintln!("{name}: {:.1} s wall", t0.elapsed().as_secs_f64());
-    assert!(st.success(), "{name} failed inside the network namespace");
-}
 
 fn executor(work: &Path) -> GraphExecutor {
     GraphExecutor::new(GraphOptions {
@@ -94,9 +76,8 @@ fn graph_manifest(g: &GraphExecutor, s: &Scenario, spec: &RunSpec) -> Manifest {
 
 #[test]
 fn shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph() {
-    let name = "shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph";
-    if std::env::var_os(IN_NETNS).is_none() {
-        return in_netns(name);
+    if rerun_in_netns("shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph") {
+        return;
     }
     let s = Scenario::load(&root().join("tests/graph/resilience_tests.yaml")).unwrap();
     let g = executor(&tmp("tests_work"));
@@ -189,9 +170,8 @@ fn shipped_tests_give_the_in_process_verdicts_and_latencies_on_the_graph() {
 
 #[test]
 fn negative_r4_variant_fails_on_the_graph() {
-    let name = "negative_r4_variant_fails_on_the_graph";
-    if std::env::var_os(IN_NETNS).is_none() {
-        return in_netns(name);
+    if rerun_in_netns("negative_r4_variant_fails_on_the_graph") {
+        return;
     }
     let s = Scenario::load(&root().join("tests/graph/odom_lost_negative.yaml")).unwrap();
     let g = executor(&tmp("negative_work"));

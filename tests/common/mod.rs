@@ -24,21 +24,34 @@ pub fn root() -> PathBuf {
 /// on this machine; true in the outer run (the inner one did the work,
 /// and the outer one asserts that it passed), false in the inner one.
 ///
+/// The outer run builds the node binaries first ([`build_nodes`]; the inner
+/// run's own call is then a no-op) and passes them as `BREAKBENCH_BIN_DIR`;
+/// the inner run gets no `ROS_DOMAIN_ID` of the caller's (each test picks
+/// its own). Prints the inner run's wall time.
+///
 /// Panics if the inner run failed or ran no test, with its output.
 pub fn rerun_in_netns(test: &str) -> bool {
     if std::env::var_os("BREAKBENCH_NETNS_CHILD").is_some() {
         return false;
     }
+    build_nodes();
+    let t0 = Instant::now();
     let out = Command::new(root().join("scripts/netns.sh"))
         .arg(std::env::current_exe().expect("test exe"))
         .args(["--exact", test, "--nocapture", "--test-threads", "1"])
         .env("BREAKBENCH_NETNS_CHILD", "1")
+        .env("BREAKBENCH_BIN_DIR", bin_dir())
+        .env_remove("ROS_DOMAIN_ID")
         .output()
         .expect("scripts/netns.sh");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "{test}: {:.1} s wall in the network namespace",
+        t0.elapsed().as_secs_f64()
     );
     assert!(out.status.success(), "inner run failed:\n{text}");
     assert!(text.contains("1 passed"), "inner run ran no test:\n{text}");
