@@ -203,7 +203,7 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     builtin = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                           "..", "..", "breakbench_msgs", "src", "builtin.rs")
+                           "..", "..", "foundation", "breakbench_msgs", "src", "builtin.rs")
     types = [f"{p}/msg/{n}" for p, n in
              re.findall(r'^\s*\("([a-z0-9_]+)", "([A-Za-z0-9]+)",', open(builtin).read(), re.M)]
     assert len(types) > 100, f"{builtin}: found only {len(types)} types"
