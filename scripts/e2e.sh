@@ -13,5 +13,5 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 start=$(date +%s)
 cargo test --offline -p breakbench --test e2e_graph -- --nocapture
-cargo test --offline -p breakbench --lib supervisor::
+cargo test --offline -p breakbench_supervisor --lib
 echo "e2e: passed in $(( $(date +%s) - start )) s"
