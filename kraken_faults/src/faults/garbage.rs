@@ -1,4 +1,7 @@
-//! `garbage`: values replaced by seeded uniform draws.
+//! `garbage`: values replaced by seeded uniform draws. One value model for
+//! both engines ([`Garbage::draw`]): the typed stage draws for the fields of
+//! its message type, the field faults ([`crate::field`]) for each selected
+//! leaf, in the same order of draws.
 
 use std::time::Duration;
 

@@ -93,6 +93,21 @@ pub fn gnss_move(fix: &mut NavSatFix, azimuth_deg: f64, distance_m: f64) {
     }
 }
 
+/// `v ↦ f(v)` on an f64 field, kept finite when it was ([`sat`]): how every
+/// value model (bias, scale, saturation) writes a field, typed or dynamic
+/// ([`crate::field`]).
+#[inline]
+pub(crate) fn map64(v: &mut f64, f: impl FnOnce(f64) -> f64) {
+    *v = sat(*v, f(*v));
+}
+
+/// As [`map64`] for an f32 field (LaserScan ranges), computed in f64 and
+/// rounded back ([`sat32`](crate::params::sat32)).
+#[inline]
+pub(crate) fn map32(v: &mut f32, f: impl FnOnce(f64) -> f64) {
+    *v = crate::params::sat32(*v, f(f64::from(*v)));
+}
+
 fn scale_cov(cov: &mut [f64], s: f64) {
     for c in cov.iter_mut() {
         *c = sat(*c, *c * s);
