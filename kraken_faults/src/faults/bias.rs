@@ -9,6 +9,7 @@ use std::time::Duration;
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::{bounded_secs, magnitude, Target, MAX_TIME_S};
 use crate::{FaultError, FaultRng, SensorMsg};
 
@@ -143,6 +144,10 @@ pub(super) const MODES: &[Registration] = &[
         mode: FaultSpec::BIAS_RAMP,
         build: |spec, t| Ok(Box::new(BiasRamp::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+            bias_rate_per_s: Some(spec.bias_rate),
+            ..FieldFaultSpec::new(path, FieldMode::BiasRamp)
+        }),
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
@@ -154,6 +159,10 @@ pub(super) const MODES: &[Registration] = &[
         mode: FaultSpec::BIAS,
         build: |spec, t| Ok(Box::new(Bias::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+            bias: Some(spec.bias),
+            ..FieldFaultSpec::new(path, FieldMode::Bias)
+        }),
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],

@@ -8,6 +8,7 @@ use std::time::Duration;
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::{bounded_non_negative, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
@@ -108,6 +109,11 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SATURATION,
     build: |spec, t| Ok(Box::new(Saturation::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+        min: Some(-spec.saturation_limit),
+        max: Some(spec.saturation_limit),
+        ..FieldFaultSpec::new(path, FieldMode::Saturation)
+    }),
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],

@@ -8,6 +8,7 @@ use std::time::Duration;
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::{magnitude, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
@@ -98,6 +99,10 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SCALE,
     build: |spec, t| Ok(Box::new(Scale::from_spec(spec, t)?)),
     probe: Some(|| Box::new(crate::RatioXProbe::default())),
+    any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+        scale_factor: Some(spec.scale_factor),
+        ..FieldFaultSpec::new(path, FieldMode::Scale)
+    }),
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position"],
             MsgKind::LaserScan => &["ranges"],

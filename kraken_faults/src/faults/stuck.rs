@@ -7,6 +7,7 @@ use std::time::Duration;
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::Target;
 use crate::{FaultRng, SensorMsg};
 
@@ -74,6 +75,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::STUCK,
     build: |spec, t| Ok(Box::new(Stuck::from_spec(spec, t))),
     probe: None,
+    any_type: AnyType::Field(|_, path| FieldFaultSpec::new(path, FieldMode::Stuck)),
     changes: |kind| match kind {
             MsgKind::Odometry => &ODOM_FIELDS,
             MsgKind::LaserScan => &SCAN_FIELDS,
