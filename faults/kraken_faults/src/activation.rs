@@ -155,11 +155,18 @@ impl Activation {
             },
         })
     }
-    /// Draws the random phase if it is still undrawn.
+    /// Draws the random phase if it is still undrawn. Called for every
+    /// message: the check is inlined into the channel's loop, the draw (once
+    /// per fault) is not.
+    #[inline]
     pub fn draw_phase(&mut self, rng: &mut FaultRng) {
         if self.phase_s.is_none() {
-            self.phase_s = Some(rng.random_range(0.0..self.period_s));
+            self.draw_phase_now(rng);
         }
+    }
+    #[cold]
+    fn draw_phase_now(&mut self, rng: &mut FaultRng) {
+        self.phase_s = Some(rng.random_range(0.0..self.period_s));
     }
     /// When a transient fault expires, if it does.
     pub fn expires_at(&self) -> Option<Duration> {

@@ -7,11 +7,14 @@
 //! `/cmd_vel`); [`stages_for_spec`] turns one fault into the equivalent
 //! stages, one field stage per path for a data mode, one delivery stage
 //! for a timing or loss mode, every stage with the fault's activation
-//! window. So `{channel: cmd_vel, mode: SCALE, scale_factor: 0.5}` is a weak
-//! drive, `scale_factor: -1` a reversed motor, `SATURATION` a torque limit,
+//! window. What each mode becomes is its registration's [`AnyType`] (in
+//! the mode's file under `src/faults/`, from the registry alone): a value
+//! mode is a field stage of the field mode that runs the same value model,
+//! so the two engines run the same code. So
+//! `{channel: cmd_vel, mode: SCALE, scale_factor: 0.5}` is a weak drive, `scale_factor: -1` a reversed motor, `SATURATION` a torque limit,
 //! `STUCK` a stuck command, `DELAY` a late one and `DROPOUT` none at all.
 //!
-//! | FaultSpec mode | stages |
+//! | FaultSpec mode | stages (the registrations' `any_type`) |
 //! |---|---|
 //! | dropout | `drop {probability: 1}` |
 //! | bias_ramp, bias, scale, stuck, garbage, saturation | `field {path, mode}` per path (saturation: `[-limit, limit]`; bias from `step_at_s`) |
@@ -20,8 +23,8 @@
 
 use kraken_interfaces::FaultSpec;
 
-use crate::field::stack::LossModelName;
-use crate::field::{FieldFaultSpec, FieldMode, StageFault, StageSpec, StageWindow};
+use crate::faults::AnyType;
+use crate::field::{StageFault, StageSpec, StageWindow};
 use crate::FaultError;
 
 /// The stages that do what `spec` does on a channel named `channel` of type
@@ -52,7 +55,8 @@ pub fn stages_for_spec(
         mode,
         reason: format!("{type_name}: {reason}"),
     };
-    if spec.mode == FaultSpec::HEALTHY {
+    let any_type = crate::faults::any_type(spec.mode).ok_or(FaultError::UnknownMode(spec.mode))?;
+    if let AnyType::NoStage = any_type {
         return Ok(Vec::new());
     }
     // The typed channels' checks, the same bounds (saturation_limit 1e308
@@ -77,16 +81,16 @@ pub fn stages_for_spec(
         message_count: spec.message_count,
         message_every: spec.message_every,
     };
-    let field_mode = match stage_kind(spec, mode)? {
-        Some(StageKind::Delivery(fault)) => {
+    let field_spec = match any_type {
+        AnyType::Delivery(stage) => {
             return Ok(vec![StageSpec {
-                fault,
+                fault: stage(spec)?,
                 window,
                 select: None,
             }])
         }
-        Some(StageKind::Field(m)) => m,
-        None => {
+        AnyType::Field(f) => f,
+        AnyType::NoStage | AnyType::Unsupported => {
             return Err(unsupported(
                 "no field-path equivalent on a raw channel; build it with ~/set_fault_stack".into(),
             ))
@@ -112,68 +116,12 @@ pub fn stages_for_spec(
     }
     Ok(fields
         .iter()
-        .map(|path| field_stage(spec, path, field_mode, &window))
+        .map(|path| StageSpec {
+            fault: StageFault::Field(Box::new(field_spec(spec, path))),
+            window: window.clone(),
+            select: None,
+        })
         .collect())
-}
-
-/// What a typed mode becomes on a raw channel.
-enum StageKind {
-    /// One delivery stage (drop, loss, delay, jitter, duplicate, reorder).
-    Delivery(StageFault),
-    /// One field stage of this mode per `fault_fields` path.
-    Field(FieldMode),
-}
-
-/// The stage kind of `spec`'s mode (named `mode`); `None` for a mode with
-/// no field-path equivalent. Errors: an unknown `loss_model`.
-fn stage_kind(spec: &FaultSpec, mode: &'static str) -> Result<Option<StageKind>, FaultError> {
-    let delivery = |fault: StageFault| Ok(Some(StageKind::Delivery(fault)));
-    let field = |m: FieldMode| Ok(Some(StageKind::Field(m)));
-    match spec.mode {
-        FaultSpec::DROPOUT => delivery(StageFault::Drop { probability: 1.0 }),
-        FaultSpec::PACKET_LOSS => {
-            let model =
-                match spec.loss_model {
-                    FaultSpec::LOSS_BERNOULLI => LossModelName::Bernoulli,
-                    FaultSpec::LOSS_BURST => LossModelName::Burst,
-                    FaultSpec::LOSS_GILBERT_ELLIOTT => LossModelName::GilbertElliott,
-                    other => return Err(FaultError::InvalidParameter {
-                        mode,
-                        field: "loss_model",
-                        value: f64::from(other),
-                        reason:
-                            "must be LOSS_BERNOULLI (0), LOSS_BURST (1) or LOSS_GILBERT_ELLIOTT (2)"
-                                .into(),
-                    }),
-                };
-            delivery(StageFault::Loss {
-                model,
-                loss_probability: spec.loss_probability,
-                burst_length: spec.burst_length,
-                recovery_probability: spec.recovery_probability,
-            })
-        }
-        FaultSpec::DELAY => delivery(StageFault::Delay {
-            delay_s: spec.delay_s,
-        }),
-        FaultSpec::JITTER => delivery(StageFault::Jitter {
-            jitter_s: spec.jitter_s,
-        }),
-        FaultSpec::DUPLICATE => delivery(StageFault::Duplicate {
-            copies: 1,
-            probability: spec.probability,
-        }),
-        FaultSpec::REORDER => delivery(StageFault::Reorder {
-            probability: spec.probability,
-        }),
-        FaultSpec::BIAS_RAMP => field(FieldMode::BiasRamp),
-        FaultSpec::BIAS => field(FieldMode::Bias),
-        FaultSpec::SCALE => field(FieldMode::Scale),
-        FaultSpec::STUCK => field(FieldMode::Stuck),
-        FaultSpec::GARBAGE => field(FieldMode::Garbage),
-        FaultSpec::SATURATION => field(FieldMode::Saturation),
-        _ => Ok(None),
-    }
 }
 
 /// Why [`bias_step_window`] refused.
@@ -216,34 +164,4 @@ fn bias_step_window(
         window.duration_s = spec.duration_s - spec.step_at_s;
     }
     Ok(())
-}
-
-/// The field stage of `spec`'s data mode `field_mode` on `path`.
-fn field_stage(
-    spec: &FaultSpec,
-    path: &str,
-    field_mode: FieldMode,
-    window: &StageWindow,
-) -> StageSpec {
-    let mut f = FieldFaultSpec::new(path, field_mode);
-    match field_mode {
-        FieldMode::BiasRamp => f.bias_rate_per_s = Some(spec.bias_rate),
-        FieldMode::Bias => f.bias = Some(spec.bias),
-        FieldMode::Scale => f.scale_factor = Some(spec.scale_factor),
-        FieldMode::Garbage => {
-            f.garbage_min = Some(spec.garbage_min);
-            f.garbage_max = Some(spec.garbage_max);
-            f.allow_non_finite = Some(spec.allow_non_finite);
-        }
-        FieldMode::Saturation => {
-            f.min = Some(-spec.saturation_limit);
-            f.max = Some(spec.saturation_limit);
-        }
-        _ => {}
-    }
-    StageSpec {
-        fault: StageFault::Field(Box::new(f)),
-        window: window.clone(),
-        select: None,
-    }
 }

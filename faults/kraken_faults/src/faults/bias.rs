@@ -1,11 +1,16 @@
-//! The bias family: `bias_ramp` (an offset growing with time) and `bias` (a constant offset from a step time), both applied with [`add_bias`].
+//! The bias family: `bias_ramp` (an offset growing with time) and `bias` (a
+//! constant offset from a step time). One value model for both engines: the
+//! offset at a time ([`BiasRamp::offset`], [`Bias::offset`]) added with
+//! [`biased`], by [`add_bias`] to the typed messages and by the field faults
+//! ([`crate::field`]) to each selected leaf.
 
 use std::time::Duration;
 
 use kraken_interfaces::FaultSpec;
 
 use super::*;
-use crate::params::{bounded_secs, magnitude, sat, sat32, Target, MAX_TIME_S};
+use crate::field::FieldMode;
+use crate::params::{bounded_secs, magnitude, Target, MAX_TIME_S};
 use crate::{FaultError, FaultRng, SensorMsg};
 
 /// Adds an offset of `b` native units to the channel's biased quantity
@@ -14,24 +19,26 @@ use crate::{FaultError, FaultRng, SensorMsg};
 /// ([`GNSS_BIAS_AZIMUTH_DEG`]); Imu: `angular_velocity.z` + b (rad/s, yaw
 /// rate); Odometry: `twist.twist.linear.x` + b (m/s); LaserScan: every
 /// finite range + b (m). Covariances and status unchanged.
-/// Sums saturate ([`sat`]): a finite value stays finite.
+/// Sums ([`biased`]) saturate ([`map64`], [`map32`]): a finite value stays
+/// finite.
 pub fn add_bias(msg: &mut SensorMsg, b: f64) {
     match msg {
         SensorMsg::NavSatFix(f) => gnss_move(f, GNSS_BIAS_AZIMUTH_DEG, b),
-        SensorMsg::Imu(m) => {
-            let z = &mut m.angular_velocity.z;
-            *z = sat(*z, *z + b);
-        }
-        SensorMsg::Odometry(o) => {
-            let x = &mut o.twist.twist.linear.x;
-            *x = sat(*x, *x + b);
-        }
+        SensorMsg::Imu(m) => map64(&mut m.angular_velocity.z, |x| biased(x, b)),
+        SensorMsg::Odometry(o) => map64(&mut o.twist.twist.linear.x, |x| biased(x, b)),
         SensorMsg::LaserScan(l) => {
             for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
-                *r = sat32(*r, f64::from(*r) + b);
+                map32(r, |x| biased(x, b));
             }
         }
     }
+}
+
+/// The bias family's value model: `x` + offset `b` (native units of the
+/// value). The writer saturates ([`map64`]).
+#[inline]
+pub fn biased(x: f64, b: f64) -> f64 {
+    x + b
 }
 
 /// `bias_ramp` (REQ-FAULT-BIAS-RAMP): an offset of `bias_rate` × (now − set time),
@@ -55,6 +62,14 @@ impl BiasRamp {
             set_at: None,
         })
     }
+
+    /// The offset at `now`: `bias_rate` × (now − the set time) (units; the
+    /// set time is the first `now` seen when [`FaultStage::on_set`] was not
+    /// called).
+    pub fn offset(&mut self, now: Duration) -> f64 {
+        // |rate| <= 1e9 and elapsed <= Duration::MAX (1.8e19 s): finite.
+        self.bias_rate * elapsed(&mut self.set_at, now)
+    }
 }
 
 impl FaultStage for BiasRamp {
@@ -64,8 +79,7 @@ impl FaultStage for BiasRamp {
         now: Duration,
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        // |rate| <= 1e9 and elapsed <= Duration::MAX (1.8e19 s): finite.
-        let b = self.bias_rate * elapsed(&mut self.set_at, now);
+        let b = self.offset(now);
         add_bias(&mut msg, b);
         now_only(msg)
     }
@@ -98,6 +112,13 @@ impl Bias {
             set_at: None,
         })
     }
+
+    /// The offset at `now`: `bias` (units) from `step_at` after the set time
+    /// (the first `now` seen when [`FaultStage::on_set`] was not called),
+    /// `None` before.
+    pub fn offset(&mut self, now: Duration) -> Option<f64> {
+        (elapsed(&mut self.set_at, now) >= self.step_at.as_secs_f64()).then_some(self.bias)
+    }
 }
 
 impl FaultStage for Bias {
@@ -107,8 +128,8 @@ impl FaultStage for Bias {
         now: Duration,
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        if elapsed(&mut self.set_at, now) >= self.step_at.as_secs_f64() {
-            add_bias(&mut msg, self.bias);
+        if let Some(b) = self.offset(now) {
+            add_bias(&mut msg, b);
         }
         now_only(msg)
     }
@@ -123,6 +144,10 @@ pub(super) const MODES: &[Registration] = &[
         mode: FaultSpec::BIAS_RAMP,
         build: |spec, t| Ok(Box::new(BiasRamp::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+            bias_rate_per_s: Some(spec.bias_rate),
+            ..FieldFaultSpec::new(path, FieldMode::BiasRamp)
+        }),
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
@@ -134,6 +159,10 @@ pub(super) const MODES: &[Registration] = &[
         mode: FaultSpec::BIAS,
         build: |spec, t| Ok(Box::new(Bias::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+            bias: Some(spec.bias),
+            ..FieldFaultSpec::new(path, FieldMode::Bias)
+        }),
         changes: |kind| match kind {
                 MsgKind::Odometry => &[TWIST_LINEAR],
                 MsgKind::LaserScan => &["ranges"],
@@ -152,6 +181,29 @@ mod tests {
     use crate::test_common::*;
     use crate::{Channel, MsgKind, SensorMsg};
     use kraken_interfaces::FaultSpec;
+
+    /// The value models both engines run: bias 0.5 from 1 s after the set
+    /// time (set at 0.5 s: none at 1.4 s, 0.5 at 1.5 s); a ramp of 0.5/s
+    /// from its first message (1 s) is 1.5 at 4 s; added: 0.25 + 1.5.
+    #[test]
+    fn bias_value_models_offset_from_the_set_time() {
+        use super::{biased, Bias, BiasRamp};
+        use crate::faults::FaultStage;
+        let mut b = Bias {
+            bias: 0.5,
+            step_at: ms(1000),
+            set_at: None,
+        };
+        b.on_set(ms(500));
+        assert_eq!((b.offset(ms(1400)), b.offset(ms(1500))), (None, Some(0.5)));
+        let mut r = BiasRamp {
+            bias_rate: 0.5,
+            set_at: None,
+        };
+        assert_eq!(r.offset(ms(1000)), 0.0);
+        assert_eq!(r.offset(ms(4000)), 1.5);
+        assert_eq!(biased(0.25, 1.5), 1.75);
+    }
 
     /// bias with a step: 0.5 m/s on wheel linear.x from 1 s after set.
     #[test]

@@ -79,6 +79,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::CORRUPT_STATUS,
     build: |spec, t| Ok(Box::new(CorruptStatus::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Unsupported,
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.covariance", "twist.covariance"],
             MsgKind::LaserScan => &[],

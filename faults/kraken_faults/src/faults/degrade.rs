@@ -110,6 +110,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::DEGRADE,
     build: |spec, t| Ok(Box::new(Degrade::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Unsupported,
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR, "twist.covariance"],
             MsgKind::LaserScan => &["ranges"],

@@ -49,6 +49,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
         }))
     },
     probe: None,
+    any_type: AnyType::Delivery(|_| Ok(StageFault::Drop { probability: 1.0 })),
     changes: |kind| match kind {
         // a receiver that lost lock keeps publishing, without a fix
         MsgKind::NavSatFix => &["status", "position_covariance", "position_covariance_type"],

@@ -1,4 +1,7 @@
-//! `garbage`: values replaced by seeded uniform draws.
+//! `garbage`: values replaced by seeded uniform draws. One value model for
+//! both engines ([`Garbage::draw`]): the typed stage draws for the fields of
+//! its message type, the field faults ([`crate::field`]) for each selected
+//! leaf, in the same order of draws.
 
 use std::time::Duration;
 
@@ -6,6 +9,7 @@ use kraken_interfaces::FaultSpec;
 use rand::RngExt;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::{finite, invalid, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
@@ -131,6 +135,12 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::GARBAGE,
     build: |spec, t| Ok(Box::new(Garbage::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+        garbage_min: Some(spec.garbage_min),
+        garbage_max: Some(spec.garbage_max),
+        allow_non_finite: Some(spec.allow_non_finite),
+        ..FieldFaultSpec::new(path, FieldMode::Garbage)
+    }),
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position", TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],

@@ -32,6 +32,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
         }))
     },
     probe: None,
+    any_type: AnyType::NoStage,
     changes: |_| &[],
 }];
 

@@ -20,6 +20,7 @@ use geographiclib_rs::{DirectGeodesic, Geodesic};
 use kraken_interfaces::ros::NavSatFix;
 use kraken_interfaces::FaultSpec;
 
+use crate::field::{FieldFaultSpec, StageFault};
 use crate::params::sat;
 pub use crate::params::Target;
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
@@ -91,6 +92,21 @@ pub fn gnss_move(fix: &mut NavSatFix, azimuth_deg: f64, distance_m: f64) {
         fix.latitude = lat;
         fix.longitude = lon;
     }
+}
+
+/// `v ↦ f(v)` on an f64 field, kept finite when it was ([`sat`]): how every
+/// value model (bias, scale, saturation) writes a field, typed or dynamic
+/// ([`crate::field`]).
+#[inline]
+pub(crate) fn map64(v: &mut f64, f: impl FnOnce(f64) -> f64) {
+    *v = sat(*v, f(*v));
+}
+
+/// As [`map64`] for an f32 field (LaserScan ranges), computed in f64 and
+/// rounded back ([`sat32`](crate::params::sat32)).
+#[inline]
+pub(crate) fn map32(v: &mut f32, f: impl FnOnce(f64) -> f64) {
+    *v = crate::params::sat32(*v, f(f64::from(*v)));
 }
 
 fn scale_cov(cov: &mut [f64], s: f64) {
@@ -189,6 +205,34 @@ pub struct Registration {
     /// [`DELIVERY`] the mode changes on each message type, as its docstring
     /// says.
     pub changes: ChangesFn,
+    /// What the mode is on a channel of any message type (a raw channel's
+    /// `~/set_fault`, [`crate::spec_stages`]).
+    pub any_type: AnyType,
+}
+
+/// What a mode is on a channel of any message type: the stages of its
+/// fault stack ([`crate::field::FaultStack`]) that do what the mode does
+/// ([`crate::spec_stages::stages_for_spec`]); a value mode is its own value
+/// model on field paths ([`crate::field::FieldFault`]).
+#[derive(Clone, Copy)]
+pub enum AnyType {
+    /// No stage: the channel passes through (healthy).
+    NoStage,
+    /// One delivery stage (drop, loss, delay, jitter, duplicate, reorder)
+    /// for the spec. Errors: a parameter the stage cannot take.
+    Delivery(fn(&FaultSpec) -> Result<StageFault, FaultError>),
+    /// One field stage per declared field path (`fault_fields`): the field
+    /// mode of the same value model with the spec's parameters, on the path.
+    Field(fn(&FaultSpec, &str) -> FieldFaultSpec),
+    /// No equivalent on field paths (the mode acts on a message type's
+    /// structure: degrade, slip, timestamp_jump, corrupt_status).
+    Unsupported,
+}
+
+/// What `mode` is on a channel of any message type, from its registration;
+/// `None` for a mode no file registers.
+pub fn any_type(mode: u8) -> Option<AnyType> {
+    registrations().find(|r| r.mode == mode).map(|r| r.any_type)
 }
 
 /// The field groups of a `kind` message that `mode` changes (or
@@ -287,6 +331,67 @@ mod tests {
         assert!(
             !is_one_for_one(250),
             "an unregistered mode is never one-for-one"
+        );
+    }
+
+    /// On a channel of any type a value mode is the field mode of its own
+    /// name (the same value model, on the path given); the delivery modes
+    /// are delivery stages; the structural ones have no equivalent.
+    #[test]
+    fn any_type_of_a_value_mode_is_its_field_mode() {
+        let mut field = Vec::new();
+        let mut delivery = Vec::new();
+        let mut none = Vec::new();
+        for r in registrations() {
+            let name = kraken_interfaces::mode_name(r.mode).expect("a table mode");
+            let spec = FaultSpec::new("c", r.mode);
+            match r.any_type {
+                AnyType::Field(f) => {
+                    let f = f(&spec, "linear.x");
+                    assert_eq!((f.mode.name(), f.path.as_str()), (name, "linear.x"));
+                    field.push(name);
+                }
+                AnyType::Delivery(stage) => {
+                    assert!(stage(&spec).is_ok(), "{name}");
+                    delivery.push(name);
+                }
+                AnyType::NoStage | AnyType::Unsupported => none.push(name),
+            }
+        }
+        field.sort_unstable();
+        delivery.sort_unstable();
+        none.sort_unstable();
+        assert_eq!(
+            field,
+            [
+                "bias",
+                "bias_ramp",
+                "garbage",
+                "saturation",
+                "scale",
+                "stuck"
+            ]
+        );
+        assert_eq!(
+            delivery,
+            [
+                "delay",
+                "dropout",
+                "duplicate",
+                "jitter",
+                "packet_loss",
+                "reorder"
+            ]
+        );
+        assert_eq!(
+            none,
+            [
+                "corrupt_status",
+                "degrade",
+                "healthy",
+                "slip",
+                "timestamp_jump"
+            ]
         );
     }
 

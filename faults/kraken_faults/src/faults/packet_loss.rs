@@ -6,6 +6,7 @@ use kraken_interfaces::FaultSpec;
 use rand::RngExt;
 
 use super::*;
+use crate::field::stack::LossModelName;
 use crate::params::{invalid, probability, Target};
 use crate::{FaultError, FaultRng, SensorMsg};
 
@@ -131,11 +132,36 @@ impl FaultStage for PacketLoss {
     }
 }
 
+/// The loss stage of the any-type engine for `spec` ([`AnyType::Delivery`]).
+/// Errors: a `loss_model` that is none of the three.
+fn loss_stage(spec: &FaultSpec) -> Result<StageFault, FaultError> {
+    let model = match spec.loss_model {
+        FaultSpec::LOSS_BERNOULLI => LossModelName::Bernoulli,
+        FaultSpec::LOSS_BURST => LossModelName::Burst,
+        FaultSpec::LOSS_GILBERT_ELLIOTT => LossModelName::GilbertElliott,
+        other => {
+            return Err(invalid(
+                spec.mode,
+                "loss_model",
+                f64::from(other),
+                "must be LOSS_BERNOULLI (0), LOSS_BURST (1) or LOSS_GILBERT_ELLIOTT (2)",
+            ))
+        }
+    };
+    Ok(StageFault::Loss {
+        model,
+        loss_probability: spec.loss_probability,
+        burst_length: spec.burst_length,
+        recovery_probability: spec.recovery_probability,
+    })
+}
+
 /// The modes this file implements (collected by `build.rs` into [`super::build_stage`]).
 pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::PACKET_LOSS,
     build: |spec, t| Ok(Box::new(PacketLoss::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Delivery(loss_stage),
     changes: |_| &[DELIVERY],
 }];
 

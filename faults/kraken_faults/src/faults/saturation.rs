@@ -1,10 +1,14 @@
-//! `saturation`: values clipped to a full scale.
+//! `saturation`: values clipped to a full scale. One value model for both
+//! engines ([`Saturation::value`]): the typed stage applies it to the
+//! fields of its message type, the field faults ([`crate::field`]) to each
+//! selected leaf.
 
 use std::time::Duration;
 
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::{bounded_non_negative, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
@@ -20,7 +24,12 @@ use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 /// NaN passes unchanged (`f64::clamp` keeps NaN).
 #[derive(Debug, Clone)]
 pub struct Saturation {
-    pub limit: f64,
+    /// The lower clip (native units): −`saturation_limit`; −∞ on LaserScan
+    /// (ranges are clipped from above only); the field mode's `min`.
+    pub min: f64,
+    /// The upper clip (native units): `saturation_limit`; the field mode's
+    /// `max`.
+    pub max: f64,
 }
 
 impl Saturation {
@@ -36,9 +45,21 @@ impl Saturation {
                 "latitude/longitude have no full-scale range to clip at",
             ));
         }
-        Ok(Self {
-            limit: bounded_non_negative(spec.mode, "saturation_limit", spec.saturation_limit)?,
-        })
+        let l = bounded_non_negative(spec.mode, "saturation_limit", spec.saturation_limit)?;
+        let min = if t.kind == MsgKind::LaserScan {
+            f64::NEG_INFINITY
+        } else {
+            -l
+        };
+        Ok(Self { min, max: l })
+    }
+
+    /// The value model: `x` clamped to [`min`, `max`]; NaN passes
+    /// (`f64::clamp` keeps NaN). Needs `min <= max`, neither NaN (checked
+    /// where built).
+    #[inline]
+    pub fn value(&self, x: f64) -> f64 {
+        x.clamp(self.min, self.max)
     }
 }
 
@@ -49,12 +70,11 @@ impl FaultStage for Saturation {
         _now: Duration,
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        let l = self.limit;
         match &mut msg {
             SensorMsg::Imu(m) => {
                 let w = &mut m.angular_velocity;
                 for v in [&mut w.x, &mut w.y, &mut w.z] {
-                    *v = v.clamp(-l, l);
+                    map64(v, |x| self.value(x));
                 }
             }
             SensorMsg::Odometry(o) => {
@@ -67,13 +87,15 @@ impl FaultStage for Saturation {
                     &mut t.angular.y,
                     &mut t.angular.z,
                 ] {
-                    *v = v.clamp(-l, l);
+                    map64(v, |x| self.value(x));
                 }
             }
             SensorMsg::LaserScan(s) => {
-                let lf = l as f32;
+                // Clamped in f64 and rounded: the same as clipping at the
+                // limit rounded to f32 (rounding is monotone, a range is
+                // an f32).
                 for r in s.ranges.iter_mut().filter(|r| r.is_finite()) {
-                    *r = r.min(lf);
+                    map32(r, |x| self.value(x));
                 }
             }
             SensorMsg::NavSatFix(_) => {}
@@ -87,6 +109,11 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SATURATION,
     build: |spec, t| Ok(Box::new(Saturation::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+        min: Some(-spec.saturation_limit),
+        max: Some(spec.saturation_limit),
+        ..FieldFaultSpec::new(path, FieldMode::Saturation)
+    }),
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &["ranges"],
@@ -100,6 +127,35 @@ mod tests {
     use crate::test_common::*;
     use crate::{Channel, MsgKind, SensorMsg};
     use kraken_interfaces::FaultSpec;
+
+    /// The value model both engines run: clamped to [min, max], NaN passes;
+    /// on LaserScan the typed stage clips from above only (min −∞): a range
+    /// of −3 m stays, 2.5 m becomes 2 m.
+    #[test]
+    fn saturation_value_model_clamps_and_passes_nan() {
+        use super::Saturation;
+        let s = Saturation {
+            min: -0.2,
+            max: 0.2,
+        };
+        assert_eq!((s.value(0.25), s.value(-1.0), s.value(0.1)), (0.2, -0.2, 0.1));
+        assert!(s.value(f64::NAN).is_nan());
+        let spec = FaultSpec {
+            saturation_limit: 2.0,
+            ..FaultSpec::new("scan", FaultSpec::SATURATION)
+        };
+        let t = crate::params::Target {
+            channel: "scan",
+            kind: MsgKind::LaserScan,
+        };
+        let scan = Saturation::from_spec(&spec, t).unwrap();
+        assert_eq!((scan.min, scan.max), (f64::NEG_INFINITY, 2.0));
+        let mut r = [-3.0f32, 2.5];
+        for v in &mut r {
+            crate::faults::map32(v, |x| scan.value(x));
+        }
+        assert_eq!(r, [-3.0, 2.0]);
+    }
 
     /// saturation 0.2: imu yaw rate 0.25 -> 0.2, scan ranges > 2 m -> 2 m
     /// (inf stays inf), wheel 0.4 m/s -> 0.2.

@@ -1,11 +1,15 @@
-//! `scale`: the measured value times a factor (sign flips included).
+//! `scale`: the measured value times a factor (sign flips included). One
+//! value model for both engines ([`Scale::value`]): the typed stage applies
+//! it to the fields of its message type, the field faults
+//! ([`crate::field`]) to each selected leaf.
 
 use std::time::Duration;
 
 use kraken_interfaces::FaultSpec;
 
 use super::*;
-use crate::params::{magnitude, sat, sat32, Target};
+use crate::field::FieldMode;
+use crate::params::{magnitude, Target};
 use crate::{FaultError, FaultRng, MsgKind, SensorMsg};
 
 /// `scale` (REQ-FAULT-SCALE): the measured value × `factor`; a
@@ -46,6 +50,12 @@ impl Scale {
             _ => Ok(Self { factor: f }),
         }
     }
+
+    /// The value model: `x` × `factor` (the writer saturates: [`map64`]).
+    #[inline]
+    pub fn value(&self, x: f64) -> f64 {
+        x * self.factor
+    }
 }
 
 impl FaultStage for Scale {
@@ -55,23 +65,22 @@ impl FaultStage for Scale {
         _now: Duration,
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
-        let k = self.factor;
         match &mut msg {
             SensorMsg::Odometry(o) => {
                 let p = &mut o.pose.pose.position;
                 for v in [&mut p.x, &mut p.y, &mut p.z] {
-                    *v = sat(*v, *v * k);
+                    map64(v, |x| self.value(x));
                 }
             }
             SensorMsg::Imu(m) => {
                 let w = &mut m.angular_velocity;
                 for v in [&mut w.x, &mut w.y, &mut w.z] {
-                    *v = sat(*v, *v * k);
+                    map64(v, |x| self.value(x));
                 }
             }
             SensorMsg::LaserScan(l) => {
                 for r in l.ranges.iter_mut().filter(|r| r.is_finite()) {
-                    *r = sat32(*r, f64::from(*r) * k);
+                    map32(r, |x| self.value(x));
                 }
             }
             SensorMsg::NavSatFix(_) => {}
@@ -90,6 +99,10 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SCALE,
     build: |spec, t| Ok(Box::new(Scale::from_spec(spec, t)?)),
     probe: Some(|| Box::new(crate::RatioXProbe::default())),
+    any_type: AnyType::Field(|spec, path| FieldFaultSpec {
+        scale_factor: Some(spec.scale_factor),
+        ..FieldFaultSpec::new(path, FieldMode::Scale)
+    }),
     changes: |kind| match kind {
             MsgKind::Odometry => &["pose.pose.position"],
             MsgKind::LaserScan => &["ranges"],
@@ -103,6 +116,17 @@ mod tests {
     use crate::test_common::*;
     use crate::{Channel, MsgKind, SensorMsg};
     use kraken_interfaces::FaultSpec;
+
+    /// The value model both engines run: x × k (0.25 × −2 = −0.5), written
+    /// saturating: f64::MAX × −2 is −f64::MAX, not −inf.
+    #[test]
+    fn scale_value_model_multiplies_and_saturates() {
+        let s = super::Scale { factor: -2.0 };
+        assert_eq!(s.value(0.25), -0.5);
+        let mut v = f64::MAX;
+        crate::faults::map64(&mut v, |x| s.value(x));
+        assert_eq!(v, -f64::MAX);
+    }
 
     /// scale: odometry position about the origin (x 2 -> 2.4 for 1.2, -> -2 for
     /// -1: sign flip), imu angular velocity x -1; scan ranges x 0.5 (inf stays inf).

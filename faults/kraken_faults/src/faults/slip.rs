@@ -65,6 +65,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::SLIP,
     build: |spec, t| Ok(Box::new(Slip::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Unsupported,
     changes: |kind| match kind {
             MsgKind::Odometry => &[TWIST_LINEAR, TWIST_ANGULAR],
             MsgKind::LaserScan => &[],

@@ -1,10 +1,13 @@
-//! `stuck`: the first faulted sample repeated.
+//! `stuck`: the first faulted sample repeated. One recorder for both
+//! engines ([`Freeze`]): the typed stage freezes the whole message, the
+//! field faults ([`crate::field`]) the selected leaves.
 
 use std::time::Duration;
 
 use kraken_interfaces::FaultSpec;
 
 use super::*;
+use crate::field::FieldMode;
 use crate::params::Target;
 use crate::{FaultRng, SensorMsg};
 
@@ -15,7 +18,29 @@ use crate::{FaultRng, SensorMsg};
 #[derive(Debug, Clone)]
 pub struct Stuck {
     pub freeze_stamp: bool,
-    pub frozen: Option<SensorMsg>,
+    pub frozen: Freeze<SensorMsg>,
+}
+
+/// stuck's model: the first sample it is given is recorded, and every later
+/// one is replaced by it (typed: the whole message; dynamic: the selected
+/// leaves).
+#[derive(Debug, Clone)]
+pub struct Freeze<T>(Option<T>);
+
+impl<T> Default for Freeze<T> {
+    fn default() -> Self {
+        Self(None)
+    }
+}
+
+impl<T> Freeze<T> {
+    /// The recorded sample, recording `first()` if there is none yet; with
+    /// `true` when it was recorded by this call (the first sample passes as
+    /// it is).
+    pub fn replay(&mut self, first: impl FnOnce() -> T) -> (&T, bool) {
+        let fresh = self.0.is_none();
+        (self.0.get_or_insert_with(first), fresh)
+    }
 }
 
 impl Stuck {
@@ -23,7 +48,7 @@ impl Stuck {
     pub fn from_spec(spec: &FaultSpec, _t: Target) -> Self {
         Self {
             freeze_stamp: spec.freeze_stamp,
-            frozen: None,
+            frozen: Freeze::default(),
         }
     }
 }
@@ -36,7 +61,7 @@ impl FaultStage for Stuck {
         _rng: &mut FaultRng,
     ) -> Vec<(Duration, SensorMsg)> {
         let stamp = msg.header().stamp;
-        let frozen = self.frozen.get_or_insert(msg);
+        let (frozen, _) = self.frozen.replay(|| msg);
         let mut out = frozen.clone();
         if !self.freeze_stamp {
             out.header_mut().stamp = stamp;
@@ -50,6 +75,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::STUCK,
     build: |spec, t| Ok(Box::new(Stuck::from_spec(spec, t))),
     probe: None,
+    any_type: AnyType::Field(|_, path| FieldFaultSpec::new(path, FieldMode::Stuck)),
     changes: |kind| match kind {
             MsgKind::Odometry => &ODOM_FIELDS,
             MsgKind::LaserScan => &SCAN_FIELDS,
@@ -63,6 +89,15 @@ mod tests {
     use crate::test_common::*;
     use crate::SensorMsg;
     use kraken_interfaces::FaultSpec;
+
+    /// stuck's recorder, both engines': the first sample is recorded (and
+    /// passes), every later one is replaced by it.
+    #[test]
+    fn freeze_records_the_first_sample_and_replays_it() {
+        let mut f = super::Freeze::default();
+        assert_eq!(f.replay(|| 3), (&3, true));
+        assert_eq!(f.replay(|| 7), (&3, false));
+    }
 
     /// stuck: data frozen at the first faulted sample, stamps fresh (or frozen
     /// with freeze_stamp).

@@ -50,6 +50,7 @@ pub(super) const MODES: &[Registration] = &[Registration {
     mode: FaultSpec::TIMESTAMP_JUMP,
     build: |spec, t| Ok(Box::new(TimestampJump::from_spec(spec, t)?)),
     probe: None,
+    any_type: AnyType::Unsupported,
     changes: |_| &["header.stamp"],
 }];
 

@@ -189,24 +189,33 @@ pub(super) const MODES: &[Registration] = &[
         mode: FaultSpec::DELAY,
         build: |spec, t| Ok(Box::new(Delay::from_spec(spec, t)?)),
         probe: Some(|| Box::new(crate::LatencyProbe::default())),
+        any_type: AnyType::Delivery(|spec| Ok(StageFault::Delay { delay_s: spec.delay_s })),
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::JITTER,
         build: |spec, t| Ok(Box::new(Jitter::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Delivery(|spec| Ok(StageFault::Jitter { jitter_s: spec.jitter_s })),
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::DUPLICATE,
         build: |spec, t| Ok(Box::new(Duplicate::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Delivery(|spec| Ok(StageFault::Duplicate {
+            copies: 1,
+            probability: spec.probability,
+        })),
         changes: |_| &[DELIVERY],
     },
     Registration {
         mode: FaultSpec::REORDER,
         build: |spec, t| Ok(Box::new(Reorder::<SensorMsg>::from_spec(spec, t)?)),
         probe: None,
+        any_type: AnyType::Delivery(|spec| Ok(StageFault::Reorder {
+            probability: spec.probability,
+        })),
         changes: |_| &[DELIVERY],
     },
 ];

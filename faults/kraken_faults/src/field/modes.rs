@@ -49,7 +49,12 @@ use std::time::Duration;
 use breakbench_msgs::{LeafMut, Selector, TypeRegistry, Value};
 
 use super::FieldFaultSpec;
+use crate::faults::bias::{biased, Bias, BiasRamp};
 use crate::faults::garbage::Garbage;
+use crate::faults::saturation::Saturation;
+use crate::faults::scale::Scale;
+use crate::faults::stuck::Freeze;
+use crate::faults::FaultStage;
 use crate::{FaultError, FaultRng};
 
 mod build;
@@ -70,7 +75,6 @@ pub struct FieldFault {
     spec: FieldFaultSpec,
     sel: Selector,
     op: Op,
-    set_at: Option<Duration>,
 }
 
 /// A value to write into a leaf: all of it, or some fields of a sub-message
@@ -88,14 +92,17 @@ enum Len {
     Alternate([usize; 2], u64),
 }
 
+/// A field fault's operation. The value models (bias, bias_ramp, scale,
+/// saturation, garbage, stuck) are the typed modes' own, from
+/// [`crate::faults`]: one model, applied here to each selected leaf.
 #[derive(Debug, Clone)]
 enum Op {
     Set(Patch),
-    Bias(f64),
-    BiasRamp(f64),
-    Scale(f64),
-    Stuck(Option<Vec<Patch>>),
-    Saturation(f64, f64),
+    Bias(Bias),
+    BiasRamp(BiasRamp),
+    Scale(Scale),
+    Stuck(Freeze<Vec<Patch>>),
+    Saturation(Saturation),
     Garbage(Garbage),
     Length(Len, Value),
 }
@@ -125,7 +132,6 @@ impl FieldFault {
             spec: spec.clone(),
             sel,
             op,
-            set_at: None,
         })
     }
 
@@ -152,7 +158,11 @@ impl FieldFault {
     /// The time the fault was set: `bias_ramp` grows from it. Without a
     /// call, the first [`FieldFault::apply`] sets it.
     pub fn on_set(&mut self, now: Duration) {
-        self.set_at = Some(now);
+        match &mut self.op {
+            Op::Bias(m) => m.on_set(now),
+            Op::BiasRamp(m) => m.on_set(now),
+            _ => {}
+        }
     }
 
     /// Applies the fault to one message `value` (of the type it was built
@@ -163,50 +173,46 @@ impl FieldFault {
     /// unchanged up to where the shape differs, and false is returned unless
     /// something before that changed.
     pub fn apply(&mut self, value: &mut Value, now: Duration, rng: &mut FaultRng) -> bool {
-        let t0 = *self.set_at.get_or_insert(now);
         let mut changed = false;
         let sel = &self.sel;
         match &mut self.op {
             Op::Set(p) => {
                 let _ = sel.visit_mut(value, |_, l| changed |= write_leaf(l, p));
             }
-            Op::Bias(b) => {
-                let b = *b;
-                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| x + b));
+            Op::Bias(m) => {
+                if let Some(b) = m.offset(now) {
+                    let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| biased(x, b)));
+                }
             }
-            Op::BiasRamp(rate) => {
-                // |rate| <= 1e9, elapsed <= 1.8e19 s: finite.
-                let b = *rate * now.saturating_sub(t0).as_secs_f64();
-                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| x + b));
+            Op::BiasRamp(m) => {
+                let b = m.offset(now);
+                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| biased(x, b)));
             }
-            Op::Scale(k) => {
-                let k = *k;
-                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| x * k));
+            Op::Scale(m) => {
+                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| m.value(x)));
             }
-            Op::Saturation(lo, hi) => {
-                let (lo, hi) = (*lo, *hi);
-                // NaN passes (f64::clamp keeps NaN).
-                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| x.clamp(lo, hi)));
+            Op::Saturation(m) => {
+                let _ = sel.visit_mut(value, |_, l| changed |= map_leaf(l, |x| m.value(x)));
             }
             Op::Garbage(g) => {
                 let _ = sel.visit_mut(value, |_, l| changed |= put_leaf(l, g.draw(rng)));
             }
-            Op::Stuck(frozen) => match frozen {
-                None => {
+            Op::Stuck(freeze) => {
+                let (frozen, first) = freeze.replay(|| {
                     let mut got = Vec::new();
                     let _ = sel.visit_mut(value, |_, l| got.push(Patch::Whole(read_leaf(&l))));
-                    *frozen = Some(got);
-                }
-                Some(f) => {
+                    got
+                });
+                if !first {
                     let mut i = 0;
                     let _ = sel.visit_mut(value, |_, l| {
-                        if let Some(p) = f.get(i) {
+                        if let Some(p) = frozen.get(i) {
                             changed |= write_leaf(l, p);
                         }
                         i += 1;
                     });
                 }
-            },
+            }
             Op::Length(len, fill) => {
                 let target = |cur: usize| match &*len {
                     Len::Truncate(n) => cur.min(*n),

@@ -11,7 +11,11 @@ use super::values::{
     elem_value, field_names, int_range, int_span, is_float, num, patch_for, zero_elem,
 };
 use super::{Len, Op, MAX_SEQ_LEN};
+use crate::faults::bias::{Bias, BiasRamp};
 use crate::faults::garbage::Garbage;
+use crate::faults::saturation::Saturation;
+use crate::faults::scale::Scale;
+use crate::faults::stuck::Freeze;
 use crate::params::MAX_MAGNITUDE;
 use crate::FaultError;
 
@@ -241,13 +245,18 @@ impl<'a> Check<'a> {
             FieldMode::Bias => self.bias()?,
             FieldMode::BiasRamp => {
                 self.numeric()?;
-                Op::BiasRamp(self.bounded("bias_rate_per_s", spec.bias_rate_per_s)?)
+                Op::BiasRamp(BiasRamp {
+                    bias_rate: self.bounded("bias_rate_per_s", spec.bias_rate_per_s)?,
+                    set_at: None,
+                })
             }
             FieldMode::Scale => {
                 self.numeric()?;
-                Op::Scale(self.bounded("scale_factor", spec.scale_factor)?)
+                Op::Scale(Scale {
+                    factor: self.bounded("scale_factor", spec.scale_factor)?,
+                })
             }
-            FieldMode::Stuck => Op::Stuck(None),
+            FieldMode::Stuck => Op::Stuck(Freeze::default()),
             FieldMode::Saturation => {
                 self.numeric()?;
                 let lo = self.need("min", spec.min)?;
@@ -259,7 +268,7 @@ impl<'a> Check<'a> {
                         num(hi)
                     )));
                 }
-                Op::Saturation(lo, hi)
+                Op::Saturation(Saturation { min: lo, max: hi })
             }
             FieldMode::Garbage => self.garbage()?,
             FieldMode::Truncate | FieldMode::Extend => {
@@ -299,9 +308,9 @@ impl<'a> Check<'a> {
                         num(b)
                     )));
                 }
-                Ok(Op::Bias(b))
+                Ok(Op::Bias(bias(b)))
             }
-            _ => Ok(Op::Bias(self.bounded("bias", self.spec.bias)?)),
+            _ => Ok(Op::Bias(bias(self.bounded("bias", self.spec.bias)?))),
         }
     }
 
@@ -345,5 +354,15 @@ impl<'a> Check<'a> {
             max: hi,
             allow_non_finite: allow,
         }))
+    }
+}
+
+/// The field mode `bias`: the typed bias model without a step (from the
+/// first faulted message on).
+fn bias(b: f64) -> Bias {
+    Bias {
+        bias: b,
+        step_at: std::time::Duration::ZERO,
+        set_at: None,
     }
 }

@@ -6,7 +6,7 @@ use breakbench_msgs::{LeafMut, Value};
 
 use super::values::same;
 use super::Patch;
-use crate::params::{sat, sat32};
+use crate::faults::{map32, map64};
 
 /// Writes `p` into `target`; true when that changed it.
 pub(super) fn apply_patch(target: &mut Value, p: &Patch) -> bool {
@@ -68,17 +68,18 @@ pub(super) fn read_leaf(leaf: &LeafMut<'_>) -> Value {
 }
 
 /// `x ↦ f(x)` on a numeric leaf, floats kept finite when they were
-/// ([`sat`]); true when the leaf changed.
+/// ([`map64`], [`map32`]: the typed stages' writers); true when the leaf
+/// changed.
 pub(super) fn map_leaf(leaf: LeafMut<'_>, f: impl FnOnce(f64) -> f64) -> bool {
     match leaf {
         LeafMut::F32(r) | LeafMut::Value(Value::F32(r)) => {
             let old = *r;
-            *r = sat32(old, f(f64::from(old)));
+            map32(r, f);
             old.to_bits() != r.to_bits()
         }
         LeafMut::F64(r) | LeafMut::Value(Value::F64(r)) => {
             let old = *r;
-            *r = sat(old, f(old));
+            map64(r, f);
             old.to_bits() != r.to_bits()
         }
         LeafMut::U8(r) => {

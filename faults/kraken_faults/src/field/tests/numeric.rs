@@ -276,3 +276,76 @@ fn truncate_extend_and_alternate_lengths() {
     assert_eq!(st[1].field("level"), Some(&Value::U8(2)));
     assert_eq!(wire(&d, &v), v);
 }
+
+/// One engine: a typed stage and the field fault of the same mode run the
+/// same value model, so on the same input (Imu `angular_velocity.z`, rad/s)
+/// they give the same bits, edge values included: f64::MAX × −2 saturates
+/// at −f64::MAX on both, NaN and ±inf pass as the model treats them.
+#[test]
+fn typed_stage_and_field_fault_give_the_same_bits() {
+    use kraken_interfaces::FaultSpec;
+    let xs = [
+        0.25,
+        -3.5,
+        f64::MAX,
+        -f64::MAX,
+        f64::INFINITY,
+        f64::NAN,
+        -0.0,
+    ];
+    let cases = [
+        (
+            FaultSpec {
+                scale_factor: -2.0,
+                ..FaultSpec::new("imu", FaultSpec::SCALE)
+            },
+            "{path: angular_velocity.z, mode: scale, scale_factor: -2}",
+        ),
+        (
+            FaultSpec {
+                saturation_limit: 0.2,
+                ..FaultSpec::new("imu", FaultSpec::SATURATION)
+            },
+            "{path: angular_velocity.z, mode: saturation, min: -0.2, max: 0.2}",
+        ),
+        (
+            FaultSpec {
+                bias: 1e9,
+                ..FaultSpec::new("imu", FaultSpec::BIAS)
+            },
+            "{path: angular_velocity.z, mode: bias, bias: 1e9}",
+        ),
+    ];
+    let mut seen = Vec::new();
+    for (spec, text) in &cases {
+        for x in xs {
+            let mut stage = crate::build_stage(spec, "imu", crate::MsgKind::Imu).unwrap();
+            let mut m = kraken_interfaces::ros::Imu::default();
+            m.angular_velocity.z = x;
+            let out = stage.apply(crate::SensorMsg::Imu(m), ms(0), &mut rng(1));
+            let crate::SensorMsg::Imu(typed) = &out[0].1 else {
+                panic!("{out:?}")
+            };
+            let mut v = imu();
+            set(&mut v, &["angular_velocity", "z"], Value::F64(x));
+            fault(IMU, text).apply(&mut v, ms(0), &mut rng(1));
+            let Value::F64(field) = get(&v, &["angular_velocity", "z"]) else {
+                panic!("{v:?}")
+            };
+            assert_eq!(
+                typed.angular_velocity.z.to_bits(),
+                field.to_bits(),
+                "{text} on {x}"
+            );
+            seen.push(*field);
+        }
+    }
+    // Scale: 0.25 × −2, MAX × −2 saturated; saturation: 0.25 → 0.2, inf →
+    // 0.2; bias: 0.25 + 1e9.
+    assert_eq!(
+        (seen[0], seen[2], seen[4]),
+        (-0.5, -f64::MAX, f64::NEG_INFINITY)
+    );
+    assert_eq!((seen[7], seen[11]), (0.2, 0.2));
+    assert_eq!(seen[14], 0.25 + 1e9);
+}
