@@ -164,7 +164,7 @@ impl GraphExecutor {
     /// # Errors
     /// [`CampaignError::GraphOptions`] when the domain range passes 232 (the
     /// largest ROS 2 domain id) or when an external stack's program, the
-    /// readiness probe (`breakbench_ready`) or `kraken_scenario` is not found.
+    /// readiness check (`breakbench_ready`) or `kraken_scenario` is not found.
     pub fn new(opts: GraphOptions) -> Result<Self, CampaignError> {
         let jobs = opts.jobs.max(1);
         let last = usize::from(opts.domain_base) + jobs - 1;

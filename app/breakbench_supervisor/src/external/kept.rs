@@ -1,7 +1,9 @@
 //! The kept-running stack of a job slot (`--keep-running`, REQ-GRAPH-RESET):
 //! started once, reset between runs, stopped after a failed run and on drop.
 
-use super::{kill_marked, readiness_to_verdict, run_reset_cmd, stack_env, ExternalRun, Probe};
+use super::{
+    kill_marked, readiness_to_verdict, run_reset_cmd, stack_env, ExternalRun, ReadinessCheck,
+};
 use crate::supervise::{catch_signals, check_running, Fail, Supervisor};
 use crate::{Stage, SupervisorError, UpOutcome, VerdictLine, EXIT_ERROR};
 use std::collections::BTreeMap;
@@ -212,13 +214,13 @@ fn reset_to_verdict(
             "--out".to_string(),
             r.vars.out.display().to_string(),
         ]);
-        let probe = Probe {
+        let ready = ReadinessCheck {
             r,
             env,
             t0,
             stack: STACK,
         };
-        probe.call(sup, a, &mut None)?;
+        ready.call(sup, a, &mut None)?;
     }
     if let Some(t) = &r.stack.reset {
         run_reset_cmd(sup, t, &r.vars, env, r.ready_timeout).map_err(|e| (EXIT_ERROR, e))?;

@@ -5,7 +5,7 @@
 //! [`super::up`] ([`Stage`]), each with its deadline:
 //!
 //! 1. `start`: the command runs on the run's `ROS_DOMAIN_ID` as the leader
-//!    of its own process group; the readiness probe (`breakbench_ready`, a
+//!    of its own process group; the readiness check (`breakbench_ready`, a
 //!    ROS 2 helper) waits until every [`ExternalStack::ready_topics`] topic
 //!    has a publisher and every [`ExternalStack::ready_messages`] topic has
 //!    delivered a message, within the ready deadline. These topics must not
@@ -15,7 +15,7 @@
 //!    the injector's status as the oracle recorded it); then, when the stack
 //!    has a start gate ([`ExternalStack::start_service`], a std_srvs/Trigger
 //!    such as sim_bridge's `/sim_bridge/start` with `start_service: true`),
-//!    the probe calls it. A lock-step plant must hold its clock until that
+//!    the readiness check calls it. A lock-step plant must hold its clock until that
 //!    call: this is the external-stack equivalent of `after_scenario` in a
 //!    launch config. A stack without a start gate runs free while it is
 //!    armed, and its faults apply from a sim time after 0.
@@ -37,7 +37,7 @@
 //! ([`KeptStack`], on the slot's `ROS_DOMAIN_ID`) and keeps running across
 //! runs; [`run_kept`] runs one run on it. Per run:
 //!
-//! 0. `reset`: the probe calls each `--reset-service`
+//! 0. `reset`: the readiness check calls each `--reset-service`
 //!    (kraken_interfaces/ResetRun with the run's seed, id and output
 //!    directory) in the order given, each once the one before answered
 //!    `success: true`; then the `--reset-cmd` template, given the run's
@@ -56,7 +56,7 @@
 //!    a broken stack does not poison later runs. [`KeptStack::stop`] at the
 //!    end of the campaign (also on drop) stops it and runs the leftover check.
 //!
-//! No DDS in this module: the probe and `kraken_scenario` are child processes.
+//! No DDS in this module: the readiness check and `kraken_scenario` are child processes.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -107,8 +107,8 @@ pub struct ExternalStack {
 /// The executables an external stack's runs need, found before anything runs.
 #[derive(Debug, Clone)]
 pub struct ExternalExes {
-    /// The readiness probe (`breakbench_ready`).
-    pub probe: PathBuf,
+    /// The readiness check (`breakbench_ready`).
+    pub ready: PathBuf,
     /// `kraken_scenario` (arms the faults).
     pub scenario: PathBuf,
 }
@@ -246,7 +246,7 @@ impl ExternalStack {
 
     /// Checks what can be checked before any run: the programs of the
     /// command and reset templates (when not a placeholder) exist, and the
-    /// probe and `kraken_scenario` are installed.
+    /// readiness check and `kraken_scenario` are installed.
     ///
     /// # Errors
     /// [`SupervisorError::ProgramNotFound`] or [`SupervisorError::NotFound`].
@@ -257,7 +257,7 @@ impl ExternalStack {
             }
         }
         Ok(ExternalExes {
-            probe: find_executable("breakbench", "breakbench_ready")?,
+            ready: find_executable("breakbench", "breakbench_ready")?,
             scenario: find_executable("kraken_faults", "kraken_scenario")?,
         })
     }
@@ -299,18 +299,18 @@ fn scan(lines: &[(usize, String)], run_id: &str, verdict: &mut Option<VerdictLin
     }
 }
 
-/// One run's readiness probe (`breakbench_ready`): what every call of it
+/// One run's readiness check (`breakbench_ready`): what every call of it
 /// shares (the run, the stack's environment, the run's start, the stack's
 /// child index).
-struct Probe<'a> {
+struct ReadinessCheck<'a> {
     r: &'a ExternalRun<'a>,
     env: &'a BTreeMap<String, String>,
     t0: Instant,
     stack: usize,
 }
 
-impl Probe<'_> {
-    /// Runs the probe with `extra` and `--timeout-s <ready timeout>` to
+impl ReadinessCheck<'_> {
+    /// Runs the check with `extra` and `--timeout-s <ready timeout>` to
     /// completion, scanning the output for the run's verdict line into
     /// `verdict`; its `not ready: ...` line is the error.
     fn call(
@@ -324,7 +324,7 @@ impl Probe<'_> {
             format!("{}", self.r.ready_timeout.as_secs_f64()),
         ]);
         let idx = sup
-            .spawn("breakbench_ready", &self.r.exes.probe, &extra, self.env)
+            .spawn("breakbench_ready", &self.r.exes.ready, &extra, self.env)
             .map_err(|e| (EXIT_ERROR, e.to_string()))?;
         sup.procs[idx].one_shot = true;
         loop {
@@ -332,7 +332,7 @@ impl Probe<'_> {
             scan(&lines, &self.r.vars.run_id, verdict);
             if verdict.is_some() {
                 // The run already ended (a short run, a free-running clock):
-                // nothing left to wait for; the probe is stopped with the rest.
+                // nothing left to wait for; the check is stopped with the rest.
                 return Ok(());
             }
             check_running(sup, self.t0, self.r.timeout, Some(idx))?;
@@ -349,7 +349,7 @@ impl Probe<'_> {
                     .iter()
                     .rev()
                     .find_map(|l| l.split_once("not ready: ").map(|(_, w)| w.to_string()))
-                    .unwrap_or_else(|| format!("readiness probe failed ({s})"));
+                    .unwrap_or_else(|| format!("readiness check failed ({s})"));
                 sup.report_tail(idx);
                 return Err((EXIT_ERROR, format!("not ready: {why}")));
             }
@@ -418,7 +418,7 @@ fn readiness_to_verdict(
     t0: Instant,
 ) -> Result<VerdictLine, Fail> {
     let run_id = r.vars.run_id.as_str();
-    let probe = Probe { r, env, t0, stack };
+    let ready = ReadinessCheck { r, env, t0, stack };
     let mut verdict = None;
     sup.stage = Stage::Start;
     if !(r.stack.ready_topics.is_empty() && r.stack.ready_messages.is_empty()) {
@@ -428,14 +428,14 @@ fn readiness_to_verdict(
             .chain(messages)
             .flat_map(|(flag, t)| [flag.to_string(), t.clone()])
             .collect();
-        probe.call(sup, a, &mut verdict)?;
+        ready.call(sup, a, &mut verdict)?;
     }
     sup.stage = Stage::Arm;
     if let Some(f) = &r.scenario {
         arm(sup, &r.exes.scenario, f, env, t0, r.timeout)?;
     }
     if let Some(s) = &r.stack.start_service {
-        probe.call(
+        ready.call(
             sup,
             vec!["--call-trigger".to_string(), s.clone()],
             &mut verdict,
@@ -443,7 +443,7 @@ fn readiness_to_verdict(
     }
     sup.stage = Stage::Observe;
     if r.stack.clock_advancing && verdict.is_none() {
-        probe.call(sup, vec!["--clock-advancing".to_string()], &mut verdict)?;
+        ready.call(sup, vec!["--clock-advancing".to_string()], &mut verdict)?;
     }
     loop {
         if let Some(v) = verdict.take() {
