@@ -65,7 +65,7 @@ impl ParamValue {
     }
 
     /// The ros2-client parameter value (for `NodeOptions::declare_parameter`).
-    pub fn to_ros(&self) -> ParameterValue {
+    pub(crate) fn to_ros(&self) -> ParameterValue {
         match self.clone() {
             ParamValue::Bool(b) => ParameterValue::Boolean(b),
             ParamValue::Integer(i) => ParameterValue::Integer(i),

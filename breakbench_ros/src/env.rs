@@ -31,7 +31,7 @@ impl Rmw {
     }
     /// The ros2-client service mapping that interoperates with this RMW
     /// (measured, see `shared/notes/ros2-interop.md`).
-    pub fn service_mapping(self) -> ServiceMapping {
+    pub(crate) fn service_mapping(self) -> ServiceMapping {
         match self {
             Rmw::FastRtps => ServiceMapping::Enhanced,
             Rmw::CycloneDds => ServiceMapping::Cyclone,
@@ -89,12 +89,12 @@ impl RosEnv {
     }
 
     /// The service mapping for [`Self::rmw`].
-    pub fn service_mapping(&self) -> ServiceMapping {
+    pub(crate) fn service_mapping(&self) -> ServiceMapping {
         self.rmw.service_mapping()
     }
 
     /// A ros2-client context (one DDS participant) on [`Self::domain_id`].
-    pub fn context(&self) -> Result<Context, RosError> {
+    pub(crate) fn context(&self) -> Result<Context, RosError> {
         Context::with_options(ContextOptions::new().domain_id(self.domain_id))
             .map_err(|e| RosError::Dds(format!("{e:?}")))
     }

@@ -1,25 +1,23 @@
 //! A ros2-client node set up from the environment and the command line.
 
-use ros2_client::{
-    Client, Context, Name, Node, NodeName, NodeOptions, Publisher, QosProfile, Server, Subscription,
+use ros2_client::{Context, Name, Node, NodeName, NodeOptions};
+
+use crate::backend::{profile, service_type_name, type_name};
+use crate::qos::{self, Qos};
+use crate::{
+    NodeClock, Publisher, RawCdr, RosArgs, RosClient, RosEnv, RosError, RosServer, RosService,
+    RosType, SimClock, Subscription,
 };
-
-use crate::{qos, Msg, NodeClock, RosArgs, RosEnv, RosError, RosService, RosType, SimClock};
 use kraken_interfaces::ros::Clock;
-
-/// A service server for `S` (request/response wrapped in [`Msg`]).
-pub type RosServer<S> = Server<Msg<<S as RosService>::Request>, Msg<<S as RosService>::Response>>;
-/// A service client for `S` (request/response wrapped in [`Msg`]).
-pub type RosClient<S> = Client<Msg<<S as RosService>::Request>, Msg<<S as RosService>::Response>>;
 
 /// A ROS 2 node with its environment, arguments and clock.
 ///
 /// Every topic or service name given to its methods is expanded (namespace,
 /// `~/`) and remapped by the `--ros-args` rules before use.
 pub struct RosNode {
-    /// The ros2-client node (for anything not wrapped here). Dropped by
-    /// `RosNode`'s `Drop`, before the other fields.
-    pub node: std::mem::ManuallyDrop<Node>,
+    /// The ros2-client node. Dropped by `RosNode`'s `Drop`, before the
+    /// other fields.
+    node: std::mem::ManuallyDrop<Node>,
     /// `ROS_DOMAIN_ID` / `RMW_IMPLEMENTATION`.
     pub env: RosEnv,
     /// Parsed `--ros-args`.
@@ -92,7 +90,7 @@ impl RosNode {
     }
 
     /// The absolute, remapped form of `name`, as a ros2-client [`Name`].
-    pub fn name(&self, name: &str) -> Result<Name, RosError> {
+    fn name(&self, name: &str) -> Result<Name, RosError> {
         let resolved = self.args.resolve(name);
         Name::parse(&resolved).map_err(|e| RosError::Name {
             name: resolved.clone(),
@@ -104,32 +102,42 @@ impl RosNode {
     pub fn publisher<T: RosType>(
         &mut self,
         topic: &str,
-        qos: QosProfile,
+        qos: Qos,
     ) -> Result<Publisher<T>, RosError> {
-        let n = self.name(topic)?;
+        let (n, qos) = (self.name(topic)?, profile(qos));
         let t = self
             .node
-            .create_topic(&n, T::type_name(), &qos)
+            .create_topic(&n, type_name::<T>(), &qos)
             .map_err(dds("topic"))?;
-        self.node
+        let inner = self
+            .node
             .create_publisher(&t, Some(qos))
-            .map_err(dds("publisher"))
+            .map_err(dds("publisher"))?;
+        Ok(Publisher { inner })
     }
 
     /// A subscription to `T` on `topic` with `qos` (usually [`qos::subscribe`]).
     pub fn subscription<T: RosType>(
         &mut self,
         topic: &str,
-        qos: QosProfile,
+        qos: Qos,
     ) -> Result<Subscription<T>, RosError> {
-        let n = self.name(topic)?;
+        let (n, qos) = (self.name(topic)?, profile(qos));
         let t = self
             .node
-            .create_topic(&n, T::type_name(), &qos)
+            .create_topic(&n, type_name::<T>(), &qos)
             .map_err(dds("topic"))?;
-        self.node
+        let inner = self
+            .node
             .create_subscription(&t, Some(qos))
-            .map_err(dds("subscription"))
+            .map_err(dds("subscription"))?;
+        Ok(Subscription { inner })
+    }
+
+    /// How many publishers on `topic` (an absolute ROS name, not remapped)
+    /// discovery has found so far, on any participant of the domain.
+    pub fn publisher_count(&self, topic: &str) -> usize {
+        self.node.publisher_count(topic)
     }
 
     /// The ROS type of the publishers discovered on `topic` (absolute ROS
@@ -149,17 +157,15 @@ impl RosNode {
     }
 
     /// A subscription to `topic` of the ROS type `(package, type)` whose
-    /// messages are not decoded: each sample arrives as `()` with its
-    /// [`ros2_client::MessageInfo`] (take it with
-    /// [`Subscription::take_seed`] / `async_stream_seed` and [`Undecoded`]).
+    /// messages are not decoded: each sample arrives as [`Undecoded`].
     /// For a readiness check on a topic of any type.
     pub fn undecoded_subscription(
         &mut self,
         topic: &str,
         ros_type: &(String, String),
-        qos: QosProfile,
-    ) -> Result<Subscription<()>, RosError> {
-        let n = self.name(topic)?;
+        qos: Qos,
+    ) -> Result<Subscription<Undecoded>, RosError> {
+        let (n, qos) = (self.name(topic)?, profile(qos));
         let t = self
             .node
             .create_topic(
@@ -168,9 +174,11 @@ impl RosNode {
                 &qos,
             )
             .map_err(dds("topic"))?;
-        self.node
+        let inner = self
+            .node
             .create_subscription(&t, Some(qos))
-            .map_err(dds("subscription"))
+            .map_err(dds("subscription"))?;
+        Ok(Subscription { inner })
     }
 
     /// A subscription to `topic` of the ROS type `type_name`
@@ -184,12 +192,15 @@ impl RosNode {
         &mut self,
         topic: &str,
         type_name: &str,
-        qos: QosProfile,
-    ) -> Result<Subscription<crate::RawCdr>, RosError> {
+        qos: Qos,
+    ) -> Result<Subscription<RawCdr>, RosError> {
+        let qos = profile(qos);
         let t = self.raw_topic(topic, type_name, &qos)?;
-        self.node
+        let inner = self
+            .node
             .create_subscription(&t, Some(qos))
-            .map_err(dds("subscription"))
+            .map_err(dds("subscription"))?;
+        Ok(Subscription { inner })
     }
 
     /// A publisher on `topic` of the ROS type `type_name` (`pkg/msg/Type`)
@@ -201,19 +212,22 @@ impl RosNode {
         &mut self,
         topic: &str,
         type_name: &str,
-        qos: QosProfile,
-    ) -> Result<Publisher<crate::RawCdr>, RosError> {
+        qos: Qos,
+    ) -> Result<Publisher<RawCdr>, RosError> {
+        let qos = profile(qos);
         let t = self.raw_topic(topic, type_name, &qos)?;
-        self.node
+        let inner = self
+            .node
             .create_publisher(&t, Some(qos))
-            .map_err(dds("publisher"))
+            .map_err(dds("publisher"))?;
+        Ok(Publisher { inner })
     }
 
     fn raw_topic(
         &mut self,
         topic: &str,
         type_name: &str,
-        qos: &QosProfile,
+        qos: &ros2_client::QosProfile,
     ) -> Result<ros2_client::dds::rustdds::Topic, RosError> {
         let parts: Vec<&str> = type_name.split('/').collect();
         let (pkg, ty) = match parts.as_slice() {
@@ -234,29 +248,33 @@ impl RosNode {
     /// A service server for `S` on `service`, with the mapping of the RMW in use.
     pub fn server<S: RosService>(&mut self, service: &str) -> Result<RosServer<S>, RosError> {
         let n = self.name(service)?;
-        self.node
+        let inner = self
+            .node
             .create_server(
                 self.env.service_mapping(),
                 &n,
-                &S::type_name(),
-                qos::service(),
-                qos::service(),
+                &service_type_name::<S>(),
+                profile(qos::service()),
+                profile(qos::service()),
             )
-            .map_err(dds("service server"))
+            .map_err(dds("service server"))?;
+        Ok(RosServer { inner })
     }
 
     /// A service client for `S` on `service`, with the mapping of the RMW in use.
     pub fn client<S: RosService>(&mut self, service: &str) -> Result<RosClient<S>, RosError> {
         let n = self.name(service)?;
-        self.node
+        let inner = self
+            .node
             .create_client(
                 self.env.service_mapping(),
                 &n,
-                &S::type_name(),
-                qos::service(),
-                qos::service(),
+                &service_type_name::<S>(),
+                profile(qos::service()),
+                profile(qos::service()),
             )
-            .map_err(dds("service client"))
+            .map_err(dds("service client"))?;
+        Ok(RosClient { inner })
     }
 
     /// Whether `client`'s service is reachable right now: its request writer
@@ -269,15 +287,15 @@ impl RosNode {
     /// bounded(8) channel filled with `try_send`, so on a loaded machine the
     /// match event can be dropped and the wait never ends although the
     /// service is there (measured: a 20 s CI timeout in `tests/e2e_graph.rs`).
-    pub fn service_ready<Req, Resp>(&self, client: &Client<Req, Resp>) -> bool
-    where
-        Req: ros2_client::Message + 'static,
-        Resp: ros2_client::Message + 'static,
-    {
+    pub fn service_ready<S: RosService>(&self, client: &RosClient<S>) -> bool {
         use futures::FutureExt;
         // The wait future reads the match tables when first polled and is
         // `Ready` at once if both ends are matched; otherwise it is dropped.
-        client.wait_for_service(&self.node).now_or_never().is_some()
+        client
+            .inner
+            .wait_for_service(&self.node)
+            .now_or_never()
+            .is_some()
     }
 
     /// Whether `publisher` has at least one matched subscription: one
@@ -287,6 +305,7 @@ impl RosNode {
     pub fn has_subscriber<M: serde::Serialize>(&self, publisher: &Publisher<M>) -> bool {
         use futures::FutureExt;
         publisher
+            .inner
             .wait_for_subscription(&self.node)
             .now_or_never()
             .is_some()
@@ -297,6 +316,7 @@ impl RosNode {
     pub fn has_publisher<M: 'static>(&self, subscription: &Subscription<M>) -> bool {
         use futures::FutureExt;
         subscription
+            .inner
             .wait_for_publisher(&self.node)
             .now_or_never()
             .is_some()
@@ -353,15 +373,14 @@ fn ros_type_of_dds(dds_type: &str) -> Option<(String, String)> {
         .then(|| (pkg.to_string(), name.to_string()))
 }
 
-/// A [`serde::de::DeserializeSeed`] that reads nothing: the sample is
-/// received (it counts as delivered) and its bytes are not decoded.
-#[derive(Debug, Clone, Copy, Default)]
+/// A message whose bytes are not decoded: the sample is received (it
+/// counts as delivered) and nothing is read from it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Undecoded;
 
-impl<'de> serde::de::DeserializeSeed<'de> for Undecoded {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, _d: D) -> Result<(), D::Error> {
-        Ok(())
+impl<'de> serde::Deserialize<'de> for Undecoded {
+    fn deserialize<D: serde::Deserializer<'de>>(_d: D) -> Result<Undecoded, D::Error> {
+        Ok(Undecoded)
     }
 }
 

@@ -2,7 +2,6 @@
 //! that lets them travel through ros2-client services.
 
 use kraken_interfaces::ros;
-use ros2_client::{MessageTypeName, ServiceTypeName};
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// A Rust type that is the wire image of one ROS 2 message type.
@@ -11,10 +10,6 @@ pub trait RosType: Serialize + DeserializeOwned + 'static {
     const PACKAGE: &'static str;
     /// Type name inside the package, e.g. `NavSatFix`.
     const NAME: &'static str;
-    /// The ros2-client type name (DDS type `<pkg>::msg::dds_::<Name>_`).
-    fn type_name() -> MessageTypeName {
-        MessageTypeName::new(Self::PACKAGE, Self::NAME)
-    }
     /// `<pkg>/msg/<Name>`, as `ros2 topic info` prints it.
     fn ros_name() -> String {
         format!("{}/msg/{}", Self::PACKAGE, Self::NAME)
@@ -64,10 +59,6 @@ pub trait RosService {
     type Response: Serialize + DeserializeOwned + 'static;
     const PACKAGE: &'static str;
     const NAME: &'static str;
-    /// The ros2-client service type name (DDS types `<pkg>::srv::dds_::<Name>_Request_`/`_Response_`).
-    fn type_name() -> ServiceTypeName {
-        ServiceTypeName::new(Self::PACKAGE, Self::NAME)
-    }
 }
 
 /// `kraken_interfaces/srv/SetFault`.
@@ -117,36 +108,38 @@ impl RosService for TriggerSrv {
 
 /// Wraps any serde message type so that ros2-client's services accept it
 /// (they require its `Message` trait, which foreign types cannot implement
-/// here). Serialises exactly as the inner value.
+/// here). Serialises exactly as the inner value. Only the backend needs it:
+/// [`crate::RosServer`] and [`crate::RosClient`] take and give the plain types.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct Msg<T>(pub T);
+pub(crate) struct Msg<T>(pub T);
 
 impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::{service_type_name, type_name};
 
     #[test]
     fn dds_type_names() {
         assert_eq!(
-            ros::NavSatFix::type_name().dds_msg_type(),
+            type_name::<ros::NavSatFix>().dds_msg_type(),
             "sensor_msgs::msg::dds_::NavSatFix_"
         );
         assert_eq!(
-            ros::Clock::type_name().dds_msg_type(),
+            type_name::<ros::Clock>().dds_msg_type(),
             "rosgraph_msgs::msg::dds_::Clock_"
         );
         assert_eq!(
-            ros::TFMessage::type_name().dds_msg_type(),
+            type_name::<ros::TFMessage>().dds_msg_type(),
             "tf2_msgs::msg::dds_::TFMessage_"
         );
         assert_eq!(
             kraken_interfaces::FaultStatus::ros_name(),
             "kraken_interfaces/msg/FaultStatus"
         );
-        assert_eq!(SetFaultSrv::type_name().type_name(), "SetFault");
-        assert_eq!(TriggerSrv::type_name().package_name(), "std_srvs");
+        assert_eq!(service_type_name::<SetFaultSrv>().type_name(), "SetFault");
+        assert_eq!(service_type_name::<TriggerSrv>().package_name(), "std_srvs");
     }
 }

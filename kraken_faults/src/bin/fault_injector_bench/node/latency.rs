@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::Publisher;
+use breakbench_ros::Publisher;
 use breakbench_ros::{qos, RosClient, RosNode, SetFaultSrv, TriggerSrv};
 use kraken_interfaces::ros::{Imu, LaserScan};
 use kraken_interfaces::FaultSpec;
@@ -36,7 +35,7 @@ type SweepStep = (f64, u64, usize, usize);
 
 impl Rig {
     fn open(node: &mut RosNode) -> Result<Self> {
-        let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
+        let gen_qos = qos::publish().depth(2000);
         let rx_qos = qos::subscribe(2000);
         let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
         let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
