@@ -310,27 +310,27 @@ fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
     vec![
         io.truth_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Truth(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Truth)))
             .boxed_local(),
         io.cmd_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Cmd(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Cmd)))
             .boxed_local(),
         io.odom_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Odom(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Odom)))
             .boxed_local(),
         io.log_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Log(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Log)))
             .boxed_local(),
         io.diag_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Diag(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Diag)))
             .boxed_local(),
         io.status_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Status(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Status)))
             .boxed_local(),
     ]
 }

@@ -261,24 +261,24 @@ fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
     let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
         io.odom_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Odom(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Odom)))
             .boxed_local(),
         io.scan_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Scan(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Scan)))
             .boxed_local(),
     ];
     if let Some(f) = &io.filtered_sub {
         streams.push(
             f.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Pose(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Pose)))
                 .boxed_local(),
         );
     }
     if let Some(c) = &io.clock_sub {
         streams.push(
             c.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Clock(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Clock)))
                 .boxed_local(),
         );
     }

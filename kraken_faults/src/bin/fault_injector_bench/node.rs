@@ -295,7 +295,7 @@ struct MemoryRig {
 impl MemoryRig {
     fn open(node: &mut RosNode, pid: u32) -> Result<Self> {
         let gen_qos = qos::publish().depth(20_000);
-        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
         let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
         let counts: Counts = Arc::new((0..64).map(|_| Default::default()).collect());
         spawn_counter(

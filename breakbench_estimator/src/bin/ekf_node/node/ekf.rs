@@ -129,7 +129,7 @@ impl Io {
         if let Some(c) = &self.clock_sub {
             streams.push(
                 c.async_stream()
-                    .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Clock(m))))
+                    .filter_map(|r| std::future::ready(r.ok().map(Event::Clock)))
                     .boxed_local(),
             );
         }

@@ -83,7 +83,7 @@ impl Io {
         vec![
             self.truth_sub
                 .async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Truth(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Truth)))
                 .boxed_local(),
             self.report_sub
                 .async_stream()
@@ -91,7 +91,7 @@ impl Io {
                 .boxed_local(),
             self.fault_sub
                 .async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Status(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Status)))
                 .boxed_local(),
             self.reset_srv
                 .receive_request_stream()

@@ -414,11 +414,11 @@ struct Rig {
 impl Rig {
     fn open(node: &mut RosNode) -> Result<Self> {
         let gen_qos = qos::publish().depth(2000);
-        let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-        let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos.clone())?;
-        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-        let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-        let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos.clone())?;
+        let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
+        let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos)?;
+        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos)?;
+        let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+        let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos)?;
         let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
         let (typed, raw, direct): (Samples, Samples, Samples) = Default::default();
         let (w_typed, w_raw, w_direct): (Wrong, Wrong, Wrong) = Default::default();
@@ -599,7 +599,7 @@ fn spawn_receivers(
     let rx_qos = qos::subscribe(2000);
     for (samples, wrong, imu_topic, _, _) in paths {
         spawn_checked(
-            node.subscription::<Imu>(imu_topic, rx_qos.clone())?,
+            node.subscription::<Imu>(imu_topic, rx_qos)?,
             samples.clone(),
             wrong.clone(),
             imu_hdr as fn(&Imu) -> &Header,
@@ -607,7 +607,7 @@ fn spawn_receivers(
         );
     }
     spawn_checked(
-        node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+        node.subscription::<Imu>("/bench/imu_direct", rx_qos)?,
         direct.clone(),
         w_direct.clone(),
         imu_hdr as fn(&Imu) -> &Header,
@@ -615,7 +615,7 @@ fn spawn_receivers(
     );
     for (samples, wrong, _, scan_topic, path) in paths {
         spawn_checked(
-            node.subscription::<LaserScan>(scan_topic, rx_qos.clone())?,
+            node.subscription::<LaserScan>(scan_topic, rx_qos)?,
             samples.clone(),
             wrong.clone(),
             scan_hdr as fn(&LaserScan) -> &Header,

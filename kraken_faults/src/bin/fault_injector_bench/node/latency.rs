@@ -37,29 +37,29 @@ impl Rig {
     fn open(node: &mut RosNode) -> Result<Self> {
         let gen_qos = qos::publish().depth(2000);
         let rx_qos = qos::subscribe(2000);
-        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-        let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-        let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos.clone())?;
+        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
+        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos)?;
+        let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+        let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
         let inj: Samples = Arc::default();
         let direct: Samples = Arc::default();
         spawn_receiver(
-            node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
+            node.subscription::<Imu>("/imu/data", rx_qos)?,
             inj.clone(),
             |m: &Imu| &m.header,
         );
         spawn_receiver(
-            node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+            node.subscription::<Imu>("/bench/imu_direct", rx_qos)?,
             direct.clone(),
             |m: &Imu| &m.header,
         );
         spawn_receiver(
-            node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
+            node.subscription::<LaserScan>("/scan", rx_qos)?,
             inj.clone(),
             |m: &LaserScan| &m.header,
         );
         spawn_receiver(
-            node.subscription::<LaserScan>("/bench/scan_direct", rx_qos.clone())?,
+            node.subscription::<LaserScan>("/bench/scan_direct", rx_qos)?,
             direct.clone(),
             |m: &LaserScan| &m.header,
         );
