@@ -46,7 +46,6 @@ pub use node::{RosNode, Undecoded};
 pub use qos::Qos;
 pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
-pub(crate) use types::Msg;
 pub use types::{
     ClearFaultStageSrv, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
 };

@@ -1,8 +1,7 @@
-//! ROS 2 type names of the kraken_interfaces message types, and the wrapper
-//! that lets them travel through ros2-client services.
+//! ROS 2 type names of the kraken_interfaces message and service types.
 
 use kraken_interfaces::ros;
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Serialize};
 
 /// A Rust type that is the wire image of one ROS 2 message type.
 pub trait RosType: Serialize + DeserializeOwned + 'static {
@@ -104,42 +103,4 @@ impl RosService for TriggerSrv {
     type Response = ros::TriggerResponse;
     const PACKAGE: &'static str = "std_srvs";
     const NAME: &'static str = "Trigger";
-}
-
-/// Wraps any serde message type so that ros2-client's services accept it
-/// (they require its `Message` trait, which foreign types cannot implement
-/// here). Serialises exactly as the inner value. Only the backend needs it:
-/// [`crate::RosServer`] and [`crate::RosClient`] take and give the plain types.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub(crate) struct Msg<T>(pub T);
-
-impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::backend::{service_type_name, type_name};
-
-    #[test]
-    fn dds_type_names() {
-        assert_eq!(
-            type_name::<ros::NavSatFix>().dds_msg_type(),
-            "sensor_msgs::msg::dds_::NavSatFix_"
-        );
-        assert_eq!(
-            type_name::<ros::Clock>().dds_msg_type(),
-            "rosgraph_msgs::msg::dds_::Clock_"
-        );
-        assert_eq!(
-            type_name::<ros::TFMessage>().dds_msg_type(),
-            "tf2_msgs::msg::dds_::TFMessage_"
-        );
-        assert_eq!(
-            kraken_interfaces::FaultStatus::ros_name(),
-            "kraken_interfaces/msg/FaultStatus"
-        );
-        assert_eq!(service_type_name::<SetFaultSrv>().type_name(), "SetFault");
-        assert_eq!(service_type_name::<TriggerSrv>().package_name(), "std_srvs");
-    }
 }

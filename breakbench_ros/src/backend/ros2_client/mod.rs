@@ -11,9 +11,23 @@ use ros2_client::qos::{Durability as D, History, WhenFull};
 use ros2_client::{MessageTypeName, QosProfile, ServiceTypeName};
 use serde::{de::DeserializeOwned, Serialize};
 
+use crate::args::ParamValue;
 use crate::entities::RequestId as Id;
+use crate::env::{Rmw, RosEnv};
 use crate::qos::{Durability, Qos, Reliability};
-use crate::{Msg, RosClient, RosError, RosServer, RosService, RosType};
+use crate::{RosClient, RosError, RosServer, RosService, RosType};
+
+mod node;
+pub use node::RosNode;
+
+/// Wraps any serde message type so that ros2-client's services accept it
+/// (they require its `Message` trait, which foreign types cannot implement
+/// here). Serialises exactly as the inner value.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Msg<T>(pub T);
+
+impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
 
 pub(crate) type Publisher<T> = ros2_client::Publisher<T>;
 pub(crate) type Subscription<T> = ros2_client::Subscription<T>;
@@ -49,6 +63,36 @@ pub(crate) fn type_name<T: RosType>() -> MessageTypeName {
 /// `<pkg>::srv::dds_::<Name>_Request_` / `_Response_`).
 pub(crate) fn service_type_name<S: RosService>() -> ServiceTypeName {
     ServiceTypeName::new(S::PACKAGE, S::NAME)
+}
+
+/// The ros2-client service mapping that interoperates with `rmw`
+/// (measured, see `shared/notes/ros2-interop.md`).
+pub(crate) fn service_mapping(rmw: Rmw) -> ros2_client::ServiceMapping {
+    match rmw {
+        Rmw::FastRtps => ros2_client::ServiceMapping::Enhanced,
+        Rmw::CycloneDds => ros2_client::ServiceMapping::Cyclone,
+    }
+}
+
+/// A ros2-client context (one DDS participant) on `env.domain_id`.
+pub(crate) fn context(env: &RosEnv) -> Result<ros2_client::Context, RosError> {
+    ros2_client::Context::with_options(ros2_client::ContextOptions::new().domain_id(env.domain_id))
+        .map_err(|e| RosError::Dds(format!("{e:?}")))
+}
+
+/// The ros2-client parameter value of `v` (for `NodeOptions::declare_parameter`).
+pub(crate) fn parameter_value(v: &ParamValue) -> ros2_client::parameters::ParameterValue {
+    use ros2_client::parameters::ParameterValue as P;
+    match v.clone() {
+        ParamValue::Bool(b) => P::Boolean(b),
+        ParamValue::Integer(i) => P::Integer(i),
+        ParamValue::Double(d) => P::Double(d),
+        ParamValue::String(s) => P::String(s),
+        ParamValue::BoolArray(v) => P::BooleanArray(v),
+        ParamValue::IntegerArray(v) => P::IntegerArray(v),
+        ParamValue::DoubleArray(v) => P::DoubleArray(v),
+        ParamValue::StringArray(v) => P::StringArray(v),
+    }
 }
 
 fn err<E: std::fmt::Debug>(wrap: fn(String) -> RosError) -> impl FnOnce(E) -> RosError {
@@ -154,5 +198,43 @@ impl<S: RosService> RosClient<S> {
             // the nodes printed a failed call before.
             Err(e) => Err(RosError::Call(e.to_string())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{SetFaultSrv, TriggerSrv};
+    use kraken_interfaces::ros;
+    use ros2_client::ServiceMapping;
+
+    #[test]
+    fn rmw_selects_service_mapping() {
+        let c = RosEnv::from_vars(None, Some("rmw_cyclonedds_cpp")).unwrap();
+        assert!(matches!(service_mapping(c.rmw), ServiceMapping::Cyclone));
+        let f = RosEnv::from_vars(None, None).unwrap();
+        assert!(matches!(service_mapping(f.rmw), ServiceMapping::Enhanced));
+    }
+
+    #[test]
+    fn dds_type_names() {
+        assert_eq!(
+            type_name::<ros::NavSatFix>().dds_msg_type(),
+            "sensor_msgs::msg::dds_::NavSatFix_"
+        );
+        assert_eq!(
+            type_name::<ros::Clock>().dds_msg_type(),
+            "rosgraph_msgs::msg::dds_::Clock_"
+        );
+        assert_eq!(
+            type_name::<ros::TFMessage>().dds_msg_type(),
+            "tf2_msgs::msg::dds_::TFMessage_"
+        );
+        assert_eq!(
+            kraken_interfaces::FaultStatus::ros_name(),
+            "kraken_interfaces/msg/FaultStatus"
+        );
+        assert_eq!(service_type_name::<SetFaultSrv>().type_name(), "SetFault");
+        assert_eq!(service_type_name::<TriggerSrv>().package_name(), "std_srvs");
     }
 }
