@@ -20,7 +20,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 mod common;
 use common::{bin_dir, build_nodes, rerun_in_netns, root};
 
-use breakbench_ros::ros2_client::qos::{Durability, History};
 use breakbench_ros::{qos, Rmw, RosArgs, RosEnv, RosNode};
 use kraken_interfaces::ros::{DiagnosticArray, DiagnosticStatus, LaserScan, Log, Odometry, Time};
 
@@ -88,12 +87,7 @@ fn simple_navigator_reports_a_scan_dropout_on_diagnostics_and_rosout() {
         .subscription::<DiagnosticArray>("/diagnostics", qos::subscribe(100))
         .unwrap();
     let rosout_sub = peer
-        .subscription::<Log>(
-            "/rosout",
-            qos::publish()
-                .durability(Durability::TransientLocal)
-                .history(History::KeepLast { depth: 1000 }),
-        )
+        .subscription::<Log>("/rosout", qos::publish().transient_local().depth(1000))
         .unwrap();
     let _spinner = peer.spawn_spinner().unwrap();
 
@@ -126,14 +120,14 @@ fn simple_navigator_reports_a_scan_dropout_on_diagnostics_and_rosout() {
             }
             next_scan += Duration::from_millis(100);
         }
-        while let Ok(Some((a, _))) = diag_sub.take() {
+        while let Ok(Some(a)) = diag_sub.take() {
             diags.push((
                 t,
                 scan_level(&a, "simple_navigator: scan"),
                 scan_level(&a, "simple_navigator: odom"),
             ));
         }
-        while let Ok(Some((l, _))) = rosout_sub.take() {
+        while let Ok(Some(l)) = rosout_sub.take() {
             if l.name == "simple_navigator" {
                 logs.push((t, l));
             }

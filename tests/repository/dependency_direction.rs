@@ -18,7 +18,12 @@
 //!   kraken_interfaces;
 //! - the process supervisor (breakbench_supervisor) speaks no DDS and
 //!   depends on neither the campaign, the fault library nor the robot;
-//! - the campaign engine (breakbench_campaign) speaks no DDS of its own.
+//! - the campaign engine (breakbench_campaign) speaks no DDS of its own;
+//! - only breakbench_ros speaks to the middleware (ros2-client, rustdds):
+//!   no other package depends on it directly, and no non-test source file
+//!   outside `foundation/breakbench_ros/src` names it (issue 25: the nodes reach ROS 2
+//!   through breakbench_ros' interface alone, so a second backend is an
+//!   implementation of that interface).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -266,4 +271,72 @@ fn every_package_sits_in_its_layer_and_depends_only_on_its_own_or_lower_ones() {
 
 fn name(l: usize) -> &'static str {
     LAYERS.get(l).copied().unwrap_or("root")
+}
+
+/// The middleware crates only breakbench_ros may use directly.
+const MIDDLEWARE: [&str; 2] = ["ros2-client", "rustdds"];
+
+/// No workspace package but breakbench_ros depends on the middleware
+/// directly (every workspace package is named `breakbench*` or `kraken*`).
+#[test]
+fn only_breakbench_ros_depends_on_the_middleware() {
+    let g = graph();
+    let ours = g
+        .keys()
+        .filter(|p| p.starts_with("breakbench") || p.starts_with("kraken"));
+    for p in ours.filter(|p| *p != "breakbench_ros") {
+        for m in MIDDLEWARE {
+            assert!(
+                !g[p].contains(m),
+                "{p} depends on {m} directly: use breakbench_ros"
+            );
+        }
+    }
+    assert!(g["breakbench_ros"].contains("ros2-client"));
+}
+
+/// Every `.rs` file under `dir`, skipping `target`, hidden folders and test
+/// folders (`tests/`: test code may name the middleware).
+fn non_test_sources(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if path.is_dir() {
+            if !(name.starts_with('.') || name == "target" || name == "tests") {
+                non_test_sources(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// No source file outside `foundation/breakbench_ros/src` names `ros2_client` or
+/// `rustdds` in code (comments may explain middleware behaviour); test
+/// modules after a file's `#[cfg(test)]` are test code too.
+#[test]
+fn only_breakbench_ros_names_the_middleware() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    non_test_sources(&root, &mut files);
+    assert!(files.len() > 50, "the walk found {} files", files.len());
+    let mut found = Vec::new();
+    for f in files
+        .iter()
+        .filter(|f| !f.starts_with(root.join("foundation/breakbench_ros/src")))
+    {
+        let text = std::fs::read_to_string(f).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in code.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("ros2_client") || code.contains("rustdds") {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the middleware is named outside breakbench_ros (use its interface):\n{}",
+        found.join("\n")
+    );
 }

@@ -8,8 +8,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ros2_client::parameters::ParameterValue;
-
 use crate::RosError;
 
 /// A typed node parameter value (the ROS 2 parameter types).
@@ -62,20 +60,6 @@ impl ParamValue {
                 return Err("nested mappings are not a parameter value".into())
             }
         })
-    }
-
-    /// The ros2-client parameter value (for `NodeOptions::declare_parameter`).
-    pub fn to_ros(&self) -> ParameterValue {
-        match self.clone() {
-            ParamValue::Bool(b) => ParameterValue::Boolean(b),
-            ParamValue::Integer(i) => ParameterValue::Integer(i),
-            ParamValue::Double(d) => ParameterValue::Double(d),
-            ParamValue::String(s) => ParameterValue::String(s),
-            ParamValue::BoolArray(v) => ParameterValue::BooleanArray(v),
-            ParamValue::IntegerArray(v) => ParameterValue::IntegerArray(v),
-            ParamValue::DoubleArray(v) => ParameterValue::DoubleArray(v),
-            ParamValue::StringArray(v) => ParameterValue::StringArray(v),
-        }
     }
 
     fn type_name(&self) -> &'static str {

@@ -3,8 +3,6 @@
 //! ros2-client ignores both variables (it fixes the domain to 0 unless told and
 //! the service mapping in code), so every Breakbench node reads them here.
 
-use ros2_client::{Context, ContextOptions, ServiceMapping};
-
 use crate::RosError;
 
 /// Highest `ROS_DOMAIN_ID` ROS 2 accepts (the RTPS port formula overflows above it:
@@ -27,14 +25,6 @@ impl Rmw {
         match self {
             Rmw::FastRtps => "rmw_fastrtps_cpp",
             Rmw::CycloneDds => "rmw_cyclonedds_cpp",
-        }
-    }
-    /// The ros2-client service mapping that interoperates with this RMW
-    /// (measured, see `shared/notes/ros2-interop.md`).
-    pub fn service_mapping(self) -> ServiceMapping {
-        match self {
-            Rmw::FastRtps => ServiceMapping::Enhanced,
-            Rmw::CycloneDds => ServiceMapping::Cyclone,
         }
     }
 }
@@ -87,17 +77,6 @@ impl RosEnv {
         };
         Ok(Self { domain_id, rmw })
     }
-
-    /// The service mapping for [`Self::rmw`].
-    pub fn service_mapping(&self) -> ServiceMapping {
-        self.rmw.service_mapping()
-    }
-
-    /// A ros2-client context (one DDS participant) on [`Self::domain_id`].
-    pub fn context(&self) -> Result<Context, RosError> {
-        Context::with_options(ContextOptions::new().domain_id(self.domain_id))
-            .map_err(|e| RosError::Dds(format!("{e:?}")))
-    }
 }
 
 #[cfg(test)]
@@ -114,7 +93,6 @@ mod tests {
                 rmw: Rmw::FastRtps
             }
         );
-        assert!(matches!(e.service_mapping(), ServiceMapping::Enhanced));
         assert_eq!(RosEnv::from_vars(Some(""), Some("")).unwrap(), e);
     }
 
@@ -130,12 +108,11 @@ mod tests {
     }
 
     #[test]
-    fn rmw_selects_service_mapping() {
+    fn rmw_is_read_from_the_environment() {
         let c = RosEnv::from_vars(None, Some("rmw_cyclonedds_cpp")).unwrap();
         assert_eq!(c.rmw, Rmw::CycloneDds);
-        assert!(matches!(c.service_mapping(), ServiceMapping::Cyclone));
         let f = RosEnv::from_vars(None, Some("rmw_fastrtps_cpp")).unwrap();
-        assert!(matches!(f.service_mapping(), ServiceMapping::Enhanced));
+        assert_eq!(f.rmw, Rmw::FastRtps);
         let err = RosEnv::from_vars(None, Some("rmw_zenoh_cpp")).unwrap_err();
         assert!(err.to_string().contains("rmw_zenoh_cpp"), "{err}");
     }

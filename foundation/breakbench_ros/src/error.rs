@@ -24,6 +24,18 @@ pub enum RosError {
     /// DDS entity creation failed (context, node, topic, reader, writer, service).
     #[error("DDS: {0}")]
     Dds(String),
+    /// A publish or a service reply that the middleware refused; the text is
+    /// the backend's own description (printed as it was before the seam).
+    #[error("{0}")]
+    Send(String),
+    /// A sample or a request that could not be received or decoded; the
+    /// text is the backend's own description.
+    #[error("{0}")]
+    Receive(String),
+    /// A service call that failed (request not sent, or no reply decoded);
+    /// the text is the backend's own description.
+    #[error("{0}")]
+    Call(String),
     /// The SIGINT/SIGTERM handlers could not be installed.
     #[error("signal handling: {0}")]
     Signal(String),

@@ -1,16 +1,23 @@
 //! Shared ROS 2 plumbing for Breakbench nodes, on ros2-client 0.12 / rustdds 0.15.
 //!
+//! The one interface through which every node reaches ROS 2 (issue 25):
+//! nodes name only this crate's types, never the middleware's, so a second
+//! backend (rclrs) implements this interface instead of rewriting nodes.
+//! See the README, "Backends".
+//!
 //! * [`RosEnv`]: `ROS_DOMAIN_ID` (0..=232, default 0) and `RMW_IMPLEMENTATION`
 //!   (`rmw_fastrtps_cpp` default → [`ros2_client::ServiceMapping::Enhanced`],
 //!   `rmw_cyclonedds_cpp` → `Cyclone`); ros2-client reads neither.
 //! * [`RosArgs`]: the `--ros-args` subset `ros2 run`/`ros2 launch` pass
 //!   (remaps, `__node`, `__ns`, `-p`, `--params-file`), typed parameters.
-//! * [`qos`]: presets that match real peers (publish reliable/volatile/keep-last 10,
+//! * [`qos`]: [`Qos`] (reliability, durability, KEEP_LAST depth) and presets
+//!   that match real peers (publish reliable/volatile/keep-last 10,
 //!   subscribe best effort).
+//! * [`entities`]: [`Publisher`], [`Subscription`] (typed, [`RawCdr`] or
+//!   [`Undecoded`]), [`RosServer`] with its [`RequestId`], [`RosClient`].
 //! * [`SimClock`]/[`NodeClock`]: `use_sim_time` from our own `rosgraph_msgs/Clock`
 //!   subscription (ros2-client's subscribes the wrong type).
-//! * [`RosType`]/[`RosService`]: ROS type names of the kraken_interfaces types;
-//!   [`Msg`] lets them through ros2-client services.
+//! * [`RosType`]/[`RosService`]: ROS type names of the kraken_interfaces types.
 //! * [`RosNode`]: a node built from all of the above.
 //! * [`Shutdown`]: SIGINT/SIGTERM request a clean stop; the node's loops
 //!   watch it and the process exits 0, as rclcpp nodes do under `ros2 launch`.
@@ -18,7 +25,9 @@
 //! Measured pitfalls behind these choices: `shared/notes/ros2-interop.md`.
 
 pub mod args;
+mod backend;
 pub mod clock;
+pub mod entities;
 pub mod env;
 pub mod error;
 pub mod node;
@@ -30,22 +39,20 @@ pub mod types;
 
 pub use args::{ParamValue, Remap, RosArgs};
 pub use clock::{to_stamp, NodeClock, SimClock};
+pub use entities::{Publisher, RequestId, RosClient, RosServer, Subscription};
 pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
 pub use error::RosError;
-pub use node::{RosClient, RosNode, RosServer};
+pub use node::{RosNode, Undecoded};
+pub use qos::Qos;
 pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
 pub use types::{
-    ClearFaultStageSrv, Msg, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv,
-    TriggerSrv,
+    ClearFaultStageSrv, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
 };
 
 /// How every node prints its fatal error: the chain, each cause once,
 /// terminal-safe (see [`kraken_interfaces::text::error_chain`]).
 pub use kraken_interfaces::text::error_chain;
-
-/// Re-export of the ros2-client version these helpers are built on.
-pub use ros2_client;
 
 /// The default `RUST_LOG` filter of the Breakbench nodes: our own `info`,
 /// rustdds only errors, ros2-client warnings except its service wrapper's
@@ -54,6 +61,11 @@ pub use ros2_client;
 /// `set_fault` calls; the request is served normally).
 pub const NODE_LOG_FILTER: &str =
     "info,rustdds=error,ros2_client=warn,ros2_client::service::wrappers=error";
+
+/// The default `RUST_LOG` filter of the command-line tools that talk to a
+/// graph (`breakbench_ready`, `kraken_scenario`): warnings and errors of
+/// their own, the middleware's errors only.
+pub const TOOL_LOG_FILTER: &str = "warn,rustdds=error,ros2_client=error";
 
 /// Installs the `tracing` subscriber every node uses: formatted lines on
 /// stderr (stdout stays free for a node's own output), filtered by

@@ -1,9 +1,7 @@
-//! ROS 2 type names of the kraken_interfaces message types, and the wrapper
-//! that lets them travel through ros2-client services.
+//! ROS 2 type names of the kraken_interfaces message and service types.
 
 use kraken_interfaces::ros;
-use ros2_client::{MessageTypeName, ServiceTypeName};
-use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Serialize};
 
 /// A Rust type that is the wire image of one ROS 2 message type.
 pub trait RosType: Serialize + DeserializeOwned + 'static {
@@ -11,10 +9,6 @@ pub trait RosType: Serialize + DeserializeOwned + 'static {
     const PACKAGE: &'static str;
     /// Type name inside the package, e.g. `NavSatFix`.
     const NAME: &'static str;
-    /// The ros2-client type name (DDS type `<pkg>::msg::dds_::<Name>_`).
-    fn type_name() -> MessageTypeName {
-        MessageTypeName::new(Self::PACKAGE, Self::NAME)
-    }
     /// `<pkg>/msg/<Name>`, as `ros2 topic info` prints it.
     fn ros_name() -> String {
         format!("{}/msg/{}", Self::PACKAGE, Self::NAME)
@@ -64,10 +58,6 @@ pub trait RosService {
     type Response: Serialize + DeserializeOwned + 'static;
     const PACKAGE: &'static str;
     const NAME: &'static str;
-    /// The ros2-client service type name (DDS types `<pkg>::srv::dds_::<Name>_Request_`/`_Response_`).
-    fn type_name() -> ServiceTypeName {
-        ServiceTypeName::new(Self::PACKAGE, Self::NAME)
-    }
 }
 
 /// `kraken_interfaces/srv/SetFault`.
@@ -113,40 +103,4 @@ impl RosService for TriggerSrv {
     type Response = ros::TriggerResponse;
     const PACKAGE: &'static str = "std_srvs";
     const NAME: &'static str = "Trigger";
-}
-
-/// Wraps any serde message type so that ros2-client's services accept it
-/// (they require its `Message` trait, which foreign types cannot implement
-/// here). Serialises exactly as the inner value.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Msg<T>(pub T);
-
-impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dds_type_names() {
-        assert_eq!(
-            ros::NavSatFix::type_name().dds_msg_type(),
-            "sensor_msgs::msg::dds_::NavSatFix_"
-        );
-        assert_eq!(
-            ros::Clock::type_name().dds_msg_type(),
-            "rosgraph_msgs::msg::dds_::Clock_"
-        );
-        assert_eq!(
-            ros::TFMessage::type_name().dds_msg_type(),
-            "tf2_msgs::msg::dds_::TFMessage_"
-        );
-        assert_eq!(
-            kraken_interfaces::FaultStatus::ros_name(),
-            "kraken_interfaces/msg/FaultStatus"
-        );
-        assert_eq!(SetFaultSrv::type_name().type_name(), "SetFault");
-        assert_eq!(TriggerSrv::type_name().package_name(), "std_srvs");
-    }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use breakbench_ros::{Msg, Rmw, RosArgs, RosEnv, RosNode, TriggerSrv};
+use breakbench_ros::{Rmw, RosArgs, RosEnv, RosNode, TriggerSrv};
 use kraken_interfaces::ros::{TriggerRequest, TriggerResponse};
 
 const DOMAIN: u16 = 117;
@@ -77,7 +77,7 @@ fn service_ready_is_false_without_a_server_and_true_once_one_exists() {
                 success: true,
                 message: "probe".into(),
             };
-            server.send_response(id, Msg(resp)).ok();
+            server.send_response(id, resp).ok();
         }
         std::thread::sleep(Duration::from_millis(5));
     });
@@ -92,22 +92,20 @@ fn service_ready_is_false_without_a_server_and_true_once_one_exists() {
     }
     println!("ready after {:.3} s", t1.elapsed().as_secs_f64());
 
-    let id = client
-        .send_request(Msg(TriggerRequest::default()))
-        .expect("send_request");
-    let t2 = Instant::now();
-    let resp = loop {
-        if let Some((rid, Msg(r))) = client.receive_response().expect("receive_response") {
-            if rid == id {
-                break r;
-            }
-        }
-        assert!(
-            t2.elapsed() < Duration::from_secs(10),
-            "no response within 10 s"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    // The call runs on a thread of its own so that a lost reply fails the
+    // test after 10 s instead of hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let caller = std::thread::spawn(move || {
+        let r = futures::executor::block_on(client.call(TriggerRequest::default()));
+        tx.send(r).ok();
+        client
+    });
+    let resp = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("no response within 10 s")
+        .expect("call");
+    // Entities drop before their node.
+    drop(caller.join().expect("caller"));
     assert_eq!(
         resp,
         TriggerResponse {

@@ -48,16 +48,11 @@ use breakbench::campaign::resilience_run::{ChannelCounts, FaultPort, TestDriver}
 use breakbench::campaign::run::controller_under_test;
 use breakbench::campaign::Scenario;
 use breakbench_oracle::expect::{ClassifiedVerdict, RunJudgement, VerdictClass};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::{Client, Publisher, Subscription};
-use breakbench_ros::{
-    qos, to_stamp, Msg, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, Shutdown,
-};
+use breakbench_ros::{qos, to_stamp, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, Shutdown};
+use breakbench_ros::{Publisher, Subscription};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, Log, Odometry, Twist};
-use kraken_interfaces::{
-    ChannelFaultStatus, FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse,
-};
+use kraken_interfaces::{ChannelFaultStatus, FaultSpec, FaultStatus, SetFaultRequest};
 
 const NODE_NAME: &str = "breakbench_orchestrator";
 /// Reader depth of every input: a whole lock-step burst is queued.
@@ -88,7 +83,7 @@ struct Output<'a> {
 /// The injector on the graph: its `set_fault` service and the latest
 /// `~/status` it published.
 struct GraphPort {
-    set: Client<Msg<SetFaultRequest>, Msg<SetFaultResponse>>,
+    set: RosClient<SetFaultSrv>,
     timeout: Duration,
     enabled: bool,
     status: BTreeMap<String, ChannelFaultStatus>,
@@ -110,18 +105,16 @@ impl GraphPort {
         }
     }
     fn call(&mut self, spec: FaultSpec) -> Result<(), String> {
-        let call = self
-            .set
-            .async_call_service(Msg(SetFaultRequest { fault: spec }));
+        let call = self.set.call(SetFaultRequest { fault: spec });
         let timeout = self.timeout;
         let r = smol::block_on(async {
             futures::future::select(Box::pin(call), Box::pin(smol::Timer::after(timeout))).await
         });
         match r {
-            futures::future::Either::Left((Ok(Msg(resp)), _)) if resp.success => Ok(()),
-            futures::future::Either::Left((Ok(Msg(resp)), _)) => Err(resp.message),
+            futures::future::Either::Left((Ok(resp), _)) if resp.success => Ok(()),
+            futures::future::Either::Left((Ok(resp), _)) => Err(resp.message),
             futures::future::Either::Left((Err(e), _)) => {
-                Err(format!("set_fault call failed: {e:?}"))
+                Err(format!("set_fault call failed: {e}"))
             }
             futures::future::Either::Right(_) => {
                 Err(format!("set_fault: no response within {timeout:?}"))
@@ -300,7 +293,7 @@ struct Io {
 /// The node's subscriptions and gate publisher, in the order they were
 /// always created, each `DEPTH` deep.
 fn open(node: &mut RosNode, p: &Params) -> Result<Io> {
-    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+    let deep = || qos::publish().depth(DEPTH);
     Ok(Io {
         truth_sub: node.subscription::<Odometry>("/oracle/odom", deep())?,
         cmd_sub: node.subscription::<Twist>("/cmd_vel", deep())?,
@@ -317,27 +310,27 @@ fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
     vec![
         io.truth_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Truth)))
             .boxed_local(),
         io.cmd_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Cmd(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Cmd)))
             .boxed_local(),
         io.odom_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Odom)))
             .boxed_local(),
         io.log_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Log(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Log)))
             .boxed_local(),
         io.diag_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Diag(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Diag)))
             .boxed_local(),
         io.status_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Status)))
             .boxed_local(),
     ]
 }
@@ -525,7 +518,7 @@ impl Judge<'_> {
             let m = self.truths.pop_front().expect("checked");
             let g = gt.on_truth(&m, port)?;
             if let Err(e) = self.gate_pub.publish(Clock { clock: to_stamp(g) }) {
-                tracing::warn!("{gate_topic}: publish failed: {e:?}");
+                tracing::warn!("{gate_topic}: publish failed: {e}");
             }
             self.last_gate = Some(g);
         }

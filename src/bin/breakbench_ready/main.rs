@@ -1,4 +1,4 @@
-//! `breakbench_ready`: the readiness probe of an external stack
+//! `breakbench_ready`: the readiness check of an external stack
 //!
 //! The node is built with the `node` feature (on by default, what `colcon
 //! build` and `cargo build` use). Built without it (`--no-default-features`,

@@ -1,4 +1,4 @@
-//! `breakbench_ready`: the readiness probe of an external stack
+//! `breakbench_ready`: the readiness check of an external stack
 //! (`breakbench campaign --graph-cmd`), a one-shot ROS 2 helper the
 //! campaign runs on the stack's `ROS_DOMAIN_ID`.
 //!
@@ -37,9 +37,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use breakbench_ros::node::Undecoded;
-use breakbench_ros::ros2_client::{self, Client, Subscription};
-use breakbench_ros::{qos, Msg, ResetRunSrv, RosArgs, RosClient, RosEnv, RosNode, TriggerSrv};
+use breakbench_ros::Subscription;
+use breakbench_ros::{
+    qos, ResetRunSrv, RosArgs, RosClient, RosEnv, RosNode, RosService, TriggerSrv, Undecoded,
+};
 use futures::StreamExt;
 use kraken_interfaces::ros::{Clock, TriggerRequest};
 use kraken_interfaces::ResetRunRequest;
@@ -151,10 +152,10 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
 pub(crate) fn main() -> ExitCode {
     breakbench_ros::exit_on_help(
         "breakbench_ready",
-        "readiness probe of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
+        "readiness check of an external stack: reset services (kraken_interfaces/ResetRun) called in order, topics with a publisher, topics delivering a message, a start service (std_srvs/Trigger), /clock advancing",
         "docs/graph.md (Graph campaigns on an external stack)",
     );
-    breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
+    breakbench_ros::init_logging(breakbench_ros::TOOL_LOG_FILTER);
     let (args, rest) = match RosArgs::parse(std::env::args().skip(1), "breakbench_ready") {
         Ok(v) => v,
         Err(e) => {
@@ -261,15 +262,11 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
 
 /// Waits until `client`'s service is found, polling every 20 ms. Returns
 /// `None` if it was not found before the deadline.
-async fn find_service<Req, Resp>(
+async fn find_service<S: RosService>(
     node: &RosNode,
-    client: &Client<Req, Resp>,
+    client: &RosClient<S>,
     dl: &Deadline,
-) -> Option<()>
-where
-    Req: ros2_client::Message + 'static,
-    Resp: ros2_client::Message + 'static,
-{
+) -> Option<()> {
     with_timeout(dl.left(), async {
         while !node.service_ready(client) {
             smol::Timer::after(Duration::from_millis(20)).await;
@@ -297,9 +294,9 @@ async fn call_resets(
                 dl.timeout_s()
             );
         }
-        match with_timeout(dl.left(), client.async_call_service(Msg(req.clone()))).await {
-            Some(Ok(Msg(r))) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
-            Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+        match with_timeout(dl.left(), client.call(req.clone())).await {
+            Some(Ok(r)) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
+            Some(Ok(r)) => bail!("{name} answered success=false: {:?}", r.message),
             Some(Err(e)) => bail!("{name}: call failed: {e}"),
             None => bail!("{name}: no answer within {:.1} s", dl.timeout_s()),
         }
@@ -321,7 +318,7 @@ fn wait_for_publishers(
     let mut waiting: Vec<&String> = topics.iter().collect();
     loop {
         waiting.retain(|t| {
-            let found = node.node.publisher_count(t) > 0;
+            let found = node.publisher_count(t) > 0;
             if found {
                 dl.done(&format!("{t} has a publisher"));
             }
@@ -348,7 +345,7 @@ fn wait_for_publishers(
 
 /// An undecoded subscription of check 2: the topic, its ROS type
 /// (package, type) and the subscription.
-type UndecodedSub<'a> = (&'a String, (String, String), Subscription<()>);
+type UndecodedSub<'a> = (&'a String, (String, String), Subscription<Undecoded>);
 
 /// Check 2, first half: for each topic of `messages` in order, waits
 /// (polling every 50 ms) for a publisher's ROS type, then subscribes to it
@@ -395,7 +392,7 @@ fn subscribe_undecoded<'a>(
 async fn wait_for_messages(subs: &[UndecodedSub<'_>], dl: &Deadline) -> Result<()> {
     for (t, (pkg, ty), sub) in subs {
         let got = with_timeout(dl.left(), async {
-            let mut s = std::pin::pin!(sub.async_stream_seed(Undecoded));
+            let mut s = std::pin::pin!(sub.async_stream());
             loop {
                 if let Some(Ok(_)) = s.next().await {
                     return;
@@ -429,14 +426,9 @@ async fn call_trigger(
     if find_service(node, client, dl).await.is_none() {
         bail!("service {name} not found within {:.1} s", dl.timeout_s());
     }
-    match with_timeout(
-        dl.left(),
-        client.async_call_service(Msg(TriggerRequest::default())),
-    )
-    .await
-    {
-        Some(Ok(Msg(r))) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
-        Some(Ok(Msg(r))) => bail!("{name} answered success=false: {:?}", r.message),
+    match with_timeout(dl.left(), client.call(TriggerRequest::default())).await {
+        Some(Ok(r)) if r.success => dl.done(&format!("{name} answered {:?}", r.message)),
+        Some(Ok(r)) => bail!("{name} answered success=false: {:?}", r.message),
         Some(Err(e)) => bail!("{name}: call failed: {e}"),
         None => bail!("{name}: no answer within {:.1} s", dl.timeout_s()),
     }
@@ -452,7 +444,7 @@ async fn wait_for_clock(sub: &Subscription<Clock>, dl: &Deadline) -> Result<()> 
     let advanced = with_timeout(dl.left(), async {
         let mut first = None;
         loop {
-            if let Ok((c, _)) = sub.async_take().await {
+            if let Ok(c) = sub.async_take().await {
                 let t = (c.clock.sec, c.clock.nanosec);
                 match first {
                     None => first = Some(t),

@@ -76,8 +76,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::{qos, Msg, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
+use breakbench_ros::{qos, NodeClock, ResetRunSrv, RosArgs, RosEnv, RosNode, Shutdown};
 use futures::stream::{select_all, LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, LaserScan, Log, Odometry, StringMsg, Time};
 
@@ -219,7 +218,7 @@ fn run() -> Result<()> {
 /// The node's subscriptions, publishers and `~/reset` server, in the order
 /// they were always created.
 fn open(node: &mut RosNode, p: &Params) -> Result<Io> {
-    let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+    let deep = || qos::publish().depth(DEPTH);
     let odom_sub = node.subscription::<Odometry>("/odom", deep())?;
     let filtered_sub = match p.estimator {
         true => Some(node.subscription::<Odometry>("/odometry/filtered", deep())?),
@@ -262,31 +261,31 @@ fn streams(io: &Io) -> Vec<LocalBoxStream<'_, Event>> {
     let mut streams: Vec<LocalBoxStream<'_, Event>> = vec![
         io.odom_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Odom(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Odom)))
             .boxed_local(),
         io.scan_sub
             .async_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Scan(m))))
+            .filter_map(|r| std::future::ready(r.ok().map(Event::Scan)))
             .boxed_local(),
     ];
     if let Some(f) = &io.filtered_sub {
         streams.push(
             f.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Pose(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Pose)))
                 .boxed_local(),
         );
     }
     if let Some(c) = &io.clock_sub {
         streams.push(
             c.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Clock(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Clock)))
                 .boxed_local(),
         );
     }
     streams.push(
         io.reset_srv
             .receive_request_stream()
-            .filter_map(|r| std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req))))
+            .filter_map(|r| std::future::ready(r.ok().map(|(id, req)| Event::Reset(id, req))))
             .boxed_local(),
     );
     streams

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use breakbench_navigator::controller::{Controller, OpenLoop};
 use breakbench_navigator::health::Sensor;
 use breakbench_navigator::Navigator;
-use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
-use breakbench_ros::{to_stamp, Msg, NodeClock, ResetRunSrv, RosServer, SimClock};
+use breakbench_ros::{to_stamp, NodeClock, ResetRunSrv, RosServer, SimClock};
+use breakbench_ros::{Publisher, RequestId, Subscription};
 use kraken_interfaces::ros::{
     Clock, DiagnosticArray, Header, LaserScan, Log, Odometry, StringMsg, Twist, TwistStamped,
     Vector3,
@@ -31,7 +31,7 @@ pub(super) enum Event {
     Pose(Odometry),
     Scan(LaserScan),
     Clock(Clock),
-    Reset(RmwRequestId, ResetRunRequest),
+    Reset(RequestId, ResetRunRequest),
 }
 
 pub(super) enum CmdPub {
@@ -160,7 +160,7 @@ impl<'a> NavNode<'a> {
     /// The next run of a kept-running graph (REQ-GRAPH-RESET): a fresh
     /// controller and schedule, as at start-up; the inputs already queued
     /// are the previous run's.
-    fn on_reset(&mut self, id: RmwRequestId, req: ResetRunRequest) {
+    fn on_reset(&mut self, id: RequestId, req: ResetRunRequest) {
         let io = self.io;
         while let Ok(Some(_)) = io.odom_sub.take() {}
         while let Ok(Some(_)) = io.scan_sub.take() {}
@@ -179,8 +179,8 @@ impl<'a> NavNode<'a> {
             success: true,
             message: format!("a fresh controller for run {}", req.run_id),
         };
-        if let Err(e) = io.reset_srv.send_response(id, Msg(resp)) {
-            tracing::warn!(target: LOG_TARGET, "~/reset: response not sent: {e:?}");
+        if let Err(e) = io.reset_srv.send_response(id, resp) {
+            tracing::warn!(target: LOG_TARGET, "~/reset: response not sent: {e}");
         }
     }
 
@@ -253,7 +253,7 @@ impl<'a> NavNode<'a> {
             },
         };
         let r = match &self.io.cmd_pub {
-            CmdPub::Twist(p) => p.publish(twist).map_err(|e| format!("{e:?}")),
+            CmdPub::Twist(p) => p.publish(twist).map_err(|e| e.to_string()),
             CmdPub::Stamped(p) => p
                 .publish(TwistStamped {
                     header: Header {
@@ -262,7 +262,7 @@ impl<'a> NavNode<'a> {
                     },
                     twist,
                 })
-                .map_err(|e| format!("{e:?}")),
+                .map_err(|e| e.to_string()),
         };
         if let Err(e) = r {
             tracing::warn!(target: LOG_TARGET, "/cmd_vel: publish failed: {e}");
@@ -284,13 +284,13 @@ impl<'a> NavNode<'a> {
             trace_log(&l);
             l.stamp = on_node_clock(l.stamp, self.epoch);
             if let Err(e) = self.io.rosout_pub.publish(l) {
-                tracing::warn!(target: LOG_TARGET, "/rosout: publish failed: {e:?}");
+                tracing::warn!(target: LOG_TARGET, "/rosout: publish failed: {e}");
             }
         }
         for mut a in diagnostics {
             a.header.stamp = on_node_clock(a.header.stamp, self.epoch);
             if let Err(e) = self.io.diag_pub.publish(a) {
-                tracing::warn!(target: LOG_TARGET, "/diagnostics: publish failed: {e:?}");
+                tracing::warn!(target: LOG_TARGET, "/diagnostics: publish failed: {e}");
             }
         }
     }
@@ -310,7 +310,7 @@ impl<'a> NavNode<'a> {
             SelfReport::None => "none",
         };
         if let Err(e) = self.io.report_pub.publish(StringMsg { data: data.into() }) {
-            tracing::warn!(target: LOG_TARGET, "/navigator/self_report: publish failed: {e:?}");
+            tracing::warn!(target: LOG_TARGET, "/navigator/self_report: publish failed: {e}");
         }
         self.next_report = Some(r + self.p.report_period);
     }

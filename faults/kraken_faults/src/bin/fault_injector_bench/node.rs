@@ -35,9 +35,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context as _, Result};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{qos, Msg, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use breakbench_ros::{qos, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv, TriggerSrv};
+use breakbench_ros::{Publisher, Subscription};
 use futures::StreamExt;
 use kraken_interfaces::ros::{Header, Imu, LaserScan, Time, TriggerRequest};
 use kraken_interfaces::{FaultSpec, FaultStatus, SetFaultRequest, SetFaultResponse};
@@ -78,7 +77,7 @@ where
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
                 let now = wall_ns();
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     let h = header_of(&m);
                     if let Some(id) = parse_id(h) {
                         samples
@@ -208,7 +207,7 @@ where
             let s = sub.async_stream();
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     if let Some((p, _)) = parse_id(header_of(&m)) {
                         if let Some(c) = counts.get(p as usize) {
                             c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -259,7 +258,7 @@ fn spawn_status(node: &mut RosNode) -> Result<Arc<Mutex<Option<FaultStatus>>>> {
             let s = sub.async_stream();
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     *st.lock().expect("poisoned") = Some(m);
                 }
             }
@@ -270,14 +269,13 @@ fn spawn_status(node: &mut RosNode) -> Result<Arc<Mutex<Option<FaultStatus>>>> {
 
 /// Calls `set_fault` with `spec` and returns the response. Errors: the call failed.
 fn call_set_fault(set: &RosClient<SetFaultSrv>, spec: FaultSpec) -> Result<SetFaultResponse> {
-    futures::executor::block_on(set.async_call_service(Msg(SetFaultRequest { fault: spec })))
-        .map(|Msg(r)| r)
+    futures::executor::block_on(set.call(SetFaultRequest { fault: spec }))
         .map_err(|e| anyhow::anyhow!("set_fault: {e}"))
 }
 
 /// Calls `clear_faults`. Errors: the call failed.
 fn call_clear_faults(clear: &RosClient<TriggerSrv>) -> Result<()> {
-    futures::executor::block_on(clear.async_call_service(Msg(TriggerRequest::default())))
+    futures::executor::block_on(clear.call(TriggerRequest::default()))
         .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
     Ok(())
 }
@@ -296,8 +294,8 @@ struct MemoryRig {
 
 impl MemoryRig {
     fn open(node: &mut RosNode, pid: u32) -> Result<Self> {
-        let gen_qos = qos::publish().history(History::KeepLast { depth: 20_000 });
-        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
+        let gen_qos = qos::publish().depth(20_000);
+        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
         let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
         let counts: Counts = Arc::new((0..64).map(|_| Default::default()).collect());
         spawn_counter(

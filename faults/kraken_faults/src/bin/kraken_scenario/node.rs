@@ -29,10 +29,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use breakbench_ros::ros2_client::{Client, Subscription};
 use breakbench_ros::{
-    ClearFaultStageSrv, Msg, NodeClock, RosArgs, RosClient, RosEnv, RosNode, SetFaultSrv,
-    SetFaultStackSrv, SimClock, TriggerSrv,
+    ClearFaultStageSrv, NodeClock, RosArgs, RosClient, RosEnv, RosNode, RosService, SetFaultSrv,
+    SetFaultStackSrv, SimClock, Subscription, TriggerSrv,
 };
 use kraken_faults::{FaultSchedule, ScheduleEvent, Step, StepAction, StepList};
 use kraken_interfaces::ros::{Clock, TriggerRequest};
@@ -44,7 +43,7 @@ pub(crate) fn main() -> ExitCode {
         "runs a kraken scenario file (set_fault / clear_faults / set_fault_stack / clear_fault_stage / wait steps) against a running fault_injector, calling its services as a user would; exit 0 when every step succeeded",
         "faults/kraken_faults/README.md (scenario files; parameters injector, timeout_s, use_sim_time)",
     );
-    breakbench_ros::init_logging("warn,rustdds=error,ros2_client=error");
+    breakbench_ros::init_logging(breakbench_ros::TOOL_LOG_FILTER);
     match run() {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
@@ -214,18 +213,14 @@ struct Clients {
 type Answer = Option<std::result::Result<(bool, String), String>>;
 
 /// Calls `client` with `req`, waiting at most `timeout`.
-async fn call<Req, Resp>(
-    client: &Client<Msg<Req>, Msg<Resp>>,
-    req: Req,
+async fn call<S: RosService>(
+    client: &RosClient<S>,
+    req: S::Request,
     timeout: Duration,
-) -> Option<std::result::Result<Resp, String>>
-where
-    Req: serde::Serialize + serde::de::DeserializeOwned + 'static,
-    Resp: serde::Serialize + serde::de::DeserializeOwned + 'static,
-{
-    with_timeout(timeout, client.async_call_service(Msg(req)))
+) -> Option<std::result::Result<S::Response, String>> {
+    with_timeout(timeout, client.call(req))
         .await
-        .map(|r| r.map(|Msg(r)| r).map_err(|e| e.to_string()))
+        .map(|r| r.map_err(|e| e.to_string()))
 }
 
 /// Runs the timeline against the injector: sleeps to each entry's time on
@@ -250,7 +245,7 @@ impl Runner<'_> {
             // Wait for the first /clock message before starting the timeline.
             let first = with_timeout(timeout, async {
                 while !sim.has_time() {
-                    if let Ok((c, _)) = sub.async_take().await {
+                    if let Ok(c) = sub.async_take().await {
                         sim.update(&c);
                     }
                 }
@@ -295,7 +290,7 @@ impl Runner<'_> {
     async fn sleep_until(&self, t0: Duration, at: Duration) {
         loop {
             if let Some((sub, sim)) = &self.clock_sub {
-                while let Ok(Some((c, _))) = sub.take() {
+                while let Ok(Some(c)) = sub.take() {
                     sim.update(&c);
                 }
             }

@@ -70,9 +70,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
-use breakbench_ros::ros2_client::RmwRequestId;
-use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{to_stamp, Msg, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown};
+use breakbench_ros::{to_stamp, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown};
+use breakbench_ros::{Publisher, RequestId, Subscription};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
@@ -197,8 +196,8 @@ impl CmdSub {
     /// The next command already received, if any.
     fn try_take(&self) -> Option<Twist> {
         match self {
-            CmdSub::Twist(s) => s.take().ok().flatten().map(|(t, _)| t),
-            CmdSub::Stamped(s) => s.take().ok().flatten().map(|(t, _)| t.twist),
+            CmdSub::Twist(s) => s.take().ok().flatten(),
+            CmdSub::Stamped(s) => s.take().ok().flatten().map(|t| t.twist),
         }
     }
     /// Waits up to `timeout` for the next command (`None` also at shutdown).
@@ -209,8 +208,8 @@ impl CmdSub {
         smol::block_on(async {
             let next = async {
                 match self {
-                    CmdSub::Twist(s) => s.async_take().await.ok().map(|(t, _)| t),
-                    CmdSub::Stamped(s) => s.async_take().await.ok().map(|(t, _)| t.twist),
+                    CmdSub::Twist(s) => s.async_take().await.ok(),
+                    CmdSub::Stamped(s) => s.async_take().await.ok().map(|t| t.twist),
                 }
             };
             futures::pin_mut!(next);
@@ -236,7 +235,7 @@ fn wait_gate(
         let s = c.clock.as_secs_f64();
         s + 1e-9 >= t.as_secs_f64()
     };
-    while let Ok(Some((c, _))) = gate.take() {
+    while let Ok(Some(c)) = gate.take() {
         if reached(&c) {
             return true;
         }
@@ -245,7 +244,7 @@ fn wait_gate(
         let next = async {
             loop {
                 match gate.async_take().await {
-                    Ok((c, _)) if reached(&c) => return true,
+                    Ok(c) if reached(&c) => return true,
                     Ok(_) => {}
                     Err(_) => return false,
                 }
@@ -333,17 +332,17 @@ where
     M: serde::Serialize + std::fmt::Debug,
 {
     if let Err(e) = p.publish(m) {
-        tracing::warn!("{what}: publish failed: {e:?}");
+        tracing::warn!("{what}: publish failed: {e}");
     }
 }
 
 /// A `~/reset` request received, if any.
-fn take_reset(srv: &RosServer<ResetRunSrv>) -> Option<(RmwRequestId, ResetRunRequest)> {
+fn take_reset(srv: &RosServer<ResetRunSrv>) -> Option<(RequestId, ResetRunRequest)> {
     match srv.receive_request() {
-        Ok(Some((id, Msg(req)))) => Some((id, req)),
+        Ok(Some((id, req))) => Some((id, req)),
         Ok(None) => None,
         Err(e) => {
-            tracing::warn!("~/reset: bad request {e:?}");
+            tracing::warn!("~/reset: bad request {e}");
             None
         }
     }
@@ -359,7 +358,7 @@ fn reset_plant(
     world: &World,
     robot: &PlantConfig,
     srv: &RosServer<ResetRunSrv>,
-    id: RmwRequestId,
+    id: RequestId,
     req: &ResetRunRequest,
 ) -> Result<Plant> {
     let plant = Plant::new(world, robot, req.seed, &robot.sensor_channels());
@@ -377,8 +376,8 @@ fn reset_plant(
         },
     };
     tracing::info!(run_id = %req.run_id, seed = req.seed, "reset: {}", resp.message);
-    if let Err(e) = srv.send_response(id, Msg(resp)) {
-        tracing::warn!("~/reset: response not sent: {e:?}");
+    if let Err(e) = srv.send_response(id, resp) {
+        tracing::warn!("~/reset: response not sent: {e}");
     }
     Ok(plant?)
 }

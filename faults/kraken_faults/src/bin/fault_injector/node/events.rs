@@ -1,8 +1,7 @@
 //! The fault_injector's event streams: every channel's input, every service
 //! request and the clock topic, as one [`Event`] type for the node's loop.
 
-use breakbench_ros::ros2_client::{RmwRequestId, Server, Subscription};
-use breakbench_ros::{Msg, RawCdr};
+use breakbench_ros::{RawCdr, RequestId, RosServer, RosService, Subscription};
 use futures::stream::{LocalBoxStream, StreamExt};
 use kraken_faults::SensorMsg;
 use kraken_interfaces::ros::{Clock, Imu, LaserScan, NavSatFix, Odometry};
@@ -28,11 +27,11 @@ pub(super) enum ChanSub {
 pub(super) enum Event {
     Input(usize, SensorMsg),
     DynInput(usize, RawCdr),
-    SetFault(RmwRequestId, SetFaultRequest),
-    SetStack(RmwRequestId, SetFaultStackRequest),
-    ClearStage(RmwRequestId, ClearFaultStageRequest),
-    ClearFaults(RmwRequestId),
-    Reset(RmwRequestId, ResetRunRequest),
+    SetFault(RequestId, SetFaultRequest),
+    SetStack(RequestId, SetFaultStackRequest),
+    ClearStage(RequestId, ClearFaultStageRequest),
+    ClearFaults(RequestId),
+    Reset(RequestId, ResetRunRequest),
     Clock(Clock),
 }
 
@@ -44,9 +43,9 @@ where
     sub.async_stream()
         .filter_map(move |r| {
             let ev = match r {
-                Ok((m, _info)) => Some(Event::Input(idx, wrap(m))),
+                Ok(m) => Some(Event::Input(idx, wrap(m))),
                 Err(e) => {
-                    tracing::warn!(target: LOG_TARGET, "channel #{idx}: receive error {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "channel #{idx}: receive error {e}");
                     None
                 }
             };
@@ -71,9 +70,9 @@ fn dyn_input_stream(sub: &Subscription<RawCdr>, i: usize) -> LocalBoxStream<'_, 
     sub.async_stream()
         .filter_map(move |r| {
             std::future::ready(match r {
-                Ok((m, _info)) => Some(Event::DynInput(i, m)),
+                Ok(m) => Some(Event::DynInput(i, m)),
                 Err(e) => {
-                    tracing::warn!(target: LOG_TARGET, "dynamic channel #{i}: receive error {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "dynamic channel #{i}: receive error {e}");
                     None
                 }
             })
@@ -83,22 +82,21 @@ fn dyn_input_stream(sub: &Subscription<RawCdr>, i: usize) -> LocalBoxStream<'_, 
 
 /// Requests of service `srv` as events (`wrap`); a request that does not
 /// decode is logged as "`what`: bad request" and skipped.
-fn requests<'a, Req, Resp, F>(
-    srv: &'a Server<Msg<Req>, Msg<Resp>>,
+fn requests<'a, S, F>(
+    srv: &'a RosServer<S>,
     what: &'static str,
     wrap: F,
 ) -> LocalBoxStream<'a, Event>
 where
-    Req: serde::Serialize + serde::de::DeserializeOwned + 'static,
-    Resp: serde::Serialize + serde::de::DeserializeOwned + 'static,
-    F: Fn(RmwRequestId, Req) -> Event + 'static,
+    S: RosService,
+    F: Fn(RequestId, S::Request) -> Event + 'static,
 {
     srv.receive_request_stream()
         .filter_map(move |r| {
             std::future::ready(match r {
-                Ok((id, Msg(req))) => Some(wrap(id, req)),
+                Ok((id, req)) => Some(wrap(id, req)),
                 Err(e) => {
-                    tracing::warn!(target: LOG_TARGET, "{what}: bad request {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "{what}: bad request {e}");
                     None
                 }
             })
@@ -130,7 +128,7 @@ pub(super) fn streams<'a>(inputs: &'a Inputs, srv: &'a Services) -> Vec<LocalBox
     if let Some((sub, _)) = &inputs.clock_sub {
         streams.push(
             sub.async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(c, _)| Event::Clock(c))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Clock)))
                 .boxed_local(),
         );
     }

@@ -268,7 +268,7 @@ impl<'s> FaultNode<'s> {
                 if let Err(e) = tf.publish(TFMessage {
                     transforms: vec![tr],
                 }) {
-                    tracing::warn!(target: LOG_TARGET, "/tf keep-alive: {e:?}");
+                    tracing::warn!(target: LOG_TARGET, "/tf keep-alive: {e}");
                 }
             }
             t.next_keepalive[i] = wall + *p;
@@ -314,7 +314,7 @@ impl<'s> FaultNode<'s> {
     /// `~/stack_status`.
     fn publish_status(&self, st: FaultStatus, now: Duration) {
         if let Err(e) = self.out.status.publish(st) {
-            tracing::warn!(target: LOG_TARGET, "status: {e:?}");
+            tracing::warn!(target: LOG_TARGET, "status: {e}");
         }
         // Typed channels first (typed fault, then stages), then
         // the dynamic ones.
@@ -334,7 +334,7 @@ impl<'s> FaultNode<'s> {
                 .collect(),
         };
         if let Err(e) = self.out.stack_status.publish(arr) {
-            tracing::warn!(target: LOG_TARGET, "stack_status: {e:?}");
+            tracing::warn!(target: LOG_TARGET, "stack_status: {e}");
         }
     }
 }

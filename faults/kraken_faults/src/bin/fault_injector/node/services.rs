@@ -6,8 +6,7 @@
 
 use std::time::Duration;
 
-use breakbench_ros::ros2_client::{RmwRequestId, Server};
-use breakbench_ros::Msg;
+use breakbench_ros::{RequestId, RosServer, RosService};
 use kraken_interfaces::ros::TriggerResponse;
 use kraken_interfaces::{
     mode_name, ClearFaultStageRequest, ClearFaultStageResponse, ResetRunRequest, ResetRunResponse,
@@ -20,25 +19,16 @@ use super::LOG_TARGET;
 
 /// Sends `resp` to request `id` of `srv`; a failure is logged as
 /// "`what`: response not sent".
-fn reply<Req, Resp>(srv: &Server<Msg<Req>, Msg<Resp>>, id: RmwRequestId, resp: Resp, what: &str)
-where
-    Req: serde::Serialize + serde::de::DeserializeOwned + 'static,
-    Resp: serde::Serialize + serde::de::DeserializeOwned + 'static,
-{
-    if let Err(e) = srv.send_response(id, Msg(resp)) {
-        tracing::warn!(target: LOG_TARGET, "{what}: response not sent: {e:?}");
+fn reply<S: RosService>(srv: &RosServer<S>, id: RequestId, resp: S::Response, what: &str) {
+    if let Err(e) = srv.send_response(id, resp) {
+        tracing::warn!(target: LOG_TARGET, "{what}: response not sent: {e}");
     }
 }
 
 impl FaultNode<'_> {
     /// `~/set_fault_stack`: sets (or, `append`, extends) the stack of a
     /// dynamic or typed channel from `stack_yaml`.
-    pub(super) fn on_set_stack(
-        &mut self,
-        id: RmwRequestId,
-        req: SetFaultStackRequest,
-        now: Duration,
-    ) {
+    pub(super) fn on_set_stack(&mut self, id: RequestId, req: SetFaultStackRequest, now: Duration) {
         let f = &mut self.f;
         let resp = match stack_of(&mut f.dyns, &mut f.typed.stacks, &req.channel) {
             Some(d) => match d.set_stack(&req.stack_yaml, req.append, now) {
@@ -79,7 +69,7 @@ impl FaultNode<'_> {
     /// `~/clear_fault_stage`: removes stage `id` from a channel's stack.
     pub(super) fn on_clear_stage(
         &mut self,
-        id: RmwRequestId,
+        id: RequestId,
         req: ClearFaultStageRequest,
         now: Duration,
     ) {
@@ -119,7 +109,7 @@ impl FaultNode<'_> {
 
     /// `~/set_fault`: one typed mode replaces a typed channel's faults (its
     /// stack included), or becomes stages on a raw channel's fault_fields.
-    pub(super) fn on_set_fault(&mut self, id: RmwRequestId, req: SetFaultRequest, now: Duration) {
+    pub(super) fn on_set_fault(&mut self, id: RequestId, req: SetFaultRequest, now: Duration) {
         let spec = req.fault;
         let f = &mut self.f;
         let set = match self.names.iter().position(|n| *n == spec.channel) {
@@ -167,7 +157,7 @@ impl FaultNode<'_> {
     }
 
     /// `~/clear_faults`: every typed fault and every stack cleared.
-    pub(super) fn on_clear_faults(&mut self, id: RmwRequestId, now: Duration) {
+    pub(super) fn on_clear_faults(&mut self, id: RequestId, now: Duration) {
         self.f.injector.clear_faults_at(now);
         for d in &mut self.f.dyns {
             d.clear_all(now);
@@ -184,7 +174,7 @@ impl FaultNode<'_> {
     }
 
     /// `~/reset`: the next run of a kept-running graph.
-    pub(super) fn on_reset(&mut self, id: RmwRequestId, req: ResetRunRequest) {
+    pub(super) fn on_reset(&mut self, id: RequestId, req: ResetRunRequest) {
         // The next run of a kept-running graph: every channel
         // and stack as at start-up (messages held by a fault
         // are dropped: they belong to the previous run), every

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use breakbench_msgs::TypeRegistry;
-use breakbench_ros::ros2_client::Publisher;
-use breakbench_ros::{qos, RawCdr};
+use breakbench_ros::qos::{self, Qos};
+use breakbench_ros::{Publisher, RawCdr};
 use kraken_faults::{
     channel_rng, ChannelsConfig, DynChannel, FaultRng, Injector, QosConfig, Reliability, SensorMsg,
     TypedStack,
@@ -28,14 +28,14 @@ impl ChanPub {
     pub(super) fn publish(&self, msg: SensorMsg) -> Result<(), String> {
         let r = match (self, msg) {
             (ChanPub::NavSatFix(p), SensorMsg::NavSatFix(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
+                p.publish(m).map_err(|e| e.to_string())
             }
-            (ChanPub::Imu(p), SensorMsg::Imu(m)) => p.publish(m).map_err(|e| format!("{e:?}")),
+            (ChanPub::Imu(p), SensorMsg::Imu(m)) => p.publish(m).map_err(|e| e.to_string()),
             (ChanPub::Odometry(p), SensorMsg::Odometry(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
+                p.publish(m).map_err(|e| e.to_string())
             }
             (ChanPub::LaserScan(p), SensorMsg::LaserScan(m)) => {
-                p.publish(m).map_err(|e| format!("{e:?}"))
+                p.publish(m).map_err(|e| e.to_string())
             }
             (_, m) => Err(format!(
                 "channel released a {} message",
@@ -97,22 +97,13 @@ pub(super) fn bounded_reply(message: String) -> String {
 /// Input QoS (the declared reliability: best effort matches every writer,
 /// reliable gives lossless delivery from reliable writers) and output QoS
 /// (always reliable, which matches best-effort and reliable readers).
-pub(super) fn channel_qos(
-    q: &QosConfig,
-) -> (
-    breakbench_ros::ros2_client::QosProfile,
-    breakbench_ros::ros2_client::QosProfile,
-) {
+pub(super) fn channel_qos(q: &QosConfig) -> (Qos, Qos) {
     let depth = q.depth as usize;
     let sub_qos = match q.reliability {
         Reliability::BestEffort => qos::subscribe(depth),
-        Reliability::Reliable => {
-            qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast { depth })
-        }
+        Reliability::Reliable => qos::publish().depth(depth),
     };
-    let pub_qos = qos::publish().history(breakbench_ros::ros2_client::qos::History::KeepLast {
-        depth: depth.max(qos::PUBLISH_DEPTH),
-    });
+    let pub_qos = qos::publish().depth(depth.max(qos::PUBLISH_DEPTH));
     (sub_qos, pub_qos)
 }
 
@@ -206,7 +197,7 @@ pub(super) fn release_dyn(d: &mut DynChannel, p: &Publisher<RawCdr>, now: Durati
     let errors = (d.decode_errors, d.encode_errors);
     for m in d.poll(now) {
         if let Err(e) = p.publish(RawCdr(m)) {
-            tracing::warn!("channel {}: publish failed: {e:?}", d.name);
+            tracing::warn!("channel {}: publish failed: {e}", d.name);
         }
     }
     if (d.decode_errors, d.encode_errors) != errors {

@@ -8,10 +8,9 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use breakbench_msgs::TypeRegistry;
-use breakbench_ros::ros2_client::{Publisher, Subscription};
 use breakbench_ros::{
-    qos, ClearFaultStageSrv, RawCdr, ResetRunSrv, RosNode, RosServer, SetFaultSrv,
-    SetFaultStackSrv, SimClock, TriggerSrv,
+    qos, ClearFaultStageSrv, Publisher, RawCdr, ResetRunSrv, RosNode, RosServer, SetFaultSrv,
+    SetFaultStackSrv, SimClock, Subscription, TriggerSrv,
 };
 use kraken_faults::{ChannelsConfig, ClockSource, MsgKind};
 use kraken_interfaces::ros::{Clock, DiagnosticArray, TFMessage};

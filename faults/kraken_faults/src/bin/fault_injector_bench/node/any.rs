@@ -41,9 +41,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Result};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::{Publisher, Subscription};
-use breakbench_ros::{qos, Msg, RosClient, RosNode, SetFaultSrv, SetFaultStackSrv, TriggerSrv};
+use breakbench_ros::{qos, RosClient, RosNode, SetFaultSrv, SetFaultStackSrv, TriggerSrv};
+use breakbench_ros::{Publisher, Subscription};
 use futures::StreamExt;
 use kraken_interfaces::ros::{DiagnosticArray, Header, Imu, LaserScan, TriggerRequest};
 use kraken_interfaces::{FaultSpec, FaultStatus, SetFaultRequest, SetFaultStackRequest};
@@ -100,7 +99,7 @@ fn spawn_counters(node: &mut RosNode) -> Result<Counters> {
             let s = typed.async_stream();
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     let mut c = c1.lock().expect("poisoned");
                     for ch in m.channels {
                         c.insert(ch.channel, (ch.messages_in, ch.messages_out));
@@ -115,7 +114,7 @@ fn spawn_counters(node: &mut RosNode) -> Result<Counters> {
             let s = raw.async_stream();
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     let mut c = c2.lock().expect("poisoned");
                     for st in m.status {
                         let get = |k: &str| {
@@ -195,7 +194,7 @@ where
             futures::pin_mut!(s);
             while let Some(r) = s.next().await {
                 let now = wall_ns();
-                if let Ok((m, _)) = r {
+                if let Ok(m) = r {
                     let h = header_of(&m);
                     if let Some(id) = parse_id(h) {
                         let lat = now - h.stamp.as_nanos();
@@ -414,12 +413,12 @@ struct Rig {
 
 impl Rig {
     fn open(node: &mut RosNode) -> Result<Self> {
-        let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
-        let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-        let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos.clone())?;
-        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-        let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-        let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos.clone())?;
+        let gen_qos = qos::publish().depth(2000);
+        let imu_typed = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
+        let imu_raw = node.publisher::<Imu>("/imu_any/data_raw", gen_qos)?;
+        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos)?;
+        let scan_typed = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+        let scan_raw = node.publisher::<LaserScan>("/scan_any_raw", gen_qos)?;
         let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
         let (typed, raw, direct): (Samples, Samples, Samples) = Default::default();
         let (w_typed, w_raw, w_direct): (Wrong, Wrong, Wrong) = Default::default();
@@ -494,22 +493,16 @@ impl Rig {
 
     /// `~/clear_faults`. Errors: the call failed.
     fn clear_all(&self) -> Result<()> {
-        futures::executor::block_on(
-            self.clear
-                .async_call_service(Msg(TriggerRequest::default())),
-        )
-        .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
+        futures::executor::block_on(self.clear.call(TriggerRequest::default()))
+            .map_err(|e| anyhow::anyhow!("clear_faults: {e}"))?;
         Ok(())
     }
 
     /// `~/set_fault`. Errors: the call failed or was refused.
     fn set_fault(&self, spec: FaultSpec) -> Result<()> {
         let ch = spec.channel.clone();
-        let Msg(r) = futures::executor::block_on(
-            self.set
-                .async_call_service(Msg(SetFaultRequest { fault: spec })),
-        )
-        .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
+        let r = futures::executor::block_on(self.set.call(SetFaultRequest { fault: spec }))
+            .map_err(|e| anyhow::anyhow!("set_fault {ch}: {e}"))?;
         ensure!(r.success, "set_fault {ch}: {}", r.message);
         Ok(())
     }
@@ -517,13 +510,11 @@ impl Rig {
     /// `~/set_fault_stack` (replacing the stack). Errors: the call failed
     /// or was refused.
     fn set_fault_stack(&self, channel: &str, yaml: &str) -> Result<()> {
-        let Msg(r) = futures::executor::block_on(self.set_stack.async_call_service(Msg(
-            SetFaultStackRequest {
-                channel: channel.into(),
-                stack_yaml: yaml.into(),
-                append: false,
-            },
-        )))
+        let r = futures::executor::block_on(self.set_stack.call(SetFaultStackRequest {
+            channel: channel.into(),
+            stack_yaml: yaml.into(),
+            append: false,
+        }))
         .map_err(|e| anyhow::anyhow!("set_fault_stack {channel}: {e}"))?;
         ensure!(r.success, "set_fault_stack {channel}: {}", r.message);
         Ok(())
@@ -608,7 +599,7 @@ fn spawn_receivers(
     let rx_qos = qos::subscribe(2000);
     for (samples, wrong, imu_topic, _, _) in paths {
         spawn_checked(
-            node.subscription::<Imu>(imu_topic, rx_qos.clone())?,
+            node.subscription::<Imu>(imu_topic, rx_qos)?,
             samples.clone(),
             wrong.clone(),
             imu_hdr as fn(&Imu) -> &Header,
@@ -616,7 +607,7 @@ fn spawn_receivers(
         );
     }
     spawn_checked(
-        node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+        node.subscription::<Imu>("/bench/imu_direct", rx_qos)?,
         direct.clone(),
         w_direct.clone(),
         imu_hdr as fn(&Imu) -> &Header,
@@ -624,7 +615,7 @@ fn spawn_receivers(
     );
     for (samples, wrong, _, scan_topic, path) in paths {
         spawn_checked(
-            node.subscription::<LaserScan>(scan_topic, rx_qos.clone())?,
+            node.subscription::<LaserScan>(scan_topic, rx_qos)?,
             samples.clone(),
             wrong.clone(),
             scan_hdr as fn(&LaserScan) -> &Header,

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::Publisher;
+use breakbench_ros::Publisher;
 use breakbench_ros::{qos, RosClient, RosNode, SetFaultSrv, TriggerSrv};
 use kraken_interfaces::ros::{Imu, LaserScan};
 use kraken_interfaces::FaultSpec;
@@ -36,31 +35,31 @@ type SweepStep = (f64, u64, usize, usize);
 
 impl Rig {
     fn open(node: &mut RosNode) -> Result<Self> {
-        let gen_qos = qos::publish().history(History::KeepLast { depth: 2000 });
+        let gen_qos = qos::publish().depth(2000);
         let rx_qos = qos::subscribe(2000);
-        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos.clone())?;
-        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos.clone())?;
-        let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos.clone())?;
-        let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos.clone())?;
+        let imu_in = node.publisher::<Imu>("/imu/data_raw", gen_qos)?;
+        let imu_direct = node.publisher::<Imu>("/bench/imu_direct", gen_qos)?;
+        let scan_in = node.publisher::<LaserScan>("/scan_raw", gen_qos)?;
+        let scan_direct = node.publisher::<LaserScan>("/bench/scan_direct", gen_qos)?;
         let inj: Samples = Arc::default();
         let direct: Samples = Arc::default();
         spawn_receiver(
-            node.subscription::<Imu>("/imu/data", rx_qos.clone())?,
+            node.subscription::<Imu>("/imu/data", rx_qos)?,
             inj.clone(),
             |m: &Imu| &m.header,
         );
         spawn_receiver(
-            node.subscription::<Imu>("/bench/imu_direct", rx_qos.clone())?,
+            node.subscription::<Imu>("/bench/imu_direct", rx_qos)?,
             direct.clone(),
             |m: &Imu| &m.header,
         );
         spawn_receiver(
-            node.subscription::<LaserScan>("/scan", rx_qos.clone())?,
+            node.subscription::<LaserScan>("/scan", rx_qos)?,
             inj.clone(),
             |m: &LaserScan| &m.header,
         );
         spawn_receiver(
-            node.subscription::<LaserScan>("/bench/scan_direct", rx_qos.clone())?,
+            node.subscription::<LaserScan>("/bench/scan_direct", rx_qos)?,
             direct.clone(),
             |m: &LaserScan| &m.header,
         );

@@ -7,9 +7,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use breakbench_oracle::{Monitor, PoseSample};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
-use breakbench_ros::{qos, Msg, ResetRunSrv, RosNode, RosServer, Shutdown};
+use breakbench_ros::{qos, ResetRunSrv, RosNode, RosServer, Shutdown};
+use breakbench_ros::{Publisher, RequestId, Subscription};
 use futures::stream::{LocalBoxStream, StreamExt};
 use kraken_interfaces::ros::{Odometry, StringMsg};
 use kraken_interfaces::{FaultStatus, ResetRunRequest, ResetRunResponse, SelfReport};
@@ -31,7 +30,7 @@ pub(super) enum Event {
     /// A `/fault_injector/status` message.
     Status(FaultStatus),
     /// A `~/reset` call.
-    Reset(RmwRequestId, ResetRunRequest),
+    Reset(RequestId, ResetRunRequest),
 }
 
 /// What the handlers decided about the event loop.
@@ -61,10 +60,8 @@ impl Io {
     /// An entity cannot be created (a bad remapping, a DDS error).
     pub fn new(node: &mut RosNode) -> Result<Self> {
         // Every ground-truth sample counts: reliable and deep.
-        let truth_sub = node.subscription::<Odometry>(
-            "/oracle/odom",
-            qos::publish().history(History::KeepLast { depth: 10_000 }),
-        )?;
+        let truth_sub =
+            node.subscription::<Odometry>("/oracle/odom", qos::publish().depth(10_000))?;
         let report_sub =
             node.subscription::<StringMsg>("/navigator/self_report", qos::publish())?;
         let fault_sub =
@@ -86,21 +83,19 @@ impl Io {
         vec![
             self.truth_sub
                 .async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Truth(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Truth)))
                 .boxed_local(),
             self.report_sub
                 .async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::SelfReport(m.data))))
+                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::SelfReport(m.data))))
                 .boxed_local(),
             self.fault_sub
                 .async_stream()
-                .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Status(m))))
+                .filter_map(|r| std::future::ready(r.ok().map(Event::Status)))
                 .boxed_local(),
             self.reset_srv
                 .receive_request_stream()
-                .filter_map(|r| {
-                    std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req)))
-                })
+                .filter_map(|r| std::future::ready(r.ok().map(|(id, req)| Event::Reset(id, req))))
                 .boxed_local(),
         ]
     }
@@ -206,7 +201,7 @@ impl<'a> Oracle<'a> {
     /// a fresh monitor for the request's run id, writing under its out_dir;
     /// what is queued is the previous run's. A bad run id or an empty
     /// out_dir is refused (answered, nothing changed).
-    pub fn on_reset(&mut self, id: RmwRequestId, req: &ResetRunRequest) {
+    pub fn on_reset(&mut self, id: RequestId, req: &ResetRunRequest) {
         let resp = if valid_run_id(&req.run_id) && !req.out_dir.is_empty() {
             while let Ok(Some(_)) = self.io.truth_sub.take() {}
             while let Ok(Some(_)) = self.io.report_sub.take() {}
@@ -230,8 +225,8 @@ impl<'a> Oracle<'a> {
                 ),
             }
         };
-        if let Err(e) = self.io.reset_srv.send_response(id, Msg(resp)) {
-            tracing::warn!("~/reset: response not sent: {e:?}");
+        if let Err(e) = self.io.reset_srv.send_response(id, resp) {
+            tracing::warn!("~/reset: response not sent: {e}");
         }
     }
 

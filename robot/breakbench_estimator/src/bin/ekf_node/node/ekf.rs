@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use breakbench_estimator::{EkfConfig, Estimator, HeldInputs, InitialState, Input};
-use breakbench_ros::ros2_client::qos::History;
-use breakbench_ros::ros2_client::{Publisher, RmwRequestId, Subscription};
-use breakbench_ros::{qos, Msg, NodeClock, ResetRunSrv, RosNode, RosServer, Shutdown, SimClock};
+use breakbench_ros::{qos, NodeClock, ResetRunSrv, RosNode, RosServer, Shutdown, SimClock};
+use breakbench_ros::{Publisher, RequestId, Subscription};
 use breakbench_world::geodesy::LocalEnu;
 use futures::future::Either;
 use futures::stream::{LocalBoxStream, Stream, StreamExt};
@@ -27,7 +26,7 @@ pub(super) enum Event {
     Input(Input),
     Clock(Clock),
     /// `~/reset` (REQ-GRAPH-RESET).
-    Reset(RmwRequestId, ResetRunRequest),
+    Reset(RequestId, ResetRunRequest),
 }
 
 /// What woke the event loop.
@@ -89,7 +88,7 @@ impl Io {
         } else {
             None
         };
-        let deep = || qos::publish().history(History::KeepLast { depth: DEPTH });
+        let deep = || qos::publish().depth(DEPTH);
         let filtered_pub = node.publisher::<Odometry>("odometry/filtered", deep())?;
         let tf_pub = node.publisher::<TFMessage>("/tf", deep())?;
         let diag_pub = node.publisher::<DiagnosticArray>("/diagnostics", qos::publish())?;
@@ -115,35 +114,29 @@ impl Io {
             self.odom_sub
                 .async_stream()
                 .filter_map(|r| {
-                    std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::WheelOdom(m))))
+                    std::future::ready(r.ok().map(|m| Event::Input(Input::WheelOdom(m))))
                 })
                 .boxed_local(),
             self.imu_sub
                 .async_stream()
-                .filter_map(|r| {
-                    std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::Imu(m))))
-                })
+                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Input(Input::Imu(m)))))
                 .boxed_local(),
             self.fix_sub
                 .async_stream()
-                .filter_map(|r| {
-                    std::future::ready(r.ok().map(|(m, _)| Event::Input(Input::Gnss(m))))
-                })
+                .filter_map(|r| std::future::ready(r.ok().map(|m| Event::Input(Input::Gnss(m)))))
                 .boxed_local(),
         ];
         if let Some(c) = &self.clock_sub {
             streams.push(
                 c.async_stream()
-                    .filter_map(|r| std::future::ready(r.ok().map(|(m, _)| Event::Clock(m))))
+                    .filter_map(|r| std::future::ready(r.ok().map(Event::Clock)))
                     .boxed_local(),
             );
         }
         streams.push(
             self.reset_srv
                 .receive_request_stream()
-                .filter_map(|r| {
-                    std::future::ready(r.ok().map(|(id, Msg(req))| Event::Reset(id, req)))
-                })
+                .filter_map(|r| std::future::ready(r.ok().map(|(id, req)| Event::Reset(id, req))))
                 .boxed_local(),
         );
         streams
@@ -153,21 +146,21 @@ impl Io {
     fn publish_log(&self, l: Log) {
         trace_log(&l);
         if let Err(e) = self.rosout_pub.publish(l) {
-            tracing::warn!("/rosout: publish failed: {e:?}");
+            tracing::warn!("/rosout: publish failed: {e}");
         }
     }
 
     /// `odometry/filtered` and (`publish_tf`) `map → odom` on `/tf`.
     fn publish_filtered(&self, e: &Estimator, publish_tf: bool) {
         if let Err(err) = self.filtered_pub.publish(e.filtered_odometry()) {
-            tracing::warn!("odometry/filtered: publish failed: {err:?}");
+            tracing::warn!("odometry/filtered: publish failed: {err}");
         }
         if publish_tf {
             let tf = TFMessage {
                 transforms: vec![e.map_to_odom_tf()],
             };
             if let Err(err) = self.tf_pub.publish(tf) {
-                tracing::warn!("/tf: publish failed: {err:?}");
+                tracing::warn!("/tf: publish failed: {err}");
             }
         }
     }
@@ -182,7 +175,7 @@ impl Io {
             status: e.diagnostics(now).into_iter().map(|s| s.to_ros()).collect(),
         };
         if let Err(err) = self.diag_pub.publish(arr) {
-            tracing::warn!("/diagnostics: publish failed: {err:?}");
+            tracing::warn!("/diagnostics: publish failed: {err}");
         }
     }
 }
@@ -290,7 +283,7 @@ impl<'a> EkfNode<'a> {
     ///
     /// # Errors
     /// The estimator cannot be rebuilt (wall time).
-    pub fn on_reset(&mut self, id: RmwRequestId, req: &ResetRunRequest) -> Result<()> {
+    pub fn on_reset(&mut self, id: RequestId, req: &ResetRunRequest) -> Result<()> {
         let io = self.io;
         while let Ok(Some(_)) = io.odom_sub.take() {}
         while let Ok(Some(_)) = io.imu_sub.take() {}
@@ -310,8 +303,8 @@ impl<'a> EkfNode<'a> {
             success: true,
             message: format!("a fresh estimator for run {}", req.run_id),
         };
-        if let Err(e) = io.reset_srv.send_response(id, Msg(resp)) {
-            tracing::warn!("~/reset: response not sent: {e:?}");
+        if let Err(e) = io.reset_srv.send_response(id, resp) {
+            tracing::warn!("~/reset: response not sent: {e}");
         }
         Ok(())
     }

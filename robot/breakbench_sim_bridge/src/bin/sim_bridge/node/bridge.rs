@@ -6,10 +6,9 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use breakbench_ros::ros2_client::qos::{Durability, History};
-use breakbench_ros::ros2_client::{RmwRequestId, Subscription};
 use breakbench_ros::{
-    qos, to_stamp, Msg, ResetRunSrv, RosEnv, RosNode, RosServer, Shutdown, TriggerSrv,
+    qos, to_stamp, RequestId, ResetRunSrv, RosEnv, RosNode, RosServer, Shutdown, Subscription,
+    TriggerSrv,
 };
 use breakbench_sim_bridge::{Plant, PlantConfig};
 use breakbench_world::world::Pose2;
@@ -40,7 +39,7 @@ impl Io {
     /// # Errors
     /// An entity cannot be created (a bad remapping, a DDS error).
     pub fn new(node: &mut RosNode, p: &Params, lockstep: bool) -> Result<Self> {
-        let pq = || qos::publish().history(History::KeepLast { depth: PUB_DEPTH });
+        let pq = || qos::publish().depth(PUB_DEPTH);
         let pubs = Pubs {
             clock: node.publisher("/clock", pq())?,
             scan: node.publisher("/scan", pq())?,
@@ -48,16 +47,8 @@ impl Io {
             tf: node.publisher("/tf", pq())?,
             // tf2's StaticTransformBroadcaster QoS: reliable, transient local,
             // keep last 1 (late joiners get the latched message).
-            tf_static: node.publisher(
-                "/tf_static",
-                qos::publish()
-                    .durability(Durability::TransientLocal)
-                    .history(History::KeepLast { depth: 1 }),
-            )?,
-            truth: node.publisher(
-                "/oracle/odom",
-                qos::publish().history(History::KeepLast { depth: TRUTH_DEPTH }),
-            )?,
+            tf_static: node.publisher("/tf_static", qos::publish().transient_local().depth(1))?,
+            truth: node.publisher("/oracle/odom", qos::publish().depth(TRUTH_DEPTH))?,
             gnss: node.publisher("/gnss/fix", pq())?,
             imu: node.publisher("/imu/data", pq())?,
             wheel: node.publisher("/wheel/odom", pq())?,
@@ -65,7 +56,7 @@ impl Io {
         // Lock-step needs every command: reliable. Free running takes the latest:
         // best effort matches every writer.
         let cmd_qos = if lockstep {
-            qos::publish().history(History::KeepLast { depth: PUB_DEPTH })
+            qos::publish().depth(PUB_DEPTH)
         } else {
             qos::subscribe(10)
         };
@@ -75,10 +66,7 @@ impl Io {
             CmdSub::Twist(node.subscription::<Twist>("/cmd_vel", cmd_qos)?)
         };
         let gate = match &p.gate_topic {
-            Some(t) => Some(node.subscription::<Clock>(
-                t,
-                qos::publish().history(History::KeepLast { depth: PUB_DEPTH }),
-            )?),
+            Some(t) => Some(node.subscription::<Clock>(t, qos::publish().depth(PUB_DEPTH))?),
             None => None,
         };
         let start_srv = if p.start_service {
@@ -230,7 +218,7 @@ impl Bridge<'_> {
     ///
     /// # Errors
     /// The plant cannot be rebuilt.
-    fn on_reset(&mut self, id: RmwRequestId, req: &ResetRunRequest) -> Result<()> {
+    fn on_reset(&mut self, id: RequestId, req: &ResetRunRequest) -> Result<()> {
         self.plant = reset_plant(&self.world, &self.robot, &self.io.reset_srv, id, req)?;
         self.start_called = self.io.start_srv.is_none();
         Ok(())
@@ -247,8 +235,8 @@ impl Bridge<'_> {
                 success: true,
                 message: "stepping from sim time 0 once the graph has matched".into(),
             };
-            if let Err(e) = srv.send_response(id, Msg(resp)) {
-                tracing::warn!("~/start: response not sent: {e:?}");
+            if let Err(e) = srv.send_response(id, resp) {
+                tracing::warn!("~/start: response not sent: {e}");
             }
         }
     }
