@@ -86,15 +86,16 @@ fn run(gating: Gating, seed: u64) -> Outcome {
     let mut worst_error_m: f64 = 0.0;
     let mut error_at_45_m = f64::NAN;
     while plant.now() < end {
-        let mut out = plant.step();
+        let out = plant.step();
         let now = plant.now();
         if schedule.next_due().is_some_and(|t| t <= now) {
             schedule.apply_due(&mut injector, now).unwrap();
         }
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
-            let msg = out.take(name);
-            ch.relay(msg, now, &mut rngs[i], |m| stack.on_message(name, m, now));
+            ch.relay(out.get(name), now, &mut rngs[i], |m| {
+                stack.on_message(name, m, now)
+            });
         }
         if now >= next_control {
             next_control += period;

@@ -1,5 +1,6 @@
 //! Channels: a fault stage plus the queue that releases its output on time.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use kraken_interfaces::ros::{Header, Time, Transform, TransformStamped, Vector3};
@@ -404,7 +405,7 @@ impl Channel {
 
     /// Feeds one sensor message received at `now` through the fault.
     pub fn push(&mut self, msg: SensorMsg, now: Duration, rng: &mut FaultRng) {
-        self.ingest(msg, now, rng, None);
+        self.ingest(Cow::Owned(msg), now, rng, None);
     }
 
     /// [`Channel::push`] of `msg` (if any) then [`Channel::poll`] at `now`,
@@ -412,10 +413,13 @@ impl Channel {
     /// queueing what is due at once: the messages already due are released
     /// first, then the input's zero-delay outputs (or the input itself on a
     /// healthy channel) are passed straight through by reference. Statistics,
-    /// probes and order are those of `push` + `poll`.
+    /// probes and order are those of `push` + `poll`. `msg` is borrowed: it
+    /// is copied only where the fault keeps or changes it (a hold, a stage's
+    /// input), so a healthy channel moves no message at all (the in-process
+    /// loop's fast path, REQ-PERF-LOOP).
     pub fn relay(
         &mut self,
-        msg: Option<SensorMsg>,
+        msg: Option<&SensorMsg>,
         now: Duration,
         rng: &mut FaultRng,
         mut deliver: impl FnMut(&SensorMsg),
@@ -424,7 +428,7 @@ impl Channel {
             deliver(&m);
         }
         if let Some(msg) = msg {
-            self.ingest(msg, now, rng, Some(&mut deliver));
+            self.ingest(Cow::Borrowed(msg), now, rng, Some(&mut deliver));
         }
     }
 
@@ -433,7 +437,7 @@ impl Channel {
     /// due at or before `now` is still queued).
     fn ingest(
         &mut self,
-        msg: SensorMsg,
+        msg: Cow<'_, SensorMsg>,
         now: Duration,
         rng: &mut FaultRng,
         mut direct: Option<&mut dyn FnMut(&SensorMsg)>,
@@ -443,7 +447,7 @@ impl Channel {
         self.seen = self.seen.max(now);
         self.expire(now);
         if self.kind == MsgKind::Odometry && self.tf_keepalive.is_some() {
-            self.last_input = Some(msg.clone());
+            self.last_input = Some(msg.as_ref().clone());
         }
         let active = match self.fault.as_mut() {
             Some(f) => {
@@ -478,23 +482,33 @@ impl Channel {
                 .as_mut()
                 .filter(|f| !active && f.activation.messages_exhausted())
                 .and_then(|f| f.stage.take_held());
-            for m in std::iter::once(msg).chain(held) {
-                match direct.as_mut() {
-                    Some(deliver) => {
+            match direct.as_mut() {
+                Some(deliver) => {
+                    self.count_release(0.0);
+                    deliver(&msg);
+                    if let Some(h) = held {
                         self.count_release(0.0);
-                        deliver(&m);
+                        deliver(&h);
                     }
-                    None => self.hold(now, now, m),
+                }
+                None => {
+                    self.hold(now, now, msg.into_owned());
+                    if let Some(h) = held {
+                        self.hold(now, now, h);
+                    }
                 }
             }
             return;
         }
         let fault = self.fault.as_mut().expect("active implies a fault");
-        let input = msg.clone();
+        // The stage consumes a copy; `input` stays for the comparisons, the
+        // probes and a panic's pass-through.
+        let input = msg;
+        let owned = input.as_ref().clone();
         // Contain a panic inside the stage: this channel's fault is cleared
         // and the message passes on; the other channels are not touched.
         let applied = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            fault.stage.apply(msg, now, rng)
+            fault.stage.apply(owned, now, rng)
         }));
         let outputs = match applied {
             Ok(o) => o,
@@ -515,15 +529,16 @@ impl Channel {
                 self.stats.stage_panics = self.stats.stage_panics.saturating_add(1);
                 self.stats.stage_error = Some(format!("{mode}: {what}"));
                 self.end_fault(now, now);
-                self.hold(now, now, input);
+                self.hold(now, now, input.into_owned());
                 return;
             }
         };
+        let input: &SensorMsg = &input;
         if let Some(r) = self.record.as_mut() {
             r.first_applied.get_or_insert(now);
         }
         let unchanged =
-            outputs.len() == 1 && outputs[0].0.is_zero() && bit_eq(&outputs[0].1, &input);
+            outputs.len() == 1 && outputs[0].0.is_zero() && bit_eq(&outputs[0].1, input);
         if !unchanged {
             self.stats.messages_faulted += 1;
         }
@@ -532,13 +547,13 @@ impl Channel {
         }
         for (k, (delay, out)) in outputs.into_iter().enumerate() {
             if self.touches.is_on() {
-                let changed = !bit_eq(&out, &input);
+                let changed = !bit_eq(&out, input);
                 if k > 0 || changed || !delay.is_zero() {
                     self.touch(seq, now, Some((k, delay)), changed);
                 }
             }
             for p in &mut self.probes {
-                p.on_apply(&input, &out);
+                p.on_apply(input, &out);
             }
             match direct.as_mut() {
                 Some(deliver) if delay.is_zero() => {

@@ -442,7 +442,7 @@ fn a_reorder_held_message_is_released_when_the_message_window_is_used_up() {
         for i in 0..6u64 {
             let t = ms(100 * i);
             if direct {
-                c.relay(Some(odom(t, i)), t, &mut r, &mut note);
+                c.relay(Some(&odom(t, i)), t, &mut r, &mut note);
             } else {
                 c.push(odom(t, i), t, &mut r);
                 c.poll(t).iter().for_each(&mut note);

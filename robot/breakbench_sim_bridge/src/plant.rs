@@ -105,12 +105,6 @@ impl PlantOutputs {
             .map(|(_, m)| m)
     }
 
-    /// Removes and returns the message of `channel`, if one is due.
-    pub fn take(&mut self, channel: &str) -> Option<SensorMsg> {
-        let i = self.sensors.iter().position(|(c, _)| *c == channel)?;
-        Some(self.sensors.remove(i).1)
-    }
-
     /// The scan due at this step.
     pub fn scan(&self) -> Option<&LaserScan> {
         match self.get(SCAN_CHANNEL) {

@@ -236,9 +236,9 @@ impl<'s> RunLoop<'s> {
         } = self;
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
-            // The message taken in the argument itself: through a local, the
-            // 752-byte `Option<SensorMsg>` was copied again, even when empty.
-            ch.relay(out.take(name), now, &mut rngs[i], |m| {
+            // Borrowed: a healthy channel passes the plant's message on
+            // without moving its 752 bytes (`Channel::relay`).
+            ch.relay(out.get(name), now, &mut rngs[i], |m| {
                 if let Some(d) = driver.as_mut() {
                     d.on_delivered(now, m);
                 }

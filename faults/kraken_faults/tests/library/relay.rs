@@ -40,7 +40,7 @@ fn relay_delivers_what_push_and_poll_deliver() {
             a.push(m, now, &mut ra);
         }
         got_a.extend(a.poll(now).into_iter().map(|m| (now, m)));
-        b.relay(msg, now, &mut rb, |m| got_b.push((now, m.clone())));
+        b.relay(msg.as_ref(), now, &mut rb, |m| got_b.push((now, m.clone())));
     }
     assert_eq!(got_a.len(), got_b.len());
     assert!(got_a.len() > 80, "{}", got_a.len());
