@@ -13,9 +13,6 @@
 //! * no `[[bin]]` has `required-features`: cargo-ament-build 0.1.11 builds
 //!   but does not install such a binary, so `ros2 launch` would not find it.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::Value;
 
 /// asyncio's default `StreamReader` limit (`asyncio.streams._DEFAULT_LIMIT`).
@@ -30,43 +27,29 @@ const ASYNCIO_LINE_LIMIT: usize = 1 << 16;
 /// `docs/nav2.md` ("Building with colcon") tells users the same number.
 const MAX_CLONE_PATH: usize = 60;
 
-fn metadata() -> (usize, Value) {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("running cargo metadata");
-    assert!(
-        out.status.success(),
-        "cargo metadata failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let longest = out
-        .stdout
+/// The longest line cargo prints (bytes), the JSON, and how often the
+/// workspace root appears in that line (as cargo escapes it).
+fn metadata() -> (usize, Value, usize) {
+    let stdout = crate::cargo_metadata(true);
+    let longest = stdout
         .split(|b| *b == b'\n')
         .map(<[u8]>::len)
         .max()
         .unwrap_or(0);
-    (
-        longest,
-        serde_json::from_slice(&out.stdout).expect("cargo metadata JSON"),
-    )
+    let meta: Value = serde_json::from_slice(stdout).expect("cargo metadata JSON");
+    let escaped = serde_json::to_string(meta["workspace_root"].as_str().unwrap()).unwrap();
+    let needle = escaped.trim_matches('"').as_bytes();
+    let repeats = stdout
+        .windows(needle.len())
+        .filter(|w| *w == needle)
+        .count();
+    (longest, meta, repeats)
 }
 
 #[test]
 fn cargo_metadata_fits_colcons_line_limit() {
-    let (longest, meta) = metadata();
+    let (longest, meta, repeats) = metadata();
     let root = meta["workspace_root"].as_str().unwrap();
-    let text = serde_json::to_string(&meta).unwrap();
-    // cargo prints the same compact JSON; its escaping of the root path is
-    // the same in both, so counting in the re-serialised text is exact.
-    let repeats = text.matches(root).count();
     assert!(repeats > 0, "{root} not found in cargo metadata");
     let fixed = longest - repeats * root.len();
     let at_max = fixed + repeats * MAX_CLONE_PATH;
@@ -102,7 +85,7 @@ fn cargo_metadata_fits_colcons_line_limit() {
 
 #[test]
 fn no_binary_needs_features_cargo_ament_build_would_skip() {
-    let (_, meta) = metadata();
+    let (_, meta, _) = metadata();
     let mut gated = Vec::new();
     let mut bins = 0;
     for p in meta["packages"].as_array().unwrap() {

@@ -27,28 +27,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::process::Command;
 
 /// The resolved dependency graph by package name: name → names of its normal
 /// and build dependencies.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--all-features",
-            "--offline",
-        ])
-        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("cargo metadata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(crate::cargo_metadata(false)).unwrap();
     let name_of: BTreeMap<&str, &str> = meta["packages"]
         .as_array()
         .unwrap()
@@ -210,19 +193,7 @@ const LAYERS: [&str; 5] = ["foundation", "faults", "robot", "judge", "app"];
 /// Package name → its layer's index in [`LAYERS`] (the root package:
 /// `LAYERS.len()`), from the folder its manifest sits in.
 fn layers() -> BTreeMap<String, usize> {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")))
-        .output()
-        .expect("cargo metadata");
-    assert!(out.status.success());
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(crate::cargo_metadata(true)).unwrap();
     let root = PathBuf::from(meta["workspace_root"].as_str().unwrap());
     let mut layer = BTreeMap::new();
     for p in meta["packages"].as_array().unwrap() {

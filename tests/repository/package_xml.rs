@@ -14,7 +14,6 @@ use crate::common;
 use common::root;
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 struct PackageXml {
     format: String,
@@ -63,23 +62,7 @@ fn parse_package_xml(path: &Path) -> Result<PackageXml, String> {
 }
 
 fn metadata() -> serde_json::Value {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .current_dir(root())
-        .output()
-        .expect("cargo metadata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(crate::cargo_metadata(true)).expect("cargo metadata JSON")
 }
 
 #[test]
