@@ -16,7 +16,10 @@ rclpy node (Fast DDS) publishes Range messages and checks, on /sonar:
   6. ~/stack_status (diagnostic_msgs/DiagnosticArray) lists the channel's
      stages with their ids and counts;
   7. a replacing stack with a 0.3 s delay holds each message that long (the
-     node's hold queue on the wall clock), and an empty stack_yaml clears it.
+     node's hold queue on the wall clock), and an empty stack_yaml clears it;
+  8. channel `sonar_be` publishes best effort (`qos.output`, an injected QoS
+     mismatch): a best-effort subscriber gets its messages, a reliable one
+     gets none and is told why (an incompatible-QoS event, RELIABILITY).
 
 With `--sim` (injector under `-p use_sim_time:=true`) it publishes
 rosgraph_msgs/Clock itself (from 100 s, 10 ms steps at 100 Hz, pausable) and
@@ -223,11 +226,39 @@ def main():
           len(lat) == 3 and all(0.29 <= x < 0.6 for x in lat) and ok_fields, f"latencies {[round(x, 3) for x in lat]}")
     r = p.call(p.set_stack, SetFaultStack.Request(channel="sonar", stack_yaml="", append=False))
     check("empty stack_yaml clears the stack", r.success and len(r.ids) == 0, r.message)
+    qos_mismatch(p)
 
     p.destroy_node()
     rclpy.shutdown()
     print(f"any_type: {len(FAILED)} failed", flush=True)
     sys.exit(1 if FAILED else 0)
+
+
+def qos_mismatch(p):
+    """Check 8: the injected QoS mismatch of channel sonar_be."""
+    from rclpy.event_handler import SubscriptionEventCallbacks
+    from rclpy.qos import QoSPolicyKind
+    reliable, best_effort, events = [], [], []
+    pub = p.create_publisher(Range, "/sonar_be_raw", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    p.create_subscription(Range, "/sonar_be", reliable.append,
+                          QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE),
+                          event_callbacks=SubscriptionEventCallbacks(incompatible_qos=events.append))
+    p.create_subscription(Range, "/sonar_be", best_effort.append,
+                          QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT))
+    end = time.monotonic() + 20
+    while time.monotonic() < end and not best_effort:
+        pub.publish(p.sample())
+        p.spin_for(0.1)
+    best_effort.clear()
+    for _ in range(20):
+        pub.publish(p.sample())
+        p.spin_for(0.05)
+    p.spin_for(0.5)
+    check("qos.output best_effort: a best-effort subscriber gets the stream", len(best_effort) >= 15, f"{len(best_effort)} of 20")
+    check("qos.output best_effort: a reliable subscriber gets nothing", not reliable, f"{len(reliable)} arrived")
+    kinds = [e.last_policy_kind for e in events]
+    check("qos.output best_effort: the reliable subscriber's incompatible-QoS event names RELIABILITY",
+          QoSPolicyKind.RELIABILITY in kinds, str(kinds))
 
 
 def sim_main():

@@ -272,13 +272,53 @@ pub enum Reliability {
     Reliable,
 }
 
-/// QoS of a channel: reliability and KEEP_LAST history depth.
+/// QoS of a channel: the input's reliability and KEEP_LAST history depth,
+/// and optionally the output's own QoS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QosConfig {
+    /// The subscription's reliability (best effort matches every writer).
     pub reliability: Reliability,
     /// KEEP_LAST depth, in [1, [`QosConfig::MAX_DEPTH`]].
     pub depth: u32,
+    /// The publication's QoS. Absent: reliable, volatile, KEEP_LAST(max(depth,
+    /// 10)), which every reader matches. Given, a QoS mismatch can itself be
+    /// injected: a `best_effort` output never meets a reliable subscriber,
+    /// a `volatile` one never meets a transient-local subscriber (the DDS
+    /// request/offered rule; VINS-Fusion-ROS2 #10 is the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputQosConfig>,
+}
+
+/// The QoS a channel publishes with (`qos.output` in channels.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputQosConfig {
+    /// Reliable (default) or best effort.
+    #[serde(default = "reliable")]
+    pub reliability: Reliability,
+    /// Volatile (default) or transient-local.
+    #[serde(default)]
+    pub durability: Durability,
+    /// KEEP_LAST depth, in [1, [`QosConfig::MAX_DEPTH`]]; absent: the
+    /// input's depth, at least 10.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
+fn reliable() -> Reliability {
+    Reliability::Reliable
+}
+
+/// DDS durability of a channel's output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Durability {
+    /// Only samples published after a reader matched.
+    #[default]
+    Volatile,
+    /// The writer keeps its last `depth` samples for late-joining readers.
+    TransientLocal,
 }
 
 impl QosConfig {

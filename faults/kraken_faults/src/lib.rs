@@ -42,8 +42,9 @@ pub use channel::{
     Injector,
 };
 pub use config::{
-    check_topic_name, ChannelConfig, ChannelsConfig, DynamicChannelConfig, HoldLimits,
-    HoldLimitsOverride, OverflowPolicy, QosConfig, Relay, Reliability, TfKeepaliveConfig,
+    check_topic_name, ChannelConfig, ChannelsConfig, Durability, DynamicChannelConfig, HoldLimits,
+    HoldLimitsOverride, OutputQosConfig, OverflowPolicy, QosConfig, Relay, Reliability,
+    TfKeepaliveConfig,
 };
 pub use dynamic::{clock_of, clock_source, ClockSource, DynChannel};
 pub use error::FaultError;

@@ -204,6 +204,14 @@ fn check_kind(
             ),
         ));
     }
+    if let Some(d) = c.qos.output.and_then(|o| o.depth) {
+        if !(1..=QosConfig::MAX_DEPTH).contains(&d) {
+            return Err(src.err(
+                at("qos.output.depth"),
+                format!("must be in [1, {}], got {d}", QosConfig::MAX_DEPTH),
+            ));
+        }
+    }
     // One input topic carries one type: a second subscription of
     // another type on it never matches (DDS reports it only as a
     // transport error at run time).

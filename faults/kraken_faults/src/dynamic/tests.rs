@@ -19,6 +19,7 @@ fn chan() -> DynChannel {
         qos: QosConfig {
             reliability: crate::Reliability::BestEffort,
             depth: 10,
+            output: None,
         },
         hold_limits: None,
         index: 0,

@@ -194,6 +194,55 @@ fn channels_errors_name_file_line_and_field() {
     assert!(matches!(e, FaultError::Io { .. }), "{e}");
 }
 
+/// `qos.output`: absent on the shipped channels (reliable, which every
+/// reader matches), parsed field by field with its defaults, and refused
+/// with file, line and field when a depth or a policy is out of range.
+#[test]
+fn output_qos_parses_defaults_and_refuses_bad_values() {
+    use kraken_faults::{Durability, OutputQosConfig};
+    let out = |yaml: &str| {
+        let text = GOOD.replace(
+            "      depth: 5\n",
+            &format!("      depth: 5\n      output: {yaml}\n"),
+        );
+        ChannelsConfig::parse(&text, "c.yaml").map(|c| c.channels[1].qos.output)
+    };
+    assert_eq!(
+        ChannelsConfig::parse(GOOD, "c.yaml").unwrap().channels[1]
+            .qos
+            .output,
+        None
+    );
+    assert_eq!(
+        out("{reliability: best_effort}").unwrap(),
+        Some(OutputQosConfig {
+            reliability: Reliability::BestEffort,
+            durability: Durability::Volatile,
+            depth: None,
+        })
+    );
+    assert_eq!(
+        out("{durability: transient_local, depth: 1}").unwrap(),
+        Some(OutputQosConfig {
+            reliability: Reliability::Reliable,
+            durability: Durability::TransientLocal,
+            depth: Some(1),
+        })
+    );
+    let (line, field, msg) = cfg_err(out("{depth: 0}").unwrap_err());
+    assert_eq!(
+        (line, field.as_str()),
+        (14, "channels[1].qos.output.depth"),
+        "{msg}"
+    );
+    let (line, field, msg) = cfg_err(out("{durability: persistent}").unwrap_err());
+    assert_eq!(line, 14, "{field}: {msg}");
+    assert!(msg.contains("unknown variant `persistent`"), "{msg}");
+    let (line, field, msg) = cfg_err(out("{history: keep_all}").unwrap_err());
+    assert_eq!(line, 14, "{field}: {msg}");
+    assert!(msg.contains("unknown field `history`"), "{msg}");
+}
+
 #[test]
 fn shipped_scenarios_parse() {
     let kill = StepList::load(&Path::new(ROOT).join("scenarios/kill_gnss.yaml")).unwrap();

@@ -12,8 +12,8 @@ use breakbench_msgs::TypeRegistry;
 use breakbench_ros::qos::{self, Qos};
 use breakbench_ros::{Publisher, RawCdr};
 use kraken_faults::{
-    channel_rng, ChannelsConfig, DynChannel, FaultRng, Injector, QosConfig, Reliability, SensorMsg,
-    TypedStack,
+    channel_rng, ChannelsConfig, Durability, DynChannel, FaultRng, Injector, QosConfig,
+    Reliability, SensorMsg, TypedStack,
 };
 use kraken_interfaces::ros::{Imu, LaserScan, NavSatFix, Odometry};
 
@@ -96,14 +96,26 @@ pub(super) fn bounded_reply(message: String) -> String {
 
 /// Input QoS (the declared reliability: best effort matches every writer,
 /// reliable gives lossless delivery from reliable writers) and output QoS
-/// (always reliable, which matches best-effort and reliable readers).
+/// (by default reliable, which matches best-effort and reliable readers;
+/// `qos.output` sets it, to inject a QoS mismatch).
 pub(super) fn channel_qos(q: &QosConfig) -> (Qos, Qos) {
     let depth = q.depth as usize;
     let sub_qos = match q.reliability {
         Reliability::BestEffort => qos::subscribe(depth),
         Reliability::Reliable => qos::publish().depth(depth),
     };
-    let pub_qos = qos::publish().depth(depth.max(qos::PUBLISH_DEPTH));
+    let mut pub_qos = qos::publish().depth(depth.max(qos::PUBLISH_DEPTH));
+    if let Some(o) = q.output {
+        if o.reliability == Reliability::BestEffort {
+            pub_qos.reliability = qos::Reliability::BestEffort;
+        }
+        if o.durability == Durability::TransientLocal {
+            pub_qos = pub_qos.transient_local();
+        }
+        if let Some(d) = o.depth {
+            pub_qos = pub_qos.depth(d as usize);
+        }
+    }
     (sub_qos, pub_qos)
 }
 
