@@ -271,7 +271,8 @@ echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s
 # ==== 11. a dynamic channel (REQ-FAULT-ANY-TYPE, REQ-FAULT-STACK): rclpy
 # publishes sensor_msgs/Range on /sonar_raw; ~/set_fault_stack (field set
 # NaN), an appended drop p=1, ~/clear_fault_stage by id; /sonar and
-# ~/stack_status checked by tests/interop/rclpy_any_type.py.
+# ~/stack_status checked by tests/interop/rclpy_any_type.py; the injected
+# QoS mismatch of channel sonar_be (qos.output best_effort).
 any_start=$(date +%s)
 export ROS_DISTRO=jazzy ROS_DOMAIN_ID=$((BASE + 11))
 start_injector any_type --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0
@@ -281,6 +282,14 @@ else
   fail "dynamic channel (injector log: $LOGDIR/any_type.log)"; tail -20 "$LOGDIR/any_type.log"
 fi
 stop_injector
+# The injected QoS mismatch (channel sonar_be, qos.output best_effort) is
+# said once by the injector, naming the policy and the topic (REQ-FAULT-QOS).
+n=$(grep -c 'WARN .*QoS mismatch Reliability topic="rt/sonar_be"' "$LOGDIR/any_type.log" || true)
+if [[ "$n" == 1 ]]; then
+  pass "incompatible QoS on an output logged once as a WARN naming policy and topic"
+else
+  fail "incompatible QoS on /sonar_be logged $n times, not once (log: $LOGDIR/any_type.log)"
+fi
 # The same channel under use_sim_time: a delay stage counts sim time.
 start_injector any_type_sim --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py" --sim; then

@@ -77,15 +77,26 @@ pub const TOOL_LOG_FILTER: &str = "warn,rustdds=error,ros2_client=error";
 /// `main`; every node binary does.
 ///
 /// Two known-harmless rustdds errors are dropped: see [`ClockTypeClash`]
-/// and [`teardown`].
+/// and [`teardown`]. An incompatible QoS between one of the node's writers
+/// and a remote reader is printed once per policy and topic, as a WARN
+/// (the backend's log layer; REQ-FAULT-QOS).
 pub fn init_logging(default_filter: &str) {
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
+    let (filter, default_in_use) = match tracing_subscriber::EnvFilter::try_from_default_env() {
+        Ok(f) => (f, false),
+        Err(_) => (
+            tracing_subscriber::EnvFilter::new(format!(
+                "{default_filter},{}",
+                backend::LOG_DIRECTIVE
+            )),
+            true,
+        ),
+    };
     tracing_subscriber::registry()
         .with(filter)
         .with(ClockTypeClash)
+        .with(backend::LogLayer::new(default_in_use))
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(std::io::stderr)
