@@ -17,10 +17,10 @@ use crate::env::{Rmw, RosEnv};
 use crate::qos::{Durability, Qos, Reliability};
 use crate::{RosClient, RosError, RosServer, RosService, RosType};
 
+mod log;
 mod node;
-mod qos_log;
+pub(crate) use log::{QosMismatchOnce as LogLayer, DIRECTIVE as LOG_DIRECTIVE};
 pub use node::RosNode;
-pub(crate) use qos_log::{QosMismatchOnce as LogLayer, DIRECTIVE as LOG_DIRECTIVE};
 
 /// Wraps any serde message type so that ros2-client's services accept it
 /// (they require its `Message` trait, which foreign types cannot implement

@@ -1,4 +1,11 @@
-//! Incompatible QoS, said once (REQ-FAULT-QOS).
+//! What this backend's middleware logs, made fit for a node's log: an
+//! incompatible QoS said once (REQ-FAULT-QOS), and no warning that
+//! `ROS_DISTRO` is unset.
+//!
+//! ros2-client 0.12 warns `ROS_DISTRO is not set; ros2-client was built
+//! for 'jazzy'` at every start in a shell without ROS sourced. A pure-Rust
+//! node needs no ROS installation, so that is no fault of the run; the line
+//! is dropped (a *different* ROS_DISTRO is still reported by ros2-client).
 //!
 //! A writer of this node and a remote reader that requests more than the
 //! writer offers (a reliable reader of a best-effort output, a
@@ -23,6 +30,7 @@ use std::sync::Mutex;
 pub(crate) const DIRECTIVE: &str = "rustdds::rtps::writer=warn";
 
 /// The log layer of this backend: see the module docs.
+/// (Named for its main job; it also drops the unset-ROS_DISTRO warning.)
 pub(crate) struct QosMismatchOnce {
     /// True when the default filter is in use: rustdds' other writer
     /// warnings (which only [`DIRECTIVE`] let through) are dropped.
@@ -43,6 +51,9 @@ impl QosMismatchOnce {
 
     /// Whether one WARN event of `target` with `message` is printed.
     fn keep(&self, target: &str, message: &str) -> bool {
+        if target == DISTRO_TARGET {
+            return !message.starts_with("ROS_DISTRO is not set");
+        }
         if target != WRITER_TARGET {
             return true;
         }
@@ -75,6 +86,9 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for QosMismatchOnce {
 
 /// The module rustdds' writer logs from.
 const WRITER_TARGET: &str = "rustdds::rtps::writer";
+
+/// The module ros2-client checks `ROS_DISTRO` in.
+const DISTRO_TARGET: &str = "ros2_client::distributions";
 
 /// An event's `message`, and for an event bridged from `log` (rustdds logs
 /// through `log`; the bridged event's own target is `log`) its
@@ -133,5 +147,18 @@ mod tests {
         assert!(QosMismatchOnce::new(false).keep(WRITER_TARGET, other));
         assert!(QosMismatchOnce::new(true).keep("fault_injector", "a node's own warning"));
         assert!(QosMismatchOnce::new(true).keep("fault_injector", LINE));
+    }
+
+    #[test]
+    fn only_the_unset_ros_distro_warning_is_dropped() {
+        let l = QosMismatchOnce::new(true);
+        assert!(!l.keep(
+            DISTRO_TARGET,
+            "ROS_DISTRO is not set; ros2-client was built for 'jazzy'."
+        ));
+        assert!(l.keep(
+            DISTRO_TARGET,
+            "ROS_DISTRO='rolling'; ros2-client was built for 'jazzy'. Assuming compatible"
+        ));
     }
 }
