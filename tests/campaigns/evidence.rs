@@ -6,7 +6,7 @@
 //! resume after an interruption between a manifest and its ledger line runs
 //! that run again; grid runs' manifests carry their faults' timeline.
 
-mod common;
+use crate::common;
 use common::root;
 use std::path::{Path, PathBuf};
 use std::process::Command;

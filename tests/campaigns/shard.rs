@@ -3,7 +3,7 @@
 //! unsharded campaign, resume per shard, and the refusals (missing run,
 //! duplicated run, another scenario hash, another build).
 
-mod common;
+use crate::common;
 use common::root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
