@@ -1,7 +1,7 @@
 //! Set-up shared by the root package's integration tests (each declares
-//! `mod common;`; the grouped binaries `tests/repository/` and
-//! `tests/inputs/` include it with `#[path]`): the repository and binary paths, the node binaries built
-//! once, a test re-run inside the loopback-only network namespace, the
+//! `mod common;`; the grouped binaries `tests/repository/`, `tests/inputs/`
+//! and `tests/campaigns/` include it with `#[path]`): the repository and
+//! binary paths, the node binaries built once, a test re-run inside the loopback-only network namespace, the
 //! graph campaigns of `tests/graph_campaign.rs` and `tests/external_stack.rs`
 //! and readers of their outputs, the rclpy venv and ament prefix.
 
