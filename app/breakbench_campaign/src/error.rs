@@ -141,6 +141,10 @@ pub enum CampaignError {
         executor: &'static str,
         why: String,
     },
+
+    /// A run's recording could not be written (the MCAP writer's refusal).
+    #[error("recording: {0}")]
+    Recording(String),
 }
 
 impl CampaignError {
@@ -181,6 +185,7 @@ impl From<RecordsError> for CampaignError {
                 path: path.display().to_string(),
                 source,
             },
+            RecordsError::Mcap(e) => CampaignError::Recording(e.to_string()),
         }
     }
 }

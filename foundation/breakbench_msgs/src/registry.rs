@@ -221,6 +221,47 @@ impl TypeRegistry {
         self.defs.values()
     }
 
+    /// The `ros2msg` schema of `pkg/msg/Type` (or `pkg/Type`) as rosbag2
+    /// writes it into an MCAP file (the MCAP `ros2` profile): the type's
+    /// `.msg` text, then each nested type not written yet, depth first in
+    /// name order, after a line of 80 `=` and `MSG: pkg/Type` (rosbag2_cpp's
+    /// `LocalMessageDefinitionSource::get_full_text`). The texts are the
+    /// compact ones of [`MsgDef::to_msg_text`] (no comments), so the schema
+    /// is the wire contract, which is all a reader decodes with.
+    ///
+    /// # Errors
+    /// Those of [`TypeRegistry::resolve`] (an unknown or incomplete type).
+    pub fn ros2msg_schema(&self, name: &str) -> Result<String, MsgError> {
+        self.resolve(name)?;
+        let mut seen = BTreeSet::new();
+        Ok(self.schema_text(&TypeName::parse(name)?, &mut seen))
+    }
+
+    /// [`TypeRegistry::ros2msg_schema`] of a resolved `tn`.
+    fn schema_text(&self, tn: &TypeName, seen: &mut BTreeSet<String>) -> String {
+        let def = &self.defs[tn];
+        let mut out = def.to_msg_text();
+        let deps: BTreeSet<(String, &TypeName)> = def
+            .fields
+            .iter()
+            .filter_map(|f| match &f.ty.base {
+                BaseType::Msg(t) => Some((format!("{}/{}", t.pkg, t.name), t)),
+                _ => None,
+            })
+            .collect();
+        for (short, t) in deps {
+            if seen.insert(short.clone()) {
+                out.push('\n');
+                out.push_str(&"=".repeat(80));
+                out.push_str("\nMSG: ");
+                out.push_str(&short);
+                out.push('\n');
+                out.push_str(&self.schema_text(t, seen));
+            }
+        }
+        out
+    }
+
     /// Resolve `pkg/msg/Type` or `pkg/Type`: every nested type, transitively,
     /// must be present.
     ///
@@ -400,5 +441,46 @@ mod tests {
         assert_eq!(r.skipped().count(), 0);
         r.resolve("my_msgs/Fine").unwrap();
         std::fs::remove_dir_all(&tmp).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::TypeRegistry;
+
+    /// The layout rosbag2 writes: the root, then each nested type once,
+    /// depth first in name order, each after 80 `=` and `MSG: pkg/Type`.
+    #[test]
+    fn ros2msg_schema_concatenates_nested_types_once_depth_first() {
+        let reg = TypeRegistry::builtin();
+        let bar = format!("\n{}\n", "=".repeat(80));
+        let s = reg.ros2msg_schema("nav_msgs/msg/Odometry").unwrap();
+        let parts: Vec<&str> = s.split(&bar).collect();
+        assert!(parts[0].starts_with("std_msgs/Header header\nstring child_frame_id\n"));
+        let heads: Vec<&str> = parts[1..]
+            .iter()
+            .map(|p| p.lines().next().unwrap())
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                "MSG: geometry_msgs/PoseWithCovariance",
+                "MSG: geometry_msgs/Pose",
+                "MSG: geometry_msgs/Point",
+                "MSG: geometry_msgs/Quaternion",
+                "MSG: geometry_msgs/TwistWithCovariance",
+                "MSG: geometry_msgs/Twist",
+                "MSG: geometry_msgs/Vector3",
+                "MSG: std_msgs/Header",
+                "MSG: builtin_interfaces/Time",
+            ]
+        );
+        assert_eq!(
+            parts[1],
+            "MSG: geometry_msgs/PoseWithCovariance\ngeometry_msgs/Pose pose\nfloat64[36] covariance\n"
+        );
+        let scan = reg.ros2msg_schema("sensor_msgs/LaserScan").unwrap();
+        assert_eq!(scan.matches("MSG: ").count(), 2, "{scan}");
+        assert!(reg.ros2msg_schema("sensor_msgs/msg/NoSuch").is_err());
     }
 }

@@ -15,6 +15,10 @@ pub enum RecordsError {
         source: std::io::Error,
     },
 
+    /// The MCAP writer refused a record (`crate::recording`).
+    #[error("MCAP recording: {0}")]
+    Mcap(#[from] mcap::McapError),
+
     /// A record could not be serialised as JSON.
     #[error("{}: {source}", path.display())]
     Json {

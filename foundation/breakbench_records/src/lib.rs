@@ -8,12 +8,15 @@
 //!   the node fill it with `breakbench_oracle::Verdict`).
 //! * [`trace`]: the trace file `traces/<run_id>.csv` ([`trace::TraceWriter`],
 //!   [`trace::parse_trace`]).
+//! * [`recording`]: the run's MCAP recording ([`Recording`]), as ROS 2
+//!   tools open it (the MCAP `ros2` profile).
 //! * [`write`]: the one atomic writer ([`write_atomic`], [`write_json_atomic`]),
 //!   [`sha256_hex`] (the manifest's `trace_sha256`) and the one definition of
 //!   [`scenario_hash`].
 
 pub mod error;
 pub mod manifest;
+pub mod recording;
 pub mod trace;
 pub mod write;
 
@@ -22,4 +25,5 @@ pub use manifest::{
     ContactRecord, DetectionRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest,
     Provenance, RunKind, MANIFEST_SCHEMA,
 };
+pub use recording::{OfferedQos, Recording};
 pub use write::{scenario_hash, sha256_hex, write_atomic, write_json_atomic};
