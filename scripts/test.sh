@@ -12,7 +12,10 @@
 #     (rosidl) package to colcon, so its cargo tests run here; the benchmarks
 #     are compiled (`cargo test` does not build them); the workspace-hack
 #     crate is what scripts/workspace_hack.py would write.
-#  3. The corridor study on the embedded plant (the colcon-built binary), then:
+#  3. The corridor study on the embedded plant (the colcon-built binary; every
+#     run leaves its MCAP recording, checked by `analyze --check`; the three
+#     larger studies below run with --no-recording: 1,091 runs, about 1.3 GB
+#     and 25 s of CPU they would add), then:
 #     - `breakbench analyze --check`: summary.json recomputed from the manifests is byte-identical;
 #     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices;
 #     - determinism and scale-out: the same study as 4 shards (`campaign --shard K/4`, separate
@@ -66,7 +69,7 @@ echo "summary.json byte-identical: one process with --jobs 2, and 4 shard proces
 
 step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives); the escape search"
 rm -rf "$OUT-gnss_spoof_study"
-"$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet
+"$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet --no-recording
 "$BB" analyze "$OUT-gnss_spoof_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-gnss_spoof_study"
 # the severity search (REQ-STUDY-ESCAPE-SEARCH): the largest ramp the Mahalanobis gate lets escape
@@ -77,13 +80,13 @@ grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[
 
 step "corridor study on the estimator (issue 9): 421 runs, analyze, statsmodels reference"
 rm -rf "$OUT-corridor_estimator_study"
-"$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet
+"$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet --no-recording
 "$BB" analyze "$OUT-corridor_estimator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
 
 step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the k of docs/studies.md"
 rm -rf "$OUT-actuator_study"
-"$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet
+"$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet --no-recording
 "$BB" analyze "$OUT-actuator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-actuator_study"
 # docs/studies.md's table (Actuator study): safety k per (drive_scale, scan_latency_s), mission k.

@@ -134,6 +134,11 @@ pub struct CampaignArgs {
     /// record is run again
     #[arg(long, conflicts_with = "graph_source")]
     pub record_provenance: bool,
+    /// In-process runs: write no MCAP recording (by default every run leaves
+    /// <out>/recordings/<run_id>.mcap: ground truth, each sensor before and after
+    /// the injector, the commanded and the delivered cmd_vel; its sha256 in the manifest)
+    #[arg(long, conflicts_with = "graph_source")]
+    pub no_recording: bool,
 }
 
 /// Runs the campaign (or the shard) of `a` and prints what it found; exit
@@ -250,6 +255,7 @@ fn executor(a: &CampaignArgs, jobs: usize) -> Result<Box<dyn Executor>> {
         (None, None) => {
             return Ok(Box::new(InProcess {
                 record_provenance: a.record_provenance,
+                record_mcap: !a.no_recording,
             }))
         }
     };

@@ -53,14 +53,24 @@ pub trait Executor: Sync {
     fn records_provenance(&self) -> bool {
         false
     }
+
+    /// Whether each run leaves an MCAP recording
+    /// ([`RunOutput::recording`], `recordings/<run_id>.mcap`); a stored run
+    /// without one is then not reused on resume. Default: false.
+    fn records_mcap(&self) -> bool {
+        false
+    }
 }
 
-/// The in-process executor ([`super::run::execute_recording`]).
+/// The in-process executor ([`super::run::execute_with`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct InProcess {
     /// Record which fault touched each message of every run
     /// (`breakbench campaign --record-provenance`, REQ-FAULT-PROVENANCE).
     pub record_provenance: bool,
+    /// Write each run's MCAP recording (REQ-REC-MCAP; the command's
+    /// default, `--no-recording` turns it off).
+    pub record_mcap: bool,
 }
 
 impl Executor for InProcess {
@@ -70,7 +80,11 @@ impl Executor for InProcess {
         spec: &RunSpec,
         provenance: &Provenance,
     ) -> Result<RunOutput, CampaignError> {
-        super::run::execute_recording(scenario, spec, provenance, self.record_provenance)
+        let records = super::run::RunRecords {
+            provenance: self.record_provenance,
+            mcap: self.record_mcap,
+        };
+        super::run::execute_with(scenario, spec, provenance, records)
     }
 
     fn on_graph(&self) -> bool {
@@ -79,5 +93,9 @@ impl Executor for InProcess {
 
     fn records_provenance(&self) -> bool {
         self.record_provenance
+    }
+
+    fn records_mcap(&self) -> bool {
+        self.record_mcap
     }
 }

@@ -16,9 +16,10 @@
 //! again (nothing is lost or counted twice), `analyze` refuses it. A last
 //! line without its `\n` is an append cut short and is ignored likewise.
 //!
-//! The manifest holds the sha256 of its trace (`trace_sha256`) and of its
-//! provenance record (`provenance_sha256`, when recorded): a manifest whose
-//! bytes match the ledger vouches for its evidence files.
+//! The manifest holds the sha256 of its trace (`trace_sha256`), of its
+//! provenance record (`provenance_sha256`, when recorded) and of its MCAP
+//! recording (`recording_sha256`, when recorded): a manifest whose bytes
+//! match the ledger vouches for its evidence files.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -238,6 +239,9 @@ fn check_evidence_files(out: &Path, m: &Manifest) -> Result<(), CampaignError> {
     if let Some(h) = &m.provenance_sha256 {
         files.push((out.join(provenance_file(&m.run_id)), "provenance record", h));
     }
+    if let Some(h) = &m.recording_sha256 {
+        files.push((out.join(recording_file(&m.run_id)), "recording", h));
+    }
     for (p, what, want) in files {
         match std::fs::read(&p) {
             Ok(b) if sha256_hex(&b) == want => {}
@@ -297,10 +301,11 @@ pub fn parse_manifest_strict(path: &Path, bytes: &[u8]) -> Result<Manifest, Camp
 
 /// The top-level keys a manifest omits when they are empty; a `null` there
 /// is the absent value it stands for.
-const OPTIONAL_KEYS: [&str; 5] = [
+const OPTIONAL_KEYS: [&str; 6] = [
     "graph",
     "detection",
     "provenance_sha256",
+    "recording_sha256",
     "test",
     "timeline",
 ];
@@ -341,4 +346,9 @@ pub(crate) fn manifest_path(out: &Path, run_id: &str) -> PathBuf {
 /// campaign directory (`campaign --record-provenance`, REQ-FAULT-PROVENANCE).
 pub fn provenance_file(run_id: &str) -> String {
     format!("provenance/{run_id}.csv")
+}
+
+/// The MCAP recording of run `run_id`, relative to the campaign directory.
+pub fn recording_file(run_id: &str) -> String {
+    format!("recordings/{run_id}.mcap")
 }

@@ -441,7 +441,8 @@ fn staging_dir(out: &Path) -> Result<(PathBuf, PathBuf), CampaignError> {
 
 /// Links (or copies) every planned run of `cf` into `tmp` from the shard
 /// that holds it (`by_id`: run id → index into `shards` and manifest): its
-/// manifest, its trace and its provenance record if the shard has one.
+/// manifest, its trace, its provenance record if the shard has one and its
+/// recording if its manifest names one.
 /// Returns the manifests in plan order.
 ///
 /// # Errors
@@ -460,12 +461,23 @@ fn copy_runs(
         if !m.trace_file.is_empty() {
             link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
         }
-        // A shard run with --record-provenance: its record goes along.
+        // A shard run with --record-provenance: its record goes along; a
+        // run with a recording: its MCAP file.
         let prov = super::store::provenance_file(id);
-        if src.join(&prov).is_file() {
-            let d = tmp.join("provenance");
-            std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
-            link_or_copy(&src.join(&prov), &tmp.join(&prov))?;
+        let rec = super::store::recording_file(id);
+        for (file, dir, here) in [
+            (
+                prov,
+                "provenance",
+                src.join(super::store::provenance_file(id)).is_file(),
+            ),
+            (rec, "recordings", m.recording_sha256.is_some()),
+        ] {
+            if here {
+                let d = tmp.join(dir);
+                std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
+                link_or_copy(&src.join(&file), &tmp.join(&file))?;
+            }
         }
         manifests.push(m);
     }

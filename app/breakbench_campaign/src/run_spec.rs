@@ -111,6 +111,7 @@ impl RunSpec {
             trace_file: trace_file(&self.run_id),
             trace_sha256: String::new(),
             provenance_sha256: None,
+            recording_sha256: None,
             sim_time_s: 0.0,
             wall_time_s: 0.0,
             graph: None,

@@ -21,8 +21,8 @@ use super::run::RunSpec;
 use super::scenario::{Scenario, ScenarioFile};
 use super::store::{
     load_campaign, lock_dir, manifest_path, provenance_file, read_campaign_file, read_shard_file,
-    remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE, SHARD_RULE,
-    SHARD_SCHEMA,
+    recording_file, remove_stale_temporaries, reuse_problem, CampaignFile, ShardFile, SHARD_FILE,
+    SHARD_RULE, SHARD_SCHEMA,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -490,6 +490,10 @@ fn store_run(
         o.manifest.provenance_sha256 = Some(sha256_hex(csv.as_bytes()));
         write_atomic(&out.join(provenance_file(&spec.run_id)), csv.as_bytes())?;
     }
+    if let Some(mcap) = &o.recording {
+        o.manifest.recording_sha256 = Some(sha256_hex(mcap));
+        write_atomic(&out.join(recording_file(&spec.run_id)), mcap)?;
+    }
     let mpath = manifest_path(out, &spec.run_id);
     let mut bytes = serde_json::to_vec_pretty(&o.manifest).map_err(|e| CampaignError::Json {
         path: mpath.display().to_string(),
@@ -640,6 +644,9 @@ fn stored_runs<'a>(
                 if executor.records_provenance() && m.provenance_sha256.is_none() =>
             {
                 Some("no provenance record (--record-provenance)".to_string())
+            }
+            Stored::Verified(m) if executor.records_mcap() && m.recording_sha256.is_none() => {
+                Some("no recording (it was run with --no-recording)".to_string())
             }
             Stored::Verified(m) => reuse_problem(&m, r, &scenario.hash, prov),
             Stored::Unrecorded(_) => Some(format!(

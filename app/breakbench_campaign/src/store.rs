@@ -223,7 +223,7 @@ pub(crate) fn lock_dir(out: &Path) -> Result<std::fs::File, CampaignError> {
     }
 }
 
-pub use super::ledger::provenance_file;
+pub use super::ledger::{provenance_file, recording_file};
 
 /// Removes temporary files left by an interrupted atomic write (`.<name>.tmp.<pid>`).
 pub(crate) fn remove_stale_temporaries(out: &Path) {

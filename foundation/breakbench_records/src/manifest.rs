@@ -149,6 +149,10 @@ pub struct Manifest<V, J> {
     /// when the run recorded none (REQ-CAMPAIGN-EVIDENCE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance_sha256: Option<String>,
+    /// sha256 of the run's MCAP recording (`recordings/<run_id>.mcap`,
+    /// REQ-REC-MCAP); absent when the run recorded none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording_sha256: Option<String>,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
     /// How a run executed on a ROS 2 graph went; absent for in-process runs.

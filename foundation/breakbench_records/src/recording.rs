@@ -100,6 +100,7 @@ impl Recording {
             .profile("ros2")
             .library("breakbench")
             .compression(Some(mcap::Compression::Zstd))
+            .compression_level(1)
             .create(Cursor::new(Vec::new()))?;
         Ok(Self {
             writer,
@@ -190,17 +191,82 @@ impl Recording {
         })?)
     }
 
-    /// Ends the file (summary, footer), writes it to `path` atomically and
+    /// Ends the file (summary, footer) and returns its bytes.
+    ///
+    /// # Errors
+    /// [`RecordsError::Mcap`].
+    pub fn finish(mut self) -> Result<Vec<u8>, RecordsError> {
+        self.writer.finish()?;
+        Ok(self.writer.into_inner().into_inner())
+    }
+
+    /// [`Recording::finish`], then writes the file to `path` atomically and
     /// returns its sha256 (lower-case hex).
     ///
     /// # Errors
     /// [`RecordsError::Mcap`], [`RecordsError::Io`] naming `path`.
-    pub fn finish_to(mut self, path: &Path) -> Result<String, RecordsError> {
-        self.writer.finish()?;
-        let bytes = self.writer.into_inner().into_inner();
+    pub fn finish_to(self, path: &Path) -> Result<String, RecordsError> {
+        let bytes = self.finish()?;
         crate::write_atomic(path, &bytes)?;
         Ok(crate::sha256_hex(&bytes))
     }
+}
+
+/// One message of a recording, as read back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedMessage {
+    /// The topic (the channel's).
+    pub topic: String,
+    /// Its type, `pkg/msg/Type` (the channel's schema name).
+    pub type_name: String,
+    /// Log time, ns (the run's sim time).
+    pub log_time_ns: u64,
+    /// The serialized message (CDR with its 4-byte header).
+    pub cdr: Vec<u8>,
+}
+
+/// What [`read_recording`] returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordingContents {
+    /// The header's profile (`ros2`).
+    pub profile: String,
+    /// Every message in log-time order.
+    pub messages: Vec<RecordedMessage>,
+    /// The metadata records by name.
+    pub metadata: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+/// Reads a whole recording back (the report and the tests do; a user
+/// opens it with any MCAP tool).
+///
+/// # Errors
+/// [`RecordsError::Mcap`] for bytes that are not a valid MCAP file.
+pub fn read_recording(bytes: &[u8]) -> Result<RecordingContents, RecordsError> {
+    let mut out = RecordingContents::default();
+    for rec in mcap::read::LinearReader::new(bytes)? {
+        match rec? {
+            mcap::records::Record::Header(h) => out.profile = h.profile,
+            mcap::records::Record::Metadata(m) => {
+                out.metadata.insert(m.name, m.metadata);
+            }
+            _ => {}
+        }
+    }
+    for m in mcap::MessageStream::new(bytes)? {
+        let m = m?;
+        out.messages.push(RecordedMessage {
+            topic: m.channel.topic.clone(),
+            type_name: m
+                .channel
+                .schema
+                .as_ref()
+                .map_or(String::new(), |s| s.name.clone()),
+            log_time_ns: m.log_time,
+            cdr: m.data.into_owned(),
+        });
+    }
+    out.messages.sort_by_key(|m| m.log_time_ns);
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -396,6 +396,7 @@ impl Executor for GraphExecutor {
                 manifest: invalid_manifest(scenario, spec, provenance, record),
                 trace_csv: TraceWriter::new().finish(),
                 provenance_csv: None,
+                recording: None,
             });
         }
         let domain = self
@@ -469,6 +470,7 @@ impl Executor for GraphExecutor {
                     manifest: m,
                     trace_csv: trace,
                     provenance_csv: None,
+                    recording: None,
                 })
             }
             Err((state, why)) => {
@@ -478,6 +480,7 @@ impl Executor for GraphExecutor {
                     manifest: invalid_manifest(scenario, spec, provenance, record),
                     trace_csv: TraceWriter::new().finish(),
                     provenance_csv: None,
+                    recording: None,
                 })
             }
         }

@@ -99,6 +99,7 @@ pub(super) fn manifest(
         trace_file: format!("traces/{run_id}.csv"),
         trace_sha256: String::new(),
         provenance_sha256: None,
+        recording_sha256: None,
         sim_time_s: 60.0,
         wall_time_s: 0.0,
         graph: None,

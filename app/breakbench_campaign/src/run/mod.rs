@@ -19,6 +19,7 @@ use breakbench_oracle::expect::{ClassifiedVerdict, DiagLevel};
 
 pub use super::run_spec::RunSpec;
 
+pub mod recorder;
 mod run_loop;
 
 use run_loop::RunLoop;
@@ -29,8 +30,19 @@ pub struct RunOutput {
     pub manifest: Manifest,
     pub trace_csv: String,
     /// Which faults touched each message (`kraken_faults::provenance` CSV),
-    /// when the run recorded it ([`execute_recording`]).
+    /// when the run recorded it ([`execute_with`]).
     pub provenance_csv: Option<String>,
+    /// The run's MCAP recording ([`recorder`]), when it made one.
+    pub recording: Option<Vec<u8>>,
+}
+
+/// What a run records besides its manifest and trace.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunRecords {
+    /// Which fault touched each message (REQ-FAULT-PROVENANCE).
+    pub provenance: bool,
+    /// The MCAP recording (REQ-REC-MCAP).
+    pub mcap: bool,
 }
 
 /// The controller under test the navigator config declares: the
@@ -72,31 +84,33 @@ pub fn execute(
     spec: &RunSpec,
     provenance: &super::manifest::Provenance,
 ) -> Result<RunOutput, CampaignError> {
-    execute_recording(scenario, spec, provenance, false)
+    execute_with(scenario, spec, provenance, RunRecords::default())
 }
 
-/// [`execute`], and with `record_provenance` the run also records which
+/// [`execute`], recording what `records` asks for: with `provenance`, which
 /// fault touched each message of every channel, sensors and actuator
 /// ([`RunOutput::provenance_csv`], REQ-FAULT-PROVENANCE): rows in order of
 /// reception (ties: the channels' delivery order, then input index and
-/// output). Recording changes no result: the same manifest and trace.
+/// output); with `mcap`, the run's MCAP recording ([`RunOutput::recording`],
+/// REQ-REC-MCAP). Recording changes no result: the same verdicts and trace
+/// (the manifest gains the recording's sha256).
 ///
 /// # Errors
 /// As [`execute`].
-pub fn execute_recording(
+pub fn execute_with(
     scenario: &Scenario,
     spec: &RunSpec,
     provenance: &super::manifest::Provenance,
-    record_provenance: bool,
+    records: RunRecords,
 ) -> Result<RunOutput, CampaignError> {
     let wall = Instant::now();
     // A resilience test's fault run: the class of its baseline (the same
     // seed without the fault), executed here so the pairing does not
     // depend on the order runs finish in.
     let baseline_class = baseline_class(scenario, spec, provenance)?;
-    let mut run = RunLoop::new(scenario, spec, record_provenance)?;
+    let mut run = RunLoop::new(scenario, spec, records)?;
     run.run_to_end()?;
-    run.finish(provenance, baseline_class.as_ref(), wall, record_provenance)
+    run.finish(provenance, baseline_class.as_ref(), wall, records)
 }
 
 /// A grid axis, its value in this run's cell, and the fault it sets.

@@ -15,10 +15,11 @@ use kraken_faults::{channel_rng, Channel, FaultRng, FaultSchedule, Injector, Msg
 use kraken_interfaces::ros::{NavSatStatus, Odometry, Twist, Vector3};
 use kraken_interfaces::SelfReport;
 
+use super::recorder::RunRecorder;
 use super::{
     contact_records, controller_under_test, detection_record, fault_err, grid_fault_records,
     grid_faults, grid_timeline, note_detections, note_requested, provenance_csv, test_driver,
-    GridFault, RunOutput, RunSpec,
+    GridFault, RunOutput, RunRecords, RunSpec,
 };
 use crate::manifest::{IsolationRecord, Manifest, Provenance, RunKind};
 use crate::resilience_run::TestDriver;
@@ -71,6 +72,8 @@ pub(super) struct RunLoop<'s> {
     /// The plant's outputs, refilled in place every step.
     out: PlantOutputs,
     truth_msg: Odometry,
+    /// The run's MCAP recording, when asked for.
+    rec: Option<RunRecorder>,
 }
 
 impl<'s> RunLoop<'s> {
@@ -87,7 +90,7 @@ impl<'s> RunLoop<'s> {
     pub(super) fn new(
         scenario: &'s Scenario,
         spec: &'s RunSpec,
-        record_provenance: bool,
+        records: RunRecords,
     ) -> Result<Self, CampaignError> {
         let world = &scenario.world;
         let controller: Box<dyn Controller> = match &scenario.file.canary {
@@ -114,7 +117,7 @@ impl<'s> RunLoop<'s> {
         let mut injector =
             Injector::new(inputs.iter().map(|(n, k)| Channel::new(*n, *k)).collect())
                 .with_raw_channel(actuator_channel(0));
-        if record_provenance {
+        if records.provenance {
             for c in injector.channels_mut() {
                 c.record_provenance(true);
             }
@@ -135,6 +138,10 @@ impl<'s> RunLoop<'s> {
             .as_ref()
             .filter(|_| matches!(spec.kind, RunKind::Grid | RunKind::Nominal));
         let n = axes.len();
+        let rec = match records.mcap {
+            true => Some(RunRecorder::new(&inputs)?),
+            false => None,
+        };
         let mut r = RunLoop {
             scenario,
             spec,
@@ -160,6 +167,7 @@ impl<'s> RunLoop<'s> {
             last_gnss: (f64::NAN, f64::NAN),
             out: PlantOutputs::default(),
             truth_msg: Odometry::default(),
+            rec,
         };
         r.apply_schedule(Duration::ZERO)?;
         Ok(r)
@@ -209,20 +217,26 @@ impl<'s> RunLoop<'s> {
             }
             d.before_relay(now, &mut self.injector)?;
         }
-        self.relay_sensors(now);
+        self.relay_sensors(now)?;
         self.actuate(now)?;
         self.watch(now)?;
         self.note_first_applied();
         if truth_due {
             self.record_truth();
+            if let Some(r) = self.rec.as_mut() {
+                r.truth(now, &self.truth_msg)?;
+            }
         }
         Ok(())
     }
 
     /// Each channel in the controller's order: this step's message in, what
     /// is due out to the controller (a healthy channel passes it straight
-    /// through).
-    fn relay_sensors(&mut self, now: Duration) {
+    /// through); both recorded when the run records.
+    ///
+    /// # Errors
+    /// [`CampaignError::Recording`].
+    fn relay_sensors(&mut self, now: Duration) -> Result<(), CampaignError> {
         let RunLoop {
             controller,
             inputs,
@@ -232,13 +246,22 @@ impl<'s> RunLoop<'s> {
             enu,
             last_gnss,
             out,
+            rec,
             ..
         } = self;
+        let mut failed = None;
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
+            let input = out.get(name);
+            if let (Some(r), Some(m)) = (rec.as_mut(), input) {
+                r.sensor(name, false, now, m)?;
+            }
             // Borrowed: a healthy channel passes the plant's message on
             // without moving its 752 bytes (`Channel::relay`).
-            ch.relay(out.get(name), now, &mut rngs[i], |m| {
+            ch.relay(input, now, &mut rngs[i], |m| {
+                if let Some(Err(e)) = rec.as_mut().map(|r| r.sensor(name, true, now, m)) {
+                    failed.get_or_insert(e);
+                }
                 if let Some(d) = driver.as_mut() {
                     d.on_delivered(now, m);
                 }
@@ -251,6 +274,7 @@ impl<'s> RunLoop<'s> {
                 controller.on_message(name, m, now)
             });
         }
+        failed.map_or(Ok(()), Err)
     }
 
     /// The controller's command (at its control period) goes through the
@@ -280,6 +304,9 @@ impl<'s> RunLoop<'s> {
             actuator
                 .push_msg(&twist, now, &mut self.cmd_rng)
                 .map_err(|e| fault_err(scenario, e))?;
+            if let Some(r) = self.rec.as_mut() {
+                r.twist(false, now, &twist)?;
+            }
         }
         for t in actuator
             .poll_msgs::<Twist>(now)
@@ -288,6 +315,9 @@ impl<'s> RunLoop<'s> {
             self.plant.set_cmd_vel(t.linear.x, t.angular.z);
             if let Some(d) = self.driver.as_mut() {
                 d.on_cmd_vel(now, t.linear.x, t.angular.z);
+            }
+            if let Some(r) = self.rec.as_mut() {
+                r.twist(true, now, &t)?;
             }
         }
         Ok(())
@@ -370,17 +400,17 @@ impl<'s> RunLoop<'s> {
     /// The run's output: the oracle's verdict from the ground truth alone,
     /// the isolation check, the fault, detection and contact records, the
     /// judgement (the test driver's, with its baseline's class, or the
-    /// invariants' with the grid timeline), and the provenance CSV when
-    /// recorded.
+    /// invariants' with the grid timeline), and the provenance CSV and the
+    /// MCAP recording when recorded.
     ///
     /// # Errors
-    /// The oracle's errors on the evidence.
+    /// The oracle's errors on the evidence; [`CampaignError::Recording`].
     pub(super) fn finish(
         self,
         provenance: &Provenance,
         baseline_class: Option<&ClassifiedVerdict>,
         wall: Instant,
-        record_provenance: bool,
+        records: RunRecords,
     ) -> Result<RunOutput, CampaignError> {
         let RunLoop {
             scenario,
@@ -396,6 +426,7 @@ impl<'s> RunLoop<'s> {
             requested,
             poses,
             trace,
+            rec,
             ..
         } = self;
         let world = &scenario.world;
@@ -445,11 +476,37 @@ impl<'s> RunLoop<'s> {
             detection,
             ..spec.manifest(scenario, provenance, judgement, verdict)
         };
-        let provenance_csv = record_provenance.then(|| provenance_csv(&mut injector));
+        let provenance_csv = records.provenance.then(|| provenance_csv(&mut injector));
+        let recording = match rec {
+            Some(r) => Some(r.finish(recording_metadata(&manifest))?),
+            None => None,
+        };
         Ok(RunOutput {
             manifest,
             trace_csv: trace.finish(),
             provenance_csv,
+            recording,
         })
     }
+}
+
+/// The recording's `breakbench_run` metadata: run id, seed, scenario hash,
+/// git commit and dirty flag, verdict class (REQ-REC-MCAP).
+fn recording_metadata(m: &Manifest) -> std::collections::BTreeMap<String, String> {
+    let v = serde_json::to_value(m).unwrap_or_default();
+    let text = |x: &serde_json::Value| match x {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    [
+        ("run_id", &v["run_id"]),
+        ("seed", &v["seed"]),
+        ("scenario_hash", &v["scenario_hash"]),
+        ("git_commit", &v["provenance"]["git_commit"]),
+        ("git_dirty", &v["provenance"]["git_dirty"]),
+        ("verdict_class", &v["verdict_class"]["class"]),
+    ]
+    .into_iter()
+    .map(|(k, x)| (k.to_string(), text(x)))
+    .collect()
 }
