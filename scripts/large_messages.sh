@@ -25,6 +25,7 @@
 #   LARGE_DOMAIN_ID  ROS_DOMAIN_ID inside the namespace (default 87)
 #   LARGE_ALLOW_LOSS 1: exit 0 even when messages were lost (measuring)
 #   LARGE_RUST_LOG   RUST_LOG of the injector (default: its own default filter)
+#   LARGE_CHANNELS   the injector's channels file (default tests/interop/large_channels.yaml)
 # Exit: 0 when every message arrived intact (or LARGE_ALLOW_LOSS=1), else 1.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -66,8 +67,8 @@ UDP_BEFORE="$(snmp)"
 PUB_ARGS=() SUB_ARGS=()
 case "$MODE" in
   relay)
-    KRAKEN_FAULTS_ENABLE=1 ${LARGE_RUST_LOG:+RUST_LOG="$LARGE_RUST_LOG"} "$LARGE_BIN_DIR/fault_injector" \
-      --ros-args -p channels_file:="$ROOT/tests/interop/large_channels.yaml" >"$DIR/injector.log" 2>&1 &
+    env KRAKEN_FAULTS_ENABLE=1 ${LARGE_RUST_LOG:+RUST_LOG="$LARGE_RUST_LOG"} "$LARGE_BIN_DIR/fault_injector" \
+      --ros-args -p channels_file:="${LARGE_CHANNELS:-$ROOT/tests/interop/large_channels.yaml}" >"$DIR/injector.log" 2>&1 &
     INJ=$!
     PIDS+=("$INJ")
     for _ in $(seq 100); do grep -q "ready:" "$DIR/injector.log" && break; sleep 0.1; done
@@ -99,7 +100,7 @@ if [[ "$MODE" == relay ]]; then
   echo "injector: exit $irc, peak RSS (VmHWM) $hwm, ERROR lines $(grep -c ERROR "$DIR/injector.log" || true)" \
     "(of them 'missing from send buffer': $(grep -c 'missing from send buffer' "$DIR/injector.log" || true))," \
     "WARN lines $(grep -c WARN "$DIR/injector.log" || true)"
-  grep -E "WARN|ERROR" "$DIR/injector.log" | cut -c1-300 | sort | uniq -c | sort -rn | head -5 || true
+  grep -E "WARN|ERROR" "$DIR/injector.log" | cut -d" " -f2- | sed -E "s/[0-9]+/N/g" | cut -c1-200 | sort | uniq -c | sort -rn | head -5 || true
 fi
 UDP_AFTER="$(snmp)"
 read -r -a b <<<"$UDP_BEFORE"; read -r -a e <<<"$UDP_AFTER"
