@@ -10,5 +10,5 @@
 
 mod ros2_client;
 
-pub use self::ros2_client::RosNode;
 pub(crate) use self::ros2_client::{Client, Publisher, RequestId, Server, Subscription};
+pub use self::ros2_client::{RosNode, LOSSLESS_MESSAGE_BYTES};
