@@ -96,9 +96,11 @@ cat "$DIR/pub.out" | grep -v '^pub: {' || true
 cat "$DIR/sub.out"
 if [[ "$MODE" == relay ]]; then
   hwm="$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$INJ/status" 2>/dev/null || echo "?")"
+  # CPU seconds the injector used (utime + stime, fields 14 and 15 of stat).
+  cpu="$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$INJ/stat" 2>/dev/null || echo "?")"
   kill -INT "$INJ" 2>/dev/null || true
   set +e; wait "$INJ"; irc=$?; set -e
-  echo "injector: exit $irc, peak RSS (VmHWM) $hwm, ERROR lines $(grep -c ERROR "$DIR/injector.log" || true)" \
+  echo "injector: exit $irc, peak RSS (VmHWM) $hwm, CPU $cpu s, ERROR lines $(grep -c ERROR "$DIR/injector.log" || true)" \
     "(of them 'missing from send buffer': $(grep -c 'missing from send buffer' "$DIR/injector.log" || true))," \
     "WARN lines $(grep -c WARN "$DIR/injector.log" || true)"
   grep -E "WARN|ERROR" "$DIR/injector.log" | cut -d" " -f2- | sed -E "s/[0-9]+/N/g" | cut -c1-200 | sort | uniq -c | sort -rn | head -5 || true
