@@ -37,8 +37,11 @@ pub(crate) struct Publisher<T: Serialize> {
     /// The guard and the serialized size of a message (bytes); `None` on a
     /// typed publisher (Breakbench's typed messages are small fixed kinds,
     /// and their size is not known without encoding them twice).
-    pub(crate) size: Option<(SizeGuard, fn(&T) -> usize)>,
+    pub(crate) size: Option<(SizeGuard, MessageBytes<T>)>,
 }
+
+/// The serialized size of a message, in bytes.
+pub(crate) type MessageBytes<T> = fn(&T) -> usize;
 
 /// The largest serialized message (bytes, CDR header included) this backend
 /// was measured to deliver without loss to a default-configured rclpy (Fast
