@@ -19,7 +19,8 @@
 #                    backend's build (issue 27) is tested by pointing this at it
 #   LARGE_VENV       rclpy venv with kraken_interfaces (default: <repo>/.venv-ros,
 #                    made by scripts/setup_peers.sh + scripts/build_interfaces.sh)
-#   LARGE_MODE       relay (default: through the injector) | direct (rclpy -> rclpy,
+#   LARGE_MODE       relay (default: through the injector) | chain (through two
+#                    injectors: a rustdds -> rustdds hop first) | direct (rclpy -> rclpy,
 #                    Fast DDS default transports, shared memory) | direct_udp
 #                    (rclpy -> rclpy, FASTDDS_BUILTIN_TRANSPORTS=UDPv4)
 #   LARGE_DOMAIN_ID  ROS_DOMAIN_ID inside the namespace (default 87)
@@ -38,7 +39,7 @@ if [[ "${LARGE_INSIDE:-}" != 1 ]]; then
     "$ROOT/scripts/setup_peers.sh" "$LARGE_VENV"
     "$ROOT/scripts/build_interfaces.sh" "$LARGE_VENV"
   fi
-  if [[ -z "${LARGE_BIN_DIR:-}" && "${LARGE_MODE:-relay}" == relay ]]; then
+  if [[ -z "${LARGE_BIN_DIR:-}" && "${LARGE_MODE:-relay}" != direct* ]]; then
     (cd "$ROOT" && cargo build -p kraken_faults --bin fault_injector)
     LARGE_BIN_DIR="$TARGET_DIR/debug"
   fi
@@ -66,10 +67,21 @@ echo "large_messages: mode $MODE, domain $ROS_DOMAIN_ID, rmem_default $(cat /pro
 UDP_BEFORE="$(snmp)"
 
 PUB_ARGS=() SUB_ARGS=()
+CHANNELS="${LARGE_CHANNELS:-$ROOT/tests/interop/large_channels.yaml}"
+if [[ "$MODE" == chain ]]; then
+  # A first injector (inj_a) relays the inputs to /cloud_mid, /image_mid; the
+  # measured one reads those: a rustdds -> rustdds hop before the last one.
+  sed 's|output_topic: /cloud$|output_topic: /cloud_mid|; s|output_topic: /image$|output_topic: /image_mid|' "$CHANNELS" >"$DIR/a.yaml"
+  sed 's|input_topic: /cloud_raw|input_topic: /cloud_mid|; s|input_topic: /image_raw|input_topic: /image_mid|' "$CHANNELS" >"$DIR/b.yaml"
+  CHANNELS="$DIR/b.yaml"
+  env KRAKEN_FAULTS_ENABLE=1 "$LARGE_BIN_DIR/fault_injector" --ros-args -r __node:=inj_a \
+    -p channels_file:="$DIR/a.yaml" >"$DIR/injector_a.log" 2>&1 &
+  PIDS+=("$!")
+fi
 case "$MODE" in
-  relay)
+  relay|chain)
     env KRAKEN_FAULTS_ENABLE=1 ${LARGE_RUST_LOG:+RUST_LOG="$LARGE_RUST_LOG"} "$LARGE_BIN_DIR/fault_injector" \
-      --ros-args -p channels_file:="${LARGE_CHANNELS:-$ROOT/tests/interop/large_channels.yaml}" >"$DIR/injector.log" 2>&1 &
+      --ros-args -p channels_file:="$CHANNELS" >"$DIR/injector.log" 2>&1 &
     INJ=$!
     PIDS+=("$INJ")
     for _ in $(seq 100); do grep -q "ready:" "$DIR/injector.log" && break; sleep 0.1; done
@@ -79,7 +91,7 @@ case "$MODE" in
   direct_udp)
     SUB_ARGS=(--cloud-topic /cloud_raw --image-topic /image_raw)
     export FASTDDS_BUILTIN_TRANSPORTS=UDPv4 ;;
-  *) echo "LARGE_MODE must be relay, direct or direct_udp"; exit 2 ;;
+  *) echo "LARGE_MODE must be relay, chain, direct or direct_udp"; exit 2 ;;
 esac
 
 "$PY" "$SCRIPT" sub --dir "$DIR" "${SUB_ARGS[@]}" ${LARGE_ALLOW_LOSS:+--allow-loss} >"$DIR/sub.out" 2>&1 &
@@ -94,7 +106,8 @@ src=$?
 set -e
 cat "$DIR/pub.out" | grep -v '^pub: {' || true
 cat "$DIR/sub.out"
-if [[ "$MODE" == relay ]]; then
+if [[ "$MODE" == relay || "$MODE" == chain ]]; then
+  [[ "$MODE" == chain ]] && echo "first injector (inj_a): ERROR/WARN lines $(grep -cE 'ERROR|WARN' "$DIR/injector_a.log" || true)"
   hwm="$(awk '/VmHWM/ {print $2 " " $3}' "/proc/$INJ/status" 2>/dev/null || echo "?")"
   # CPU seconds the injector used (utime + stime, fields 14 and 15 of stat).
   cpu="$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.1f", ($14 + $15) / hz}' "/proc/$INJ/stat" 2>/dev/null || echo "?")"
@@ -112,7 +125,7 @@ echo "large_messages: took $(($(date +%s) - start)) s; logs in $DIR"
 # A healthy relay logs no ERROR and no WARN but the size guard's one line per
 # topic whose messages exceed what the backend delivers (docs/large-messages.md).
 clean=0
-if [[ "$MODE" == relay ]] && grep -E "WARN|ERROR" "$DIR/injector.log" | grep -vq "WARN breakbench_ros::size_guard:"; then
+if [[ "$MODE" != direct* ]] && cat "$DIR"/injector*.log | grep -E "WARN|ERROR" | grep -vq "WARN breakbench_ros::size_guard:"; then
   echo "FAIL large_messages: the injector logged ERROR/WARN lines besides the size guard's (log: $DIR/injector.log)"
   clean=1
 fi
