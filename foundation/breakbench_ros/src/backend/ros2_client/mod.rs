@@ -20,6 +20,8 @@ use crate::{RosClient, RosError, RosServer, RosService, RosType};
 
 mod node;
 pub use node::RosNode;
+#[cfg(test)]
+mod size_test;
 
 /// Wraps any serde message type so that ros2-client's services accept it
 /// (they require its `Message` trait, which foreign types cannot implement
