@@ -34,10 +34,15 @@ pub mod node;
 pub mod qos;
 pub mod raw;
 pub mod shutdown;
+pub mod size_guard;
 pub mod teardown;
 pub mod types;
 
 pub use args::{ParamValue, Remap, RosArgs};
+/// The largest serialized message the backend in use was measured to
+/// deliver without loss to a default-configured subscriber (bytes); a raw
+/// publisher's first larger message logs one WARN ([`SizeGuard`]).
+pub use backend::LOSSLESS_MESSAGE_BYTES;
 pub use clock::{to_stamp, NodeClock, SimClock};
 pub use entities::{Publisher, RequestId, RosClient, RosServer, Subscription};
 pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
@@ -46,6 +51,7 @@ pub use node::{RosNode, Undecoded};
 pub use qos::Qos;
 pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};
+pub use size_guard::SizeGuard;
 pub use types::{
     ClearFaultStageSrv, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
 };

@@ -10,6 +10,6 @@
 
 mod ros2_client;
 
-pub use self::ros2_client::RosNode;
 pub(crate) use self::ros2_client::{Client, Publisher, RequestId, Server, Subscription};
 pub(crate) use self::ros2_client::{LogLayer, LOG_DIRECTIVE};
+pub use self::ros2_client::{RosNode, LOSSLESS_MESSAGE_BYTES};

@@ -15,12 +15,15 @@ use crate::args::ParamValue;
 use crate::entities::RequestId as Id;
 use crate::env::{Rmw, RosEnv};
 use crate::qos::{Durability, Qos, Reliability};
+use crate::size_guard::SizeGuard;
 use crate::{RosClient, RosError, RosServer, RosService, RosType};
 
 mod log;
 mod node;
 pub(crate) use log::{QosMismatchOnce as LogLayer, DIRECTIVE as LOG_DIRECTIVE};
 pub use node::RosNode;
+#[cfg(test)]
+mod size_test;
 
 /// Wraps any serde message type so that ros2-client's services accept it
 /// (they require its `Message` trait, which foreign types cannot implement
@@ -31,7 +34,26 @@ pub(crate) struct Msg<T>(pub T);
 
 impl<T: Serialize + DeserializeOwned> ros2_client::Message for Msg<T> {}
 
-pub(crate) type Publisher<T> = ros2_client::Publisher<T>;
+/// A ros2-client publisher and, on a raw publisher, the guard that warns
+/// once when its messages exceed [`LOSSLESS_MESSAGE_BYTES`].
+pub(crate) struct Publisher<T: Serialize> {
+    pub(crate) dds: ros2_client::Publisher<T>,
+    /// The guard and the serialized size of a message (bytes); `None` on a
+    /// typed publisher (Breakbench's typed messages are small fixed kinds,
+    /// and their size is not known without encoding them twice).
+    pub(crate) size: Option<(SizeGuard, MessageBytes<T>)>,
+}
+
+/// The serialized size of a message, in bytes.
+pub(crate) type MessageBytes<T> = fn(&T) -> usize;
+
+/// The largest serialized message (bytes, CDR header included) this backend
+/// was measured to deliver without loss to a default-configured rclpy (Fast
+/// DDS) subscriber: sensor_msgs/PointCloud2 with 1 MiB of data at 10 Hz, 50
+/// of 50, with the vendored rustdds fix (`vendor/README.md`); 1 MiB plus
+/// 4 KiB for the message's other fields. Measured by
+/// `scripts/large_messages.sh`, numbers in `docs/large-messages.md`.
+pub const LOSSLESS_MESSAGE_BYTES: usize = (1 << 20) + 4096;
 pub(crate) type Subscription<T> = ros2_client::Subscription<T>;
 pub(crate) type Server<S> =
     ros2_client::Server<Msg<<S as RosService>::Request>, Msg<<S as RosService>::Response>>;
@@ -103,13 +125,18 @@ fn err<E: std::fmt::Debug>(wrap: fn(String) -> RosError) -> impl FnOnce(E) -> Ro
 
 impl<T: Serialize + std::fmt::Debug> crate::Publisher<T> {
     /// Publishes `m` (moved, not copied). (`Debug`: a refused message is
-    /// part of the error's text.)
+    /// part of the error's text.) On a raw publisher, the first message
+    /// larger than [`LOSSLESS_MESSAGE_BYTES`] logs one WARN naming the topic,
+    /// its size and that limit ([`SizeGuard`]); it is still published.
     ///
     /// # Errors
     /// [`RosError::Send`] when the writer refuses it.
     #[inline]
     pub fn publish(&self, m: T) -> Result<(), RosError> {
-        self.inner.publish(m).map_err(err(RosError::Send))
+        if let Some((guard, size)) = &self.inner.size {
+            guard.check(size(&m));
+        }
+        self.inner.dds.publish(m).map_err(err(RosError::Send))
     }
 }
 

@@ -7,7 +7,7 @@ use super::{context, parameter_value, profile, service_mapping, service_type_nam
 use crate::qos::{self, Qos};
 use crate::{
     NodeClock, Publisher, RawCdr, RosArgs, RosClient, RosEnv, RosError, RosServer, RosService,
-    RosType, SimClock, Subscription, Undecoded,
+    RosType, SimClock, SizeGuard, Subscription, Undecoded,
 };
 use kraken_interfaces::ros::Clock;
 
@@ -110,10 +110,11 @@ impl RosNode {
             .node
             .create_topic(&n, type_name::<T>(), &qos)
             .map_err(dds("topic"))?;
-        let inner = self
+        let dds = self
             .node
             .create_publisher(&t, Some(qos))
             .map_err(dds("publisher"))?;
+        let inner = super::Publisher { dds, size: None };
         Ok(Publisher { inner })
     }
 
@@ -205,7 +206,9 @@ impl RosNode {
     }
 
     /// A publisher on `topic` of the ROS type `type_name` (`pkg/msg/Type`)
-    /// that sends [`crate::RawCdr`] bytes as they are.
+    /// that sends [`crate::RawCdr`] bytes as they are. Its first message
+    /// larger than [`super::LOSSLESS_MESSAGE_BYTES`] logs one WARN
+    /// ([`crate::SizeGuard`]).
     ///
     /// # Errors
     /// As [`Self::raw_subscription`].
@@ -217,10 +220,19 @@ impl RosNode {
     ) -> Result<Publisher<RawCdr>, RosError> {
         let qos = profile(qos);
         let t = self.raw_topic(topic, type_name, &qos)?;
-        let inner = self
+        let dds = self
             .node
             .create_publisher(&t, Some(qos))
             .map_err(dds("publisher"))?;
+        let guard = SizeGuard::new(
+            self.args.resolve(topic),
+            Some(super::LOSSLESS_MESSAGE_BYTES),
+        );
+        let size: fn(&RawCdr) -> usize = |m| m.0.len();
+        let inner = super::Publisher {
+            dds,
+            size: Some((guard, size)),
+        };
         Ok(Publisher { inner })
     }
 
@@ -307,6 +319,7 @@ impl RosNode {
         use futures::FutureExt;
         publisher
             .inner
+            .dds
             .wait_for_subscription(&self.node)
             .now_or_never()
             .is_some()
