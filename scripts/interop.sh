@@ -27,12 +27,28 @@
 #
 # Usage: scripts/interop.sh            (needs root for unshare -n)
 # Env:   INTEROP_DOMAIN_BASE (default 40), CARGO_PROFILE (default dev)
+#        INTEROP_PHASES: the phases to run, e.g. "1 2 11" (default: all)
+#        INTEROP_BIN: a folder of already-built node binaries to test instead of
+#          building target/<profile> (e.g. the rclrs variant, issue 27)
+#        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
+#          (scripts/rclrs_prefix.sh); the nodes get scripts/rclrs_env.sh's
+#          environment, the peers keep their own
+# rclrs variant:  scripts/interop_rclrs.sh (phases 1, 2, 11 with rclrs nodes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-ros"
 PROFILE="${CARGO_PROFILE:-dev}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
+BIN="${INTEROP_BIN:-$BIN}"
+PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13} "
+want() { [[ "$PHASES" == *" $1 "* ]]; }
+# The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
+# rclpy peers keep the venv's own). `env` execs the node, so $! is the node's pid.
+NODE_ENV=()
+if [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then
+  NODE_ENV=(env $(source "$ROOT/scripts/rclrs_env.sh" "$INTEROP_RCLRS_PREFIX" && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH AMENT_PREFIX_PATH=$AMENT_PREFIX_PATH"))
+fi
 BASE="${INTEROP_DOMAIN_BASE:-40}"
 
 if [[ "${1:-}" != "--inside" ]]; then
@@ -42,12 +58,16 @@ if [[ "${1:-}" != "--inside" ]]; then
     echo "FAIL interop: rosidl build of kraken_interfaces failed (see above); the rclpy peer needs it"
     exit 1
   fi
+  if [[ -n "${INTEROP_BIN:-}" ]]; then
+    echo "interop: testing the binaries in $INTEROP_BIN (not building)"
+  else
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
   # (graph block, phase 6: the sim_bridge node)
   # (phase 9: breakbench_estimator's ekf_node, in the same build: one feature set)
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
   # (phase 10: breakbench_msgs' two peer tests, built here, run inside)
   (cd "$ROOT" && cargo test --profile "$PROFILE" -p breakbench_msgs --test golden --test builtin_vs_wheels --no-run)
+  fi
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -71,7 +91,7 @@ pass() { echo "PASS $*"; }
 
 start_injector() { # $1 = log name, rest = extra args; env passed by caller
   local log="$LOGDIR/$1.log"; shift
-  KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
+  KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "${NODE_ENV[@]}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
   INJ=$!
   PIDS+=("$INJ")
   for _ in $(seq 100); do grep -q "ready:" "$log" && return 0; sleep 0.1; done
@@ -79,9 +99,10 @@ start_injector() { # $1 = log name, rest = extra args; env passed by caller
 }
 stop_injector() { kill "$INJ" 2>/dev/null || true; wait "$INJ" 2>/dev/null || true; }
 
+if want 1; then
 # 1. Production guard.
 set +e
-env -u KRAKEN_FAULTS_ENABLE ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" >"$LOGDIR/guard.out" 2>"$LOGDIR/guard.err"
+env -u KRAKEN_FAULTS_ENABLE ROS_DOMAIN_ID=$BASE "${NODE_ENV[@]}" "$BIN/fault_injector" >"$LOGDIR/guard.out" 2>"$LOGDIR/guard.err"
 rc=$?
 set -e
 if [[ $rc -eq 2 ]] && grep -q "refusing to start" "$LOGDIR/guard.err" && grep -q KRAKEN_FAULTS_ENABLE "$LOGDIR/guard.err"; then
@@ -90,13 +111,15 @@ else
   fail "guard: exit $rc, stderr: $(cat "$LOGDIR/guard.err")"
 fi
 set +e
-KRAKEN_FAULTS_ENABLE=0 ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" --ros-args -p enable:=false >/dev/null 2>&1
+KRAKEN_FAULTS_ENABLE=0 ROS_DOMAIN_ID=$BASE "${NODE_ENV[@]}" "$BIN/fault_injector" --ros-args -p enable:=false >/dev/null 2>&1
 rc=$?
 set -e
 [[ $rc -eq 2 ]] && pass "guard: KRAKEN_FAULTS_ENABLE=0 and enable:=false also refuse" || fail "guard: exit $rc with KRAKEN_FAULTS_ENABLE=0"
 
-# 2. rclpy on Fast DDS.
+fi
 export ROS_DISTRO=jazzy
+if want 2; then
+# 2. rclpy on Fast DDS.
 export ROS_DOMAIN_ID=$((BASE + 1))
 start_injector fastdds --ros-args -p seed:=5
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_peer.py"; then
@@ -106,6 +129,8 @@ else
 fi
 stop_injector
 
+fi
+if want 3; then
 # 3. Cyclone DDS with the Cyclone service mapping.
 export ROS_DOMAIN_ID=$((BASE + 2))
 RMW_IMPLEMENTATION=rmw_cyclonedds_cpp start_injector cyclone
@@ -126,6 +151,8 @@ else
 fi
 stop_injector
 
+fi
+if want 4; then
 # 4. kraken_scenario against the node.
 export ROS_DOMAIN_ID=$((BASE + 3))
 start_injector scenario
@@ -151,6 +178,8 @@ else
 fi
 stop_injector
 
+fi
+if want 5; then
 # 5. Remapping + use_sim_time (+ /tf keep-alive) with an rclpy peer.
 export ROS_DOMAIN_ID=$((BASE + 4))
 start_injector simtime --ros-args -r /gnss/fix:=/gnss/fix_remapped -r __ns:=/robot -p use_sim_time:=true -p seed:=7
@@ -161,6 +190,8 @@ else
 fi
 stop_injector
 
+fi
+if want 6; then
 # ==== 6. sim_bridge vs a real rclpy peer (graph nodes, REQ-GRAPH-UP)
 # The bridge alone at real time; the peer decodes /oracle/odom, /scan, /clock,
 # /gnss/fix, /imu/data with the generated ROS 2 types and drives it with /cmd_vel.
@@ -177,6 +208,8 @@ fi
 kill "$BRIDGE" 2>/dev/null || true; wait "$BRIDGE" 2>/dev/null || true
 # ==== end of block 6
 
+fi
+if want 7; then
 # ==== 7. the whole corridor graph (breakbench up, paced at 10x real time) watched by an rclpy peer
 # (lock-step would finish the 60 s mission in about 2 s wall, sooner than Fast DDS discovers
 # four new participants under load: the navigator's self-report, decided at about 30 s sim,
@@ -199,6 +232,8 @@ else
 fi
 # ==== end of block 7
 
+fi
+if want 8; then
 # ==== 8. hostile requests through the real service path (rclpy on Fast DDS; block owned by the injector engineer)
 # The garbage call -1e308..1e308 on imu and gnss is refused and imu keeps
 # relaying finite values; a 70 kB / 200 kB channel string is refused and the
@@ -217,6 +252,8 @@ fi
 stop_injector
 # ==== end of block 8
 
+fi
+if want 9; then
 # ==== 9. ekf_node vs an rclpy peer (issue 9): the peer owns /clock, publishes
 # odom, imu/data and gnss/fix and checks odometry/filtered (exact for
 # noise-free motion), /diagnostics (counted refusals, the spoof at ERROR with
@@ -248,6 +285,8 @@ fi
 echo "interop: phase 9 (ekf_node) took $(( $(date +%s) - ekf_start )) s"
 # ==== end of block 9
 
+fi
+if want 10; then
 # ==== 10. breakbench_msgs vs the real peer (REQ-MSG-DEF, REQ-MSG-CDR; no DDS)
 # tests/interop/msgs_golden.py: rclpy's serialize_message bytes of random and
 # edge values (NaN, +-Inf, max/min ints, empty and long sequences, empty and
@@ -268,6 +307,8 @@ fi
 echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s"
 # ==== end of block 10
 
+fi
+if want 11; then
 # ==== 11. a dynamic channel (REQ-FAULT-ANY-TYPE, REQ-FAULT-STACK): rclpy
 # publishes sensor_msgs/Range on /sonar_raw; ~/set_fault_stack (field set
 # NaN), an appended drop p=1, ~/clear_fault_stage by id; /sonar and
@@ -292,13 +333,18 @@ stop_injector
 echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"
 # ==== end of block 11
 
+fi
+if want 12; then
 # ==== 12. /clock and /tf faults (REQ-FAULT-TF-CLOCK): tests/interop/rclpy_clock_tf.py (about 15 s)
 export ROS_DOMAIN_ID=$((BASE + 12)); start_injector clock_tf --ros-args -p channels_file:="$ROOT/tests/interop/clock_tf_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_clock_tf.py"; then pass "/clock and /tf faults: throttle, jump back, stall, tf frame filter; the injector keeps the raw clock"
 else fail "/clock and /tf faults (injector log: $LOGDIR/clock_tf.log)"; tail -20 "$LOGDIR/clock_tf.log"; fi; stop_injector
 # ==== end of block 12
+fi
+if want 13; then
 # ==== 13. the shipped bug-case scenarios, exact values at an rclpy consumer
 source "$ROOT/tests/interop/phase13_bug_cases.sh"
 
+fi
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

@@ -53,6 +53,43 @@ BUILD_DIR="$PREFIX/.kraken-interfaces-build" bash "$ROOT/scripts/build_interface
 test -f "$PREFIX/lib/libkraken_interfaces__rosidl_typesupport_c.so" \
   || { echo "rclrs_prefix: FAIL: no libkraken_interfaces__rosidl_typesupport_c.so in $PREFIX/lib" >&2; exit 1; }
 
+# tf2_msgs has no wheel; the nodes' /tf channels (tf_keepalive) need its C type support:
+# build TFMessage alone from its upstream definition (same .msg text, so the same type hash).
+if [[ ! -f "$PREFIX/lib/libtf2_msgs__rosidl_typesupport_c.so" ]]; then
+  T="$PREFIX/.tf2_msgs-src"
+  rm -rf "$T" && mkdir -p "$T/msg"
+  echo 'geometry_msgs/TransformStamped[] transforms' >"$T/msg/TFMessage.msg"
+  cat >"$T/package.xml" <<'XML'
+<?xml version="1.0"?>
+<package format="3">
+  <name>tf2_msgs</name>
+  <version>0.36.19</version>
+  <description>tf2_msgs/msg/TFMessage only (no tf2_msgs wheel exists), for the rclrs nodes' type support</description>
+  <maintainer email="none@example.com">breakbench</maintainer>
+  <license>BSD-3-Clause</license>
+  <buildtool_depend>ament_cmake</buildtool_depend>
+  <buildtool_depend>rosidl_default_generators</buildtool_depend>
+  <depend>geometry_msgs</depend>
+  <member_of_group>rosidl_interface_packages</member_of_group>
+  <export><build_type>ament_cmake</build_type></export>
+</package>
+XML
+  cat >"$T/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.8)
+project(tf2_msgs)
+find_package(ament_cmake REQUIRED)
+find_package(rosidl_default_generators REQUIRED)
+find_package(geometry_msgs REQUIRED)
+rosidl_generate_interfaces(${PROJECT_NAME} "msg/TFMessage.msg" DEPENDENCIES geometry_msgs)
+ament_export_dependencies(rosidl_default_runtime)
+ament_package()
+CM
+  ( export AMENT_PREFIX_PATH="$PREFIX" PATH="$PREFIX/bin:$PATH"
+    cmake -S "$T" -B "$T/build" -DPython3_EXECUTABLE="$PREFIX/bin/python3" -DBUILD_TESTING=OFF >"$T.log" 2>&1 \
+      && cmake --build "$T/build" -j2 >>"$T.log" 2>&1 && cmake --install "$T/build" --prefix "$PREFIX" >>"$T.log" 2>&1 ) \
+    || { tail -30 "$T.log"; echo "rclrs_prefix: FAIL: tf2_msgs build (log: $T.log)" >&2; exit 1; }
+fi
+
 # 3. kraken_interfaces' Rust crate (rosidl_generator_rs, unmodified, from the shared tarball)
 G="$(mktemp -d)"
 trap 'rm -rf "$G"' EXIT
