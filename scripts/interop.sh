@@ -19,6 +19,8 @@
 #      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
 #  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
 #      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
+#  14. the real ros2 CLI against the injector alone: ros2 param get, ros2
+#      service call set_fault / clear_faults, ros2 topic echo of the status.
 #  13. the bug-case scenarios (faults/kraken_faults/scenarios/bugs) by kraken_scenario,
 #      checked by an rclpy consumer (tests/interop/phase13_bug_cases.sh).
 # Every DDS packet stays inside a private network namespace with only
@@ -41,7 +43,7 @@ PROFILE="${CARGO_PROFILE:-dev}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
 BIN="${INTEROP_BIN:-$BIN}"
-PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13} "
+PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14} "
 want() { [[ "$PHASES" == *" $1 "* ]]; }
 # The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
 # rclpy peers keep the venv's own). `env` execs the node, so $! is the node's pid.
@@ -345,6 +347,22 @@ if want 13; then
 # ==== 13. the shipped bug-case scenarios, exact values at an rclpy consumer
 source "$ROOT/tests/interop/phase13_bug_cases.sh"
 
+fi
+if want 14; then
+# ==== 14. the real ros2 CLI (scripts/setup_peers.sh installs it) against the injector alone
+export ROS_DOMAIN_ID=$((BASE + 14))
+start_injector ros2cli --ros-args -p seed:=7 -p status_rate_hz:=2.0
+R2=(env PATH="$VENV/bin:$PATH" AMENT_PREFIX_PATH="$VENV" LD_LIBRARY_PATH="$VENV/lib" RMW_IMPLEMENTATION=rmw_fastrtps_cpp "$VENV/bin/ros2")
+out=$(timeout 60 "${R2[@]}" param get --no-daemon /fault_injector seed 2>&1) || true
+[[ "$out" == *"Integer value is: 7"* ]] && pass "ros2 param get /fault_injector seed: 7" || fail "ros2 param get: $out"
+out=$(timeout 60 "${R2[@]}" service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}" 2>&1) || true
+[[ "$out" == *"success=True"* ]] && pass "ros2 service call set_fault gnss dropout: success=True" || fail "ros2 service call set_fault: $out"
+out=$(timeout 60 "${R2[@]}" topic echo --once --no-daemon /fault_injector/status 2>&1) || true
+[[ "$out" == *"gnss"* ]] && pass "ros2 topic echo --once /fault_injector/status" || fail "ros2 topic echo status: $out"
+out=$(timeout 60 "${R2[@]}" service call /fault_injector/clear_faults std_srvs/srv/Trigger 2>&1) || true
+[[ "$out" == *"success=True"* ]] && pass "ros2 service call clear_faults: success=True" || fail "ros2 service call clear_faults: $out"
+stop_injector
+grep -E " (ERROR|WARN) " "$LOGDIR/ros2cli.log" && fail "ros2 CLI phase: the injector logged ERROR/WARN" || pass "ros2 CLI phase: no ERROR/WARN from the injector"
 fi
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

@@ -21,4 +21,4 @@ mod rclrs;
 #[cfg(feature = "rclrs")]
 pub use self::rclrs::RosNode;
 #[cfg(feature = "rclrs")]
-pub(crate) use self::rclrs::{Client, Publisher, RequestId, Server, Subscription};
+pub(crate) use self::rclrs::{Client, Publisher, RequestId, RosoutLayer, Server, Subscription};

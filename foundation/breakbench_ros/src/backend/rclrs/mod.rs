@@ -39,8 +39,10 @@ use crate::{RosClient, RosError, RosServer, RosService, RosType};
 
 mod ffi;
 mod node;
+mod rosout;
 mod typesupport;
 pub use node::RosNode;
+pub(crate) use rosout::RosoutLayer;
 
 use typesupport::{CMessage, MsgTs, SrvTs};
 

@@ -106,6 +106,7 @@ impl RosNode {
         if ptr.is_null() {
             return Err(RosError::Dds("rclrs made a node without our rcl_node_init hook".into()));
         }
+        super::rosout::install(node.logger().name());
         let mut params = Vec::new();
         for (k, v) in args.params.iter().filter(|(k, _)| *k != "use_sim_time") {
             let p = node
