@@ -353,11 +353,13 @@ if want 14; then
 export ROS_DOMAIN_ID=$((BASE + 14))
 start_injector ros2cli --ros-args -p seed:=7 -p status_rate_hz:=2.0
 R2=(env PATH="$VENV/bin:$PATH" AMENT_PREFIX_PATH="$VENV" LD_LIBRARY_PATH="$VENV/lib" RMW_IMPLEMENTATION=rmw_fastrtps_cpp "$VENV/bin/ros2")
-out=$(timeout 60 "${R2[@]}" param get --no-daemon /fault_injector seed 2>&1) || true
+# --no-daemon: each command discovers the graph afresh; a first try can miss the node.
+r2() { local o=""; for _ in 1 2 3 4 5; do o=$(timeout 60 "${R2[@]}" "$@" 2>&1) && [[ "$o" != *"Node not found"* ]] && break; sleep 1; done; printf '%s' "$o"; }
+out=$(r2 param get --no-daemon /fault_injector seed)
 [[ "$out" == *"Integer value is: 7"* ]] && pass "ros2 param get /fault_injector seed: 7" || fail "ros2 param get: $out"
 out=$(timeout 60 "${R2[@]}" service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}" 2>&1) || true
 [[ "$out" == *"success=True"* ]] && pass "ros2 service call set_fault gnss dropout: success=True" || fail "ros2 service call set_fault: $out"
-out=$(timeout 60 "${R2[@]}" topic echo --once --no-daemon /fault_injector/status 2>&1) || true
+out=$(timeout 60 "${R2[@]}" topic echo --once --no-daemon /fault_injector/status kraken_interfaces/msg/FaultStatus 2>&1) || true
 [[ "$out" == *"gnss"* ]] && pass "ros2 topic echo --once /fault_injector/status" || fail "ros2 topic echo status: $out"
 out=$(timeout 60 "${R2[@]}" service call /fault_injector/clear_faults std_srvs/srv/Trigger 2>&1) || true
 [[ "$out" == *"success=True"* ]] && pass "ros2 service call clear_faults: success=True" || fail "ros2 service call clear_faults: $out"
