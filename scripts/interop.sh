@@ -351,7 +351,9 @@ fi
 if want 14; then
 # ==== 14. the real ros2 CLI (scripts/setup_peers.sh installs it) against the injector alone
 export ROS_DOMAIN_ID=$((BASE + 14))
-start_injector ros2cli --ros-args -p seed:=7 -p status_rate_hz:=2.0
+# The node's own default log filter (breakbench_ros::NODE_LOG_FILTER), not RUST_LOG=info:
+# the no-ERROR/WARN check below is about what a user running the node sees.
+RUST_LOG="info,rustdds=error,ros2_client=warn,ros2_client::service::wrappers=error" start_injector ros2cli --ros-args -p seed:=7 -p status_rate_hz:=2.0
 R2=(env PATH="$VENV/bin:$PATH" AMENT_PREFIX_PATH="$VENV" LD_LIBRARY_PATH="$VENV/lib" RMW_IMPLEMENTATION=rmw_fastrtps_cpp "$VENV/bin/ros2")
 # --no-daemon: each command discovers the graph afresh; a first try can miss the node.
 r2() { local o=""; for _ in 1 2 3 4 5; do o=$(timeout 60 "${R2[@]}" "$@" 2>&1) && [[ "$o" != *"Node not found"* ]] && break; sleep 1; done; printf '%s' "$o"; }
