@@ -16,7 +16,8 @@
 #      built-in type decode to rclpy's values and re-encode to the same bytes.
 #  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
 #      with a fault stack set, extended and cleared by id from rclpy
-#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
+#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time,
+#      and untouched, byte for byte (tests/interop/rclpy_byte_exact.py).
 #  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
 #      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
 #  14. the real ros2 CLI against the injector alone: ros2 param get, ros2
@@ -322,6 +323,14 @@ if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rc
   pass "dynamic channel (sensor_msgs/Range as raw CDR) with a fault stack from rclpy"
 else
   fail "dynamic channel (injector log: $LOGDIR/any_type.log)"; tail -20 "$LOGDIR/any_type.log"
+fi
+stop_injector
+# The same channel untouched: rclpy's serialized bytes arrive unchanged (tests/interop/rclpy_byte_exact.py).
+start_injector any_type_bytes --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml"
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 60 "$PY" "$ROOT/tests/interop/rclpy_byte_exact.py"; then
+  pass "dynamic channel relays rclpy's serialized bytes unchanged"
+else
+  fail "dynamic channel byte-exact relay (injector log: $LOGDIR/any_type_bytes.log)"
 fi
 stop_injector
 # The same channel under use_sim_time: a delay stage counts sim time.
