@@ -36,7 +36,7 @@
 #        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
 #          (scripts/rclrs_prefix.sh); the nodes get scripts/rclrs_env.sh's
 #          environment, the peers keep their own
-# rclrs variant:  scripts/interop_rclrs.sh (phases 1, 2, 11 with rclrs nodes)
+# rclrs variant:  scripts/interop_rclrs.sh (phases 1, 2, 7, 11, 14 with the rclrs nodes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-ros"
@@ -97,7 +97,7 @@ start_injector() { # $1 = log name, rest = extra args; env passed by caller
   KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "${NODE_ENV[@]}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
   INJ=$!
   PIDS+=("$INJ")
-  for _ in $(seq 100); do grep -q "ready:" "$log" && return 0; sleep 0.1; done
+  for _ in $(seq 100); do grep -qs "ready:" "$log" && return 0; sleep 0.1; done
   echo "injector did not become ready:"; cat "$log"; return 1
 }
 stop_injector() { kill "$INJ" 2>/dev/null || true; wait "$INJ" 2>/dev/null || true; }
@@ -222,7 +222,7 @@ RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 150 "$PY" "$ROOT/tests/interop/rclpy
 SPEER=$!
 sleep 2
 set +e
-BREAKBENCH_BIN_DIR="$BIN" timeout 150 "$BIN/breakbench" up "$ROOT/launch/corridor.graph.yaml" --quiet --domain-id "$ROS_DOMAIN_ID" \
+BREAKBENCH_BIN_DIR="$BIN" timeout 150 "${NODE_ENV[@]}" "$BIN/breakbench" up "$ROOT/launch/corridor.graph.yaml" --quiet --domain-id "$ROS_DOMAIN_ID" \
   --set sim_bridge.real_time_factor=10 --set oracle.manifest_dir="$LOGDIR/graph" >"$LOGDIR/up.log" 2>&1
 uprc=$?
 wait "$SPEER"; prc=$?

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The interop phases against real rclpy (Fast DDS) with the rclrs variant of
 # the fault injector (issue 27): makes the prefix (scripts/rclrs_prefix.sh),
-# builds `kraken_faults --features rclrs`, copies its binaries to
+# builds every node binary with the feature `rclrs`, copies them to
 # target/rclrs-bin (so a default build does not overwrite them) and runs
 # scripts/interop.sh on them inside its loopback-only network namespace.
-# Phases: 1 (production guard), 2 (rclpy peer: faulted values field by field,
-# set_fault from rclpy), 11 (any-type channel, byte-exact relay, fault stack)
-# by default; INTEROP_PHASES overrides. Needs root for unshare -n.
+# Phases by default (INTEROP_PHASES overrides): 1 (production guard), 2 (rclpy
+# peer: faulted values field by field, set_fault from rclpy), 7 (the corridor
+# graph, every node on rclrs, watched by rclpy), 11 (any-type channel: fault
+# stack, sim time, byte-exact relay), 14 (the real ros2 CLI: param get,
+# service call, topic echo). Needs root for unshare -n.
 # Usage: scripts/interop_rclrs.sh [PREFIX]   (default <repo>/target/rclrs-prefix)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,11 +21,16 @@ if [[ "$PROFILE" == dev ]]; then OUT="$TARGET_DIR/debug"; else OUT="$TARGET_DIR/
 (
   # shellcheck source=rclrs_env.sh
   source "$ROOT/scripts/rclrs_env.sh" "$PREFIX"
-  cd "$ROOT" && cargo build ${CARGO_JOBS:+-j "$CARGO_JOBS"} --profile "$PROFILE" -p kraken_faults --features rclrs --bins
+  cd "$ROOT" && cargo build ${CARGO_JOBS:+-j "$CARGO_JOBS"} --profile "$PROFILE" --bins \
+    -p breakbench -p kraken_faults -p breakbench_sim_bridge -p breakbench_oracle -p breakbench_estimator \
+    --features breakbench/rclrs,kraken_faults/rclrs,breakbench_sim_bridge/rclrs,breakbench_oracle/rclrs,breakbench_estimator/rclrs
 )
 BIN="$TARGET_DIR/rclrs-bin"
 mkdir -p "$BIN"
-cp "$OUT"/fault_injector "$OUT"/kraken_scenario "$BIN"/
+for b in breakbench breakbench_orchestrator breakbench_ready simple_navigator fault_injector kraken_scenario \
+  sim_bridge oracle ekf_node; do
+  cp "$OUT/$b" "$BIN/"
+done
 echo "interop_rclrs: prefix + rclrs build took $(( $(date +%s) - start )) s"
-INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="${INTEROP_PHASES:-1 2 11}" \
+INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="${INTEROP_PHASES:-1 2 7 11 14}" \
   INTEROP_DOMAIN_BASE="${INTEROP_DOMAIN_BASE:-140}" exec "$ROOT/scripts/interop.sh"
