@@ -276,7 +276,13 @@ fn name(l: usize) -> &'static str {
 
 /// The middleware crates only breakbench_ros may use directly (rclrs and its
 /// two companions: the `rclrs` backend, issue 27).
-const MIDDLEWARE: [&str; 5] = ["ros2-client", "rustdds", "rclrs", "rosidl_runtime_rs", "ros-env"];
+const MIDDLEWARE: [&str; 5] = [
+    "ros2-client",
+    "rustdds",
+    "rclrs",
+    "rosidl_runtime_rs",
+    "ros-env",
+];
 
 /// The middleware crates' names as Rust code writes them.
 const MIDDLEWARE_IN_CODE: [&str; 4] = ["ros2_client", "rustdds", "rclrs", "rosidl_runtime_rs"];

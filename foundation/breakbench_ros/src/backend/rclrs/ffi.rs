@@ -344,8 +344,13 @@ pub fn take_last_node() -> *mut RclNode {
     LAST_NODE.with(|c| c.replace(std::ptr::null_mut()))
 }
 
-type NodeInit =
-    unsafe extern "C" fn(*mut RclNode, *const c_char, *const c_char, *mut c_void, *const c_void) -> Ret;
+type NodeInit = unsafe extern "C" fn(
+    *mut RclNode,
+    *const c_char,
+    *const c_char,
+    *mut c_void,
+    *const c_void,
+) -> Ret;
 
 /// Linked in front of librcl's `rcl_node_init` (see the module doc):
 /// forwards every call to it unchanged and records the node on success.

@@ -113,12 +113,17 @@ impl Entity {
                 Kind::Service => {
                     ffi::rcl_service_set_on_new_request_callback(&*h, Some(notify), user)
                 }
-                Kind::Client => ffi::rcl_client_set_on_new_response_callback(&*h, Some(notify), user),
+                Kind::Client => {
+                    ffi::rcl_client_set_on_new_response_callback(&*h, Some(notify), user)
+                }
             }
         };
         drop(h);
         if ret != ffi::RET_OK {
-            return Err(RosError::Dds(format!("new-data callback: {}", ffi::last_error())));
+            return Err(RosError::Dds(format!(
+                "new-data callback: {}",
+                ffi::last_error()
+            )));
         }
         Ok(e)
     }
@@ -202,9 +207,17 @@ pub(crate) struct Publisher<T> {
 }
 
 impl<T> Publisher<T> {
-    fn new(node: &NodeRef, ts: MsgTs, topic: &str, q: Qos, encode: Encode<T>) -> Result<Self, RosError> {
+    fn new(
+        node: &NodeRef,
+        ts: MsgTs,
+        topic: &str,
+        q: Qos,
+        encode: Encode<T>,
+    ) -> Result<Self, RosError> {
         let name = c_name(topic)?;
-        let mut h = ffi::Handle { impl_: std::ptr::null_mut() };
+        let mut h = ffi::Handle {
+            impl_: std::ptr::null_mut(),
+        };
         // SAFETY: a zero-initialised publisher, a live node, a valid type support.
         let ret = unsafe {
             let mut o = ffi::rcl_publisher_get_default_options();
@@ -212,7 +225,10 @@ impl<T> Publisher<T> {
             ffi::rcl_publisher_init(&mut h, node.ptr, ts.0, name.as_ptr(), &o)
         };
         if ret != ffi::RET_OK {
-            return Err(RosError::Dds(format!("publisher {topic}: {}", ffi::last_error())));
+            return Err(RosError::Dds(format!(
+                "publisher {topic}: {}",
+                ffi::last_error()
+            )));
         }
         let ent = Entity::new(h, Kind::Publisher, node.clone())?;
         Ok(Self { ent, encode })
@@ -238,9 +254,17 @@ impl Drop for SerializedBuf {
 }
 
 impl<T> Subscription<T> {
-    fn new(node: &NodeRef, ts: MsgTs, topic: &str, q: Qos, decode: Decode<T>) -> Result<Self, RosError> {
+    fn new(
+        node: &NodeRef,
+        ts: MsgTs,
+        topic: &str,
+        q: Qos,
+        decode: Decode<T>,
+    ) -> Result<Self, RosError> {
         let name = c_name(topic)?;
-        let mut h = ffi::Handle { impl_: std::ptr::null_mut() };
+        let mut h = ffi::Handle {
+            impl_: std::ptr::null_mut(),
+        };
         // SAFETY: a zero-initialised subscription, a live node, a valid type support.
         let ret = unsafe {
             let mut o = ffi::rcl_subscription_get_default_options();
@@ -248,7 +272,10 @@ impl<T> Subscription<T> {
             ffi::rcl_subscription_init(&mut h, node.ptr, ts.0, name.as_ptr(), &o)
         };
         if ret != ffi::RET_OK {
-            return Err(RosError::Dds(format!("subscription {topic}: {}", ffi::last_error())));
+            return Err(RosError::Dds(format!(
+                "subscription {topic}: {}",
+                ffi::last_error()
+            )));
         }
         let ent = Entity::new(h, Kind::Subscription, node.clone())?;
         Ok(Self {
@@ -270,7 +297,9 @@ impl<T> Subscription<T> {
         match ret {
             ffi::RET_OK if a.buffer.is_null() => Ok(Some(Vec::new())),
             // SAFETY: rmw wrote `buffer_length` bytes into `buffer`.
-            ffi::RET_OK => Ok(Some(unsafe { std::slice::from_raw_parts(a.buffer, a.buffer_length) }.to_vec())),
+            ffi::RET_OK => Ok(Some(
+                unsafe { std::slice::from_raw_parts(a.buffer, a.buffer_length) }.to_vec(),
+            )),
             ffi::RET_SUBSCRIPTION_TAKE_FAILED => Ok(None),
             _ => Err(RosError::Receive(format!("take: {}", ffi::last_error()))),
         }
@@ -352,10 +381,16 @@ pub(crate) struct Client<S: RosService> {
 }
 
 /// `rcl_service_init` or `rcl_client_init` of `S` on `name`, default QoS.
-fn service_entity<S: RosService>(node: &NodeRef, name: &str, kind: Kind) -> Result<(Box<Entity>, SrvTs), RosError> {
+fn service_entity<S: RosService>(
+    node: &NodeRef,
+    name: &str,
+    kind: Kind,
+) -> Result<(Box<Entity>, SrvTs), RosError> {
     let ts = typesupport::service(S::PACKAGE, S::NAME)?;
     let n = c_name(name)?;
-    let mut h = ffi::Handle { impl_: std::ptr::null_mut() };
+    let mut h = ffi::Handle {
+        impl_: std::ptr::null_mut(),
+    };
     // SAFETY: a zero-initialised handle, a live node, a valid service type support.
     let ret = unsafe {
         if kind == Kind::Service {
@@ -367,7 +402,10 @@ fn service_entity<S: RosService>(node: &NodeRef, name: &str, kind: Kind) -> Resu
         }
     };
     if ret != ffi::RET_OK {
-        return Err(RosError::Dds(format!("service {name}: {}", ffi::last_error())));
+        return Err(RosError::Dds(format!(
+            "service {name}: {}",
+            ffi::last_error()
+        )));
     }
     Ok((Entity::new(h, kind, node.clone())?, ts))
 }
@@ -375,7 +413,11 @@ fn service_entity<S: RosService>(node: &NodeRef, name: &str, kind: Kind) -> Resu
 impl<S: RosService> Server<S> {
     fn new(node: &NodeRef, name: &str) -> Result<Self, RosError> {
         let (ent, ts) = service_entity::<S>(node, name, Kind::Service)?;
-        Ok(Self { ent, ts, _s: PhantomData })
+        Ok(Self {
+            ent,
+            ts,
+            _s: PhantomData,
+        })
     }
 }
 
@@ -397,16 +439,27 @@ impl<S: RosService> Client<S> {
         let mut any = false;
         loop {
             let m = CMessage::new(members);
-            let mut id = ffi::RmwRequestId { writer_guid: [0; 16], sequence_number: 0 };
+            let mut id = ffi::RmwRequestId {
+                writer_guid: [0; 16],
+                sequence_number: 0,
+            };
             // SAFETY: a valid client and a message of its response type.
             match unsafe { ffi::rcl_take_response(&*h, &mut id, m.ptr()) } {
                 ffi::RET_OK => {
                     let b = m.to_cdr(ts).map_err(|e| RosError::Call(e.to_string()))?;
-                    self.replies.lock().unwrap_or_else(|p| p.into_inner()).insert(id.sequence_number, b);
+                    self.replies
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(id.sequence_number, b);
                     any = true;
                 }
                 ffi::RET_CLIENT_TAKE_FAILED => return Ok(any),
-                _ => return Err(RosError::Call(format!("take response: {}", ffi::last_error()))),
+                _ => {
+                    return Err(RosError::Call(format!(
+                        "take response: {}",
+                        ffi::last_error()
+                    )))
+                }
             }
         }
     }
@@ -420,7 +473,10 @@ impl<S: RosService> RosServer<S> {
     pub fn receive_request(&self) -> Result<Option<(Id, S::Request)>, RosError> {
         let (ts, members) = self.inner.ts.request;
         let m = CMessage::new(members);
-        let mut id = ffi::RmwRequestId { writer_guid: [0; 16], sequence_number: 0 };
+        let mut id = ffi::RmwRequestId {
+            writer_guid: [0; 16],
+            sequence_number: 0,
+        };
         let ret = {
             let h = self.inner.ent.lock();
             // SAFETY: a valid service and a message of its request type.
@@ -434,7 +490,10 @@ impl<S: RosService> RosServer<S> {
                 Ok(Some((Id(id), req)))
             }
             ffi::RET_SERVICE_TAKE_FAILED => Ok(None),
-            _ => Err(RosError::Receive(format!("take request: {}", ffi::last_error()))),
+            _ => Err(RosError::Receive(format!(
+                "take request: {}",
+                ffi::last_error()
+            ))),
         }
     }
 
@@ -465,14 +524,18 @@ impl<S: RosService> RosServer<S> {
     /// [`RosError::Send`] when the reply cannot be encoded or rcl refuses it.
     pub fn send_response(&self, id: Id, resp: S::Response) -> Result<(), RosError> {
         let (ts, members) = self.inner.ts.response;
-        let b = breakbench_msgs::encode_serde(S::NAME, &resp).map_err(|e| RosError::Send(e.to_string()))?;
+        let b = breakbench_msgs::encode_serde(S::NAME, &resp)
+            .map_err(|e| RosError::Send(e.to_string()))?;
         let m = CMessage::from_cdr(ts, members, &b)?;
         let mut rid = id.0;
         let h = self.inner.ent.lock();
         // SAFETY: a valid service, a request id it produced, a response message.
         let ret = unsafe { ffi::rcl_send_response(&*h, &mut rid, m.ptr()) };
         if ret != ffi::RET_OK {
-            return Err(RosError::Send(format!("send response: {}", ffi::last_error())));
+            return Err(RosError::Send(format!(
+                "send response: {}",
+                ffi::last_error()
+            )));
         }
         Ok(())
     }
@@ -488,27 +551,36 @@ impl<S: RosService> RosClient<S> {
     pub async fn call(&self, req: S::Request) -> Result<S::Response, RosError> {
         let c = &self.inner;
         let (ts, members) = c.ts.request;
-        let b = breakbench_msgs::encode_serde(S::NAME, &req).map_err(|e| RosError::Call(e.to_string()))?;
+        let b = breakbench_msgs::encode_serde(S::NAME, &req)
+            .map_err(|e| RosError::Call(e.to_string()))?;
         let m = CMessage::from_cdr(ts, members, &b).map_err(|e| RosError::Call(e.to_string()))?;
         let mut seq = 0i64;
         {
             let h = c.ent.lock();
             // SAFETY: a valid client and a message of its request type.
             if unsafe { ffi::rcl_send_request(&*h, m.ptr(), &mut seq) } != ffi::RET_OK {
-                return Err(RosError::Call(format!("send request: {}", ffi::last_error())));
+                return Err(RosError::Call(format!(
+                    "send request: {}",
+                    ffi::last_error()
+                )));
             }
         }
         drop(m);
         loop {
             let l = c.ent.event.listen();
             let got = c.drain()?;
-            let mine = c.replies.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq);
+            let mine = c
+                .replies
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&seq);
             if let Some(b) = mine {
                 if got {
                     // Other callers' replies may have been taken here.
                     c.ent.event.notify(usize::MAX);
                 }
-                return breakbench_msgs::decode_serde(S::NAME, &b).map_err(|e| RosError::Call(e.to_string()));
+                return breakbench_msgs::decode_serde(S::NAME, &b)
+                    .map_err(|e| RosError::Call(e.to_string()));
             }
             if got {
                 c.ent.event.notify(usize::MAX);
@@ -540,6 +612,9 @@ mod tests {
         assert_eq!(p.reliability, ffi::RELIABILITY_RELIABLE);
         assert_eq!(p.durability, ffi::DURABILITY_TRANSIENT_LOCAL);
         let s = profile(base, crate::qos::subscribe(5));
-        assert_eq!((s.reliability, s.durability, s.depth), (ffi::RELIABILITY_BEST_EFFORT, ffi::DURABILITY_VOLATILE, 5));
+        assert_eq!(
+            (s.reliability, s.durability, s.depth),
+            (ffi::RELIABILITY_BEST_EFFORT, ffi::DURABILITY_VOLATILE, 5)
+        );
     }
 }

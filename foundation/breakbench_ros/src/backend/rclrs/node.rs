@@ -6,8 +6,8 @@ use std::ffi::CStr;
 use rclrs::{CreateBasicExecutor, IntoNodeOptions};
 
 use super::{
-    c_name, decode_typed, encode_typed, ffi, typesupport, Client, NodeRef, Publisher as P,
-    Server, Subscription as S,
+    c_name, decode_typed, encode_typed, ffi, typesupport, Client, NodeRef, Publisher as P, Server,
+    Subscription as S,
 };
 use crate::args::ParamValue;
 use crate::qos::{self, Qos};
@@ -104,7 +104,9 @@ impl RosNode {
             })?;
         let ptr = ffi::take_last_node();
         if ptr.is_null() {
-            return Err(RosError::Dds("rclrs made a node without our rcl_node_init hook".into()));
+            return Err(RosError::Dds(
+                "rclrs made a node without our rcl_node_init hook".into(),
+            ));
         }
         super::rosout::install(node.logger().name());
         let mut params = Vec::new();
@@ -147,7 +149,11 @@ impl RosNode {
     /// # Errors
     /// [`RosError::Name`] when `T`'s type support is missing, [`RosError::Dds`]
     /// when rcl refuses the topic or QoS.
-    pub fn publisher<T: RosType>(&mut self, topic: &str, qos: Qos) -> Result<Publisher<T>, RosError> {
+    pub fn publisher<T: RosType>(
+        &mut self,
+        topic: &str,
+        qos: Qos,
+    ) -> Result<Publisher<T>, RosError> {
         let ts = typesupport::message(T::PACKAGE, T::NAME)?;
         let inner = P::new(&self.node, ts, &self.name(topic), qos, encode_typed::<T>)?;
         Ok(Publisher { inner })
@@ -157,7 +163,11 @@ impl RosNode {
     ///
     /// # Errors
     /// As [`Self::publisher`].
-    pub fn subscription<T: RosType>(&mut self, topic: &str, qos: Qos) -> Result<Subscription<T>, RosError> {
+    pub fn subscription<T: RosType>(
+        &mut self,
+        topic: &str,
+        qos: Qos,
+    ) -> Result<Subscription<T>, RosError> {
         let ts = typesupport::message(T::PACKAGE, T::NAME)?;
         let inner = S::new(&self.node, ts, &self.name(topic), qos, decode_typed::<T>)?;
         Ok(Subscription { inner })
@@ -189,7 +199,9 @@ impl RosNode {
         unsafe {
             let mut nt: ffi::NamesAndTypes = std::mem::zeroed();
             let mut alloc = ffi::rcutils_get_default_allocator();
-            if ffi::rcl_get_topic_names_and_types(self.node.ptr, &mut alloc, false, &mut nt) != ffi::RET_OK {
+            if ffi::rcl_get_topic_names_and_types(self.node.ptr, &mut alloc, false, &mut nt)
+                != ffi::RET_OK
+            {
                 ffi::last_error();
                 return None;
             }
@@ -199,7 +211,9 @@ impl RosNode {
                 let types = &*nt.types.add(i);
                 if n.to_bytes() == name.as_bytes() && types.size > 0 {
                     let t = CStr::from_ptr(*types.data).to_string_lossy().into_owned();
-                    found = typesupport::split_type(&t, "msg").ok().map(|(p, t)| (p.to_string(), t.to_string()));
+                    found = typesupport::split_type(&t, "msg")
+                        .ok()
+                        .map(|(p, t)| (p.to_string(), t.to_string()));
                     break;
                 }
             }
@@ -231,7 +245,12 @@ impl RosNode {
     /// # Errors
     /// [`RosError::Name`] for a type name that is not `pkg/msg/Type` or
     /// `pkg/Type` or has no type support, else as [`Self::subscription`].
-    pub fn raw_subscription(&mut self, topic: &str, type_name: &str, qos: Qos) -> Result<Subscription<RawCdr>, RosError> {
+    pub fn raw_subscription(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        qos: Qos,
+    ) -> Result<Subscription<RawCdr>, RosError> {
         let (pkg, ty) = typesupport::split_type(type_name, "msg")?;
         let ts = typesupport::message(pkg, ty)?;
         let inner = S::new(&self.node, ts, &self.name(topic), qos, |b| Ok(RawCdr(b)))?;
@@ -243,7 +262,12 @@ impl RosNode {
     ///
     /// # Errors
     /// As [`Self::raw_subscription`].
-    pub fn raw_publisher(&mut self, topic: &str, type_name: &str, qos: Qos) -> Result<Publisher<RawCdr>, RosError> {
+    pub fn raw_publisher(
+        &mut self,
+        topic: &str,
+        type_name: &str,
+        qos: Qos,
+    ) -> Result<Publisher<RawCdr>, RosError> {
         let (pkg, ty) = typesupport::split_type(type_name, "msg")?;
         let ts = typesupport::message(pkg, ty)?;
         let inner = P::new(&self.node, ts, &self.name(topic), qos, |m: RawCdr| Ok(m.0))?;
@@ -304,7 +328,9 @@ impl RosNode {
     ///
     /// # Errors
     /// As [`Self::subscription`].
-    pub fn clock_subscription(&mut self) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
+    pub fn clock_subscription(
+        &mut self,
+    ) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
         self.clock_subscription_on("/clock")
     }
 
@@ -313,7 +339,10 @@ impl RosNode {
     ///
     /// # Errors
     /// As [`Self::subscription`].
-    pub fn clock_subscription_on(&mut self, topic: &str) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
+    pub fn clock_subscription_on(
+        &mut self,
+        topic: &str,
+    ) -> Result<Option<(Subscription<Clock>, SimClock)>, RosError> {
         let NodeClock::Sim(c) = self.clock.clone() else {
             return Ok(None);
         };

@@ -42,7 +42,13 @@ unsafe extern "C" {
         format: *const c_char,
         args: *mut c_void,
     );
-    fn rcutils_log(location: *const Location, severity: i32, name: *const c_char, format: *const c_char, ...);
+    fn rcutils_log(
+        location: *const Location,
+        severity: i32,
+        name: *const c_char,
+        format: *const c_char,
+        ...
+    );
 }
 
 /// The node's logger name (rclrs' `Logger::name`, e.g. `fault_injector`).
@@ -135,6 +141,14 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for RosoutLayer {
         };
         let _g = LOG_LOCK.lock().unwrap_or_else(|p| p.into_inner());
         // SAFETY: a "%s" format with one NUL-terminated string argument.
-        unsafe { rcutils_log(&LOC.0, severity, logger.as_ptr(), c"%s".as_ptr(), msg.as_ptr()) };
+        unsafe {
+            rcutils_log(
+                &LOC.0,
+                severity,
+                logger.as_ptr(),
+                c"%s".as_ptr(),
+                msg.as_ptr(),
+            )
+        };
     }
 }

@@ -59,7 +59,12 @@ fn handle(pkg: &str, symbol: &str, ty: &str) -> Result<*const c_void, RosError> 
                 // SAFETY: loading a rosidl typesupport library runs no
                 // initialisers beyond its C++ statics.
                 let l = unsafe { libloading::Library::new(&file) }.map_err(|e| {
-                    ts_error(ty, format!("no type support ({e}): is {pkg} in the prefix on LD_LIBRARY_PATH?"))
+                    ts_error(
+                        ty,
+                        format!(
+                            "no type support ({e}): is {pkg} in the prefix on LD_LIBRARY_PATH?"
+                        ),
+                    )
                 })?;
                 let l = Arc::new(l);
                 map.insert(file.clone(), l.clone());
@@ -82,7 +87,10 @@ pub fn split_type<'a>(type_name: &'a str, kind: &str) -> Result<(&'a str, &'a st
     match parts.as_slice() {
         [p, k, t] if *k == kind && !p.is_empty() && !t.is_empty() => Ok((p, t)),
         [p, t] if !p.is_empty() && !t.is_empty() => Ok((p, t)),
-        _ => Err(ts_error(type_name, format!("a type name is pkg/{kind}/Type"))),
+        _ => Err(ts_error(
+            type_name,
+            format!("a type name is pkg/{kind}/Type"),
+        )),
     }
 }
 
@@ -92,7 +100,9 @@ pub fn split_type<'a>(type_name: &'a str, kind: &str) -> Result<(&'a str, &'a st
 /// [`RosError::Name`] when the library or the symbol is missing.
 pub fn message(pkg: &str, name: &str) -> Result<MsgTs, RosError> {
     let sym = format!("rosidl_typesupport_c__get_message_type_support_handle__{pkg}__msg__{name}");
-    Ok(MsgTs(handle(pkg, &sym, &format!("{pkg}/msg/{name}"))?.cast()))
+    Ok(MsgTs(
+        handle(pkg, &sym, &format!("{pkg}/msg/{name}"))?.cast(),
+    ))
 }
 
 /// The introspection members (C size, init, fini) of a message type support.
@@ -133,7 +143,12 @@ pub fn service(pkg: &str, name: &str) -> Result<SrvTs, RosError> {
         Ok::<_, RosError>((ts, members(ts, &ty)?))
     };
     // SAFETY: a valid service type support handle.
-    let (req, resp) = unsafe { ((*service).request_typesupport, (*service).response_typesupport) };
+    let (req, resp) = unsafe {
+        (
+            (*service).request_typesupport,
+            (*service).response_typesupport,
+        )
+    };
     Ok(SrvTs {
         service,
         request: part("Request", req)?,
@@ -186,7 +201,10 @@ impl CMessage {
             let out = if ret == ffi::RET_OK && !a.buffer.is_null() {
                 Ok(std::slice::from_raw_parts(a.buffer, a.buffer_length).to_vec())
             } else {
-                Err(RosError::Receive(format!("rmw_serialize: {}", ffi::last_error())))
+                Err(RosError::Receive(format!(
+                    "rmw_serialize: {}",
+                    ffi::last_error()
+                )))
             };
             ffi::rcutils_uint8_array_fini(&mut a);
             out
@@ -197,7 +215,11 @@ impl CMessage {
     ///
     /// # Errors
     /// [`RosError::Send`] when rmw cannot deserialize the bytes.
-    pub fn from_cdr(ts: MsgTs, members: &'static MessageMembers, cdr: &[u8]) -> Result<Self, RosError> {
+    pub fn from_cdr(
+        ts: MsgTs,
+        members: &'static MessageMembers,
+        cdr: &[u8],
+    ) -> Result<Self, RosError> {
         let m = Self::new(members);
         let a = Uint8Array {
             buffer: cdr.as_ptr().cast_mut(),
@@ -208,7 +230,10 @@ impl CMessage {
         // SAFETY: `a` borrows `cdr` read-only for the call; `m` is a valid message.
         let ret = unsafe { ffi::rmw_deserialize(&a, ts.0, m.ptr) };
         if ret != ffi::RET_OK {
-            return Err(RosError::Send(format!("rmw_deserialize: {}", ffi::last_error())));
+            return Err(RosError::Send(format!(
+                "rmw_deserialize: {}",
+                ffi::last_error()
+            )));
         }
         Ok(m)
     }
