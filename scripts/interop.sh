@@ -47,10 +47,13 @@ BIN="${INTEROP_BIN:-$BIN}"
 PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14} "
 want() { [[ "$PHASES" == *" $1 "* ]]; }
 # The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
-# rclpy peers keep the venv's own). `env` execs the node, so $! is the node's pid.
+# rclpy peers keep the venv's own; AMENT_PREFIX_PATH stays the phase's, breakbench_msgs reads
+# .msg files through it). `env` execs the node, so $! is the node's pid. Phases 3 (Cyclone:
+# the wheel prefix is Fast DDS only) and 13 (its peer runs kraken_scenario itself) need the
+# ros2-client binaries.
 NODE_ENV=()
 if [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then
-  NODE_ENV=(env $(source "$ROOT/scripts/rclrs_env.sh" "$INTEROP_RCLRS_PREFIX" && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH AMENT_PREFIX_PATH=$AMENT_PREFIX_PATH"))
+  NODE_ENV=(env "$(source "$ROOT/scripts/rclrs_env.sh" "$INTEROP_RCLRS_PREFIX" && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")")
 fi
 BASE="${INTEROP_DOMAIN_BASE:-40}"
 
@@ -159,7 +162,7 @@ if want 4; then
 # 4. kraken_scenario against the node.
 export ROS_DOMAIN_ID=$((BASE + 3))
 start_injector scenario
-if timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_short.yaml" >"$LOGDIR/scenario.out" 2>&1; then
+if timeout 60 "${NODE_ENV[@]}" "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_short.yaml" >"$LOGDIR/scenario.out" 2>&1; then
   cat "$LOGDIR/scenario.out"
   if grep -q "kill_gnss: set_fault dropout on gnss: success=true" "$LOGDIR/scenario.out" \
     && grep -q "restore: clear_faults: success=true" "$LOGDIR/scenario.out"; then
@@ -171,7 +174,7 @@ else
   cat "$LOGDIR/scenario.out"; fail "kraken_scenario exited non-zero"
 fi
 set +e
-timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_reject.yaml" >"$LOGDIR/reject.out" 2>&1
+timeout 60 "${NODE_ENV[@]}" "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_reject.yaml" >"$LOGDIR/reject.out" 2>&1
 rc=$?
 set -e
 if [[ $rc -eq 1 ]] && grep -q "success=false" "$LOGDIR/reject.out"; then
@@ -199,7 +202,7 @@ if want 6; then
 # The bridge alone at real time; the peer decodes /oracle/odom, /scan, /clock,
 # /gnss/fix, /imu/data with the generated ROS 2 types and drives it with /cmd_vel.
 export ROS_DOMAIN_ID=$((BASE + 6))
-"$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
+"${NODE_ENV[@]}" "$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
   -p seed:=1 -p real_time_factor:=1.0 -p start_timeout_s:=60.0 >"$LOGDIR/bridge.log" 2>&1 &
 BRIDGE=$!
 PIDS+=("$BRIDGE")
@@ -263,7 +266,7 @@ if want 9; then
 # d2) and /rosout (tests/interop/rclpy_ekf_peer.py; its constants must equal
 # the parameters below).
 export ROS_DOMAIN_ID=$((BASE + 9))
-env -u RUST_LOG "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
+env -u RUST_LOG "${NODE_ENV[@]}" "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
   -p datum_latitude_deg:=52.2297 -p datum_longitude_deg:=21.0122 -p datum_altitude_m:=100.0 \
   -p initial_x_m:=2.0 -p initial_y_m:=3.0 -p initial_yaw_rad:=0.5 \
   -p initial_v_m_s:=1.2 -p initial_yaw_rate_rad_s:=0.1 -p diagnostics_rate_hz:=10.0 >"$LOGDIR/ekf.log" 2>&1 &
