@@ -36,7 +36,7 @@
 #        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
 #          (scripts/rclrs_prefix.sh); the nodes get scripts/rclrs_env.sh's
 #          environment, the peers keep their own
-# rclrs variant:  scripts/interop_rclrs.sh (phases 1, 2, 7, 11, 14 with the rclrs nodes)
+# rclrs variant:  scripts/interop_rclrs.sh (every node phase but 3 and 13, with the rclrs nodes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-ros"

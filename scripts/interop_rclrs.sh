@@ -4,11 +4,15 @@
 # builds every node binary with the feature `rclrs`, copies them to
 # target/rclrs-bin (so a default build does not overwrite them) and runs
 # scripts/interop.sh on them inside its loopback-only network namespace.
-# Phases by default (INTEROP_PHASES overrides): 1 (production guard), 2 (rclpy
-# peer: faulted values field by field, set_fault from rclpy), 7 (the corridor
-# graph, every node on rclrs, watched by rclpy), 11 (any-type channel: fault
-# stack, sim time, byte-exact relay), 14 (the real ros2 CLI: param get,
-# service call, topic echo). Needs root for unshare -n.
+# Phases by default (INTEROP_PHASES overrides): every phase of interop.sh that
+# runs a node but 3 (Cyclone DDS: the wheel prefix is Fast DDS only) and 13 (its
+# peer runs kraken_scenario without the prefix's environment): 1 (production
+# guard), 2 (rclpy peer: faulted values field by field, set_fault from rclpy),
+# 4 (kraken_scenario), 5 (remap, use_sim_time, TF keep-alive), 6 (sim_bridge),
+# 7 (the corridor graph, every node on rclrs, watched by rclpy), 8 (hostile
+# requests), 9 (ekf_node), 11 (any-type channel: fault stack, sim time,
+# byte-exact relay), 12 (/clock and /tf faults), 14 (the real ros2 CLI: param
+# get, service call, topic echo). Needs root for unshare -n.
 # Usage: scripts/interop_rclrs.sh [PREFIX]   (default <repo>/target/rclrs-prefix)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,5 +36,5 @@ for b in breakbench breakbench_orchestrator breakbench_ready simple_navigator fa
   cp "$OUT/$b" "$BIN/"
 done
 echo "interop_rclrs: prefix + rclrs build took $(( $(date +%s) - start )) s"
-INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="${INTEROP_PHASES:-1 2 7 11 14}" \
+INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="${INTEROP_PHASES:-1 2 4 5 6 7 8 9 11 12 14}" \
   INTEROP_DOMAIN_BASE="${INTEROP_DOMAIN_BASE:-140}" exec "$ROOT/scripts/interop.sh"

@@ -75,9 +75,10 @@ pub const TOOL_LOG_FILTER: &str = "warn,rustdds=error,ros2_client=error";
 /// or when it is unset and stderr is a terminal (ROS 2's convention,
 /// [`kraken_interfaces::text::log_colour`]; REQ-LOG-COLOUR): a pipe, a CI
 /// log or a `ros2 launch` log gets plain text. Call once, first thing in
-/// `main`; every node binary does. With the rclrs backend every line that
-/// passes the filter also goes to `/rosout` through rcl logging, under the
-/// node's logger name, once its `RosNode` exists.
+/// `main`; every node binary does. With the rclrs backend and
+/// `BREAKBENCH_RCL_ROSOUT=1`, every line that passes the filter also goes to
+/// `/rosout` through rcl logging, under the node's logger name, once its
+/// `RosNode` exists.
 ///
 /// Two known-harmless rustdds errors are dropped: see [`ClockTypeClash`]
 /// and [`teardown`].
@@ -86,7 +87,7 @@ pub fn init_logging(default_filter: &str) {
     use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter));
-    // The rclrs backend also sends every line to /rosout through rcl logging.
+    // The rclrs backend can also send every line to /rosout through rcl logging.
     #[cfg(feature = "rclrs")]
     let rosout = Some(backend::RosoutLayer);
     #[cfg(not(feature = "rclrs"))]

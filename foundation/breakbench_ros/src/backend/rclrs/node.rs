@@ -108,7 +108,12 @@ impl RosNode {
                 "rclrs made a node without our rcl_node_init hook".into(),
             ));
         }
-        super::rosout::install(node.logger().name());
+        // Opt-in: the nodes that report on /rosout publish their own Log
+        // lines (navigator, ekf_node); forwarding every tracing line too
+        // would add to and duplicate them (measured: interop phase 9).
+        if std::env::var_os(super::rosout::ENABLE_VAR).is_some_and(|v| v == "1") {
+            super::rosout::install(node.logger().name());
+        }
         let mut params = Vec::new();
         for (k, v) in args.params.iter().filter(|(k, _)| *k != "use_sim_time") {
             let p = node

@@ -5,6 +5,14 @@
 //! `/rosout` handler only (the console line is `tracing`'s own, so nothing
 //! is printed twice); every other rcutils log call (rcl's, rclrs') goes to
 //! the handler that was there before (console, log file, `/rosout`).
+//!
+//! Opt-in with `BREAKBENCH_RCL_ROSOUT=1` ([`ENABLE_VAR`]): the nodes that
+//! report on `/rosout` (simple_navigator, ekf_node) publish their own
+//! `rcl_interfaces/Log` lines, identical on both backends; forwarding every
+//! `tracing` line as well adds lines under their logger names and repeats
+//! their reports (measured: interop phase 9's "a healthy run logs nothing"
+//! and its single WARN failed with it on). Moving those reports onto this
+//! path, one mechanism for `/rosout`, is a later step of issue 27.
 
 use std::ffi::{c_char, c_void, CString};
 use std::sync::{Mutex, OnceLock};
@@ -50,6 +58,9 @@ unsafe extern "C" {
         ...
     );
 }
+
+/// The environment variable that turns the forwarding on (value `1`).
+pub(crate) const ENABLE_VAR: &str = "BREAKBENCH_RCL_ROSOUT";
 
 /// The node's logger name (rclrs' `Logger::name`, e.g. `fault_injector`).
 static LOGGER: OnceLock<CString> = OnceLock::new();
