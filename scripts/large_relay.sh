@@ -8,7 +8,8 @@
 #   BIN_DIR: folder of the fault_injector to measure; PYTHON: an rclpy interpreter
 #   (e.g. .venv-ros/bin/python3). SIZES in bytes (default 262144 524288 1048576).
 # Env: LARGE_RCLRS_PREFIX (run the injector with scripts/rclrs_env.sh's environment),
-#      LARGE_COUNT (50), LARGE_RATE (10), LARGE_DOMAIN (150)
+#      LARGE_COUNT (50), LARGE_RATE (10), LARGE_DOMAIN (150), LARGE_DELAY_S (a delay
+#      stage set on the channel first, seconds; default none)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 if [[ "${1:-}" != "--inside" ]]; then exec unshare -n "$0" --inside "$@"; fi
@@ -29,7 +30,7 @@ for size in "${SIZES[@]}"; do
   inj=$!
   for _ in $(seq 100); do grep -q "ready:" "$LOG/injector_$size.log" && break; sleep 0.1; done
   rss0=$(ps -o rss= -p "$inj" | tr -d ' ')
-  timeout 120 "$PY" "$ROOT/tests/interop/rclpy_large_relay.py" "$size" "${LARGE_COUNT:-50}" "${LARGE_RATE:-10}" || true
+  timeout 120 "$PY" "$ROOT/tests/interop/rclpy_large_relay.py" "$size" "${LARGE_COUNT:-50}" "${LARGE_RATE:-10}" ${LARGE_DELAY_S:+"$LARGE_DELAY_S"} || true
   rss1=$(ps -o rss= -p "$inj" | tr -d ' ')
   kill -INT "$inj"; rc=0; wait "$inj" || rc=$?
   echo "  injector: exit $rc, RSS ${rss0} -> ${rss1} KiB, ERROR/WARN lines: $(grep -cE ' (ERROR|WARN) ' "$LOG/injector_$size.log" || true)"
