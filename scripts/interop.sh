@@ -16,7 +16,8 @@
 #      built-in type decode to rclpy's values and re-encode to the same bytes.
 #  11. a channel of any message type (sensor_msgs/Range, relayed as raw CDR)
 #      with a fault stack set, extended and cleared by id from rclpy
-#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time.
+#      (tests/interop/rclpy_any_type.py), on the wall clock and on sim time,
+#      and untouched, byte for byte (tests/interop/rclpy_byte_exact.py).
 #  12. /clock and /tf channels under use_sim_time: throttle, jump back, stall,
 #      a frame-filtered tf drop and delay (tests/interop/rclpy_clock_tf.py).
 #  13. the bug-case scenarios (faults/kraken_faults/scenarios/bugs) by kraken_scenario,
@@ -24,18 +25,39 @@
 #  14. large messages (issue 27): PointCloud2 of 16 KiB .. 1 MiB, 10 of each at
 #      10 Hz, through an any-type channel to a default rclpy subscriber, all
 #      intact, no ERROR/WARN (scripts/large_messages.sh; about 15 s).
+#  15. the real ros2 CLI against the injector alone: ros2 param get, ros2
+#      service call set_fault / clear_faults, ros2 topic echo of the status.
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
 #
 # Usage: scripts/interop.sh            (needs root for unshare -n)
 # Env:   INTEROP_DOMAIN_BASE (default 40), CARGO_PROFILE (default dev)
+#        INTEROP_PHASES: the phases to run, e.g. "1 2 11" (default: all)
+#        INTEROP_BIN: a folder of already-built node binaries to test instead of
+#          building target/<profile> (e.g. the rclrs variant, issue 27)
+#        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
+#          (scripts/rclrs_prefix.sh); the nodes get scripts/rclrs_env.sh's
+#          environment, the peers keep their own
+# rclrs variant:  scripts/interop_rclrs.sh (every node phase but 3 and 13, with the rclrs nodes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-ros"
 PROFILE="${CARGO_PROFILE:-dev}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
+BIN="${INTEROP_BIN:-$BIN}"
+PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15} "
+want() { [[ "$PHASES" == *" $1 "* ]]; }
+# The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
+# rclpy peers keep the venv's own; AMENT_PREFIX_PATH stays the phase's, breakbench_msgs reads
+# .msg files through it). `env` execs the node, so $! is the node's pid. Phases 3 (Cyclone:
+# the wheel prefix is Fast DDS only) and 13 (its peer runs kraken_scenario itself) need the
+# ros2-client binaries.
+NODE_ENV=()
+if [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then
+  NODE_ENV=(env "$(source "$ROOT/scripts/rclrs_env.sh" "$INTEROP_RCLRS_PREFIX" && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")")
+fi
 BASE="${INTEROP_DOMAIN_BASE:-40}"
 
 if [[ "${1:-}" != "--inside" ]]; then
@@ -45,12 +67,16 @@ if [[ "${1:-}" != "--inside" ]]; then
     echo "FAIL interop: rosidl build of kraken_interfaces failed (see above); the rclpy peer needs it"
     exit 1
   fi
+  if [[ -n "${INTEROP_BIN:-}" ]]; then
+    echo "interop: testing the binaries in $INTEROP_BIN (not building)"
+  else
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p kraken_faults --bins)
   # (graph block, phase 6: the sim_bridge node)
   # (phase 9: breakbench_estimator's ekf_node, in the same build: one feature set)
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
   # (phase 10: breakbench_msgs' two peer tests, built here, run inside)
   (cd "$ROOT" && cargo test --profile "$PROFILE" -p breakbench_msgs --test golden --test builtin_vs_wheels --no-run)
+  fi
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
 fi
@@ -74,17 +100,18 @@ pass() { echo "PASS $*"; }
 
 start_injector() { # $1 = log name, rest = extra args; env passed by caller
   local log="$LOGDIR/$1.log"; shift
-  KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
+  KRAKEN_FAULTS_ENABLE=1 RUST_LOG="${RUST_LOG:-info}" "${NODE_ENV[@]}" "$BIN/fault_injector" "$@" >"$log" 2>&1 &
   INJ=$!
   PIDS+=("$INJ")
-  for _ in $(seq 100); do grep -q "ready:" "$log" && return 0; sleep 0.1; done
+  for _ in $(seq 100); do grep -qs "ready:" "$log" && return 0; sleep 0.1; done
   echo "injector did not become ready:"; cat "$log"; return 1
 }
 stop_injector() { kill "$INJ" 2>/dev/null || true; wait "$INJ" 2>/dev/null || true; }
 
+if want 1; then
 # 1. Production guard.
 set +e
-env -u KRAKEN_FAULTS_ENABLE ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" >"$LOGDIR/guard.out" 2>"$LOGDIR/guard.err"
+env -u KRAKEN_FAULTS_ENABLE ROS_DOMAIN_ID=$BASE "${NODE_ENV[@]}" "$BIN/fault_injector" >"$LOGDIR/guard.out" 2>"$LOGDIR/guard.err"
 rc=$?
 set -e
 if [[ $rc -eq 2 ]] && grep -q "refusing to start" "$LOGDIR/guard.err" && grep -q KRAKEN_FAULTS_ENABLE "$LOGDIR/guard.err"; then
@@ -93,13 +120,15 @@ else
   fail "guard: exit $rc, stderr: $(cat "$LOGDIR/guard.err")"
 fi
 set +e
-KRAKEN_FAULTS_ENABLE=0 ROS_DOMAIN_ID=$BASE "$BIN/fault_injector" --ros-args -p enable:=false >/dev/null 2>&1
+KRAKEN_FAULTS_ENABLE=0 ROS_DOMAIN_ID=$BASE "${NODE_ENV[@]}" "$BIN/fault_injector" --ros-args -p enable:=false >/dev/null 2>&1
 rc=$?
 set -e
 [[ $rc -eq 2 ]] && pass "guard: KRAKEN_FAULTS_ENABLE=0 and enable:=false also refuse" || fail "guard: exit $rc with KRAKEN_FAULTS_ENABLE=0"
 
-# 2. rclpy on Fast DDS.
+fi
 export ROS_DISTRO=jazzy
+if want 2; then
+# 2. rclpy on Fast DDS.
 export ROS_DOMAIN_ID=$((BASE + 1))
 start_injector fastdds --ros-args -p seed:=5
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 180 "$PY" "$ROOT/tests/interop/rclpy_peer.py"; then
@@ -109,6 +138,8 @@ else
 fi
 stop_injector
 
+fi
+if want 3; then
 # 3. Cyclone DDS with the Cyclone service mapping.
 export ROS_DOMAIN_ID=$((BASE + 2))
 RMW_IMPLEMENTATION=rmw_cyclonedds_cpp start_injector cyclone
@@ -129,10 +160,12 @@ else
 fi
 stop_injector
 
+fi
+if want 4; then
 # 4. kraken_scenario against the node.
 export ROS_DOMAIN_ID=$((BASE + 3))
 start_injector scenario
-if timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_short.yaml" >"$LOGDIR/scenario.out" 2>&1; then
+if timeout 60 "${NODE_ENV[@]}" "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_short.yaml" >"$LOGDIR/scenario.out" 2>&1; then
   cat "$LOGDIR/scenario.out"
   if grep -q "kill_gnss: set_fault dropout on gnss: success=true" "$LOGDIR/scenario.out" \
     && grep -q "restore: clear_faults: success=true" "$LOGDIR/scenario.out"; then
@@ -144,7 +177,7 @@ else
   cat "$LOGDIR/scenario.out"; fail "kraken_scenario exited non-zero"
 fi
 set +e
-timeout 60 "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_reject.yaml" >"$LOGDIR/reject.out" 2>&1
+timeout 60 "${NODE_ENV[@]}" "$BIN/kraken_scenario" "$ROOT/tests/interop/scenario_reject.yaml" >"$LOGDIR/reject.out" 2>&1
 rc=$?
 set -e
 if [[ $rc -eq 1 ]] && grep -q "success=false" "$LOGDIR/reject.out"; then
@@ -154,6 +187,8 @@ else
 fi
 stop_injector
 
+fi
+if want 5; then
 # 5. Remapping + use_sim_time (+ /tf keep-alive) with an rclpy peer.
 export ROS_DOMAIN_ID=$((BASE + 4))
 start_injector simtime --ros-args -r /gnss/fix:=/gnss/fix_remapped -r __ns:=/robot -p use_sim_time:=true -p seed:=7
@@ -164,11 +199,13 @@ else
 fi
 stop_injector
 
+fi
+if want 6; then
 # ==== 6. sim_bridge vs a real rclpy peer (graph nodes, REQ-GRAPH-UP)
 # The bridge alone at real time; the peer decodes /oracle/odom, /scan, /clock,
 # /gnss/fix, /imu/data with the generated ROS 2 types and drives it with /cmd_vel.
 export ROS_DOMAIN_ID=$((BASE + 6))
-"$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
+"${NODE_ENV[@]}" "$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
   -p seed:=1 -p real_time_factor:=1.0 -p start_timeout_s:=60.0 >"$LOGDIR/bridge.log" 2>&1 &
 BRIDGE=$!
 PIDS+=("$BRIDGE")
@@ -180,6 +217,8 @@ fi
 kill "$BRIDGE" 2>/dev/null || true; wait "$BRIDGE" 2>/dev/null || true
 # ==== end of block 6
 
+fi
+if want 7; then
 # ==== 7. the whole corridor graph (breakbench up, paced at 10x real time) watched by an rclpy peer
 # (lock-step would finish the 60 s mission in about 2 s wall, sooner than Fast DDS discovers
 # four new participants under load: the navigator's self-report, decided at about 30 s sim,
@@ -189,7 +228,7 @@ RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 150 "$PY" "$ROOT/tests/interop/rclpy
 SPEER=$!
 sleep 2
 set +e
-BREAKBENCH_BIN_DIR="$BIN" timeout 150 "$BIN/breakbench" up "$ROOT/launch/corridor.graph.yaml" --quiet --domain-id "$ROS_DOMAIN_ID" \
+BREAKBENCH_BIN_DIR="$BIN" timeout 150 "${NODE_ENV[@]}" "$BIN/breakbench" up "$ROOT/launch/corridor.graph.yaml" --quiet --domain-id "$ROS_DOMAIN_ID" \
   --set sim_bridge.real_time_factor=10 --set oracle.manifest_dir="$LOGDIR/graph" >"$LOGDIR/up.log" 2>&1
 uprc=$?
 wait "$SPEER"; prc=$?
@@ -202,6 +241,8 @@ else
 fi
 # ==== end of block 7
 
+fi
+if want 8; then
 # ==== 8. hostile requests through the real service path (rclpy on Fast DDS; block owned by the injector engineer)
 # The garbage call -1e308..1e308 on imu and gnss is refused and imu keeps
 # relaying finite values; a 70 kB / 200 kB channel string is refused and the
@@ -220,13 +261,15 @@ fi
 stop_injector
 # ==== end of block 8
 
+fi
+if want 9; then
 # ==== 9. ekf_node vs an rclpy peer (issue 9): the peer owns /clock, publishes
 # odom, imu/data and gnss/fix and checks odometry/filtered (exact for
 # noise-free motion), /diagnostics (counted refusals, the spoof at ERROR with
 # d2) and /rosout (tests/interop/rclpy_ekf_peer.py; its constants must equal
 # the parameters below).
 export ROS_DOMAIN_ID=$((BASE + 9))
-env -u RUST_LOG "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
+env -u RUST_LOG "${NODE_ENV[@]}" "$BIN/ekf_node" --ros-args -p use_sim_time:=true \
   -p datum_latitude_deg:=52.2297 -p datum_longitude_deg:=21.0122 -p datum_altitude_m:=100.0 \
   -p initial_x_m:=2.0 -p initial_y_m:=3.0 -p initial_yaw_rad:=0.5 \
   -p initial_v_m_s:=1.2 -p initial_yaw_rate_rad_s:=0.1 -p diagnostics_rate_hz:=10.0 >"$LOGDIR/ekf.log" 2>&1 &
@@ -251,6 +294,8 @@ fi
 echo "interop: phase 9 (ekf_node) took $(( $(date +%s) - ekf_start )) s"
 # ==== end of block 9
 
+fi
+if want 10; then
 # ==== 10. breakbench_msgs vs the real peer (REQ-MSG-DEF, REQ-MSG-CDR; no DDS)
 # tests/interop/msgs_golden.py: rclpy's serialize_message bytes of random and
 # edge values (NaN, +-Inf, max/min ints, empty and long sequences, empty and
@@ -271,6 +316,8 @@ fi
 echo "interop: phase 10 (breakbench_msgs) took $(( $(date +%s) - msgs_start )) s"
 # ==== end of block 10
 
+fi
+if want 11; then
 # ==== 11. a dynamic channel (REQ-FAULT-ANY-TYPE, REQ-FAULT-STACK): rclpy
 # publishes sensor_msgs/Range on /sonar_raw; ~/set_fault_stack (field set
 # NaN), an appended drop p=1, ~/clear_fault_stage by id; /sonar and
@@ -286,13 +333,24 @@ else
 fi
 stop_injector
 # The injected QoS mismatch (channel sonar_be, qos.output best_effort) is
-# said once by the injector, naming the policy and the topic (REQ-FAULT-QOS).
-n=$(grep -c 'WARN .*QoS mismatch Reliability topic="rt/sonar_be"' "$LOGDIR/any_type.log" || true)
-if [[ "$n" == 1 ]]; then
-  pass "incompatible QoS on an output logged once as a WARN naming policy and topic"
-else
-  fail "incompatible QoS on /sonar_be logged $n times, not once (log: $LOGDIR/any_type.log)"
+# said once by the injector, naming the policy and the topic (REQ-FAULT-QOS;
+# the ros2-client backend only: the rclrs one does not log it yet).
+if [[ -z "${INTEROP_RCLRS_PREFIX:-}" ]]; then
+  n=$(grep -c 'WARN .*QoS mismatch Reliability topic="rt/sonar_be"' "$LOGDIR/any_type.log" || true)
+  if [[ "$n" == 1 ]]; then
+    pass "incompatible QoS on an output logged once as a WARN naming policy and topic"
+  else
+    fail "incompatible QoS on /sonar_be logged $n times, not once (log: $LOGDIR/any_type.log)"
+  fi
 fi
+# The same channel untouched: rclpy's serialized bytes arrive unchanged (tests/interop/rclpy_byte_exact.py).
+start_injector any_type_bytes --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml"
+if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 60 "$PY" "$ROOT/tests/interop/rclpy_byte_exact.py"; then
+  pass "dynamic channel relays rclpy's serialized bytes unchanged"
+else
+  fail "dynamic channel byte-exact relay (injector log: $LOGDIR/any_type_bytes.log)"
+fi
+stop_injector
 # The same channel under use_sim_time: a delay stage counts sim time.
 start_injector any_type_sim --ros-args -p channels_file:="$ROOT/tests/interop/any_type_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_any_type.py" --sim; then
@@ -304,21 +362,27 @@ stop_injector
 echo "interop: phase 11 (dynamic channel) took $(( $(date +%s) - any_start )) s"
 # ==== end of block 11
 
+fi
+if want 12; then
 # ==== 12. /clock and /tf faults (REQ-FAULT-TF-CLOCK): tests/interop/rclpy_clock_tf.py (about 15 s)
 export ROS_DOMAIN_ID=$((BASE + 12)); start_injector clock_tf --ros-args -p channels_file:="$ROOT/tests/interop/clock_tf_channels.yaml" -p status_rate_hz:=2.0 -p use_sim_time:=true
 if RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_clock_tf.py"; then pass "/clock and /tf faults: throttle, jump back, stall, tf frame filter; the injector keeps the raw clock"
 else fail "/clock and /tf faults (injector log: $LOGDIR/clock_tf.log)"; tail -20 "$LOGDIR/clock_tf.log"; fi; stop_injector
 # ==== end of block 12
+fi
+if want 13; then
 # ==== 13. the shipped bug-case scenarios, exact values at an rclpy consumer
 source "$ROOT/tests/interop/phase13_bug_cases.sh"
 
+fi
+if want 14; then
 # ==== 14. large messages through an any-type channel (issue 27; about 15 s):
 # a default rclpy subscriber gets every PointCloud2 of 16 KiB .. 1 MiB intact
 # (the vendored rustdds fragment-repair fix, vendor/README.md), and the
 # injector logs no ERROR or WARN. The full sweep (50 per size, 6 MB images,
 # a delay): scripts/large_messages.sh, docs/large-messages.md.
 large_start=$(date +%s)
-if LARGE_VENV="$VENV" LARGE_BIN_DIR="$BIN" LARGE_DOMAIN_ID=$((BASE + 14)) \
+if LARGE_VENV="$VENV" LARGE_BIN_DIR="$BIN" LARGE_DOMAIN_ID=$((BASE + 14)) LARGE_RCLRS_PREFIX="${INTEROP_RCLRS_PREFIX:-}" \
   "$ROOT/scripts/large_messages.sh" --count 10 --image-count 0 --settle-s 1 >"$LOGDIR/large.log" 2>&1; then
   grep -E "^ +[0-9]+ " "$LOGDIR/large.log" || true
   pass "large messages: PointCloud2 16 KiB .. 1 MiB at 10 Hz, every message intact at a default rclpy subscriber"
@@ -327,6 +391,26 @@ else
 fi
 echo "interop: phase 14 (large messages) took $(( $(date +%s) - large_start )) s"
 # ==== end of block 14
-
+fi
+if want 15; then
+# ==== 15. the real ros2 CLI (scripts/setup_peers.sh installs it) against the injector alone
+export ROS_DOMAIN_ID=$((BASE + 15))
+# The node's own default log filter (breakbench_ros::NODE_LOG_FILTER), not RUST_LOG=info:
+# the no-ERROR/WARN check below is about what a user running the node sees.
+RUST_LOG="info,rustdds=error,ros2_client=warn,ros2_client::service::wrappers=error" start_injector ros2cli --ros-args -p seed:=7 -p status_rate_hz:=2.0
+R2=(env PATH="$VENV/bin:$PATH" AMENT_PREFIX_PATH="$VENV" LD_LIBRARY_PATH="$VENV/lib" RMW_IMPLEMENTATION=rmw_fastrtps_cpp "$VENV/bin/ros2")
+# --no-daemon: each command discovers the graph afresh; a first try can miss the node.
+r2() { local o=""; for _ in 1 2 3 4 5; do o=$(timeout 60 "${R2[@]}" "$@" 2>&1) && [[ "$o" != *"Node not found"* ]] && break; sleep 1; done; printf '%s' "$o"; }
+out=$(r2 param get --no-daemon /fault_injector seed)
+[[ "$out" == *"Integer value is: 7"* ]] && pass "ros2 param get /fault_injector seed: 7" || fail "ros2 param get: $out"
+out=$(timeout 60 "${R2[@]}" service call /fault_injector/set_fault kraken_interfaces/srv/SetFault "{fault: {channel: gnss, mode: 1}}" 2>&1) || true
+[[ "$out" == *"success=True"* ]] && pass "ros2 service call set_fault gnss dropout: success=True" || fail "ros2 service call set_fault: $out"
+out=$(timeout 60 "${R2[@]}" topic echo --once --no-daemon /fault_injector/status kraken_interfaces/msg/FaultStatus 2>&1) || true
+[[ "$out" == *"gnss"* ]] && pass "ros2 topic echo --once /fault_injector/status" || fail "ros2 topic echo status: $out"
+out=$(timeout 60 "${R2[@]}" service call /fault_injector/clear_faults std_srvs/srv/Trigger 2>&1) || true
+[[ "$out" == *"success=True"* ]] && pass "ros2 service call clear_faults: success=True" || fail "ros2 service call clear_faults: $out"
+stop_injector
+grep -E " (ERROR|WARN) " "$LOGDIR/ros2cli.log" && fail "ros2 CLI phase: the injector logged ERROR/WARN" || pass "ros2 CLI phase: no ERROR/WARN from the injector"
+fi
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

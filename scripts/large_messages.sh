@@ -27,6 +27,8 @@
 #   LARGE_ALLOW_LOSS 1: exit 0 even when messages were lost (measuring)
 #   LARGE_RUST_LOG   RUST_LOG of the injector (default: its own default filter)
 #   LARGE_CHANNELS   the injector's channels file (default tests/interop/large_channels.yaml)
+#   LARGE_RCLRS_PREFIX  the ament prefix an rclrs-backend injector runs in
+#                    (scripts/rclrs_prefix.sh; its environment from scripts/rclrs_env.sh)
 # Exit: 0 when every message arrived intact and the injector logged no ERROR
 # or WARN line but the size guard's (or LARGE_ALLOW_LOSS=1), else 1.
 set -euo pipefail
@@ -68,19 +70,24 @@ UDP_BEFORE="$(snmp)"
 
 PUB_ARGS=() SUB_ARGS=()
 CHANNELS="${LARGE_CHANNELS:-$ROOT/tests/interop/large_channels.yaml}"
+NODE_ENV=()
+if [[ -n "${LARGE_RCLRS_PREFIX:-}" ]]; then
+  # shellcheck disable=SC2207
+  NODE_ENV=($(source "$ROOT/scripts/rclrs_env.sh" "$LARGE_RCLRS_PREFIX" >/dev/null && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH AMENT_PREFIX_PATH=$AMENT_PREFIX_PATH"))
+fi
 if [[ "$MODE" == chain ]]; then
   # A first injector (inj_a) relays the inputs to /cloud_mid, /image_mid; the
   # measured one reads those: a rustdds -> rustdds hop before the last one.
   sed 's|output_topic: /cloud$|output_topic: /cloud_mid|; s|output_topic: /image$|output_topic: /image_mid|' "$CHANNELS" >"$DIR/a.yaml"
   sed 's|input_topic: /cloud_raw|input_topic: /cloud_mid|; s|input_topic: /image_raw|input_topic: /image_mid|' "$CHANNELS" >"$DIR/b.yaml"
   CHANNELS="$DIR/b.yaml"
-  env KRAKEN_FAULTS_ENABLE=1 "$LARGE_BIN_DIR/fault_injector" --ros-args -r __node:=inj_a \
+  env "${NODE_ENV[@]}" KRAKEN_FAULTS_ENABLE=1 "$LARGE_BIN_DIR/fault_injector" --ros-args -r __node:=inj_a \
     -p channels_file:="$DIR/a.yaml" >"$DIR/injector_a.log" 2>&1 &
   PIDS+=("$!")
 fi
 case "$MODE" in
   relay|chain)
-    env KRAKEN_FAULTS_ENABLE=1 ${LARGE_RUST_LOG:+RUST_LOG="$LARGE_RUST_LOG"} "$LARGE_BIN_DIR/fault_injector" \
+    env "${NODE_ENV[@]}" KRAKEN_FAULTS_ENABLE=1 ${LARGE_RUST_LOG:+RUST_LOG="$LARGE_RUST_LOG"} "$LARGE_BIN_DIR/fault_injector" \
       --ros-args -p channels_file:="$CHANNELS" >"$DIR/injector.log" 2>&1 &
     INJ=$!
     PIDS+=("$INJ")

@@ -19,7 +19,8 @@
 //! - the process supervisor (breakbench_supervisor) speaks no DDS and
 //!   depends on neither the campaign, the fault library nor the robot;
 //! - the campaign engine (breakbench_campaign) speaks no DDS of its own;
-//! - only breakbench_ros speaks to the middleware (ros2-client, rustdds):
+//! - only breakbench_ros speaks to the middleware (ros2-client, rustdds, and
+//!   behind its `rclrs` feature rclrs and its rosidl_runtime_rs / ros-env):
 //!   no other package depends on it directly, and no non-test source file
 //!   outside `foundation/breakbench_ros/src` names it (issue 25: the nodes reach ROS 2
 //!   through breakbench_ros' interface alone, so a second backend is an
@@ -244,8 +245,18 @@ fn name(l: usize) -> &'static str {
     LAYERS.get(l).copied().unwrap_or("root")
 }
 
-/// The middleware crates only breakbench_ros may use directly.
-const MIDDLEWARE: [&str; 2] = ["ros2-client", "rustdds"];
+/// The middleware crates only breakbench_ros may use directly (rclrs and its
+/// two companions: the `rclrs` backend, issue 27).
+const MIDDLEWARE: [&str; 5] = [
+    "ros2-client",
+    "rustdds",
+    "rclrs",
+    "rosidl_runtime_rs",
+    "ros-env",
+];
+
+/// The middleware crates' names as Rust code writes them.
+const MIDDLEWARE_IN_CODE: [&str; 4] = ["ros2_client", "rustdds", "rclrs", "rosidl_runtime_rs"];
 
 /// No workspace package but breakbench_ros depends on the middleware
 /// directly (every workspace package is named `breakbench*` or `kraken*`).
@@ -264,6 +275,8 @@ fn only_breakbench_ros_depends_on_the_middleware() {
         }
     }
     assert!(g["breakbench_ros"].contains("ros2-client"));
+    // (all features on: the rclrs backend's dependency counts)
+    assert!(g["breakbench_ros"].contains("rclrs"));
 }
 
 /// Every `.rs` file under `dir`, skipping `target`, hidden folders and test
@@ -282,8 +295,8 @@ fn non_test_sources(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// No source file outside `foundation/breakbench_ros/src` names `ros2_client` or
-/// `rustdds` in code (comments may explain middleware behaviour); test
+/// No source file outside `foundation/breakbench_ros/src` names `ros2_client`,
+/// `rustdds`, `rclrs` or `rosidl_runtime_rs` in code (comments may explain middleware behaviour); test
 /// modules after a file's `#[cfg(test)]` are test code too.
 #[test]
 fn only_breakbench_ros_names_the_middleware() {
@@ -300,7 +313,7 @@ fn only_breakbench_ros_names_the_middleware() {
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (i, line) in code.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            if code.contains("ros2_client") || code.contains("rustdds") {
+            if MIDDLEWARE_IN_CODE.iter().any(|m| code.contains(m)) {
                 found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
             }
         }

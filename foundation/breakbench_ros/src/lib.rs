@@ -1,7 +1,8 @@
-//! Shared ROS 2 plumbing for Breakbench nodes, on ros2-client 0.12 / rustdds 0.15.
+//! Shared ROS 2 plumbing for Breakbench nodes, on ros2-client 0.12 / rustdds 0.15
+//! (default) or on rclrs 0.8 / rcl (cargo feature `rclrs`, issue 27).
 //!
 //! The one interface through which every node reaches ROS 2 (issue 25):
-//! nodes name only this crate's types, never the middleware's, so a second
+//! nodes name only this crate's types, never the middleware's, so the second
 //! backend (rclrs) implements this interface instead of rewriting nodes.
 //! See the README, "Backends".
 //!
@@ -80,7 +81,10 @@ pub const TOOL_LOG_FILTER: &str = "warn,rustdds=error,ros2_client=error";
 /// or when it is unset and stderr is a terminal (ROS 2's convention,
 /// [`kraken_interfaces::text::log_colour`]; REQ-LOG-COLOUR): a pipe, a CI
 /// log or a `ros2 launch` log gets plain text. Call once, first thing in
-/// `main`; every node binary does.
+/// `main`; every node binary does. With the rclrs backend and
+/// `BREAKBENCH_RCL_ROSOUT=1`, every line that passes the filter also goes to
+/// `/rosout` through rcl logging, under the node's logger name, once its
+/// `RosNode` exists.
 ///
 /// Two known-harmless rustdds errors are dropped: see [`ClockTypeClash`]
 /// and [`teardown`]. An incompatible QoS between one of the node's writers
@@ -99,8 +103,14 @@ pub fn init_logging(default_filter: &str) {
             true,
         ),
     };
+    // The rclrs backend can also send every line to /rosout through rcl logging.
+    #[cfg(feature = "rclrs")]
+    let rosout = Some(backend::RosoutLayer);
+    #[cfg(not(feature = "rclrs"))]
+    let rosout: Option<tracing_subscriber::layer::Identity> = None;
     tracing_subscriber::registry()
         .with(filter)
+        .with(rosout)
         .with(ClockTypeClash)
         .with(backend::LogLayer::new(default_in_use))
         .with(

@@ -1,6 +1,7 @@
 //! The backend seam inside breakbench_ros (issue 25): only `src/backend/`
-//! names the middleware (`ros2_client`, `rustdds`) in code, so a second
-//! backend (rclrs) is a sibling of `src/backend/ros2_client/` and the rest
+//! names the middleware (`ros2_client`, `rustdds`, `rclrs`,
+//! `rosidl_runtime_rs`) in code, so the second backend (rclrs, issue 27)
+//! is a sibling of `src/backend/ros2_client/` and the rest
 //! of the crate (arguments, environment, QoS, clock, shutdown, logging,
 //! the entity types) is shared. Comments, string literals (the log filter
 //! names the crates' log targets) and `#[cfg(test)]` modules do not count.
@@ -36,7 +37,10 @@ fn only_the_backend_names_the_middleware() {
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
         for (i, line) in code.lines().enumerate() {
             let c = code_of(line);
-            if c.contains("ros2_client") || c.contains("rustdds") {
+            if ["ros2_client", "rustdds", "rclrs", "rosidl_runtime_rs"]
+                .iter()
+                .any(|m| c.contains(m))
+            {
                 if f.starts_with(src.join("backend")) {
                     backend_mentions += 1;
                 } else {
