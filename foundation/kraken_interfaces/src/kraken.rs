@@ -1,6 +1,6 @@
 //! Rust types for this package's `msg/` and `srv/` files, field for field and
 //! in file order (the `.msg` files are the source of truth; see
-//! `tests/msg_files.rs`).
+//! `tests/contract/msg_files.rs`).
 
 use crate::ros::Time;
 use serde::{Deserialize, Serialize};
@@ -266,8 +266,8 @@ pub struct ModeInfo {
 }
 
 /// Declares the mode constants of [`FaultSpec`] and the table [`MODES`] from
-/// one list (held against `FaultSpec.msg` by `tests/msg_files.rs` and
-/// `tests/main_parameter.rs`).
+/// one list (held against `FaultSpec.msg` by `tests/contract/msg_files.rs` and
+/// `tests/contract/main_parameter.rs`).
 macro_rules! fault_modes {
     ($( $(#[$doc:meta])* $konst:ident = $value:literal, $name:literal, [$($param:literal),*], $sev:expr; )*) => {
         impl FaultSpec {
@@ -366,7 +366,7 @@ impl FaultSpec {
     ];
 
     /// The mode-specific parameters `mode` reads ([`ModeInfo::parameters`]
-    /// in [`MODES`]; the test `tests/main_parameter.rs` checks the table
+    /// in [`MODES`]; the test `tests/contract/main_parameter.rs` checks the table
     /// against the field comments of `FaultSpec.msg`). Every mode also reads
     /// [`Self::TIMING_PARAMETERS`]. Empty for modes without parameters and
     /// for unknown modes.

@@ -2,9 +2,9 @@
 //! file is a target of its own in `cargo metadata`, which colcon reads under
 //! a 64 KiB line limit (the root package's `tests/repository/colcon_layout.rs`),
 //! and a binary of its own to link. One group: `cargo test -p kraken_faults
-//! --test library fuzz`. The tests that start the node binaries
-//! (`ros_node_cli.rs`) and read the sources (`loader_discipline.rs`) stay
-//! their own binaries.
+//! --test library fuzz`. Among them, the tests that start the node binaries
+//! (`ros_node_cli.rs`, with the `node` feature) and read the sources
+//! (`loader_discipline.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -16,8 +16,10 @@ mod corpus;
 mod files;
 mod fuzz;
 mod hold_limits;
+mod loader_discipline;
 mod modes;
 mod negative;
 mod provenance;
 mod readme;
 mod relay;
+mod ros_node_cli;
