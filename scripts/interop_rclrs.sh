@@ -20,12 +20,14 @@ PREFIX="$(realpath -m "${1:-$ROOT/target/rclrs-prefix}")"
 start=$(date +%s)
 "$ROOT/scripts/rclrs_prefix.sh" "$PREFIX"
 PROFILE="${CARGO_PROFILE:-dev}"
-TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+# A target directory of its own: the same binaries with another feature set
+# would otherwise replace the default build's in target/debug.
+TARGET_DIR="${RCLRS_TARGET_DIR:-$ROOT/target/rclrs}"
 if [[ "$PROFILE" == dev ]]; then OUT="$TARGET_DIR/debug"; else OUT="$TARGET_DIR/$PROFILE"; fi
 (
   # shellcheck source=rclrs_env.sh
   source "$ROOT/scripts/rclrs_env.sh" "$PREFIX"
-  cd "$ROOT" && cargo build ${CARGO_JOBS:+-j "$CARGO_JOBS"} --profile "$PROFILE" --bins \
+  cd "$ROOT" && CARGO_TARGET_DIR="$TARGET_DIR" cargo build ${CARGO_JOBS:+-j "$CARGO_JOBS"} --profile "$PROFILE" --bins \
     -p breakbench -p kraken_faults -p breakbench_sim_bridge -p breakbench_oracle -p breakbench_estimator \
     --features breakbench/rclrs,kraken_faults/rclrs,breakbench_sim_bridge/rclrs,breakbench_oracle/rclrs,breakbench_estimator/rclrs
 )
