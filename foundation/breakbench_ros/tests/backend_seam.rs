@@ -19,10 +19,48 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// `line` without its `//` comment and without its string literals.
-fn code_of(line: &str) -> String {
-    let code = line.split("//").next().unwrap_or("");
-    code.split('"').step_by(2).collect()
+/// The code of `text`, line by line: `//` comments and string literals
+/// removed, a string continued over lines (`\` at a line's end) included.
+/// A `'"'` char literal does not open a string; the crate's non-test code
+/// has no raw strings.
+fn code_lines(text: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut in_str = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' {
+            out.push(String::new());
+        } else if in_str {
+            if c == '\\' {
+                if chars.next() == Some('\n') {
+                    out.push(String::new());
+                }
+            } else if c == '"' {
+                in_str = false;
+            }
+        } else if c == '/' && chars.peek() == Some(&'/') {
+            while chars.peek().is_some_and(|&n| n != '\n') {
+                chars.next();
+            }
+        } else if c == '\'' && chars.peek() == Some(&'"') {
+            chars.next();
+        } else if c == '"' {
+            in_str = true;
+        } else {
+            out.last_mut().expect("one line at least").push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_scan_strips_comments_and_strings_over_lines() {
+    let text = "let a = rclrs::X; // rustdds\nlet s = \"one \\\n rclrs two\";\nlet q = '\"'; let b = rustdds::Y;\n";
+    let lines = code_lines(text);
+    assert_eq!(lines[0].trim(), "let a = rclrs::X;");
+    assert_eq!(lines[1].trim(), "let s =");
+    assert_eq!(lines[2].trim(), ";");
+    assert_eq!(lines[3].trim(), "let q = '; let b = rustdds::Y;");
 }
 
 #[test]
@@ -35,8 +73,9 @@ fn only_the_backend_names_the_middleware() {
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        for (i, line) in code.lines().enumerate() {
-            let c = code_of(line);
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, c) in code_lines(code).iter().enumerate() {
+            let line = lines.get(i).copied().unwrap_or("");
             if ["ros2_client", "rustdds", "rclrs", "rosidl_runtime_rs"]
                 .iter()
                 .any(|m| c.contains(m))
