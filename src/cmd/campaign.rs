@@ -302,6 +302,17 @@ fn print_summary(sm: &Summary, timing: &Timing) {
         sm.isolation.runs_checked,
         check(sm.nominal.n > 0, sm.nominal.spread_converged)
     );
+    // REQ-STAT-DOSE: each model's s* with both intervals, read against the
+    // run-to-run noise of the fault-free runs
+    let noise = format!(
+        "nominal spread sd {:.4} m over {} runs",
+        sm.nominal.sd_all, sm.nominal.n
+    );
+    for m in &sm.dose_response {
+        for line in m.lines(sm.statistics.p_star, &noise) {
+            println!("{line}");
+        }
+    }
     for t in &sm.tests {
         let self_test = t.self_test.as_ref().map_or(String::new(), |st| {
             format!(

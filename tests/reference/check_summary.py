@@ -4,7 +4,9 @@
 Recomputes every grid cell (n, k, p_hat and the Wilson interval) and both
 self-report-vs-oracle confusion matrices from the run manifests alone, with
 statsmodels' `proportion_confint(method="wilson")`, and compares them with
-summary.json. Exits 1 on any count mismatch or any value difference > 1e-12.
+summary.json; then the statistics of issue 28 (margins, dose-response
+models, Clopper-Pearson: check_statistics.py). Exits 1 on any count
+mismatch or any value difference > 1e-12 (1e-6 for the GLM figures).
 
 usage: check_summary.py <campaign-dir>
 """
@@ -14,6 +16,8 @@ import sys
 from pathlib import Path
 
 from statsmodels.stats.proportion import proportion_confint
+
+import check_statistics
 
 TOL = 1e-12
 
@@ -163,11 +167,14 @@ def main(d: Path) -> int:
     if summary["canary"]["violation_detected"] != detected:
         errors.append(f"canary.violation_detected: {summary['canary']['violation_detected']} vs {detected}")
 
+    account = check_statistics.check(summary, scenario, manifests, errors)
+
     for e in errors:
         print("MISMATCH", e)
     print(f"reference check: {checked} cells, {len(summary.get('tests', []))} tests ({phases_checked} trigger phases), "
           f"{len(corpus)} corpus runs, {len(canaries)} canary; "
           f"{len(errors)} mismatches (tolerance {TOL})")
+    print(f"reference check: {account}")
     return 1 if errors else 0
 
 

@@ -11,12 +11,15 @@
 pub mod atomic;
 pub mod budget;
 pub mod claim;
+pub mod dose;
 pub mod error;
 pub mod executor;
 pub mod graph;
+pub mod glm;
 pub mod ledger;
 pub mod load;
 pub mod manifest;
+pub mod margin_stats;
 pub mod markup;
 pub mod merge;
 pub mod names;

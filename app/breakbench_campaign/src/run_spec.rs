@@ -107,6 +107,7 @@ impl RunSpec {
             verdict,
             contacts: Vec::new(),
             final_goal_distance_m: 0.0,
+            margins: BTreeMap::new(),
             isolation: None,
             trace_file: trace_file(&self.run_id),
             trace_sha256: String::new(),

@@ -36,6 +36,10 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("nominal.convergence.abs_tol_m", 0.0, 100.0, "m"),
     Range::new("canary.linear_m_s", 0.001, 100.0, "m/s"),
     Range::new("canary.duration_s", 0.01, 3600.0, "s"),
+    Range::new("statistics.margin_q", 0.001, 0.5, "1"),
+    Range::new("statistics.tolerance_coverage", 0.5, 0.9999, "1"),
+    Range::new("statistics.tolerance_confidence", 0.5, 0.9999, "1"),
+    Range::new("statistics.p_star", 0.001, 0.999, "1"),
 ];
 
 use breakbench_navigator::NavigatorConfig;
@@ -291,6 +295,10 @@ pub struct ScenarioFile {
     /// default. Not part of the campaign's plan.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escape_search: Vec<search::EscapeSearch>,
+    /// Declared statistics ([`statistics::Statistics`]: interval method,
+    /// margin quantile, tolerance bound, p* and link); absent: the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<statistics::Statistics>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -483,6 +491,7 @@ pub fn navigator_with(
 
 pub mod resilience;
 pub mod search;
+pub mod statistics;
 
 /// An axis value as it appears in run ids and cell labels (`0.2`, `1e-5`).
 pub(crate) fn fmt_value(v: f64) -> String {

@@ -76,6 +76,59 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
     (low, high)
 }
 
+/// Clopper-Pearson ("exact") interval `(low, high)` for `k` events in `n`
+/// trials at two-sided `confidence` (REQ-STAT-CP): `low` solves
+/// `I_x(k, n-k+1) = α/2` (0 at k = 0), `high` solves `I_x(k+1, n-k) = 1-α/2`
+/// (1 at k = n), `I` the regularised incomplete beta function (statrs
+/// `beta_reg`), each by 200 bisections of [0, 1] (statsmodels'
+/// `proportion_confint(method="beta")`, scipy's `beta.ppf`, to ~1e-14).
+///
+/// Source: C. J. Clopper and E. S. Pearson, "The use of confidence or
+/// fiducial limits illustrated in the case of the binomial", Biometrika 26
+/// (1934) 404-413. `n = 0` returns `(0.0, 1.0)` as [`wilson`].
+///
+/// # Panics
+/// If `k > n` or `confidence` is not strictly between 0 and 1.
+pub fn clopper_pearson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
+    assert!(k <= n, "clopper_pearson: k = {k} successes exceed n = {n} trials");
+    assert!(
+        confidence > 0.0 && confidence < 1.0,
+        "confidence must be in (0, 1), got {confidence}"
+    );
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let alpha = 1.0 - confidence;
+    // the x in [0, 1] where I_x(a, b) = target (I increases with x)
+    let solve = |a: f64, b: f64, target: f64| {
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        for _ in 0..200 {
+            let mid = 0.5 * (lo + hi);
+            if mid <= lo || mid >= hi {
+                break;
+            }
+            if statrs::function::beta::beta_reg(a, b, mid) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    let (kf, nf) = (k as f64, n as f64);
+    let low = if k == 0 {
+        0.0
+    } else {
+        solve(kf, nf - kf + 1.0, alpha / 2.0)
+    };
+    let high = if k == n {
+        1.0
+    } else {
+        solve(kf + 1.0, nf - kf, 1.0 - alpha / 2.0)
+    };
+    (low, high)
+}
+
 /// 2×2 confusion matrix: the robot's self-report (success / failure) against
 /// the oracle (ok / violated) for one predicate family (safety or mission).
 /// Runs without a self-report are counted in `no_report`, outside the matrix.
@@ -127,13 +180,19 @@ impl Confusion {
     }
 }
 
-/// k failures out of n, p̂ = k/n and its Wilson score interval.
+/// k failures out of n, p̂ = k/n and its Wilson score interval; with the
+/// scenario's `statistics.interval: clopper_pearson` also the
+/// Clopper-Pearson interval (absent otherwise).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Proportion {
     pub k: u64,
     pub p_hat: f64,
     pub wilson_low: f64,
     pub wilson_high: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clopper_pearson_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clopper_pearson_high: Option<f64>,
 }
 
 impl Proportion {
@@ -145,7 +204,17 @@ impl Proportion {
             p_hat: if n > 0 { k as f64 / n as f64 } else { f64::NAN },
             wilson_low: lo,
             wilson_high: hi,
+            clopper_pearson_low: None,
+            clopper_pearson_high: None,
         }
+    }
+
+    /// Adds the Clopper-Pearson interval of `k` out of `n` at `confidence`.
+    pub fn with_exact(mut self, n: u64, confidence: f64) -> Self {
+        let (lo, hi) = clopper_pearson(self.k, n, confidence);
+        self.clopper_pearson_low = Some(lo);
+        self.clopper_pearson_high = Some(hi);
+        self
     }
 }
 
@@ -273,6 +342,22 @@ mod tests {
     #[should_panic(expected = "confidence")]
     fn wilson_rejects_a_confidence_outside_zero_one() {
         let _ = wilson(1, 5, 1.0);
+    }
+
+    // statsmodels 0.15.0 proportion_confint(k, n, alpha=0.05, method="beta"):
+    //   (0, 5) → (0.0, 0.5218237501049815) (exactly 1 - 0.025^(1/5))
+    //   (3, 10) → (0.06673951117773447, 0.6524528500599973)
+    //   (5, 5) → (0.4781762498950185, 1.0)
+    #[test]
+    fn clopper_pearson_known_values() {
+        let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12;
+        assert!(close(clopper_pearson(0, 5, 0.95), (0.0, 0.521_823_750_104_981_5)), "{:?}", clopper_pearson(0, 5, 0.95));
+        assert!(close(clopper_pearson(3, 10, 0.95), (0.066_739_511_177_734_47, 0.652_452_850_059_997_3)), "{:?}", clopper_pearson(3, 10, 0.95));
+        assert!(close(clopper_pearson(5, 5, 0.95), (0.478_176_249_895_018_5, 1.0)));
+        assert_eq!(clopper_pearson(0, 0, 0.95), (0.0, 1.0));
+        // exact is wider than Wilson
+        let (w, c) = (wilson(3, 10, 0.95), clopper_pearson(3, 10, 0.95));
+        assert!(c.0 < w.0 && c.1 > w.1);
     }
 
     #[test]

@@ -11,6 +11,9 @@ use breakbench_oracle::expect::VerdictClass;
 
 use super::manifest::{Manifest, RunKind};
 use super::resilience_summary::LatencyStats;
+use super::dose::{dose_model, CellCounts, DoseModel};
+use super::margin_stats::{joint_sub_margin, margin_stats, MarginStats};
+use super::scenario::statistics::{IntervalMethod, Statistics};
 use super::scenario::{Convergence, ScenarioFile};
 
 /// Summary schema identifier.
@@ -38,6 +41,15 @@ pub struct Cell {
     /// cell's runs (absent otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection: Option<CellDetection>,
+    /// Each invariant margin's statistics over the cell's judged runs
+    /// (REQ-STAT-MARGIN: m(q), its order-statistic interval, the Wilks
+    /// bound), by invariant name; absent when no manifest records margins.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub margins: BTreeMap<String, MarginStats>,
+    /// Runs with two or more margins at or below their m(q) (the joint
+    /// sub-margin count); absent without margins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_margin_joint: Option<u64>,
 }
 
 /// A cell's detections (REQ-STUDY-DETECTION): over its n runs, those that
@@ -157,6 +169,16 @@ pub struct Summary {
     /// One entry per resilience test of the scenario (absent without tests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<super::resilience_summary::TestSummary>,
+    /// The statistics applied (the scenario's `statistics:` or the
+    /// defaults): the interval method, q, the tolerance coverage and
+    /// confidence, p* and the link.
+    #[serde(default)]
+    pub statistics: Statistics,
+    /// Per navigator variant and predicate (safety, mission), the
+    /// dose-response model over the cells (REQ-STAT-DOSE); absent without
+    /// a fault axis.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dose_response: Vec<DoseModel>,
 }
 
 /// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
@@ -188,6 +210,7 @@ impl Summary {
         let mut ms: Vec<&Manifest> = manifests.iter().filter(judged).collect();
         ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
         let conf = file.confidence;
+        let stats = file.statistics.unwrap_or_default();
         let axes: Vec<String> = file
             .axes
             .iter()
@@ -196,11 +219,12 @@ impl Summary {
             .collect();
 
         // Cells in scenario order (first axis slowest).
-        let cells = file
+        let mut cells: Vec<Cell> = file
             .cells()
             .into_iter()
             .map(|key| cell(file, key, &ms, &all))
             .collect();
+        let dose_response = dose_models(file, &cells);
 
         // Resilience-test runs are summarised per test, not in the study's corpus.
         let corpus: Vec<&&Manifest> = ms
@@ -240,9 +264,12 @@ impl Summary {
             .copied()
             .filter(|m| m.kind == RunKind::Nominal)
             .collect();
-        let nominal = nominal_summary(file, &nominal_runs, &all);
+        let mut nominal = nominal_summary(file, &nominal_runs, &all);
+        let mut nominal_detection = nominal_detection(file, &nominal_runs);
+        if stats.interval == IntervalMethod::ClopperPearson {
+            exact_intervals(&mut cells, &mut nominal, &mut nominal_detection, conf);
+        }
         let nn = nominal.n;
-        let nominal_detection = nominal_detection(file, &nominal_runs);
         let labels = file
             .navigator_axes
             .iter()
@@ -277,8 +304,84 @@ impl Summary {
             labels,
             nominal_detection,
             tests: super::resilience_summary::summarize(file, &ms),
+            statistics: stats,
+            dose_response,
         }
     }
+}
+
+/// The Clopper-Pearson interval beside Wilson's on every p̂ of the cells
+/// and the nominal set (REQ-STAT-CP).
+fn exact_intervals(
+    cells: &mut [Cell],
+    nominal: &mut NominalSummary,
+    variants: &mut [VariantNominal],
+    conf: f64,
+) {
+    let ex = |p: &mut Proportion, n: u64| *p = p.clone().with_exact(n, conf);
+    for c in cells {
+        ex(&mut c.safety, c.n);
+        ex(&mut c.mission, c.n);
+        if let Some(d) = &mut c.detection {
+            ex(&mut d.detected, c.n);
+            ex(&mut d.escaped, c.n);
+        }
+    }
+    ex(&mut nominal.safety, nominal.n);
+    ex(&mut nominal.mission, nominal.n);
+    for v in variants {
+        ex(&mut v.false_positive, v.n);
+        ex(&mut v.safety, v.n);
+        ex(&mut v.mission, v.n);
+    }
+}
+
+/// Per navigator variant, the safety and mission dose-response models
+/// over the fault axes of `cells` (REQ-STAT-DOSE).
+fn dose_models(file: &ScenarioFile, cells: &[Cell]) -> Vec<DoseModel> {
+    if file.axes.is_empty() {
+        return Vec::new();
+    }
+    let st = file.statistics.unwrap_or_default();
+    let mut out = Vec::new();
+    for key in file.variant_keys() {
+        let variant: BTreeMap<String, f64> = file
+            .navigator_axes
+            .iter()
+            .zip(&key)
+            .map(|(a, i)| (a.name.clone(), *i as f64))
+            .collect();
+        let own: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| variant.iter().all(|(a, v)| c.axes.get(a) == Some(v)))
+            .collect();
+        for (pred, of) in [
+            ("safety", (|c: &Cell| c.safety.k) as fn(&Cell) -> u64),
+            ("mission", |c: &Cell| c.mission.k),
+        ] {
+            let counts: Vec<CellCounts> = own
+                .iter()
+                .map(|c| CellCounts {
+                    axes: file
+                        .axes
+                        .iter()
+                        .map(|a| (a.name.clone(), c.axes[&a.name]))
+                        .collect(),
+                    n: c.n,
+                    k: of(c),
+                })
+                .collect();
+            out.push(dose_model(
+                pred,
+                variant.clone(),
+                &counts,
+                st.link,
+                st.p_star,
+                file.confidence,
+            ));
+        }
+    }
+    out
 }
 
 /// The summary of one grid cell `key` (axis values, scenario order): its
@@ -343,6 +446,7 @@ fn cell(
             ),
         }
     });
+    let (margins, sub_margin_joint) = cell_margins(file, &runs);
     Cell {
         axes: key,
         n,
@@ -351,7 +455,44 @@ fn cell(
         mission: Proportion::new(km, n, conf),
         delivered,
         detection,
+        margins,
+        sub_margin_joint,
     }
+}
+
+/// The statistics of each margin recorded in `runs`' manifests and the
+/// joint sub-margin count (REQ-STAT-MARGIN); empty and `None` when no run
+/// records a margin.
+fn cell_margins(
+    file: &ScenarioFile,
+    runs: &[&&Manifest],
+) -> (BTreeMap<String, MarginStats>, Option<u64>) {
+    let st = file.statistics.unwrap_or_default();
+    let mut by_name: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for m in runs {
+        for (k, v) in &m.margins {
+            by_name.entry(k).or_default().push(*v);
+        }
+    }
+    let stats: BTreeMap<String, MarginStats> = by_name
+        .into_iter()
+        .filter_map(|(k, vs)| {
+            margin_stats(
+                &vs,
+                st.margin_q,
+                file.confidence,
+                st.tolerance_coverage,
+                st.tolerance_confidence,
+            )
+            .map(|s| (k.to_string(), s))
+        })
+        .collect();
+    if stats.is_empty() {
+        return (stats, None);
+    }
+    let maps: Vec<&BTreeMap<String, f64>> = runs.iter().map(|m| &m.margins).collect();
+    let joint = joint_sub_margin(&maps, &stats);
+    (stats, Some(joint))
 }
 
 /// The nominal set's summary: the spread of the final goal distance, m, of

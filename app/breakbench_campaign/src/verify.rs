@@ -5,7 +5,8 @@
 //! The trace holds one row per ground-truth pose the oracle was fed (sim
 //! time with 3 decimals, the true pose with 5), so the three invariants
 //! (`breakbench_oracle::judge`), the judgement of a run without a test
-//! (`RunJudgement::from_invariants`), the final distance to the goal and the
+//! (`RunJudgement::from_invariants`), the final distance to the goal, the
+//! invariants' margins (REQ-STAT-MARGIN) and the
 //! isolation check are re-judged. The comparison allows the trace's
 //! rounding: [`TIME_TOL_S`] on times, [`DIST_TOL_M`] on distances; `holds`
 //! and the verdict class must be equal.
@@ -19,7 +20,9 @@
 use std::path::Path;
 
 use breakbench_oracle::expect::RunJudgement;
-use breakbench_oracle::{isolation_check, judge, PoseSample, PredicateResult, Verdict};
+use breakbench_oracle::{
+    isolation_check, judge_with_margins, PoseSample, PredicateResult, Verdict,
+};
 use breakbench_records::trace::parse_trace;
 
 use super::manifest::Manifest;
@@ -106,8 +109,25 @@ fn check(out: &Path, scenario: &Scenario, m: &Manifest) -> Result<RunCheck, Camp
         })
         .collect();
     let world = &scenario.world;
-    let v = judge(world, &poses).map_err(|e| bad(format!("the oracle refuses it: {e}")))?;
+    let (v, margins) =
+        judge_with_margins(world, &poses).map_err(|e| bad(format!("the oracle refuses it: {e}")))?;
     compare_verdict(&m.verdict, &v, &mut c.differences);
+    // REQ-STAT-MARGIN: the margins, where the manifest records them
+    if !m.margins.is_empty() {
+        let again = margins.to_map();
+        for (name, want) in &again {
+            match m.margins.get(name) {
+                Some(got) if within(*got, *want, DIST_TOL_M) => {}
+                got => c
+                    .differences
+                    .push(format!("margins.{name}: manifest {got:?}, re-judged {want}")),
+            }
+        }
+        for name in m.margins.keys().filter(|k| !again.contains_key(*k)) {
+            c.differences
+                .push(format!("margins.{name}: in the manifest, not re-judged"));
+        }
+    }
     if m.judgement.test.is_none() {
         let want = RunJudgement::from_invariants(&v).verdict_class;
         if m.judgement.verdict_class != want {

@@ -140,6 +140,13 @@ pub struct Manifest<V, J> {
     pub contacts: Vec<ContactRecord>,
     /// Distance of the true pose from the goal centre at the end, metres.
     pub final_goal_distance_m: f64,
+    /// Each invariant's signed margin over the run, m, by invariant name
+    /// (`operating_region_containment`, `obstacle_clearance`,
+    /// `mission_completion_true_pose`): negative where it was violated, the
+    /// oracle's `Margins` (REQ-STAT-MARGIN). Absent in manifests written
+    /// before the field existed, and for runs that were not judged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub margins: BTreeMap<String, f64>,
     pub isolation: Option<IsolationRecord>,
     /// Ground-truth trace file (relative to the campaign directory) and its sha256.
     pub trace_file: String,

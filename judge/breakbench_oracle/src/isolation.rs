@@ -44,6 +44,22 @@ impl RunEvidence {
         } = self;
         judge(world, poses)
     }
+
+    /// As [`RunEvidence::verdict`], with the invariants' margins
+    /// (REQ-STAT-MARGIN) from the same pass over the poses.
+    ///
+    /// # Errors
+    /// As [`judge`].
+    pub fn verdict_with_margins(
+        &self,
+        world: &World,
+    ) -> Result<(Verdict, crate::verdict::Margins), OracleError> {
+        let RunEvidence {
+            poses,
+            self_report: _,
+        } = self;
+        crate::verdict::judge_with_margins(world, poses)
+    }
 }
 
 /// Outcome of the verdict isolation check on one run.

@@ -25,5 +25,5 @@ pub mod verdict_line;
 pub use error::OracleError;
 pub use isolation::{isolation_check, IsolationOutcome, RunEvidence};
 pub use pose::PoseSample;
-pub use verdict::{judge, Monitor, PredicateResult, Verdict};
+pub use verdict::{judge, judge_with_margins, Margins, Monitor, PredicateResult, Verdict};
 pub use verdict_line::VerdictLine;

@@ -64,6 +64,43 @@ pub struct PredicateResult {
     pub value: f64,
 }
 
+/// Each invariant's signed margin over one run, positive where it holds
+/// with room to spare, negative where it was violated (REQ-STAT-MARGIN):
+/// the same values as the invariant expectations' `margin`
+/// ([`crate::expect`]), computed here once for both.
+///
+/// The manifest records them under `margins` by invariant name, metres.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Margins {
+    /// `operating_region_containment`: the least region margin
+    /// `sd_region(p) - r` over the run, m (negative: the footprint left the region).
+    pub region_m: f64,
+    /// `obstacle_clearance`: the least clearance minus the world's
+    /// `clearance_threshold_m`, m (negative: violated); `None` in a world
+    /// without obstacles (nothing to come close to).
+    pub clearance_m: Option<f64>,
+    /// `mission_completion_true_pose`: goal radius minus the least distance
+    /// of the true pose from the goal centre over the run, m (>= 0: the goal
+    /// disc was entered, possibly after the timeout, so a positive margin
+    /// with a failed mission means it came too late).
+    pub goal_m: f64,
+}
+
+impl Margins {
+    /// Invariant name → margin, m, for each defined margin (the manifest's
+    /// `margins`).
+    pub fn to_map(&self) -> std::collections::BTreeMap<String, f64> {
+        let mut m = std::collections::BTreeMap::new();
+        m.insert("operating_region_containment".into(), self.region_m);
+        if let Some(c) = self.clearance_m {
+            m.insert("obstacle_clearance".into(), c);
+        }
+        m.insert("mission_completion_true_pose".into(), self.goal_m);
+        m
+    }
+}
+
 /// The oracle's verdict on one run: three predicates, kept separate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -107,6 +144,8 @@ pub struct Monitor {
     clearance_min_m: f64,
     clearance_violated_at_s: Option<f64>,
     goal_first_entry_s: Option<f64>,
+    /// Least distance of the true pose from the goal centre so far, m.
+    goal_min_dist_m: f64,
     passed_timeout: bool,
     /// The last sample whose region distance was computed, `(x, y, sd)`.
     region_anchor: Option<[f64; 3]>,
@@ -153,6 +192,7 @@ impl Monitor {
             clearance_min_m: NO_OBSTACLE_CLEARANCE_M,
             clearance_violated_at_s: None,
             goal_first_entry_s: None,
+            goal_min_dist_m: f64::MAX,
             passed_timeout: false,
             region_anchor: None,
             obstacle_anchors: vec![None; world.obstacles.len()],
@@ -225,14 +265,26 @@ impl Monitor {
         if s.t_s > self.timeout_s {
             self.passed_timeout = true;
         }
-        if self.goal_first_entry_s.is_none() {
-            let dx = s.x_m - self.goal.center_m[0];
-            let dy = s.y_m - self.goal.center_m[1];
-            if dx * dx + dy * dy <= self.goal.radius_m * self.goal.radius_m {
-                self.goal_first_entry_s = Some(s.t_s);
-            }
+        let dx = s.x_m - self.goal.center_m[0];
+        let dy = s.y_m - self.goal.center_m[1];
+        if self.goal_first_entry_s.is_none()
+            && dx * dx + dy * dy <= self.goal.radius_m * self.goal.radius_m
+        {
+            self.goal_first_entry_s = Some(s.t_s);
         }
+        self.goal_min_dist_m = self.goal_min_dist_m.min(dx.hypot(dy));
         Ok(())
+    }
+
+    /// The invariants' margins over the samples fed so far ([`Margins`]);
+    /// `None` before the first sample.
+    pub fn margins(&self) -> Option<Margins> {
+        (self.samples > 0).then(|| Margins {
+            region_m: self.region_min_margin_m,
+            clearance_m: (!self.obstacles.is_empty())
+                .then(|| self.clearance_min_m - self.threshold_m),
+            goal_m: self.goal.radius_m - self.goal_min_dist_m,
+        })
     }
 
     /// The verdict over the samples fed so far (see the module docs).
@@ -283,17 +335,57 @@ impl Monitor {
 /// As [`Monitor::feed`] (the first bad sample) and [`Monitor::verdict`]
 /// (no sample).
 pub fn judge(world: &World, poses: &[PoseSample]) -> Result<Verdict, OracleError> {
+    judge_with_margins(world, poses).map(|(v, _)| v)
+}
+
+/// As [`judge`], with the invariants' [`Margins`] from the same monitor.
+///
+/// # Errors
+/// As [`judge`].
+pub fn judge_with_margins(
+    world: &World,
+    poses: &[PoseSample],
+) -> Result<(Verdict, Margins), OracleError> {
     let mut m = Monitor::new(world);
     for p in poses {
         m.feed(p)?;
     }
-    m.verdict()
+    let v = m.verdict()?;
+    let margins = m.margins().ok_or(OracleError::EmptyStream)?;
+    Ok((v, margins))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
+
+    /// No sample: no margins; no obstacle: no clearance margin.
+    #[test]
+    fn margins_need_a_sample_and_an_obstacle() {
+        let mut world = World::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../config/corridor.yaml"
+        )))
+        .unwrap();
+        world.obstacles.clear();
+        let mut m = Monitor::new(&world);
+        assert_eq!(m.margins(), None);
+        let g = world.goal.center_m;
+        m.feed(&PoseSample {
+            t_s: 0.0,
+            x_m: g[0] + 0.25,
+            y_m: g[1],
+            yaw_rad: 0.0,
+        })
+        .unwrap();
+        let mg = m.margins().unwrap();
+        assert_eq!(mg.clearance_m, None);
+        assert_eq!(mg.goal_m, world.goal.radius_m - 0.25);
+        assert!(!mg.to_map().contains_key("obstacle_clearance"));
+        let (v, mg2) = judge_with_margins(&world, &[]).map_or((None, None), |(v, m)| (Some(v), Some(m)));
+        assert_eq!((v, mg2), (None, None), "an empty stream has neither");
+    }
 
     /// The skip never changes a verdict: random walks through the corridor
     /// (in and out of the region, into and past the box, with jumps) judged
@@ -357,6 +449,22 @@ mod tests {
             let th = world.clearance_threshold_m;
             assert_eq!(oc.decided_at_s, first(&clear, th).unwrap_or(end));
             assert_eq!(oc.holds, first(&clear, th).is_none());
+            // REQ-STAT-MARGIN: the margins are the same minima, the
+            // clearance less its threshold, the goal's radius less the
+            // least distance to its centre
+            let mg = m.margins().unwrap();
+            assert_eq!(mg.region_m.to_bits(), min(&margins).to_bits());
+            assert_eq!(mg.clearance_m, Some(min(&clear) - th));
+            let g = world.goal;
+            let dist: Vec<f64> = poses
+                .iter()
+                .map(|p| (p.x_m - g.center_m[0]).hypot(p.y_m - g.center_m[1]))
+                .collect();
+            assert_eq!(mg.goal_m, g.radius_m - min(&dist));
+            assert_eq!(mg.goal_m >= 0.0, dist.iter().any(|d| *d <= g.radius_m));
+            let map = mg.to_map();
+            assert_eq!(map.len(), 3);
+            assert_eq!(map["obstacle_clearance"], min(&clear) - th);
         }
         assert!(skipped_some, "the walks exercise the skip");
     }

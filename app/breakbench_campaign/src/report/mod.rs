@@ -26,6 +26,7 @@
 //! `trajectory` (4), `tests` with its SVG in `resilience_plots` (6), `format`
 //! (cell and label formatting they share).
 
+mod dose;
 mod format;
 mod phat;
 mod resilience;
@@ -83,6 +84,7 @@ pub fn render_html(
     tables::checks_table(&mut h, summary);
     resilience::section(&mut h, scenario, summary, &ms);
     phat::probability_plots(&mut h, scenario, summary);
+    dose::section(&mut h, scenario, summary);
     trajectory::trajectories(&mut h, scenario, &ms, out);
     tables::declared_limits(&mut h, scenario, summary);
     h.push_str("</body>\n</html>\n");

@@ -95,6 +95,7 @@ pub(super) fn manifest(
         verdict,
         contacts: vec![],
         final_goal_distance_m: if mission_ok { 0.1 } else { 2.5 },
+        margins: BTreeMap::new(),
         isolation: Some(IsolationRecord { passed: true }),
         trace_file: format!("traces/{run_id}.csv"),
         trace_sha256: String::new(),

@@ -436,7 +436,7 @@ impl<'s> RunLoop<'s> {
         };
         // The campaign's one entry from a run's evidence to its verdict.
         let evidence = RunEvidence { poses, self_report };
-        let verdict = evidence.verdict(world)?;
+        let (verdict, margins) = evidence.verdict_with_margins(world)?;
         let poses = evidence.poses;
         let isolation = if scenario.file.isolation_check {
             Some(IsolationRecord {
@@ -470,6 +470,7 @@ impl<'s> RunLoop<'s> {
             self_report_at_s,
             contacts: contact_records(&plant),
             final_goal_distance_m,
+            margins: margins.to_map(),
             isolation,
             sim_time_s: plant.now().as_secs_f64(),
             wall_time_s: wall.elapsed().as_secs_f64(),

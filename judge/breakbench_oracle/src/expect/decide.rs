@@ -353,14 +353,8 @@ pub(super) struct InvariantState {
     monitor: Box<Monitor>,
     /// `truth_count` of the last sample fed.
     fed: u64,
-    /// The goal's centre (m, world frame) and radius, m.
-    goal: ([f64; 2], f64),
-    /// The world's clearance threshold, m.
-    threshold_m: f64,
     /// The world's mission timeout, s.
     timeout_s: f64,
-    /// Least distance from the goal centre so far, m.
-    goal_min_dist_m: f64,
 }
 
 impl InvariantState {
@@ -368,10 +362,7 @@ impl InvariantState {
         Self {
             monitor: Box::new(Monitor::new(w)),
             fed: 0,
-            goal: (w.goal.center_m, w.goal.radius_m),
-            threshold_m: w.clearance_threshold_m,
             timeout_s: w.mission_timeout_s,
-            goal_min_dist_m: f64::MAX,
         }
     }
 
@@ -398,10 +389,6 @@ impl InvariantState {
             y_m: s.y_m,
             yaw_rad: s.yaw_rad,
         })?;
-        let goal = self.goal.0;
-        self.goal_min_dist_m = self
-            .goal_min_dist_m
-            .min((s.x_m - goal[0]).hypot(s.y_m - goal[1]));
         let v = self.monitor.verdict()?;
         let early = match name {
             InvariantName::MissionCompletionTruePose => {
@@ -424,20 +411,24 @@ impl InvariantState {
 
     /// The result of invariant `name` from the verdict `v`.
     fn result(&self, b: &Base, name: InvariantName, v: &crate::Verdict) -> ExpectationResult {
+        // The monitor's margins (REQ-STAT-MARGIN), the same the manifest
+        // records; a world without obstacles keeps the clearance sentinel.
+        let m = self.monitor.margins();
         let (p, margin, what) = match name {
             InvariantName::OperatingRegionContainment => (
                 v.operating_region_containment,
-                v.operating_region_containment.value,
+                m.map_or(v.operating_region_containment.value, |m| m.region_m),
                 "region margin",
             ),
             InvariantName::ObstacleClearance => (
                 v.obstacle_clearance,
-                v.obstacle_clearance.value - self.threshold_m,
+                m.and_then(|m| m.clearance_m)
+                    .unwrap_or(v.obstacle_clearance.value),
                 "clearance",
             ),
             InvariantName::MissionCompletionTruePose => (
                 v.mission_completion_true_pose,
-                self.goal.1 - self.goal_min_dist_m,
+                m.map_or(f64::NAN, |m| m.goal_m),
                 "goal entry time",
             ),
         };

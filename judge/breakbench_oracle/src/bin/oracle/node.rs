@@ -319,7 +319,7 @@ fn finish(
         poses: poses.to_vec(),
         self_report,
     };
-    let verdict = evidence.verdict(world)?;
+    let (verdict, margins) = evidence.verdict_with_margins(world)?;
     let isolation = isolation_check(world, poses, self_report)?;
     let records = fault_records(faults, f.origin_ns);
     let kind = f.run_kind.unwrap_or(if records.is_empty() {
@@ -368,6 +368,7 @@ fn finish(
         contacts: Vec::new(),
         final_goal_distance_m: (last.x_m - world.goal.center_m[0])
             .hypot(last.y_m - world.goal.center_m[1]),
+        margins: margins.to_map(),
         isolation: Some(IsolationRecord {
             passed: isolation.passed,
         }),
