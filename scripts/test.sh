@@ -13,11 +13,12 @@
 #     are compiled (`cargo test` does not build them); the workspace-hack
 #     crate is what scripts/workspace_hack.py would write.
 #  3. The corridor study on the embedded plant (the colcon-built binary; every
-#     run leaves its MCAP recording, checked by `analyze --check`; the three
-#     larger studies below run with --no-recording: 1,091 runs, about 1.3 GB
-#     and 25 s of CPU they would add), then:
+#     run leaves its MCAP recording, checked by `analyze --check`; the four
+#     larger studies below run with --no-recording: 1,566 runs, about 1.9 GB
+#     and 36 s of CPU they would add), then:
 #     - `breakbench analyze --check`: summary.json recomputed from the manifests is byte-identical;
-#     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices;
+#     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices,
+#       and (check_statistics.py) the margins' statistics, every dose-response GLM, s* and Clopper-Pearson;
 #     - determinism and scale-out: the same study as 4 shards (`campaign --shard K/4`, separate
 #       processes, --jobs 1 each, 2 at a time; shard 3 takes its index from JOB_COMPLETION_INDEX
 #       as in a Kubernetes Indexed Job), `breakbench merge`d: summary.json byte-identical.
@@ -83,6 +84,17 @@ rm -rf "$OUT-corridor_estimator_study"
 "$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet --no-recording
 "$BB" analyze "$OUT-corridor_estimator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
+
+step "corridor interaction study (issue 28): 475 runs, analyze, statsmodels reference (GLM with interaction, s*, Clopper-Pearson)"
+rm -rf "$OUT-corridor_interaction_study"
+"$BB" campaign scenarios/studies/corridor_interaction_study.yaml --out "$OUT-corridor_interaction_study" --jobs 2 --quiet --no-recording | tee "$OUT-corridor_interaction_study.txt"
+"$BB" analyze "$OUT-corridor_interaction_study" --check
+.venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_interaction_study"
+# docs/studies.md's figures: the safety model is fitted (not separated), s*(P = 0.05) along latency at bias 0
+grep -q "^safety: s\*(P = 0.05) along latency_s at odom_bias=0: 0.6082 (delta \[0.5945, 0.6219\], Fieller \[0.5879, 0.6188\])" "$OUT-corridor_interaction_study.txt" \
+  || { echo "corridor_interaction_study: not the s* docs/studies.md reports"; exit 1; }
+# the reference is no rubber stamp: each tampered figure must be caught
+scripts/tamper_statistics.sh "$OUT-corridor_interaction_study" "$OUT-corridor_estimator_study"
 
 step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the k of docs/studies.md"
 rm -rf "$OUT-actuator_study"

@@ -8,7 +8,10 @@ summary.json; then the statistics of issue 28 (margins, dose-response
 models, Clopper-Pearson: check_statistics.py). Exits 1 on any count
 mismatch or any value difference > 1e-12 (1e-6 for the GLM figures).
 
-usage: check_summary.py <campaign-dir>
+usage: check_summary.py <campaign-dir> [--summary FILE]
+
+--summary checks FILE instead of <campaign-dir>/summary.json (CI checks
+that a tampered summary is caught).
 """
 import json
 import math
@@ -33,9 +36,9 @@ def mission_failure(v):
     return not v["mission_completion_true_pose"]["holds"]
 
 
-def main(d: Path) -> int:
+def main(d: Path, summary_path: Path) -> int:
     campaign = json.loads((d / "campaign.json").read_text())
-    summary = json.loads((d / "summary.json").read_text())
+    summary = json.loads(summary_path.read_text())
     scenario = campaign["scenario"]
     conf = scenario["confidence"]
     manifests = []
@@ -179,7 +182,10 @@ def main(d: Path) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    if len(args) == 3 and args[1] == "--summary":
+        sys.exit(main(Path(args[0]), Path(args[2])))
+    if len(args) != 1:
         print(__doc__)
         sys.exit(2)
-    sys.exit(main(Path(sys.argv[1])))
+    sys.exit(main(Path(args[0]), Path(args[0]) / "summary.json"))

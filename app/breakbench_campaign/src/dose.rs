@@ -322,9 +322,8 @@ pub fn dose_model(
         Ok(f) => {
             m.status = "fitted".into();
             m.standard_errors = (0..f.coef.len()).map(|i| f.cov[i][i].sqrt()).collect();
-            m.lack_of_fit_p = (f.df_resid > 0).then(|| {
-                ChiSquared::new(f.df_resid as f64).map_or(f64::NAN, |c| c.sf(f.deviance))
-            });
+            m.lack_of_fit_p = (f.df_resid > 0)
+                .then(|| ChiSquared::new(f.df_resid as f64).map_or(f64::NAN, |c| c.sf(f.deviance)));
             m.deviance = Some(f.deviance);
             m.pearson_chi2 = Some(f.pearson_chi2);
             m.df_resid = Some(f.df_resid as u64);
@@ -351,13 +350,15 @@ pub fn dose_model(
                     at0.insert(axis.clone(), 0.0);
                     let a = row(&axes_in, &at0);
                     at0.insert(axis.clone(), 1.0);
-                    let b: Vec<f64> = row(&axes_in, &at0).iter().zip(&a).map(|(x, y)| x - y).collect();
+                    let b: Vec<f64> = row(&axes_in, &at0)
+                        .iter()
+                        .zip(&a)
+                        .map(|(x, y)| x - y)
+                        .collect();
                     let mut s = s_star(&f.coef, &f.cov, &a, &b, target, z);
                     s.axis = axis.clone();
                     s.at = at;
-                    s.extrapolated = s
-                        .value
-                        .is_some_and(|v| v < vs[0] || v > vs[vs.len() - 1]);
+                    s.extrapolated = s.value.is_some_and(|v| v < vs[0] || v > vs[vs.len() - 1]);
                     m.s_star.push(s);
                 }
             }
@@ -466,7 +467,9 @@ fn brackets(
                     (
                         None,
                         Some(side.to_string()),
-                        format!("separated: P {side} p* = {p_star} over the tested range of {axis}"),
+                        format!(
+                            "separated: P {side} p* = {p_star} over the tested range of {axis}"
+                        ),
                     )
                 }
             };
@@ -489,7 +492,9 @@ mod tests {
     fn grid(rows: &[(f64, f64, u64, u64)]) -> Vec<CellCounts> {
         rows.iter()
             .map(|&(x, y, k, n)| CellCounts {
-                axes: [("lat".to_string(), x), ("bias".to_string(), y)].into_iter().collect(),
+                axes: [("lat".to_string(), x), ("bias".to_string(), y)]
+                    .into_iter()
+                    .collect(),
                 n,
                 k,
             })
@@ -505,7 +510,14 @@ mod tests {
                 rows.push((x, y, k, 5));
             }
         }
-        let m = dose_model("safety", BTreeMap::new(), &grid(&rows), Link::Logit, 0.05, 0.95);
+        let m = dose_model(
+            "safety",
+            BTreeMap::new(),
+            &grid(&rows),
+            Link::Logit,
+            0.05,
+            0.95,
+        );
         assert_eq!(m.status, "separated");
         assert!(m.coefficients.is_empty() && m.s_star.is_empty());
         let lat: Vec<&Bracket> = m.separated.iter().filter(|b| b.axis == "lat").collect();
@@ -524,7 +536,14 @@ mod tests {
     fn s_star_of_a_one_axis_logit_and_its_intervals() {
         // η = -3 + 2x, Var(β) = diag(0.25, 0.04): s*(p=0.5) = 1.5
         let cov = vec![vec![0.25, 0.0], vec![0.0, 0.04]];
-        let s = s_star(&[-3.0, 2.0], &cov, &[1.0, 0.0], &[0.0, 1.0], 0.0, 1.959_963_984_540_054);
+        let s = s_star(
+            &[-3.0, 2.0],
+            &cov,
+            &[1.0, 0.0],
+            &[0.0, 1.0],
+            0.0,
+            1.959_963_984_540_054,
+        );
         assert_eq!(s.value, Some(1.5));
         // se = sqrt(0.25 + 1.5²·0.04)/2 = sqrt(0.34)/2
         assert!((s.delta_se.unwrap() - 0.34f64.sqrt() / 2.0).abs() < 1e-15);
@@ -539,8 +558,17 @@ mod tests {
         // a slope not different from 0: Fieller unbounded
         let wide = vec![vec![0.25, 0.0], vec![0.0, 4.0]];
         let s = s_star(&[-3.0, 2.0], &wide, &[1.0, 0.0], &[0.0, 1.0], 0.0, 1.96);
-        assert_eq!(s.fieller, Interval { low: None, high: None });
-        assert!(s.delta.low.is_some(), "the delta method always gives an interval");
+        assert_eq!(
+            s.fieller,
+            Interval {
+                low: None,
+                high: None
+            }
+        );
+        assert!(
+            s.delta.low.is_some(),
+            "the delta method always gives an interval"
+        );
     }
 
     #[test]
@@ -555,7 +583,14 @@ mod tests {
             (1.0, 1.0, 14, 20),
             (1.5, 1.0, 18, 20),
         ];
-        let m = dose_model("safety", BTreeMap::new(), &grid(&rows), Link::Logit, 0.05, 0.95);
+        let m = dose_model(
+            "safety",
+            BTreeMap::new(),
+            &grid(&rows),
+            Link::Logit,
+            0.05,
+            0.95,
+        );
         assert_eq!(m.status, "fitted", "{m:?}");
         assert_eq!(m.terms, ["intercept", "bias", "lat", "bias:lat"]);
         assert_eq!(m.interaction.len(), 1);
@@ -569,9 +604,19 @@ mod tests {
         assert!(s.delta.low.unwrap() < v && v < s.delta.high.unwrap());
         let lines = m.lines(0.05, "nominal spread sd 0.01 m");
         assert_eq!(lines.len(), 7);
-        assert!(lines[0].starts_with("safety: logit fit over 8 cells"), "{}", lines[0]);
-        assert!(lines.iter().all(|l| l.ends_with("; nominal spread sd 0.01 m")));
-        assert!(lines[1].contains("s*(P = 0.05) along bias at lat=0: "), "{}", lines[1]);
+        assert!(
+            lines[0].starts_with("safety: logit fit over 8 cells"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines
+            .iter()
+            .all(|l| l.ends_with("; nominal spread sd 0.01 m")));
+        assert!(
+            lines[1].contains("s*(P = 0.05) along bias at lat=0: "),
+            "{}",
+            lines[1]
+        );
         let p = m.lack_of_fit_p.unwrap();
         assert!(p > 0.0 && p <= 1.0);
     }

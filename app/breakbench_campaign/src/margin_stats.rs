@@ -153,7 +153,10 @@ mod tests {
         assert_eq!(wilks_runs_needed(0.9, 0.9), 22);
         let xs: Vec<f64> = (0..59).map(|i| i as f64 * 0.1).collect();
         let s = margin_stats(&xs, 0.05, 0.95, 0.95, 0.95).unwrap();
-        assert_eq!((s.tolerance_rank, s.tolerance_bound_m), (Some(1), Some(0.0)));
+        assert_eq!(
+            (s.tolerance_rank, s.tolerance_bound_m),
+            (Some(1), Some(0.0))
+        );
         let s = margin_stats(&xs[..58], 0.05, 0.95, 0.95, 0.95).unwrap();
         assert_eq!(s.tolerance_bound_m, None, "58 runs are one too few");
         // 93 runs: P(Bin(93, 0.05) >= 2) = 0.9514 >= 0.95 → the 2nd smallest
@@ -169,10 +172,20 @@ mod tests {
     fn median_interval_of_20_runs() {
         let xs: Vec<f64> = (1..=20).rev().map(f64::from).collect();
         let s = margin_stats(&xs, 0.5, 0.95, 0.95, 0.95).unwrap();
-        assert_eq!((s.quantile_low_rank, s.quantile_high_rank), (Some(6), Some(15)));
-        assert_eq!((s.quantile_low_m, s.quantile_high_m), (Some(6.0), Some(15.0)));
+        assert_eq!(
+            (s.quantile_low_rank, s.quantile_high_rank),
+            (Some(6), Some(15))
+        );
+        assert_eq!(
+            (s.quantile_low_m, s.quantile_high_m),
+            (Some(6.0), Some(15.0))
+        );
         assert_eq!(s.quantile_m, 10.0);
-        assert!((s.quantile_coverage - 0.958_610_534_667_968_8).abs() < 1e-12, "{}", s.quantile_coverage);
+        assert!(
+            (s.quantile_coverage - 0.958_610_534_667_968_8).abs() < 1e-12,
+            "{}",
+            s.quantile_coverage
+        );
         assert_eq!(s.min_m, 1.0);
     }
 
@@ -191,14 +204,19 @@ mod tests {
     #[test]
     fn joint_count_needs_two_margins_in_the_tail() {
         let mk = |a: f64, b: f64| -> BTreeMap<String, f64> {
-            [("a".to_string(), a), ("b".to_string(), b)].into_iter().collect()
+            [("a".to_string(), a), ("b".to_string(), b)]
+                .into_iter()
+                .collect()
         };
         let runs = [mk(0.1, 0.1), mk(0.1, 0.9), mk(0.9, 0.1), mk(0.9, 0.9)];
         let refs: Vec<&BTreeMap<String, f64>> = runs.iter().collect();
         let mut st = BTreeMap::new();
         for k in ["a", "b"] {
             let v: Vec<f64> = runs.iter().map(|r| r[k]).collect();
-            st.insert(k.to_string(), margin_stats(&v, 0.5, 0.95, 0.95, 0.95).unwrap());
+            st.insert(
+                k.to_string(),
+                margin_stats(&v, 0.5, 0.95, 0.95, 0.95).unwrap(),
+            );
         }
         // m(0.5) = X(2) = 0.1 for both: only the first run is in both tails
         assert_eq!(joint_sub_margin(&refs, &st), 1);

@@ -339,13 +339,15 @@ pub fn fault_spec(axis: &Axis, value: f64) -> Result<FaultSpec, String> {
 }
 
 /// Cell keys of summary.json that are not axis names (an axis may not use them).
-pub const RESERVED_CELL_KEYS: [&str; 6] = [
+pub const RESERVED_CELL_KEYS: [&str; 8] = [
     "n",
     "verdict_classes",
     "safety",
     "mission",
     "delivered",
     "detection",
+    "margins",
+    "sub_margin_joint",
 ];
 
 /// Longest text of one axis value in a run id (`{v}` formatting).

@@ -90,7 +90,10 @@ pub fn wilson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
 /// # Panics
 /// If `k > n` or `confidence` is not strictly between 0 and 1.
 pub fn clopper_pearson(k: u64, n: u64, confidence: f64) -> (f64, f64) {
-    assert!(k <= n, "clopper_pearson: k = {k} successes exceed n = {n} trials");
+    assert!(
+        k <= n,
+        "clopper_pearson: k = {k} successes exceed n = {n} trials"
+    );
     assert!(
         confidence > 0.0 && confidence < 1.0,
         "confidence must be in (0, 1), got {confidence}"
@@ -350,10 +353,25 @@ mod tests {
     //   (5, 5) → (0.4781762498950185, 1.0)
     #[test]
     fn clopper_pearson_known_values() {
-        let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12;
-        assert!(close(clopper_pearson(0, 5, 0.95), (0.0, 0.521_823_750_104_981_5)), "{:?}", clopper_pearson(0, 5, 0.95));
-        assert!(close(clopper_pearson(3, 10, 0.95), (0.066_739_511_177_734_47, 0.652_452_850_059_997_3)), "{:?}", clopper_pearson(3, 10, 0.95));
-        assert!(close(clopper_pearson(5, 5, 0.95), (0.478_176_249_895_018_5, 1.0)));
+        let close =
+            |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12;
+        assert!(
+            close(clopper_pearson(0, 5, 0.95), (0.0, 0.521_823_750_104_981_5)),
+            "{:?}",
+            clopper_pearson(0, 5, 0.95)
+        );
+        assert!(
+            close(
+                clopper_pearson(3, 10, 0.95),
+                (0.066_739_511_177_734_47, 0.652_452_850_059_997_3)
+            ),
+            "{:?}",
+            clopper_pearson(3, 10, 0.95)
+        );
+        assert!(close(
+            clopper_pearson(5, 5, 0.95),
+            (0.478_176_249_895_018_5, 1.0)
+        ));
         assert_eq!(clopper_pearson(0, 0, 0.95), (0.0, 1.0));
         // exact is wider than Wilson
         let (w, c) = (wilson(3, 10, 0.95), clopper_pearson(3, 10, 0.95));

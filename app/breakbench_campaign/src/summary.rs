@@ -9,10 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use breakbench_oracle::expect::VerdictClass;
 
-use super::manifest::{Manifest, RunKind};
-use super::resilience_summary::LatencyStats;
 use super::dose::{dose_model, CellCounts, DoseModel};
+use super::manifest::{Manifest, RunKind};
 use super::margin_stats::{joint_sub_margin, margin_stats, MarginStats};
+use super::resilience_summary::LatencyStats;
 use super::scenario::statistics::{IntervalMethod, Statistics};
 use super::scenario::{Convergence, ScenarioFile};
 

@@ -109,8 +109,8 @@ fn check(out: &Path, scenario: &Scenario, m: &Manifest) -> Result<RunCheck, Camp
         })
         .collect();
     let world = &scenario.world;
-    let (v, margins) =
-        judge_with_margins(world, &poses).map_err(|e| bad(format!("the oracle refuses it: {e}")))?;
+    let (v, margins) = judge_with_margins(world, &poses)
+        .map_err(|e| bad(format!("the oracle refuses it: {e}")))?;
     compare_verdict(&m.verdict, &v, &mut c.differences);
     // REQ-STAT-MARGIN: the margins, where the manifest records them
     if !m.margins.is_empty() {
@@ -118,9 +118,9 @@ fn check(out: &Path, scenario: &Scenario, m: &Manifest) -> Result<RunCheck, Camp
         for (name, want) in &again {
             match m.margins.get(name) {
                 Some(got) if within(*got, *want, DIST_TOL_M) => {}
-                got => c
-                    .differences
-                    .push(format!("margins.{name}: manifest {got:?}, re-judged {want}")),
+                got => c.differences.push(format!(
+                    "margins.{name}: manifest {got:?}, re-judged {want}"
+                )),
             }
         }
         for name in m.margins.keys().filter(|k| !again.contains_key(*k)) {

@@ -383,7 +383,8 @@ mod tests {
         assert_eq!(mg.clearance_m, None);
         assert_eq!(mg.goal_m, world.goal.radius_m - 0.25);
         assert!(!mg.to_map().contains_key("obstacle_clearance"));
-        let (v, mg2) = judge_with_margins(&world, &[]).map_or((None, None), |(v, m)| (Some(v), Some(m)));
+        let (v, mg2) =
+            judge_with_margins(&world, &[]).map_or((None, None), |(v, m)| (Some(v), Some(m)));
         assert_eq!((v, mg2), (None, None), "an empty stream has neither");
     }
 

@@ -44,9 +44,18 @@ fn points(s: &Summary, m: &DoseModel, axis: &str, at: &BTreeMap<String, f64>) ->
     s.cells
         .iter()
         .filter(|c| c.n > 0)
-        .filter(|c| m.variant.iter().chain(at).all(|(a, v)| c.axes.get(a) == Some(v)))
+        .filter(|c| {
+            m.variant
+                .iter()
+                .chain(at)
+                .all(|(a, v)| c.axes.get(a) == Some(v))
+        })
         .filter_map(|c: &Cell| {
-            let p = if m.predicate == "safety" { &c.safety } else { &c.mission };
+            let p = if m.predicate == "safety" {
+                &c.safety
+            } else {
+                &c.mission
+            };
             Some([*c.axes.get(axis)?, p.p_hat, p.wilson_low, p.wilson_high])
         })
         .collect()
@@ -70,7 +79,9 @@ fn curve_svg(
         .collect();
     let (lo, hi) = xs
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(*x), b.max(*x)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(*x), b.max(*x))
+        });
     if !(lo.is_finite() && hi > lo) {
         return Err("fewer than two tested values".into());
     }
@@ -81,7 +92,10 @@ fn curve_svg(
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let mut chart = ChartBuilder::on(&root)
             .margin(12)
-            .caption(format!("{} P vs {axis} ({})", m.predicate, m.link.name()), ("sans-serif", 17))
+            .caption(
+                format!("{} P vs {axis} ({})", m.predicate, m.link.name()),
+                ("sans-serif", 17),
+            )
             .x_label_area_size(40)
             .y_label_area_size(50)
             .build_cartesian_2d((lo - pad)..(hi + pad), -0.05f64..1.05f64)
@@ -110,7 +124,9 @@ fn curve_svg(
             for x in grid {
                 let mut pt = st.at.clone();
                 pt.insert(axis.to_string(), x);
-                let Some((eta, var)) = m.eta(&pt) else { continue };
+                let Some((eta, var)) = m.eta(&pt) else {
+                    continue;
+                };
                 let se = var.max(0.0).sqrt();
                 curve.push((x, m.link.mu(eta)));
                 band_lo.push((x, m.link.mu(eta - z * se)));
@@ -119,13 +135,18 @@ fn curve_svg(
             let mut poly = band_lo.clone();
             poly.extend(band_hi.iter().rev());
             chart
-                .draw_series(std::iter::once(Polygon::new(poly, color.mix(0.15).filled())))
+                .draw_series(std::iter::once(Polygon::new(
+                    poly,
+                    color.mix(0.15).filled(),
+                )))
                 .map_err(|e| e.to_string())?;
             chart
                 .draw_series(LineSeries::new(curve, color.stroke_width(2)))
                 .map_err(|e| e.to_string())?
                 .label(at_label(&st.at))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+                });
             let pts = points(s, m, axis, &st.at);
             chart
                 .draw_series(pts.iter().map(|p| {
@@ -133,16 +154,26 @@ fn curve_svg(
                 }))
                 .map_err(|e| e.to_string())?;
             chart
-                .draw_series(pts.iter().map(|p| Circle::new((p[0], p[1]), 4, color.filled())))
+                .draw_series(
+                    pts.iter()
+                        .map(|p| Circle::new((p[0], p[1]), 4, color.filled())),
+                )
                 .map_err(|e| e.to_string())?;
             if let (Some(v), Some(a), Some(b)) = (st.value, st.fieller.low, st.fieller.high) {
                 let (a, b) = (a.max(lo - pad), b.min(hi + pad));
                 chart
-                    .draw_series(LineSeries::new([(a, p_star), (b, p_star)], color.stroke_width(4)))
+                    .draw_series(LineSeries::new(
+                        [(a, p_star), (b, p_star)],
+                        color.stroke_width(4),
+                    ))
                     .map_err(|e| e.to_string())?;
                 if (lo - pad..=hi + pad).contains(&v) {
                     chart
-                        .draw_series(std::iter::once(TriangleMarker::new((v, p_star), 7, color.filled())))
+                        .draw_series(std::iter::once(TriangleMarker::new(
+                            (v, p_star),
+                            7,
+                            color.filled(),
+                        )))
                         .map_err(|e| e.to_string())?;
                 }
             }
@@ -235,7 +266,13 @@ pub(super) fn section(h: &mut String, scenario: &Scenario, s: &Summary) {
                         xml_escape(&axis)
                     );
                 }
-                Err(e) => note(h, &format!("The {} curve against {axis} could not be drawn: {e}", m.predicate)),
+                Err(e) => note(
+                    h,
+                    &format!(
+                        "The {} curve against {axis} could not be drawn: {e}",
+                        m.predicate
+                    ),
+                ),
             }
         }
     }
@@ -274,4 +311,52 @@ fn margins_table(h: &mut String, s: &Summary) {
         }
     }
     h.push_str("</table>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_corpus::{corpus, scenario};
+    use super::*;
+    use crate::dose::{dose_model, CellCounts};
+    use crate::glm::Link;
+
+    #[test]
+    fn a_fitted_model_gets_its_rows_curves_and_bands() {
+        let s = scenario();
+        let mut summary = Summary::compute(&s.file, &s.hash, &corpus());
+        // the corpus' grid is separated: its models are brackets
+        assert!(summary
+            .dose_response
+            .iter()
+            .all(|m| m.status == "separated"));
+        let mut h = String::new();
+        section(&mut h, &s, &summary);
+        assert!(h.contains("<table id=\"dose\">"));
+        assert!(!h.contains("<svg"), "no curve for a separated model");
+        // a fitted model on the corpus' axes (hand-made counts of 20 runs)
+        let counts: Vec<CellCounts> = [(0.0, 0.0, 2), (0.0, 0.4, 5), (0.8, 0.0, 9), (0.8, 0.4, 16)]
+            .iter()
+            .map(|&(l, b, k)| CellCounts {
+                axes: [("latency_s".to_string(), l), ("odom_bias".to_string(), b)]
+                    .into_iter()
+                    .collect(),
+                n: 20,
+                k,
+            })
+            .collect();
+        let m = dose_model("safety", BTreeMap::new(), &counts, Link::Logit, 0.05, 0.95);
+        assert_eq!(m.status, "fitted");
+        summary.dose_response = vec![m];
+        let mut h = String::new();
+        section(&mut h, &s, &summary);
+        // one row per s* (2 along latency, 2 along bias), one figure per axis
+        let table = &h[h.find("<table id=\"dose\">").unwrap()..];
+        let table = &table[..table.find("</table>").unwrap()];
+        assert_eq!(table.matches("<tr><td>safety</td>").count(), 4);
+        assert_eq!(h.matches("<figure>").count(), 2);
+        // a band (polygon) and a curve per value of the other axis
+        assert_eq!(h.matches("<polygon").count(), 4);
+        assert!(h.contains("odom_bias=0.4"));
+        assert!(h.contains("nominal spread sd"));
+    }
 }

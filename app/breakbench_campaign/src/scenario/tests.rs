@@ -377,6 +377,13 @@ fn reserved_cell_keys_are_the_keys_of_a_cell() {
             escaped: super::super::summary::Proportion::new(0, 1, 0.95),
             latency: None,
         }),
+        margins: [(
+            "obstacle_clearance".to_string(),
+            crate::margin_stats::margin_stats(&[0.1], 0.05, 0.95, 0.95, 0.95).unwrap(),
+        )]
+        .into_iter()
+        .collect(),
+        sub_margin_joint: Some(0),
     };
     let v = serde_json::to_value(&cell).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
