@@ -231,6 +231,38 @@ fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
     let c = cell(0.4, 0.2);
     assert!((c.delivered["latency_s"].unwrap() - 0.4).abs() < 1e-9);
     assert!((c.delivered["odom_bias"].unwrap() - 0.2).abs() < 1e-9);
+    // REQ-STAT-MARGIN: every judged run records the oracle's margins, the
+    // region's equal to its verdict's value, the clearance's its value less
+    // the world's 0.10 m threshold; the canary's clearance margin is negative
+    let world = &s.world;
+    for m in ms.iter() {
+        assert_eq!(
+            m.margins["operating_region_containment"],
+            m.verdict.operating_region_containment.value
+        );
+        // (to 1e-12: both are read back from the manifest's JSON text)
+        let want = m.verdict.obstacle_clearance.value - world.clearance_threshold_m;
+        assert!((m.margins["obstacle_clearance"] - want).abs() < 1e-12);
+        // the goal margin is >= 0 exactly when the goal disc was entered
+        assert_eq!(
+            m.margins["mission_completion_true_pose"] >= 0.0,
+            m.verdict.mission_completion_true_pose.value >= 0.0,
+            "{}",
+            m.run_id
+        );
+    }
+    assert!(canary.margins["obstacle_clearance"] < 0.0);
+    // per cell: each margin's statistics over its 2 runs, m(q) their minimum
+    // (q = 0.05 by default); 2 runs bound nothing: 59 are needed for 95/95
+    let mc = &c.margins["obstacle_clearance"];
+    assert_eq!(mc.n, 2);
+    assert_eq!(mc.quantile_m, mc.min_m);
+    assert_eq!((mc.tolerance_bound_m, mc.runs_needed), (None, 59));
+    assert!(c.sub_margin_joint.is_some_and(|j| j <= 2));
+    // one dose-response model per predicate; the statistics' defaults recorded
+    assert_eq!(sum.dose_response.len(), 2);
+    assert_eq!(sum.statistics.p_star, 0.05);
+    assert!(sum.cells.iter().all(|c| c.safety.clopper_pearson_low.is_none()));
 }
 
 /// `campaign --record-provenance` (REQ-FAULT-PROVENANCE): every run gets
