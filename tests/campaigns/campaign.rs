@@ -262,7 +262,10 @@ fn canary_is_detected_and_excluded_and_bias_fails_the_mission() {
     // one dose-response model per predicate; the statistics' defaults recorded
     assert_eq!(sum.dose_response.len(), 2);
     assert_eq!(sum.statistics.p_star, 0.05);
-    assert!(sum.cells.iter().all(|c| c.safety.clopper_pearson_low.is_none()));
+    assert!(sum
+        .cells
+        .iter()
+        .all(|c| c.safety.clopper_pearson_low.is_none()));
 }
 
 /// `campaign --record-provenance` (REQ-FAULT-PROVENANCE): every run gets

@@ -259,11 +259,18 @@ def check(summary, scenario, manifests, errors):
         runs = [m for m in grid if all(m["cell"][a] == key[a] for a in key)]
         for pred in ("safety", "mission"):
             c.exact_interval(f"cell {key} {pred}", cell[pred], cell[pred]["k"], cell["n"], conf, st["interval"])
+        for pred, p in (cell.get("detection") or {}).items():
+            if pred in ("detected", "escaped") and cell["n"] > 0:
+                c.exact_interval(f"cell {key} detection.{pred}", p, p["k"], cell["n"], conf, st["interval"])
         c.cell_margins(key, cell, runs, st, conf)
     nom = summary["nominal"]
     for pred in ("safety", "mission"):
         if nom["n"] > 0:
             c.exact_interval(f"nominal {pred}", nom[pred], nom[pred]["k"], nom["n"], conf, st["interval"])
+    for v in summary.get("nominal_detection", []):
+        for pred in ("false_positive", "safety", "mission"):
+            if v["n"] > 0:
+                c.exact_interval(f"nominal {v['label']} {pred}", v[pred], v[pred]["k"], v["n"], conf, st["interval"])
     # one model per navigator variant and predicate, in that order
     variants = [dict(zip(nav_axes, map(float, v)))
                 for v in itertools.product(*[range(len(a["values"])) for a in scenario.get("navigator_axes", [])])]

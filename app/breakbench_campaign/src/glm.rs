@@ -233,9 +233,9 @@ fn normal_matrix(obs: &[Obs], w: &[f64]) -> Vec<Vec<f64>> {
     let p = obs[0].x.len();
     let mut m = vec![vec![0.0; p]; p];
     for (o, wi) in obs.iter().zip(w) {
-        for i in 0..p {
-            for j in 0..p {
-                m[i][j] += o.x[i] * wi * o.x[j];
+        for (row, xi) in m.iter_mut().zip(&o.x) {
+            for (mij, xj) in row.iter_mut().zip(&o.x) {
+                *mij += xi * wi * xj;
             }
         }
     }
@@ -252,7 +252,10 @@ pub fn cholesky(a: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
             let s: f64 = (0..j).map(|k| l[i][k] * l[j][k]).sum();
             if i == j {
                 let d = a[i][i] - s;
-                if !(d > 1e-12 * a[i][i].abs()) || !d.is_finite() {
+                // not `d <= ...`: a NaN pivot must fail too
+                if d.partial_cmp(&(1e-12 * a[i][i].abs())) != Some(std::cmp::Ordering::Greater)
+                    || !d.is_finite()
+                {
                     return None;
                 }
                 l[i][i] = d.sqrt();
@@ -399,6 +402,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // a matrix product reads best indexed
     fn cholesky_inverse_is_the_inverse() {
         let a = vec![
             vec![4.0, 2.0, 0.6],

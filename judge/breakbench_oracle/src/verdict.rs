@@ -282,7 +282,7 @@ impl Monitor {
         (self.samples > 0).then(|| Margins {
             region_m: self.region_min_margin_m,
             clearance_m: (!self.obstacles.is_empty())
-                .then(|| self.clearance_min_m - self.threshold_m),
+                .then_some(self.clearance_min_m - self.threshold_m),
             goal_m: self.goal.radius_m - self.goal_min_dist_m,
         })
     }
