@@ -36,6 +36,8 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("nominal.convergence.abs_tol_m", 0.0, 100.0, "m"),
     Range::new("canary.linear_m_s", 0.001, 100.0, "m/s"),
     Range::new("canary.duration_s", 0.01, 3600.0, "s"),
+    Range::new("recording.pre_s", 0.0, 3600.0, "s"),
+    Range::new("recording.post_s", 0.0, 3600.0, "s"),
 ];
 
 use breakbench_navigator::NavigatorConfig;
@@ -258,6 +260,33 @@ pub struct Canary {
     pub duration_s: f64,
 }
 
+/// The `recording:` section: the window the `events` recording policy
+/// (`breakbench campaign --record events`) keeps around each of a run's
+/// events (REQ-REC-POLICY). Both in [0, 3600] s.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordingSection {
+    /// Kept before each event, s (default [`DEFAULT_PRE_S`]).
+    #[serde(default = "default_pre_s")]
+    pub pre_s: f64,
+    /// Kept after each event, s (default [`DEFAULT_POST_S`]).
+    #[serde(default = "default_post_s")]
+    pub post_s: f64,
+}
+
+/// The default of `recording.pre_s`, s.
+pub const DEFAULT_PRE_S: f64 = 1.0;
+/// The default of `recording.post_s`, s.
+pub const DEFAULT_POST_S: f64 = 1.0;
+
+fn default_pre_s() -> f64 {
+    DEFAULT_PRE_S
+}
+
+fn default_post_s() -> f64 {
+    DEFAULT_POST_S
+}
+
 /// A scenario file as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -291,6 +320,9 @@ pub struct ScenarioFile {
     /// default. Not part of the campaign's plan.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub escape_search: Vec<search::EscapeSearch>,
+    /// The `events` recording policy's window; the defaults without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<RecordingSection>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -378,6 +410,15 @@ impl Axis {
 }
 
 impl ScenarioFile {
+    /// The window the `events` recording policy keeps around each event:
+    /// the `recording:` section's, or the defaults.
+    pub fn recording_window(&self) -> RecordingSection {
+        self.recording.unwrap_or(RecordingSection {
+            pre_s: DEFAULT_PRE_S,
+            post_s: DEFAULT_POST_S,
+        })
+    }
+
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
         let mut cells = vec![BTreeMap::new()];

@@ -39,7 +39,7 @@ pub mod registry;
 pub mod value;
 
 pub use cdr::{
-    decode, decode_serde, encode, encode_serde, padding_mask, trailing_allowance, TypedSeed,
+    decode, decode_serde, encode, encode_serde, encode_serde_into, padding_mask, trailing_allowance, TypedSeed,
     TypedValue,
 };
 pub use def::{MsgDef, TypeName};
