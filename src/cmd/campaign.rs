@@ -10,9 +10,9 @@ use anyhow::{Context, Result};
 use breakbench::campaign::executor::{Executor, InProcess};
 use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphSource};
 use breakbench::campaign::plan::Shard;
+use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign_on, run_shard_on, CampaignOptions, Timing};
 use breakbench::campaign::summary::ClassCounts;
-use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::{Budget, Scenario, Summary};
 use breakbench::supervisor::external::ExternalStack;
 use kraken_interfaces::text::terminal_safe as safe;
@@ -139,7 +139,7 @@ pub struct CampaignArgs {
     /// keeps (ground truth, each sensor before and after the injector, the commanded
     /// and the delivered cmd_vel, the injector's status, the run's events; its sha256
     /// in the manifest): `full` every message, `events` the messages within the
-    /// scenario's `recording:` window (pre_s, post_s; default 1 s each) around every
+    /// scenario's `recording:` window (pre_s, post_s; default 0.5 s each) around every
     /// event, `none` no recording. Default: full when the whole plan's full recordings
     /// are estimated at most 256 MiB, else events. Changes no result
     #[arg(long, value_enum, conflicts_with = "graph_source")]

@@ -193,23 +193,49 @@ fn the_recording_carries_the_runs_events_at_the_manifests_times() {
     campaign(&out, &["--record", "full"]);
     let id = "grid_latency_s0.4_odom_bias0.2_r1";
     let m = manifest(&out, id);
-    let rec = read_recording(&std::fs::read(out.join(format!("recordings/{id}.mcap"))).unwrap())
-        .unwrap();
+    let rec =
+        read_recording(&std::fs::read(out.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
     let got = events(&rec);
     let mut want = Vec::new();
     for f in m["timeline"]["faults"].as_array().unwrap() {
-        for (k, key) in ["t_trigger", "t_requested", "t_applied", "t_cleared"].iter().enumerate() {
+        for (k, key) in ["t_trigger", "t_requested", "t_applied", "t_cleared"]
+            .iter()
+            .enumerate()
+        {
             if !f[key].is_null() {
-                want.push((ns(&f[key]["sim_s"]), k as u8, f["fault"].as_str().unwrap().to_string(), String::new()));
+                want.push((
+                    ns(&f[key]["sim_s"]),
+                    k as u8,
+                    f["fault"].as_str().unwrap().to_string(),
+                    String::new(),
+                ));
             }
         }
     }
-    for inv in ["operating_region_containment", "obstacle_clearance", "mission_completion_true_pose"] {
+    for inv in [
+        "operating_region_containment",
+        "obstacle_clearance",
+        "mission_completion_true_pose",
+    ] {
         let p = &m["verdict"][inv];
-        let outcome = if p["holds"].as_bool().unwrap() { "holds" } else { "violated" };
-        want.push((ns(&p["decided_at_s"]), 5, inv.to_string(), outcome.to_string()));
+        let outcome = if p["holds"].as_bool().unwrap() {
+            "holds"
+        } else {
+            "violated"
+        };
+        want.push((
+            ns(&p["decided_at_s"]),
+            5,
+            inv.to_string(),
+            outcome.to_string(),
+        ));
     }
-    want.push((ns(&m["sim_time_s"]), 5, "verdict_class".into(), m["verdict_class"]["class"].as_str().unwrap().into()));
+    want.push((
+        ns(&m["sim_time_s"]),
+        5,
+        "verdict_class".into(),
+        m["verdict_class"]["class"].as_str().unwrap().into(),
+    ));
     want.sort();
     assert_eq!(got, want);
     // Two faults: trigger, requested, applied each (never cleared).
@@ -221,7 +247,11 @@ fn the_recording_carries_the_runs_events_at_the_manifests_times() {
         .filter(|m| m.topic == "/fault_injector/status")
         .map(|m| {
             let s = decode_status(&m.cdr).unwrap();
-            let applied = s.channels.iter().map(|c| c.first_applied.sec != 0 || c.first_applied.nanosec != 0).collect();
+            let applied = s
+                .channels
+                .iter()
+                .map(|c| c.first_applied.sec != 0 || c.first_applied.nanosec != 0)
+                .collect();
             (m.log_time_ns, applied)
         })
         .collect();
@@ -230,7 +260,10 @@ fn the_recording_carries_the_runs_events_at_the_manifests_times() {
     let last = &status.last().unwrap().1;
     assert_eq!(last.iter().filter(|a| **a).count(), 2, "{status:?}");
     let applied = got.iter().filter(|e| e.1 == 2).map(|e| e.0).max().unwrap();
-    assert!(status.iter().any(|s| s.0 == applied), "a status when a fault first applied: {status:?}");
+    assert!(
+        status.iter().any(|s| s.0 == applied),
+        "a status when a fault first applied: {status:?}"
+    );
     let meta = &rec.metadata["breakbench_recording"];
     assert_eq!(meta["mode"], "full");
     assert_eq!(meta["messages_not_kept"], "0");
@@ -244,7 +277,11 @@ fn the_recording_carries_the_runs_events_at_the_manifests_times() {
 #[test]
 fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
     let dir = tempfile::tempdir().unwrap();
-    let (full, ev, none) = (dir.path().join("f"), dir.path().join("e"), dir.path().join("n"));
+    let (full, ev, none) = (
+        dir.path().join("f"),
+        dir.path().join("e"),
+        dir.path().join("n"),
+    );
     campaign(&full, &["--record", "full"]);
     // The small study with a declared window: 0.5 s before, 0.25 s after.
     let s = std::fs::read_to_string(root().join("tests/data/small_study.yaml"))
@@ -254,54 +291,102 @@ fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
     let sp = dir.path().join("s.yaml");
     std::fs::write(&sp, s).unwrap();
     let run = |out: &Path, extra: &[&str]| {
-        let mut a = vec!["campaign", sp.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+        let mut a = vec![
+            "campaign",
+            sp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
         a.extend_from_slice(extra);
         let (code, text) = bb(&a);
         assert_eq!(code, 0, "{text}");
     };
     run(&ev, &["--record", "events", "--jobs", "1"]);
     run(&none, &["--record", "none", "--jobs", "2"]);
-    let summary = |d: &Path| -> Value { serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap() };
+    let summary = |d: &Path| -> Value {
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap()
+    };
     // The declared window changes the scenario hash only.
     let strip = |mut v: Value| {
         v.as_object_mut().unwrap().remove("scenario_hash");
         v
     };
     assert_eq!(strip(summary(&ev)), strip(summary(&full)));
-    assert_eq!(std::fs::read(ev.join("summary.json")).unwrap(), std::fs::read(none.join("summary.json")).unwrap());
+    assert_eq!(
+        std::fs::read(ev.join("summary.json")).unwrap(),
+        std::fs::read(none.join("summary.json")).unwrap()
+    );
     let (code, text) = bb(&["analyze", ev.to_str().unwrap(), "--check"]);
     assert_eq!(code, 0, "{text}");
     let id = "grid_latency_s0.4_odom_bias0.2_r1";
     let m = manifest(&ev, id);
     assert_eq!(m["recording_mode"], "events");
-    let rec = read_recording(&std::fs::read(ev.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
-    let all = read_recording(&std::fs::read(full.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
+    let rec =
+        read_recording(&std::fs::read(ev.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
+    let all = read_recording(&std::fs::read(full.join(format!("recordings/{id}.mcap"))).unwrap())
+        .unwrap();
     let evs = events(&rec);
     assert_eq!(evs, events(&all), "the same events with either policy");
     let times: Vec<u64> = evs.iter().map(|e| e.0).collect();
     let end = ns(&m["sim_time_s"]);
-    let inside = |t: u64| times.iter().any(|e| t + 500_000_000 >= *e && t <= e + 250_000_000) || t > end;
-    let topic_kept = |m: &RecordedMessage| !matches!(m.topic.as_str(), "/breakbench/events" | "/fault_injector/status");
-    // Every message of the full recording inside a window is kept, none outside.
-    let kept: Vec<(&str, u64)> = rec.messages.iter().filter(|m| topic_kept(m)).map(|m| (m.topic.as_str(), m.log_time_ns)).collect();
-    let want: Vec<(&str, u64)> = all.messages.iter().filter(|m| topic_kept(m) && inside(m.log_time_ns)).map(|m| (m.topic.as_str(), m.log_time_ns)).collect();
-    let sorted = |mut v: Vec<(&str, u64)>| {
-        v.sort();
-        v
+    let inside = |t: u64| {
+        times
+            .iter()
+            .any(|e| t + 500_000_000 >= *e && t <= e + 250_000_000)
+            || t > end
     };
-    assert_eq!(sorted(kept.clone()), sorted(want));
-    assert!(!kept.is_empty() && kept.len() * 10 < all.messages.len(), "{} of {}", kept.len(), all.messages.len());
+    let topic_kept = |m: &RecordedMessage| {
+        !matches!(
+            m.topic.as_str(),
+            "/breakbench/events" | "/fault_injector/status"
+        )
+    };
+    // Every message of the full recording inside a window is kept, none outside.
+    let kept: Vec<(&str, u64)> = rec
+        .messages
+        .iter()
+        .filter(|m| topic_kept(m))
+        .map(|m| (m.topic.as_str(), m.log_time_ns))
+        .collect();
+    let want: Vec<(&str, u64)> = all
+        .messages
+        .iter()
+        .filter(|m| topic_kept(m) && inside(m.log_time_ns))
+        .map(|m| (m.topic.as_str(), m.log_time_ns))
+        .collect();
+    let (mut k, mut w) = (kept.clone(), want);
+    k.sort();
+    w.sort();
+    assert_eq!(k, w);
+    assert!(
+        !kept.is_empty() && kept.len() * 10 < all.messages.len(),
+        "{} of {}",
+        kept.len(),
+        all.messages.len()
+    );
     // The last ground-truth pose (the verdict's window) is kept, bit for bit.
-    let last = |r: &RecordingContents| r.messages.iter().filter(|m| m.topic == "/oracle/odom").last().unwrap().clone();
+    let last = |r: &RecordingContents| {
+        r.messages
+            .iter()
+            .filter(|m| m.topic == "/oracle/odom")
+            .last()
+            .unwrap()
+            .clone()
+    };
     assert_eq!(last(&rec), last(&all));
     // What was left out is counted, per topic, never dropped silently.
     let meta = &rec.metadata["breakbench_recording"];
     assert_eq!(meta["mode"], "events");
-    assert_eq!((meta["pre_s"].as_str(), meta["post_s"].as_str()), ("0.5", "0.25"));
+    assert_eq!(
+        (meta["pre_s"].as_str(), meta["post_s"].as_str()),
+        ("0.5", "0.25")
+    );
     let not_kept: u64 = meta["messages_not_kept"].parse().unwrap();
     assert_eq!(not_kept as usize + rec.messages.len(), all.messages.len());
     assert_eq!(meta["messages_offered"], all.messages.len().to_string());
-    let scan_cut = all.messages.iter().filter(|m| m.topic == "/scan").count() - rec.messages.iter().filter(|m| m.topic == "/scan").count();
+    let scan_cut = all.messages.iter().filter(|m| m.topic == "/scan").count()
+        - rec.messages.iter().filter(|m| m.topic == "/scan").count();
     assert_eq!(meta["not_kept:/scan"], scan_cut.to_string());
     // A resume asking for the other policy runs every run again.
     run(&ev, &["--record", "full", "--jobs", "2"]);

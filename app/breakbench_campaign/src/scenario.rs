@@ -274,10 +274,11 @@ pub struct RecordingSection {
     pub post_s: f64,
 }
 
-/// The default of `recording.pre_s`, s.
-pub const DEFAULT_PRE_S: f64 = 1.0;
+/// The default of `recording.pre_s`, s: with `post_s` 0.5 s, about 54 kB
+/// per corridor-study run (docs/performance.md#recording).
+pub const DEFAULT_PRE_S: f64 = 0.5;
 /// The default of `recording.post_s`, s.
-pub const DEFAULT_POST_S: f64 = 1.0;
+pub const DEFAULT_POST_S: f64 = 0.5;
 
 fn default_pre_s() -> f64 {
     DEFAULT_PRE_S

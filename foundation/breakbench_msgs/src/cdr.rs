@@ -194,12 +194,10 @@ pub fn encode_serde_into<T: Serialize>(
     out.extend_from_slice(&CDR_LE_HEADER);
     // The serializer aligns from where it starts writing (its own count),
     // so the body is aligned as in a fresh encoding.
-    cdr_encoding::to_writer::<_, LittleEndian, _>(&mut *out, msg).map_err(|source| {
-        MsgError::Cdr {
-            op: "encode",
-            ty: type_name.to_string(),
-            source,
-        }
+    cdr_encoding::to_writer::<_, LittleEndian, _>(&mut *out, msg).map_err(|source| MsgError::Cdr {
+        op: "encode",
+        ty: type_name.to_string(),
+        source,
     })
 }
 

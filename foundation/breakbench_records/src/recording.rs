@@ -225,10 +225,9 @@ impl Recording {
 /// [`RecordsError::Mcap`] for bytes that are not a valid MCAP file.
 pub fn chunk_bytes(bytes: &[u8]) -> Result<(u64, u64), RecordsError> {
     let summary = mcap::Summary::read(bytes)?.unwrap_or_default();
-    Ok(summary
-        .chunk_indexes
-        .iter()
-        .fold((0, 0), |(c, u), i| (c + i.compressed_size, u + i.uncompressed_size)))
+    Ok(summary.chunk_indexes.iter().fold((0, 0), |(c, u), i| {
+        (c + i.compressed_size, u + i.uncompressed_size)
+    }))
 }
 
 /// One message of a recording, as read back.

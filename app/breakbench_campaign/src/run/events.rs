@@ -59,8 +59,7 @@ pub fn run_events(m: &Manifest) -> Vec<(u64, RunEvent)> {
         for f in &tl.faults {
             // Its record: a grid axis of this name, or `<test>.<fault>`.
             let rec = m.faults.iter().find(|r| {
-                r.axis == f.fault
-                    || test.is_some_and(|t| r.axis == format!("{t}.{}", f.fault))
+                r.axis == f.fault || test.is_some_and(|t| r.axis == format!("{t}.{}", f.fault))
             });
             let channel = rec.map_or("", |r| r.channel.as_str());
             let detail = rec.map_or_else(String::new, |r| {
@@ -75,10 +74,7 @@ pub fn run_events(m: &Manifest) -> Vec<(u64, RunEvent)> {
             for (kind, st) in stamps {
                 if let Some(st) = st {
                     let ns = ns_of(st.sim_s);
-                    out.push((
-                        ns,
-                        event(ns, kind, channel, &f.fault, "", detail.clone()),
-                    ));
+                    out.push((ns, event(ns, kind, channel, &f.fault, "", detail.clone())));
                 }
             }
         }
@@ -155,7 +151,10 @@ pub fn windows(times_ns: &[u64], pre_ns: u64, post_ns: u64, end_ns: u64) -> Vec<
         .iter()
         .map(|t| {
             let t = (*t).min(end_ns);
-            (t.saturating_sub(pre_ns), t.saturating_add(post_ns).min(end_ns))
+            (
+                t.saturating_sub(pre_ns),
+                t.saturating_add(post_ns).min(end_ns),
+            )
         })
         .collect();
     w.sort_unstable();
@@ -202,9 +201,17 @@ mod tests {
     #[test]
     fn overlapping_windows_merge_and_separate_ones_do_not() {
         let w = windows(&[30 * S, 0, 59 * S, 31 * S, 5 * S], S, 2 * S, 60 * S);
-        assert_eq!(w, [(0, 2 * S), (4 * S, 7 * S), (29 * S, 33 * S), (58 * S, 60 * S)]);
+        assert_eq!(
+            w,
+            [
+                (0, 2 * S),
+                (4 * S, 7 * S),
+                (29 * S, 33 * S),
+                (58 * S, 60 * S)
+            ]
+        );
         // Touching windows are one.
-        assert_eq!(windows(&[S, 4 * S], S, 2 * S, 60 * S), [(0, 5 * S)]);
+        assert_eq!(windows(&[S, 4 * S], S, 2 * S, 60 * S), [(0, 6 * S)]);
         // Zero-length windows keep the instant itself.
         let w = windows(&[7 * S], 0, 0, 60 * S);
         assert!(covered(&w, 7 * S) && !covered(&w, 7 * S + 1) && !covered(&w, 7 * S - 1));
@@ -217,6 +224,12 @@ mod tests {
         assert_eq!(ns_of(59.99), 59_990_000_000);
         assert_eq!(ns_of(-1.0), 0);
         assert_eq!(ns_of(f64::NAN), 0);
-        assert_eq!(time_of(ns_of(12.34)), Time { sec: 12, nanosec: 340_000_000 });
+        assert_eq!(
+            time_of(ns_of(12.34)),
+            Time {
+                sec: 12,
+                nanosec: 340_000_000
+            }
+        );
     }
 }

@@ -18,11 +18,13 @@
 //! resolved scenario as the attachment `scenario.json`.
 //!
 //! The policy ([`RecordMode`], REQ-REC-POLICY): `full` writes every message
-//! as the run goes; `events` holds the run's messages (serialized, back to
-//! back in one buffer) and at the end writes those inside the windows
-//! `[t - pre_s, t + post_s]` around every event (overlapping windows
-//! merged), plus every status and event message; the messages it leaves
-//! out are counted per topic in the `breakbench_recording` metadata.
+//! as the run goes; `events` holds the run's messages (copies, not yet
+//! serialized: a message outside every window costs a copy, never an
+//! encoding or compression) and at the end serializes and writes those
+//! inside the windows `[t - pre_s, t + post_s]` around every event
+//! (overlapping windows merged), plus every status and event message; the
+//! messages it leaves out are counted per topic in the
+//! `breakbench_recording` metadata.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -109,15 +111,15 @@ pub(super) struct RunRecorder {
     ids: BTreeMap<&'static str, u16>,
     /// Topic per channel id (for the counts).
     topics: BTreeMap<u16, &'static str>,
-    /// Full: the encoding buffer, reused. Events: every message's CDR, back
-    /// to back.
+    /// The encoding buffer, reused.
     buf: Vec<u8>,
-    /// Events: `(channel, ns, start, end)` of each held message in `buf`.
-    held: Vec<(u16, u64, usize, usize)>,
+    /// Events: each message offered, `(channel, ns, message)`.
+    held: Vec<(u16, u64, Held)>,
     /// Events: the status and event messages (always kept), `(channel, ns, cdr)`.
     extra: Vec<(u16, u64, Vec<u8>)>,
-    /// The last plant message encoded: its address this step and its
-    /// bytes in `buf` (a healthy channel delivers that very message).
+    /// The last plant message recorded: its address this step, and its
+    /// bytes in `buf` (full) or its index in `held` (events): a healthy
+    /// channel delivers that very message.
     last_raw: Option<(usize, usize, usize)>,
     /// The injector's fault state at the last status written.
     status_key: Vec<StatusKey>,
@@ -125,9 +127,26 @@ pub(super) struct RunRecorder {
     seen: BTreeMap<u16, u64>,
 }
 
+/// A message the `events` policy holds until it knows the windows. Held
+/// inline in one `Vec` (a box per message would cost an allocation each).
+#[allow(clippy::large_enum_variant)]
+enum Held {
+    Sensor(SensorMsg),
+    Odometry(Odometry),
+    Twist(Twist),
+    /// The same message as the held one at this index (a healthy
+    /// channel's delivery of the plant's message).
+    Same(usize),
+}
+
 /// What makes a status message due: per channel, the requested fault's
 /// mode and time, whether it acts, its first-applied and cleared times.
-type StatusKey = (Option<(u8, Duration)>, bool, Option<Duration>, Option<Duration>);
+type StatusKey = (
+    Option<(u8, Duration)>,
+    bool,
+    Option<Duration>,
+    Option<Duration>,
+);
 
 /// The recording error as the campaign's.
 fn rec_err(e: impl std::fmt::Display) -> CampaignError {
@@ -193,47 +212,40 @@ impl RunRecorder {
         Ok(())
     }
 
-    /// Encodes `msg` (of type `ty`) into the buffer: returns its range.
-    fn encode<T: Serialize>(&mut self, ty: &str, msg: &T) -> Result<(usize, usize), CampaignError> {
-        if self.mode == RecordMode::Full {
-            self.buf.clear();
-        }
-        let start = self.buf.len();
-        encode_serde_into(ty, msg, &mut self.buf).map_err(rec_err)?;
-        Ok((start, self.buf.len()))
+    /// Encodes `msg` (of type `ty`) into the buffer (emptied first).
+    fn encode<T: Serialize>(&mut self, ty: &str, msg: &T) -> Result<(), CampaignError> {
+        self.buf.clear();
+        encode_serde_into(ty, msg, &mut self.buf).map_err(rec_err)
     }
 
-    /// Writes (full) or holds (events) the bytes `range` of the buffer on
-    /// `channel` at `ns`.
-    fn emit(&mut self, channel: u16, ns: u64, range: (usize, usize)) -> Result<(), CampaignError> {
-        *self.seen.entry(channel).or_insert(0) += 1;
-        match self.mode {
-            RecordMode::Events => {
-                self.held.push((channel, ns, range.0, range.1));
-                Ok(())
-            }
-            _ => self
-                .rec
-                .write(channel, ns, &self.buf[range.0..range.1])
-                .map_err(rec_err),
-        }
+    /// Writes the buffer on `channel` at `ns`.
+    fn write_buf(&mut self, channel: u16, ns: u64) -> Result<(), CampaignError> {
+        self.rec.write(channel, ns, &self.buf).map_err(rec_err)
     }
 
+    /// Full: encodes and writes `msg` on `topic` at `now`. Events: holds
+    /// `held()`.
     fn put<T: Serialize>(
         &mut self,
         topic: &str,
         ty: &str,
         now: Duration,
         msg: &T,
+        held: impl FnOnce() -> Held,
     ) -> Result<(), CampaignError> {
         let id = self.ids[topic];
-        let range = self.encode(ty, msg)?;
-        self.emit(id, ns(now), range)
+        *self.seen.entry(id).or_insert(0) += 1;
+        if self.mode == RecordMode::Events {
+            self.held.push((id, ns(now), held()));
+            return Ok(());
+        }
+        self.encode(ty, msg)?;
+        self.write_buf(id, ns(now))
     }
 
     /// The ground truth at `now`.
     pub(super) fn truth(&mut self, now: Duration, m: &Odometry) -> Result<(), CampaignError> {
-        self.put(TRUTH_TOPIC, ODOM_TYPE, now, m)
+        self.put(TRUTH_TOPIC, ODOM_TYPE, now, m, || Held::Odometry(m.clone()))
     }
 
     /// Forgets the last plant message: called before each channel's relay,
@@ -258,22 +270,29 @@ impl RunRecorder {
         };
         let addr = m as *const SensorMsg as usize;
         let id = self.ids[if delivered { *output } else { *input }];
-        if let Some((a, start, end)) = self.last_raw.filter(|_| delivered) {
-            if a == addr {
-                return self.emit(id, ns(now), (start, end));
+        *self.seen.entry(id).or_insert(0) += 1;
+        let same = self
+            .last_raw
+            .filter(|r| delivered && r.0 == addr)
+            .map(|r| r.1);
+        if self.mode == RecordMode::Events {
+            let h = match same {
+                Some(i) => Held::Same(i),
+                None => Held::Sensor(m.clone()),
+            };
+            if !delivered {
+                self.last_raw = Some((addr, self.held.len(), 0));
             }
+            self.held.push((id, ns(now), h));
+            return Ok(());
         }
-        let ty = m.kind().ros_type();
-        let range = match m {
-            SensorMsg::LaserScan(x) => self.encode(ty, x),
-            SensorMsg::Odometry(x) => self.encode(ty, x),
-            SensorMsg::NavSatFix(x) => self.encode(ty, x),
-            SensorMsg::Imu(x) => self.encode(ty, x),
-        }?;
+        if same.is_none() {
+            encode_sensor(m, &mut self.buf)?;
+        }
         if !delivered {
-            self.last_raw = Some((addr, range.0, range.1));
+            self.last_raw = Some((addr, 0, 0));
         }
-        self.emit(id, ns(now), range)
+        self.write_buf(id, ns(now))
     }
 
     /// A command at `now`: as the controller gave it (`delivered` false) or
@@ -289,7 +308,7 @@ impl RunRecorder {
         } else {
             COMMANDED_TOPIC
         };
-        self.put(topic, TWIST_TYPE, now, t)
+        self.put(topic, TWIST_TYPE, now, t, || Held::Twist(*t))
     }
 
     /// Records the injector's status at `now` if its fault state changed
@@ -297,7 +316,11 @@ impl RunRecorder {
     ///
     /// # Errors
     /// [`CampaignError::Recording`].
-    pub(super) fn status(&mut self, injector: &Injector, now: Duration) -> Result<(), CampaignError> {
+    pub(super) fn status(
+        &mut self,
+        injector: &Injector,
+        now: Duration,
+    ) -> Result<(), CampaignError> {
         // Whether injection is enabled, then each channel's fault state.
         let key = std::iter::once((None, injector.enabled(), None, None))
             .chain(injector.channels().iter().map(|c| {
@@ -308,14 +331,11 @@ impl RunRecorder {
                     c.cleared(),
                 )
             }))
-            .chain(injector.raw_channels().map(|r| {
-                (
-                    None,
-                    r.is_active(now),
-                    r.first_applied(),
-                    r.last_cleared,
-                )
-            }));
+            .chain(
+                injector
+                    .raw_channels()
+                    .map(|r| (None, r.is_active(now), r.first_applied(), r.last_cleared)),
+            );
         if !self.status_key.is_empty() && key.clone().eq(self.status_key.iter().copied()) {
             return Ok(());
         }
@@ -393,15 +413,31 @@ impl RunRecorder {
         extra.sort_by_key(|e| e.1);
         let mut extra = extra.into_iter().peekable();
         let held = std::mem::take(&mut self.held);
-        for (ch, t, a, b) in held {
-            while let Some(e) = extra.next_if(|e| e.1 <= t) {
+        // The held message whose bytes are in `buf`.
+        let mut in_buf = None;
+        for (i, (ch, t, h)) in held.iter().enumerate() {
+            while let Some(e) = extra.next_if(|e| e.1 <= *t) {
                 self.rec.write(e.0, e.1, &e.2).map_err(rec_err)?;
             }
-            if covered(w, t) {
-                self.rec.write(ch, t, &self.buf[a..b]).map_err(rec_err)?;
-            } else {
-                *not_kept.entry(ch).or_insert(0u64) += 1;
+            if !covered(w, *t) {
+                *not_kept.entry(*ch).or_insert(0u64) += 1;
+                continue;
             }
+            // A healthy channel's delivery: the plant's message's bytes.
+            let (j, h) = match h {
+                Held::Same(j) => (*j, &held[*j].2),
+                h => (i, h),
+            };
+            if in_buf != Some(j) {
+                match h {
+                    Held::Sensor(m) => encode_sensor(m, &mut self.buf)?,
+                    Held::Odometry(m) => self.encode(ODOM_TYPE, m)?,
+                    Held::Twist(m) => self.encode(TWIST_TYPE, m)?,
+                    Held::Same(_) => unreachable!("a Same refers to a message of its own"),
+                }
+                in_buf = Some(j);
+            }
+            self.write_buf(*ch, *t)?;
         }
         for e in extra {
             self.rec.write(e.0, e.1, &e.2).map_err(rec_err)?;
@@ -457,6 +493,19 @@ pub fn decode_event(cdr: &[u8]) -> Result<RunEvent, CampaignError> {
 /// [`CampaignError::Recording`] for bytes that are not a FaultStatus.
 pub fn decode_status(cdr: &[u8]) -> Result<FaultStatus, CampaignError> {
     breakbench_msgs::decode_serde(STATUS_TYPE, cdr).map_err(rec_err)
+}
+
+/// Encodes the sensor message `m` into `buf` (emptied first).
+fn encode_sensor(m: &SensorMsg, buf: &mut Vec<u8>) -> Result<(), CampaignError> {
+    buf.clear();
+    let ty = m.kind().ros_type();
+    match m {
+        SensorMsg::LaserScan(x) => encode_serde_into(ty, x, buf),
+        SensorMsg::Odometry(x) => encode_serde_into(ty, x, buf),
+        SensorMsg::NavSatFix(x) => encode_serde_into(ty, x, buf),
+        SensorMsg::Imu(x) => encode_serde_into(ty, x, buf),
+    }
+    .map_err(rec_err)
 }
 
 /// `d` in nanoseconds (saturating).

@@ -20,7 +20,7 @@ mod loader_discipline;
 mod modes;
 mod negative;
 mod provenance;
-mod recording_types;
 mod readme;
+mod recording_types;
 mod relay;
 mod ros_node_cli;

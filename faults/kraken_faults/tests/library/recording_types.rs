@@ -50,7 +50,10 @@ fn a_run_event_decodes_dynamically_as_the_typed_encoder_wrote_it() {
         .ros2msg_schema("kraken_interfaces/msg/RunEvent")
         .unwrap();
     assert!(schema.starts_with("uint8 TRIGGER=0\n"), "{schema}");
-    assert!(schema.contains("\nMSG: builtin_interfaces/Time\n"), "{schema}");
+    assert!(
+        schema.contains("\nMSG: builtin_interfaces/Time\n"),
+        "{schema}"
+    );
 }
 
 #[test]

@@ -431,7 +431,13 @@ fn every_msg_file_matches_its_rust_type_field_for_field() {
     );
     // The compiled-in copies are these files, in this order.
     for (p, (name, text)) in msgs.iter().zip(kraken_interfaces::MSG_FILES) {
-        assert_eq!((stem(p).as_str(), std::fs::read_to_string(p).unwrap().as_str()), (name, text));
+        assert_eq!(
+            (
+                stem(p).as_str(),
+                std::fs::read_to_string(p).unwrap().as_str()
+            ),
+            (name, text)
+        );
     }
     for p in &msgs {
         let name = stem(p);
