@@ -14,14 +14,18 @@
 #     crate is what scripts/workspace_hack.py would write.
 #  3. The corridor study on the embedded plant (the colcon-built binary; every
 #     run leaves its MCAP recording, checked by `analyze --check`; the four
-#     larger studies below run with --no-recording: 1,566 runs, about 1.9 GB
+#     larger studies below run with --record none: 1,566 runs, about 1.9 GB
 #     and 36 s of CPU they would add), then:
 #     - `breakbench analyze --check`: summary.json recomputed from the manifests is byte-identical;
 #     - the independent Python reference (statsmodels Wilson) over every cell and both confusion matrices,
 #       and (check_statistics.py) the margins' statistics, every dose-response GLM, s* and Clopper-Pearson;
 #     - determinism and scale-out: the same study as 4 shards (`campaign --shard K/4`, separate
 #       processes, --jobs 1 each, 2 at a time; shard 3 takes its index from JOB_COMPLETION_INDEX
-#       as in a Kubernetes Indexed Job), `breakbench merge`d: summary.json byte-identical.
+#       as in a Kubernetes Indexed Job), recording `--record events`, `breakbench merge`d:
+#       summary.json byte-identical (whatever the recording policy and --jobs);
+#     - every message of every events recording of the shards, and of every 8th full recording,
+#       decoded by the Python mcap + mcap-ros2-support and rosbags readers, its last ground-truth
+#       pose and events agreeing with the manifest (tests/reference/check_recordings.py);
 #     - every shipped study's and test's summary.json byte-identical to
 #       tests/golden/summaries.sha256 (scripts/golden_summaries.py).
 #  4. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
@@ -33,8 +37,8 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 step() { printf '\n==== [%5d s] %s\n' "$SECONDS" "$*"; }
 
-step "python venv for the reference check (.venv-ref: statsmodels)"
-if [[ ! -x .venv-ref/bin/python3 ]] || ! .venv-ref/bin/python3 -c 'import statsmodels' 2>/dev/null; then
+step "python venv for the reference checks (.venv-ref: statsmodels; mcap, mcap-ros2-support, rosbags)"
+if [[ ! -x .venv-ref/bin/python3 ]] || ! .venv-ref/bin/python3 -c 'import statsmodels, mcap_ros2, rosbags' 2>/dev/null; then
   python3 -m venv .venv-ref
   .venv-ref/bin/pip install --disable-pip-version-check -q -r tests/reference/requirements.txt
 fi
@@ -57,20 +61,23 @@ rm -rf "$OUT" "$OUT-jobs1" "$OUT"-shard? "$OUT-merged"
 "$BB" analyze "$OUT" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT"
 # The same study as 4 shard processes, 2 at a time (one per core), --jobs 1 each.
-"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard0" --shard 0/4 --jobs 1 --quiet & s0=$!
-"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard1" --shard 1/4 --jobs 1 --quiet & s1=$!
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard0" --shard 0/4 --jobs 1 --quiet --record events & s0=$!
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard1" --shard 1/4 --jobs 1 --quiet --record events & s1=$!
 wait "$s0"; wait "$s1"
-"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard2" --shard 2/4 --jobs 1 --quiet & s2=$!
-JOB_COMPLETION_INDEX=3 "$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard3" --shard auto/4 --jobs 1 --quiet & s3=$!
+"$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard2" --shard 2/4 --jobs 1 --quiet --record events & s2=$!
+JOB_COMPLETION_INDEX=3 "$BB" campaign scenarios/corridor_study.yaml --out "$OUT-shard3" --shard auto/4 --jobs 1 --quiet --record events & s3=$!
 wait "$s2"; wait "$s3"
 "$BB" merge "$OUT"-shard0 "$OUT"-shard1 "$OUT"-shard2 "$OUT"-shard3 --out "$OUT-merged"
 "$BB" analyze "$OUT-merged" --check
 cmp "$OUT/summary.json" "$OUT-merged/summary.json"
-echo "summary.json byte-identical: one process with --jobs 2, and 4 shard processes with --jobs 1 merged"
+echo "summary.json byte-identical: one process with --jobs 2 recording full, and 4 shard processes with --jobs 1 recording events, merged"
+# every recording of both read by mcap + mcap-ros2-support and by rosbags, the values the manifests'
+# (every 8th full recording: pure-Python decoding takes about 1 s of CPU per 60 s full run)
+.venv-ref/bin/python3 tests/reference/check_recordings.py --full-every 8 "$OUT" "$OUT-merged"
 
 step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives); the escape search"
 rm -rf "$OUT-gnss_spoof_study"
-"$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet --no-recording
+"$BB" campaign scenarios/studies/gnss_spoof_study.yaml --out "$OUT-gnss_spoof_study" --jobs 2 --quiet --record none
 "$BB" analyze "$OUT-gnss_spoof_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-gnss_spoof_study"
 # the severity search (REQ-STUDY-ESCAPE-SEARCH): the largest ramp the Mahalanobis gate lets escape
@@ -81,13 +88,13 @@ grep -q "P(escaped) crosses 0.5 between ramp_rate_m_s = 2.52404 (20/20 (1.00, \[
 
 step "corridor study on the estimator (issue 9): 421 runs, analyze, statsmodels reference"
 rm -rf "$OUT-corridor_estimator_study"
-"$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet --no-recording
+"$BB" campaign scenarios/studies/corridor_estimator_study.yaml --out "$OUT-corridor_estimator_study" --jobs 2 --quiet --record none
 "$BB" analyze "$OUT-corridor_estimator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_estimator_study"
 
 step "corridor interaction study (issue 28): 475 runs, analyze, statsmodels reference (GLM with interaction, s*, Clopper-Pearson)"
 rm -rf "$OUT-corridor_interaction_study"
-"$BB" campaign scenarios/studies/corridor_interaction_study.yaml --out "$OUT-corridor_interaction_study" --jobs 2 --quiet --no-recording | tee "$OUT-corridor_interaction_study.txt"
+"$BB" campaign scenarios/studies/corridor_interaction_study.yaml --out "$OUT-corridor_interaction_study" --jobs 2 --quiet --record none | tee "$OUT-corridor_interaction_study.txt"
 "$BB" analyze "$OUT-corridor_interaction_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-corridor_interaction_study"
 # docs/studies.md's figures: the safety model is fitted (not separated), s*(P = 0.05) along latency at bias 0
@@ -98,7 +105,7 @@ scripts/tamper_statistics.sh "$OUT-corridor_interaction_study" "$OUT-corridor_es
 
 step "actuator study (issue 10): cmd_vel drive scale x scan latency, 190 runs, analyze, statsmodels reference, the k of docs/studies.md"
 rm -rf "$OUT-actuator_study"
-"$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet --no-recording
+"$BB" campaign scenarios/studies/actuator_study.yaml --out "$OUT-actuator_study" --jobs 2 --quiet --record none
 "$BB" analyze "$OUT-actuator_study" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-actuator_study"
 # docs/studies.md's table (Actuator study): safety k per (drive_scale, scan_latency_s), mission k.

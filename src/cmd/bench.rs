@@ -17,6 +17,11 @@ pub struct BenchArgs {
     /// it has fewer runs]
     #[arg(long)]
     pub runs: Option<usize>,
+    /// Each run's MCAP recording, built in memory and not written (as
+    /// `campaign --record`): its cost is in the figures, its mean size and
+    /// zstd ratio printed
+    #[arg(long, value_enum, default_value = "none")]
+    pub record: super::campaign::RecordArg,
 }
 
 /// `breakbench bench`: times the first `runs` runs of the plan of
@@ -25,6 +30,11 @@ pub struct BenchArgs {
 pub fn run(a: BenchArgs) -> Result<ExitCode> {
     let (scenario, runs) = (a.scenario.as_path(), a.runs);
     let s = Scenario::load(scenario)?;
+    let records = breakbench::campaign::run::RunRecords {
+        provenance: false,
+        mcap: super::campaign::RecordArg::mode(Some(a.record), &s),
+    };
+    let (mut bytes, mut chunks) = (0u64, (0u64, 0u64));
     let estimate = Estimate::of(&s);
     let runs = runs.unwrap_or_else(|| estimate.runs.min(32) as usize);
     anyhow::ensure!(runs > 0, "--runs must be at least 1");
@@ -45,8 +55,13 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
     let (mut sim, mut wall) = (0.0, 0.0);
     for spec in plan.iter().take(runs) {
         let t = std::time::Instant::now();
-        let o = breakbench::campaign::run::execute(&s, spec, &prov)?;
+        let o = breakbench::campaign::run::execute_with(&s, spec, &prov, records)?;
         let w = t.elapsed().as_secs_f64();
+        if let Some(r) = &o.recording {
+            bytes += r.len() as u64;
+            let (c, u) = breakbench_records::chunk_bytes(r)?;
+            chunks = (chunks.0 + c, chunks.1 + u);
+        }
         sim += o.manifest.sim_time_s;
         wall += w;
         rtfs.push(o.manifest.sim_time_s / w);
@@ -59,5 +74,15 @@ pub fn run(a: BenchArgs) -> Result<ExitCode> {
         rtfs[rtfs.len() / 2],
         rtfs[rtfs.len() - 1]
     );
+    if records.mcap != breakbench::campaign::run::RecordMode::None {
+        println!(
+            "recording ({}): {} bytes per run, zstd chunks {} -> {} bytes per run (ratio {:.2})",
+            records.mcap.name(),
+            bytes / runs as u64,
+            chunks.1 / runs as u64,
+            chunks.0 / runs as u64,
+            chunks.1 as f64 / chunks.0.max(1) as f64
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

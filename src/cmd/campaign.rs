@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use breakbench::campaign::executor::{Executor, InProcess};
 use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphSource};
 use breakbench::campaign::plan::Shard;
+use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign_on, run_shard_on, CampaignOptions, Timing};
 use breakbench::campaign::summary::ClassCounts;
 use breakbench::campaign::{Budget, Scenario, Summary};
@@ -134,11 +135,36 @@ pub struct CampaignArgs {
     /// record is run again
     #[arg(long, conflicts_with = "graph_source")]
     pub record_provenance: bool,
-    /// In-process runs: write no MCAP recording (by default every run leaves
-    /// <out>/recordings/<run_id>.mcap: ground truth, each sensor before and after
-    /// the injector, the commanded and the delivered cmd_vel; its sha256 in the manifest)
-    #[arg(long, conflicts_with = "graph_source")]
-    pub no_recording: bool,
+    /// In-process runs: what each run's MCAP recording <out>/recordings/<run_id>.mcap
+    /// keeps (ground truth, each sensor before and after the injector, the commanded
+    /// and the delivered cmd_vel, the injector's status, the run's events; its sha256
+    /// in the manifest): `full` every message, `events` the messages within the
+    /// scenario's `recording:` window (pre_s, post_s; default 0.5 s each) around every
+    /// event, `none` no recording. Default: full when the whole plan's full recordings
+    /// are estimated at most 256 MiB, else events. Changes no result
+    #[arg(long, value_enum, conflicts_with = "graph_source")]
+    pub record: Option<RecordArg>,
+}
+
+/// The values of `--record` (REQ-REC-POLICY).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecordArg {
+    Full,
+    Events,
+    None,
+}
+
+impl RecordArg {
+    /// The policy `arg` asks for, or the default for scenario `s`
+    /// ([`breakbench::campaign::default_record_mode`]).
+    pub fn mode(arg: Option<Self>, s: &Scenario) -> RecordMode {
+        match arg {
+            Some(Self::Full) => RecordMode::Full,
+            Some(Self::Events) => RecordMode::Events,
+            Some(Self::None) => RecordMode::None,
+            None => breakbench::campaign::default_record_mode(s),
+        }
+    }
 }
 
 /// Runs the campaign (or the shard) of `a` and prints what it found; exit
@@ -163,7 +189,7 @@ pub fn run(a: CampaignArgs) -> Result<ExitCode> {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         }
     });
-    let executor = executor(&a, jobs)?;
+    let executor = executor(&a, jobs, &s)?;
     let opts = CampaignOptions {
         out: a.out.clone(),
         jobs,
@@ -229,8 +255,9 @@ fn check_flags(a: &CampaignArgs) -> Result<()> {
 }
 
 /// The executor of `a`: in-process, or a graph from `--graph` (our launch
-/// config) or `--graph-cmd` (an external stack), with `jobs` domain ids.
-fn executor(a: &CampaignArgs, jobs: usize) -> Result<Box<dyn Executor>> {
+/// config) or `--graph-cmd` (an external stack), with `jobs` domain ids;
+/// in-process, recording scenario `s`'s runs as `--record` asks.
+fn executor(a: &CampaignArgs, jobs: usize, s: &Scenario) -> Result<Box<dyn Executor>> {
     let source = match (&a.graph, &a.graph_cmd) {
         (Some(config), _) => GraphSource::Launch {
             config: config.clone(),
@@ -255,7 +282,7 @@ fn executor(a: &CampaignArgs, jobs: usize) -> Result<Box<dyn Executor>> {
         (None, None) => {
             return Ok(Box::new(InProcess {
                 record_provenance: a.record_provenance,
-                record_mcap: !a.no_recording,
+                record_mcap: RecordArg::mode(a.record, s),
             }))
         }
     };

@@ -293,7 +293,7 @@ fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
     run_campaign(&s, &opts(&plain)).unwrap();
     let recording = InProcess {
         record_provenance: true,
-        record_mcap: false,
+        record_mcap: breakbench::campaign::run::RecordMode::None,
     };
     run_campaign_on(&s, &opts(&rec), &recording).unwrap();
     assert_eq!(summary_bytes(&plain), summary_bytes(&rec));

@@ -3,7 +3,11 @@
 //! carry (a scan delayed 0.4 s arrives 0.4 s after it left the plant), the
 //! manifest's sha256 of it checked by `analyze`, the same summary with and
 //! without recordings, and a resume that records what an earlier
-//! `--no-recording` campaign did not.
+//! `--record none` campaign did not. The run's events and the injector's
+//! status in the recording, equal to the manifest (REQ-REC-EVENTS); the
+//! `events` policy's windows and counts, and the same summary.json with
+//! `--record full`, `events` and `none` and across `--jobs`
+//! (REQ-REC-POLICY).
 
 use crate::common;
 use common::root;
@@ -11,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use breakbench_records::{read_recording, sha256_hex, RecordedMessage};
+use breakbench::campaign::run::recorder::{decode_event, decode_status};
+use breakbench_records::{read_recording, sha256_hex, RecordedMessage, RecordingContents};
 use serde_json::Value;
 
 fn bb(args: &[&str]) -> (i32, String) {
@@ -67,8 +72,8 @@ fn each_run_leaves_a_recording_of_what_the_robot_was_given_and_did() {
     let dir = tempfile::tempdir().unwrap();
     let on = dir.path().join("on");
     let off = dir.path().join("off");
-    campaign(&on, &[]);
-    campaign(&off, &["--no-recording"]);
+    campaign(&on, &["--record", "full"]);
+    campaign(&off, &["--record", "none"]);
     assert_eq!(
         std::fs::read(on.join("summary.json")).unwrap(),
         std::fs::read(off.join("summary.json")).unwrap(),
@@ -138,10 +143,10 @@ fn each_run_leaves_a_recording_of_what_the_robot_was_given_and_did() {
 fn a_changed_recording_is_refused_and_a_resume_records_what_was_not() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("c");
-    campaign(&out, &["--no-recording"]);
+    campaign(&out, &["--record", "none"]);
     assert!(!out.join("recordings").exists());
     // Resumed with recordings: every run is run again, now recorded.
-    campaign(&out, &[]);
+    campaign(&out, &["--record", "full"]);
     let n = std::fs::read_dir(out.join("manifests")).unwrap().count();
     assert_eq!(
         std::fs::read_dir(out.join("recordings")).unwrap().count(),
@@ -159,4 +164,231 @@ fn a_changed_recording_is_refused_and_a_resume_records_what_was_not() {
         text.contains("recording of run canary_000 has sha256"),
         "{text}"
     );
+}
+
+/// `(ns, kind, name, outcome)` of each event of a recording.
+fn events(rec: &RecordingContents) -> Vec<(u64, u8, String, String)> {
+    rec.messages
+        .iter()
+        .filter(|m| m.topic == "/breakbench/events")
+        .map(|m| {
+            let e = decode_event(&m.cdr).unwrap();
+            let stamp = e.stamp.sec as u64 * 1_000_000_000 + u64::from(e.stamp.nanosec);
+            assert_eq!(stamp, m.log_time_ns, "{e:?} logged at its stamp");
+            (stamp, e.kind, e.name, e.outcome)
+        })
+        .collect()
+}
+
+fn ns(v: &Value) -> u64 {
+    (v.as_f64().unwrap() * 1e9).round() as u64
+}
+
+/// The recorded events are the manifest's timeline, decisions and verdict;
+/// the injector's status is recorded when its fault state changes.
+#[test]
+fn the_recording_carries_the_runs_events_at_the_manifests_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c");
+    campaign(&out, &["--record", "full"]);
+    let id = "grid_latency_s0.4_odom_bias0.2_r1";
+    let m = manifest(&out, id);
+    let rec =
+        read_recording(&std::fs::read(out.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
+    let got = events(&rec);
+    let mut want = Vec::new();
+    for f in m["timeline"]["faults"].as_array().unwrap() {
+        for (k, key) in ["t_trigger", "t_requested", "t_applied", "t_cleared"]
+            .iter()
+            .enumerate()
+        {
+            if !f[key].is_null() {
+                want.push((
+                    ns(&f[key]["sim_s"]),
+                    k as u8,
+                    f["fault"].as_str().unwrap().to_string(),
+                    String::new(),
+                ));
+            }
+        }
+    }
+    for inv in [
+        "operating_region_containment",
+        "obstacle_clearance",
+        "mission_completion_true_pose",
+    ] {
+        let p = &m["verdict"][inv];
+        let outcome = if p["holds"].as_bool().unwrap() {
+            "holds"
+        } else {
+            "violated"
+        };
+        want.push((
+            ns(&p["decided_at_s"]),
+            5,
+            inv.to_string(),
+            outcome.to_string(),
+        ));
+    }
+    want.push((
+        ns(&m["sim_time_s"]),
+        5,
+        "verdict_class".into(),
+        m["verdict_class"]["class"].as_str().unwrap().into(),
+    ));
+    want.sort();
+    assert_eq!(got, want);
+    // Two faults: trigger, requested, applied each (never cleared).
+    assert_eq!(got.iter().filter(|e| e.1 <= 3).count(), 6, "{got:?}");
+    // The status: at t = 0 (both faults set), then when each first applied.
+    let status: Vec<(u64, Vec<bool>)> = rec
+        .messages
+        .iter()
+        .filter(|m| m.topic == "/fault_injector/status")
+        .map(|m| {
+            let s = decode_status(&m.cdr).unwrap();
+            let applied = s
+                .channels
+                .iter()
+                .map(|c| c.first_applied.sec != 0 || c.first_applied.nanosec != 0)
+                .collect();
+            (m.log_time_ns, applied)
+        })
+        .collect();
+    assert!(status.len() >= 3 && status.len() < 10, "{status:?}");
+    assert!(status[0].1.iter().all(|a| !a), "{status:?}");
+    let last = &status.last().unwrap().1;
+    assert_eq!(last.iter().filter(|a| **a).count(), 2, "{status:?}");
+    let applied = got.iter().filter(|e| e.1 == 2).map(|e| e.0).max().unwrap();
+    assert!(
+        status.iter().any(|s| s.0 == applied),
+        "a status when a fault first applied: {status:?}"
+    );
+    let meta = &rec.metadata["breakbench_recording"];
+    assert_eq!(meta["mode"], "full");
+    assert_eq!(meta["messages_not_kept"], "0");
+    assert_eq!(meta["messages_written"], rec.messages.len().to_string());
+    assert_eq!(m["recording_mode"], "full");
+}
+
+/// `--record events` keeps the messages within pre_s / post_s of an event
+/// and counts the others; the summary is the same with every policy and
+/// --jobs.
+#[test]
+fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (full, ev, none) = (
+        dir.path().join("f"),
+        dir.path().join("e"),
+        dir.path().join("n"),
+    );
+    campaign(&full, &["--record", "full"]);
+    // The small study with a declared window: 0.5 s before, 0.25 s after.
+    let s = std::fs::read_to_string(root().join("tests/data/small_study.yaml"))
+        .unwrap()
+        .replace("../../config", &format!("{}/config", root().display()))
+        + "recording: {pre_s: 0.5, post_s: 0.25}\n";
+    let sp = dir.path().join("s.yaml");
+    std::fs::write(&sp, s).unwrap();
+    let run = |out: &Path, extra: &[&str]| {
+        let mut a = vec![
+            "campaign",
+            sp.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        a.extend_from_slice(extra);
+        let (code, text) = bb(&a);
+        assert_eq!(code, 0, "{text}");
+    };
+    run(&ev, &["--record", "events", "--jobs", "1"]);
+    run(&none, &["--record", "none", "--jobs", "2"]);
+    let summary = |d: &Path| -> Value {
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap()
+    };
+    // The declared window changes the scenario hash only.
+    let strip = |mut v: Value| {
+        v.as_object_mut().unwrap().remove("scenario_hash");
+        v
+    };
+    assert_eq!(strip(summary(&ev)), strip(summary(&full)));
+    assert_eq!(
+        std::fs::read(ev.join("summary.json")).unwrap(),
+        std::fs::read(none.join("summary.json")).unwrap()
+    );
+    let (code, text) = bb(&["analyze", ev.to_str().unwrap(), "--check"]);
+    assert_eq!(code, 0, "{text}");
+    let id = "grid_latency_s0.4_odom_bias0.2_r1";
+    let m = manifest(&ev, id);
+    assert_eq!(m["recording_mode"], "events");
+    let rec =
+        read_recording(&std::fs::read(ev.join(format!("recordings/{id}.mcap"))).unwrap()).unwrap();
+    let all = read_recording(&std::fs::read(full.join(format!("recordings/{id}.mcap"))).unwrap())
+        .unwrap();
+    let evs = events(&rec);
+    assert_eq!(evs, events(&all), "the same events with either policy");
+    let times: Vec<u64> = evs.iter().map(|e| e.0).collect();
+    let end = ns(&m["sim_time_s"]);
+    let inside = |t: u64| {
+        times
+            .iter()
+            .any(|e| t + 500_000_000 >= *e && t <= e + 250_000_000)
+            || t > end
+    };
+    let topic_kept = |m: &RecordedMessage| {
+        !matches!(
+            m.topic.as_str(),
+            "/breakbench/events" | "/fault_injector/status"
+        )
+    };
+    // Every message of the full recording inside a window is kept, none outside.
+    let kept: Vec<(&str, u64)> = rec
+        .messages
+        .iter()
+        .filter(|m| topic_kept(m))
+        .map(|m| (m.topic.as_str(), m.log_time_ns))
+        .collect();
+    let want: Vec<(&str, u64)> = all
+        .messages
+        .iter()
+        .filter(|m| topic_kept(m) && inside(m.log_time_ns))
+        .map(|m| (m.topic.as_str(), m.log_time_ns))
+        .collect();
+    let (mut k, mut w) = (kept.clone(), want);
+    k.sort();
+    w.sort();
+    assert_eq!(k, w);
+    assert!(
+        !kept.is_empty() && kept.len() * 10 < all.messages.len(),
+        "{} of {}",
+        kept.len(),
+        all.messages.len()
+    );
+    // The last ground-truth pose (the verdict's window) is kept, bit for bit.
+    let last = |r: &RecordingContents| {
+        r.messages
+            .iter()
+            .filter(|m| m.topic == "/oracle/odom")
+            .last()
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(last(&rec), last(&all));
+    // What was left out is counted, per topic, never dropped silently.
+    let meta = &rec.metadata["breakbench_recording"];
+    assert_eq!(meta["mode"], "events");
+    assert_eq!(
+        (meta["pre_s"].as_str(), meta["post_s"].as_str()),
+        ("0.5", "0.25")
+    );
+    let not_kept: u64 = meta["messages_not_kept"].parse().unwrap();
+    assert_eq!(not_kept as usize + rec.messages.len(), all.messages.len());
+    assert_eq!(meta["messages_offered"], all.messages.len().to_string());
+    let scan_cut = all.messages.iter().filter(|m| m.topic == "/scan").count()
+        - rec.messages.iter().filter(|m| m.topic == "/scan").count();
+    assert_eq!(meta["not_kept:/scan"], scan_cut.to_string());
+    // A resume asking for the other policy runs every run again.
+    run(&ev, &["--record", "full", "--jobs", "2"]);
+    assert_eq!(manifest(&ev, id)["recording_mode"], "full");
 }

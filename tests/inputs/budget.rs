@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use breakbench::campaign::plan::plan;
+use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign, CampaignOptions};
-use breakbench::campaign::{Budget, Estimate, Scenario};
+use breakbench::campaign::{default_record_mode, Budget, Estimate, Scenario};
 
 /// The small study with `edit` applied and absolute config paths, in `dir`.
 fn small_edited(dir: &Path, edit: impl Fn(String) -> String) -> PathBuf {
@@ -38,6 +39,49 @@ fn the_corridor_study_is_well_inside_the_default_budget() {
     assert!(e.rays * 100 < b.max_rays, "{e:?}");
     assert!(e.output_bytes * 100 < b.max_output_bytes, "{e:?}");
     b.check(&e).unwrap();
+}
+
+/// The recordings count in the bytes written (REQ-REC-POLICY): the
+/// corridor study's full recordings, 60 s of 143 480 CDR bytes a second
+/// (ground truth 50 Hz x 740 B; scan 10 Hz x (80 + 4 x 360) B and wheel
+/// odometry 50 Hz x 740 B, each twice; cmd_vel 20 Hz x 52 B twice) over
+/// the ratio bound 4, plus 32 KiB a file, stay under the 256 MiB of the
+/// `full` default; its `events` recordings, 12 events x 1 s of that.
+#[test]
+fn the_budget_counts_the_recordings_and_the_default_policy_follows_it() {
+    let s = Scenario::load(&root().join("scenarios/corridor_study.yaml")).unwrap();
+    let e = Estimate::of(&s);
+    assert_eq!(e.recording_bytes, 0);
+    let full = e.with_recording(&s, RecordMode::Full);
+    assert_eq!(full.recording_bytes, 106 * (60 * 143_480 / 4 + 32_768));
+    assert_eq!(full.output_bytes, e.output_bytes + full.recording_bytes);
+    let events = e.with_recording(&s, RecordMode::Events);
+    assert_eq!(events.recording_bytes, 106 * (12 * 143_480 / 4 + 32_768));
+    assert_eq!(e.with_recording(&s, RecordMode::None), e);
+    assert_eq!(default_record_mode(&s), RecordMode::Full);
+    // Four times the repeats: over 256 MiB of full recordings, so events.
+    let d = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("scenarios/corridor_study.yaml"))
+        .unwrap()
+        .replace("../config", &format!("{}/config", root().display()))
+        .replace("repeats: 5 ", "repeats: 20 ");
+    let p = d.path().join("c.yaml");
+    std::fs::write(&p, text).unwrap();
+    assert_eq!(
+        default_record_mode(&Scenario::load(&p).unwrap()),
+        RecordMode::Events
+    );
+    // An over-budget refusal names the recordings' share.
+    let tight = Budget {
+        max_output_bytes: full.output_bytes - 1,
+        ..Budget::default()
+    };
+    assert!(tight.check(&e).is_ok());
+    let err = tight.check(&full).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("bytes written: estimated {}", full.output_bytes)),
+        "{err}"
+    );
 }
 
 #[test]
@@ -104,7 +148,9 @@ fn a_plan_over_budget_is_refused_before_anything_runs_with_the_flag_to_raise() {
         err.contains("the plan is over its resource budget, nothing was run: runs: estimated 40004, limit 20000 (raise with --max-runs N)"),
         "{err}"
     );
-    assert!(err.contains("bytes written: estimated 8012089600, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
+    // 8 012 089 600 bytes of manifests, traces and report, and the default
+    // `events` recordings (40 004 x 463 208 bytes, the budget test above).
+    assert!(err.contains("bytes written: estimated 26542262432, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
     assert!(!out.exists(), "nothing is created for a refused plan");
     // Raising one limit leaves the other.
     let o = bb(&["--max-runs", "50000"]);

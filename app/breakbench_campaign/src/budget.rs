@@ -3,7 +3,7 @@
 //! Before anything runs (before the output directory is even created), the
 //! campaign estimates from the files alone what the plan costs: runs,
 //! simulated steps, lidar rays cast, ray-segment tests (the geometry cost),
-//! and bytes written (manifests and traces),
+//! and bytes written (manifests, traces, the runs' MCAP recordings),
 //! and refuses a plan above its budget with the estimate and the flag that
 //! raises the limit. The estimate is arithmetic on the loaded files (no plan
 //! is materialised), so an absurd file (10^9 repeats) is refused at once.
@@ -14,6 +14,7 @@
 //! `trace rows = ceil(T / truth period)`.
 
 use super::plan::Shard;
+use super::run::RecordMode;
 use super::scenario::Scenario;
 use super::CampaignError;
 
@@ -75,7 +76,11 @@ pub struct Estimate {
     /// per box obstacle), an upper bound of the ray-segment tests (the
     /// lidar's fan culling tests fewer, the clearance check far fewer).
     pub ray_tests: u64,
+    /// Bytes written, the recordings' included.
     pub output_bytes: u64,
+    /// Of `output_bytes`, the runs' MCAP recordings
+    /// ([`Estimate::with_recording`]; 0 without).
+    pub recording_bytes: u64,
 }
 
 /// Segments the lidar casts against in `w`: each wall, four per obstacle.
@@ -132,7 +137,122 @@ impl Estimate {
             output_bytes: runs
                 .saturating_mul(per_run_bytes)
                 .saturating_add(FIXED_BYTES),
+            recording_bytes: 0,
         }
+    }
+
+    /// This estimate with each run's MCAP recording of policy `mode`
+    /// ([`recording_bytes_per_run`]) counted in `output_bytes` and
+    /// `recording_bytes` (REQ-REC-POLICY, REQ-PLAN-SIZE).
+    pub fn with_recording(self, s: &Scenario, mode: RecordMode) -> Self {
+        let rec = self.runs.saturating_mul(recording_bytes_per_run(s, mode));
+        Self {
+            output_bytes: self.output_bytes.saturating_add(rec),
+            recording_bytes: rec,
+            ..self
+        }
+    }
+}
+
+/// The uncompressed CDR bytes per simulated second of a full recording of
+/// a run of `s`: the ground truth, and each plant sensor stream a
+/// controller of the scenario reads (any navigator variant's) twice (as
+/// emitted and as delivered), the command twice, at their declared rates;
+/// upper estimates of each message's size ([`ODOMETRY_CDR_BYTES`] ...; a
+/// scan is `LASERSCAN_CDR_BYTES + 4 * beams`).
+pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
+    let p = &s.plant;
+    let odom = ODOMETRY_CDR_BYTES as f64;
+    let mut inputs = std::collections::BTreeSet::new();
+    let mut cmd_hz = s.navigator.control_rate_hz;
+    for n in std::iter::once(&s.navigator).chain(s.variants.values()) {
+        inputs.extend(n.pose_source.inputs().iter().map(|i| i.0));
+        cmd_hz = cmd_hz.max(n.control_rate_hz);
+    }
+    let sensors: f64 = inputs
+        .iter()
+        .map(|name| match *name {
+            "scan" => (LASERSCAN_CDR_BYTES + 4 * u64::from(p.lidar.beams)) as f64 * p.lidar.rate_hz,
+            "odom" => p.odometry.rate_hz * odom,
+            "imu" => p
+                .imu
+                .as_ref()
+                .map_or(0.0, |i| i.rate_hz * IMU_CDR_BYTES as f64),
+            "gnss" => p
+                .gnss
+                .as_ref()
+                .map_or(0.0, |g| g.rate_hz * NAVSATFIX_CDR_BYTES as f64),
+            _ => 0.0,
+        })
+        .sum();
+    p.truth_rate_hz * odom + 2.0 * sensors + 2.0 * cmd_hz * TWIST_CDR_BYTES as f64
+}
+
+/// Upper estimates of one message's CDR bytes, header included, with frame
+/// ids up to 16 characters (the corridor study's are smaller).
+pub const ODOMETRY_CDR_BYTES: u64 = 740;
+pub const IMU_CDR_BYTES: u64 = 350;
+pub const NAVSATFIX_CDR_BYTES: u64 = 150;
+pub const TWIST_CDR_BYTES: u64 = 52;
+pub const LASERSCAN_CDR_BYTES: u64 = 80;
+/// The compression ratio (CDR bytes over file bytes) a recording is
+/// assumed to reach at least: full recordings reach 7.4 on the corridor
+/// study, 8.6 on the estimator studies (IMU and GNSS too; measured with
+/// `breakbench bench --record full`, docs/performance.md#recording).
+pub const RECORDING_RATIO_BOUND: f64 = 4.0;
+/// Bytes of a recording besides its messages, an upper estimate: schemas
+/// and channels (twice: data and summary), indexes, the metadata records,
+/// the attachment `scenario.json` (the corridor study: about 17 kB).
+pub const RECORDING_FIXED_BYTES: u64 = 32 * 1024;
+/// The largest estimate of a whole plan's `full` recordings for which
+/// `full` is the default policy ([`default_record_mode`]).
+pub const DEFAULT_FULL_MAX_BYTES: u64 = 256 << 20;
+
+/// Upper estimate of one run's recording of policy `mode`, bytes: `full`
+/// the whole mission ([`recording_cdr_bytes_per_s`] over
+/// [`RECORDING_RATIO_BOUND`]); `events` at most `pre_s + post_s` of it per
+/// event (four per fault, each expectation, three invariants and the
+/// class), never more than the mission; plus [`RECORDING_FIXED_BYTES`].
+pub fn recording_bytes_per_run(s: &Scenario, mode: RecordMode) -> u64 {
+    let t = s.world.mission_timeout_s;
+    let seconds = match mode {
+        RecordMode::None => return 0,
+        RecordMode::Full => t,
+        RecordMode::Events => {
+            let w = s.file.recording_window();
+            let faults = s
+                .file
+                .tests
+                .iter()
+                .map(|t| t.faults.len())
+                .max()
+                .unwrap_or(0)
+                .max(s.file.axes.len());
+            let expectations = s
+                .file
+                .tests
+                .iter()
+                .map(|t| t.expectations.len())
+                .max()
+                .unwrap_or(0);
+            let events = 4 * faults + expectations + 4;
+            (events as f64 * (w.pre_s + w.post_s)).min(t)
+        }
+    };
+    let b = seconds * recording_cdr_bytes_per_s(s) / RECORDING_RATIO_BOUND;
+    (b.ceil() as u64).saturating_add(RECORDING_FIXED_BYTES)
+}
+
+/// The recording policy of a campaign that does not name one (`breakbench
+/// campaign` without `--record`; REQ-REC-POLICY): `full` when the whole
+/// plan's full recordings are estimated at most [`DEFAULT_FULL_MAX_BYTES`],
+/// else `events`. The whole plan's, so every shard of it records alike.
+pub fn default_record_mode(s: &Scenario) -> RecordMode {
+    let e = Estimate::of(s).with_recording(s, RecordMode::Full);
+    if e.recording_bytes <= DEFAULT_FULL_MAX_BYTES {
+        RecordMode::Full
+    } else {
+        RecordMode::Events
     }
 }
 

@@ -9,7 +9,7 @@
 //!   processes (`breakbench campaign --graph <launch config>`).
 
 use super::manifest::Provenance;
-use super::run::{RunOutput, RunSpec};
+use super::run::{RecordMode, RunOutput, RunSpec};
 use super::{CampaignError, Scenario};
 
 /// Executes one run of a campaign's plan.
@@ -54,11 +54,11 @@ pub trait Executor: Sync {
         false
     }
 
-    /// Whether each run leaves an MCAP recording
-    /// ([`RunOutput::recording`], `recordings/<run_id>.mcap`); a stored run
-    /// without one is then not reused on resume. Default: false.
-    fn records_mcap(&self) -> bool {
-        false
+    /// The policy of each run's MCAP recording ([`RunOutput::recording`],
+    /// `recordings/<run_id>.mcap`); a stored run recorded otherwise (or
+    /// not) is then not reused on resume. Default: none.
+    fn record_mode(&self) -> RecordMode {
+        RecordMode::None
     }
 }
 
@@ -68,9 +68,9 @@ pub struct InProcess {
     /// Record which fault touched each message of every run
     /// (`breakbench campaign --record-provenance`, REQ-FAULT-PROVENANCE).
     pub record_provenance: bool,
-    /// Write each run's MCAP recording (REQ-REC-MCAP; the command's
-    /// default, `--no-recording` turns it off).
-    pub record_mcap: bool,
+    /// Each run's MCAP recording and its policy (REQ-REC-MCAP,
+    /// REQ-REC-POLICY; the command's `--record`).
+    pub record_mcap: RecordMode,
 }
 
 impl Executor for InProcess {
@@ -95,7 +95,7 @@ impl Executor for InProcess {
         self.record_provenance
     }
 
-    fn records_mcap(&self) -> bool {
+    fn record_mode(&self) -> RecordMode {
         self.record_mcap
     }
 }

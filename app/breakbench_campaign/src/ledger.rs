@@ -301,11 +301,12 @@ pub fn parse_manifest_strict(path: &Path, bytes: &[u8]) -> Result<Manifest, Camp
 
 /// The top-level keys a manifest omits when they are empty; a `null` there
 /// is the absent value it stands for.
-const OPTIONAL_KEYS: [&str; 6] = [
+const OPTIONAL_KEYS: [&str; 7] = [
     "graph",
     "detection",
     "provenance_sha256",
     "recording_sha256",
+    "recording_mode",
     "test",
     "timeline",
 ];

@@ -42,7 +42,7 @@ pub mod summary;
 pub mod trace;
 pub mod verify;
 
-pub use budget::{Budget, Estimate};
+pub use budget::{default_record_mode, Budget, Estimate};
 pub use error::CampaignError;
 pub use manifest::Manifest;
 pub use scenario::resilience;

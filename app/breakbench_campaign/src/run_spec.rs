@@ -113,6 +113,7 @@ impl RunSpec {
             trace_sha256: String::new(),
             provenance_sha256: None,
             recording_sha256: None,
+            recording_mode: None,
             sim_time_s: 0.0,
             wall_time_s: 0.0,
             graph: None,

@@ -364,7 +364,8 @@ fn execute_plan(
     let estimate = match &shard {
         Some(sh) => super::Estimate::of_shard(scenario, sh),
         None => super::Estimate::of(scenario),
-    };
+    }
+    .with_recording(scenario, executor.record_mode());
     opts.budget.check(&estimate)?;
     let out = &opts.out;
     let all = plan(scenario);
@@ -645,9 +646,11 @@ fn stored_runs<'a>(
             {
                 Some("no provenance record (--record-provenance)".to_string())
             }
-            Stored::Verified(m) if executor.records_mcap() && m.recording_sha256.is_none() => {
-                Some("no recording (it was run with --no-recording)".to_string())
-            }
+            Stored::Verified(m) if recorded_otherwise(&m, executor.record_mode()) => Some(format!(
+                "recorded {} (this campaign records {})",
+                stored_record_mode(&m),
+                executor.record_mode().name()
+            )),
             Stored::Verified(m) => reuse_problem(&m, r, &scenario.hash, prov),
             Stored::Unrecorded(_) => Some(format!(
                 "no line in {LEDGER_FILE} (written when the campaign was interrupted)"
@@ -735,4 +738,22 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
         &cf.scenario_hash,
         &manifests,
     ))
+}
+
+/// The recording policy a stored run was written with: its manifest's
+/// `recording_mode`; `full` for a recording from before that field, `none`
+/// without a recording.
+fn stored_record_mode(m: &Manifest) -> &str {
+    match (&m.recording_mode, &m.recording_sha256) {
+        (Some(mode), _) => mode,
+        (None, Some(_)) => "full",
+        (None, None) => "none",
+    }
+}
+
+/// Whether a stored run must run again to be recorded with `mode`: a
+/// campaign that records (`full`, `events`) reuses only runs recorded with
+/// the same policy; one that records nothing reuses every run.
+fn recorded_otherwise(m: &Manifest, mode: super::run::RecordMode) -> bool {
+    mode != super::run::RecordMode::None && stored_record_mode(m) != mode.name()
 }

@@ -40,6 +40,8 @@ pub const SCENARIO_RANGES: &[Range] = &[
     Range::new("statistics.tolerance_coverage", 0.5, 0.9999, "1"),
     Range::new("statistics.tolerance_confidence", 0.5, 0.9999, "1"),
     Range::new("statistics.p_star", 0.001, 0.999, "1"),
+    Range::new("recording.pre_s", 0.0, 3600.0, "s"),
+    Range::new("recording.post_s", 0.0, 3600.0, "s"),
 ];
 
 use breakbench_navigator::NavigatorConfig;
@@ -262,6 +264,34 @@ pub struct Canary {
     pub duration_s: f64,
 }
 
+/// The `recording:` section: the window the `events` recording policy
+/// (`breakbench campaign --record events`) keeps around each of a run's
+/// events (REQ-REC-POLICY). Both in [0, 3600] s.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordingSection {
+    /// Kept before each event, s (default [`DEFAULT_PRE_S`]).
+    #[serde(default = "default_pre_s")]
+    pub pre_s: f64,
+    /// Kept after each event, s (default [`DEFAULT_POST_S`]).
+    #[serde(default = "default_post_s")]
+    pub post_s: f64,
+}
+
+/// The default of `recording.pre_s`, s: with `post_s` 0.5 s, about 54 kB
+/// per corridor-study run (docs/performance.md#recording).
+pub const DEFAULT_PRE_S: f64 = 0.5;
+/// The default of `recording.post_s`, s.
+pub const DEFAULT_POST_S: f64 = 0.5;
+
+fn default_pre_s() -> f64 {
+    DEFAULT_PRE_S
+}
+
+fn default_post_s() -> f64 {
+    DEFAULT_POST_S
+}
+
 /// A scenario file as written.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -299,6 +329,9 @@ pub struct ScenarioFile {
     /// margin quantile, tolerance bound, p* and link); absent: the defaults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statistics: Option<statistics::Statistics>,
+    /// The `events` recording policy's window; the defaults without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<RecordingSection>,
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -388,6 +421,15 @@ impl Axis {
 }
 
 impl ScenarioFile {
+    /// The window the `events` recording policy keeps around each event:
+    /// the `recording:` section's, or the defaults.
+    pub fn recording_window(&self) -> RecordingSection {
+        self.recording.unwrap_or(RecordingSection {
+            pre_s: DEFAULT_PRE_S,
+            post_s: DEFAULT_POST_S,
+        })
+    }
+
     /// Every grid cell: one value per axis, in axis order, the last axis fastest.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
         let mut cells = vec![BTreeMap::new()];

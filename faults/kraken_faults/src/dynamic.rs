@@ -42,12 +42,28 @@ struct ClearedStage {
     cleared: Duration,
 }
 
-/// The built-in message registry ([`TypeRegistry::builtin`]), built once
-/// per process: for in-process channels that need no `AMENT_PREFIX_PATH`.
+/// The built-in message registry, built once per process: for in-process
+/// channels and recordings that need no `AMENT_PREFIX_PATH`. The standard
+/// types of [`TypeRegistry::builtin`] and this project's own
+/// `kraken_interfaces/msg/*` from their `.msg` files
+/// ([`kraken_interfaces::MSG_FILES`], compiled in; REQ-REC-EVENTS).
 pub fn builtin_registry() -> Arc<TypeRegistry> {
     static REG: std::sync::OnceLock<Arc<TypeRegistry>> = std::sync::OnceLock::new();
-    REG.get_or_init(|| Arc::new(TypeRegistry::builtin()))
-        .clone()
+    REG.get_or_init(|| {
+        let mut reg = TypeRegistry::builtin();
+        for (name, text) in kraken_interfaces::MSG_FILES {
+            let def = breakbench_msgs::def::parse_msg(
+                "kraken_interfaces",
+                name,
+                text,
+                &format!("kraken_interfaces/msg/{name}.msg"),
+            )
+            .expect("kraken_interfaces' .msg files parse (tests/library/recording_types.rs)");
+            reg.insert(def);
+        }
+        Arc::new(reg)
+    })
+    .clone()
 }
 
 // The injector's own clock source: re-exported from their module.

@@ -180,6 +180,27 @@ pub fn encode_serde<T: Serialize>(type_name: &str, msg: &T) -> Result<Vec<u8>, M
     Ok(out)
 }
 
+/// [`encode_serde`] appended to `out` (encapsulation header, then the
+/// body), so a caller encoding many messages reuses one buffer (the run
+/// recorder, REQ-REC-COST). On error `out` keeps what was written.
+///
+/// # Errors
+/// As [`encode_serde`].
+pub fn encode_serde_into<T: Serialize>(
+    type_name: &str,
+    msg: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), MsgError> {
+    out.extend_from_slice(&CDR_LE_HEADER);
+    // The serializer aligns from where it starts writing (its own count),
+    // so the body is aligned as in a fresh encoding.
+    cdr_encoding::to_writer::<_, LittleEndian, _>(&mut *out, msg).map_err(|source| MsgError::Cdr {
+        op: "encode",
+        ty: type_name.to_string(),
+        source,
+    })
+}
+
 /// Decode `bytes` (encapsulation header + CDR body, either byte order) into
 /// a compiled-in serde type, as ros2-client's `Subscription<T>` does. The
 /// inverse of [`encode_serde`]; `type_name` only names the type in errors.

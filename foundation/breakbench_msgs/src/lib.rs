@@ -39,8 +39,8 @@ pub mod registry;
 pub mod value;
 
 pub use cdr::{
-    decode, decode_serde, encode, encode_serde, padding_mask, trailing_allowance, TypedSeed,
-    TypedValue,
+    decode, decode_serde, encode, encode_serde, encode_serde_into, padding_mask,
+    trailing_allowance, TypedSeed, TypedValue,
 };
 pub use def::{MsgDef, TypeName};
 pub use error::MsgError;

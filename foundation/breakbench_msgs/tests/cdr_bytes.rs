@@ -370,3 +370,26 @@ fn typed_seed_and_typed_value_meet_ros2_clients_bounds() {
         ty,
     });
 }
+
+/// Appended after bytes already in the buffer (an odd count), the body is
+/// aligned from its own start: the same bytes as a fresh encoding.
+#[test]
+fn encode_serde_into_appends_a_fresh_encoding() {
+    #[derive(serde::Serialize)]
+    struct S {
+        a: u8,
+        b: f64,
+        c: Vec<f32>,
+    }
+    let s = S {
+        a: 7,
+        b: -1.5,
+        c: vec![1.0, 2.0],
+    };
+    let fresh = breakbench_msgs::encode_serde("t/msg/S", &s).unwrap();
+    assert_eq!(fresh.len(), 4 + 8 + 8 + 4 + 8);
+    let mut buf = vec![9u8; 3];
+    breakbench_msgs::encode_serde_into("t/msg/S", &s, &mut buf).unwrap();
+    assert_eq!(&buf[..3], &[9, 9, 9]);
+    assert_eq!(&buf[3..], &fresh[..]);
+}

@@ -25,5 +25,7 @@ pub use manifest::{
     ContactRecord, DetectionRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest,
     Provenance, RunKind, MANIFEST_SCHEMA,
 };
-pub use recording::{read_recording, OfferedQos, RecordedMessage, Recording, RecordingContents};
+pub use recording::{
+    chunk_bytes, read_recording, OfferedQos, RecordedMessage, Recording, RecordingContents,
+};
 pub use write::{scenario_hash, sha256_hex, write_atomic, write_json_atomic};

@@ -160,6 +160,11 @@ pub struct Manifest<V, J> {
     /// REQ-REC-MCAP); absent when the run recorded none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording_sha256: Option<String>,
+    /// The recording policy it was written with (`full` or `events`,
+    /// REQ-REC-POLICY); absent when the run recorded none, and in
+    /// manifests written before the field existed (those recorded `full`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording_mode: Option<String>,
     pub sim_time_s: f64,
     pub wall_time_s: f64,
     /// How a run executed on a ROS 2 graph went; absent for in-process runs.

@@ -91,7 +91,8 @@ impl std::fmt::Debug for Recording {
 }
 
 impl Recording {
-    /// An empty recording: profile `ros2`, zstd chunks.
+    /// An empty recording: profile `ros2`, zstd chunks (level 1, one
+    /// thread).
     ///
     /// # Errors
     /// [`RecordsError::Mcap`] (the header could not be written).
@@ -101,6 +102,11 @@ impl Recording {
             .library("breakbench")
             .compression(Some(mcap::Compression::Zstd))
             .compression_level(1)
+            // One thread: the crate's default spawns a zstd worker per
+            // physical core for every file (a campaign already runs one
+            // run per core), and zstd's single-threaded frames are the
+            // same on every machine.
+            .compression_threads(0)
             .create(Cursor::new(Vec::new()))?;
         Ok(Self {
             writer,
@@ -210,6 +216,18 @@ impl Recording {
         crate::write_atomic(path, &bytes)?;
         Ok(crate::sha256_hex(&bytes))
     }
+}
+
+/// The chunks of a recording: `(compressed, uncompressed)` bytes summed
+/// over its chunk indexes (the zstd ratio is their quotient).
+///
+/// # Errors
+/// [`RecordsError::Mcap`] for bytes that are not a valid MCAP file.
+pub fn chunk_bytes(bytes: &[u8]) -> Result<(u64, u64), RecordsError> {
+    let summary = mcap::Summary::read(bytes)?.unwrap_or_default();
+    Ok(summary.chunk_indexes.iter().fold((0, 0), |(c, u), i| {
+        (c + i.compressed_size, u + i.uncompressed_size)
+    }))
 }
 
 /// One message of a recording, as read back.

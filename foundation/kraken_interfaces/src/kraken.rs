@@ -505,3 +505,40 @@ pub struct FaultStatus {
     pub enabled: bool,
     pub channels: Vec<ChannelFaultStatus>,
 }
+
+/// `kraken_interfaces/msg/RunEvent`: one event of a run on its recording's
+/// events topic (REQ-REC-EVENTS); `kind` one of the constants.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunEvent {
+    /// Sim time of the event.
+    pub stamp: Time,
+    pub kind: u8,
+    pub channel: String,
+    pub name: String,
+    pub outcome: String,
+    pub detail: String,
+}
+
+impl RunEvent {
+    pub const TRIGGER: u8 = 0;
+    pub const REQUESTED: u8 = 1;
+    pub const APPLIED: u8 = 2;
+    pub const CLEARED: u8 = 3;
+    pub const EXPECTATION: u8 = 4;
+    pub const VERDICT: u8 = 5;
+}
+
+/// The `.msg` files of this package (the source of truth, compiled in):
+/// `(type name, file text)`, in name order. The message registry of a run
+/// without a ROS 2 install adds them to its built-in types
+/// (`kraken_faults::dynamic::builtin_registry`), so a recording carries
+/// their `ros2msg` schemas (REQ-REC-EVENTS).
+pub const MSG_FILES: [(&str, &str); 4] = [
+    (
+        "ChannelFaultStatus",
+        include_str!("../msg/ChannelFaultStatus.msg"),
+    ),
+    ("FaultSpec", include_str!("../msg/FaultSpec.msg")),
+    ("FaultStatus", include_str!("../msg/FaultStatus.msg")),
+    ("RunEvent", include_str!("../msg/RunEvent.msg")),
+];

@@ -101,6 +101,7 @@ pub(super) fn manifest(
         trace_sha256: String::new(),
         provenance_sha256: None,
         recording_sha256: None,
+        recording_mode: None,
         sim_time_s: 60.0,
         wall_time_s: 0.0,
         graph: None,

@@ -19,8 +19,11 @@ use breakbench_oracle::expect::{ClassifiedVerdict, DiagLevel};
 
 pub use super::run_spec::RunSpec;
 
+pub mod events;
 pub mod recorder;
 mod run_loop;
+
+pub use recorder::{EventWindow, RecordMode};
 
 use run_loop::RunLoop;
 
@@ -41,8 +44,8 @@ pub struct RunOutput {
 pub struct RunRecords {
     /// Which fault touched each message (REQ-FAULT-PROVENANCE).
     pub provenance: bool,
-    /// The MCAP recording (REQ-REC-MCAP).
-    pub mcap: bool,
+    /// The MCAP recording and its policy (REQ-REC-MCAP, REQ-REC-POLICY).
+    pub mcap: RecordMode,
 }
 
 /// The controller under test the navigator config declares: the
@@ -91,8 +94,8 @@ pub fn execute(
 /// fault touched each message of every channel, sensors and actuator
 /// ([`RunOutput::provenance_csv`], REQ-FAULT-PROVENANCE): rows in order of
 /// reception (ties: the channels' delivery order, then input index and
-/// output); with `mcap`, the run's MCAP recording ([`RunOutput::recording`],
-/// REQ-REC-MCAP). Recording changes no result: the same verdicts and trace
+/// output); with `mcap` `full` or `events`, the run's MCAP recording
+/// ([`RunOutput::recording`], REQ-REC-MCAP, REQ-REC-POLICY). Recording changes no result: the same verdicts and trace
 /// (the manifest gains the recording's sha256).
 ///
 /// # Errors

@@ -15,7 +15,7 @@ use kraken_faults::{channel_rng, Channel, FaultRng, FaultSchedule, Injector, Msg
 use kraken_interfaces::ros::{NavSatStatus, Odometry, Twist, Vector3};
 use kraken_interfaces::SelfReport;
 
-use super::recorder::RunRecorder;
+use super::recorder::{RecordMode, RunRecorder};
 use super::{
     contact_records, controller_under_test, detection_record, fault_err, grid_fault_records,
     grid_faults, grid_timeline, note_detections, note_requested, provenance_csv, test_driver,
@@ -139,8 +139,8 @@ impl<'s> RunLoop<'s> {
             .filter(|_| matches!(spec.kind, RunKind::Grid | RunKind::Nominal));
         let n = axes.len();
         let rec = match records.mcap {
-            true => Some(RunRecorder::new(&inputs)?),
-            false => None,
+            RecordMode::None => None,
+            mode => Some(RunRecorder::new(&inputs, mode)?),
         };
         let mut r = RunLoop {
             scenario,
@@ -221,6 +221,9 @@ impl<'s> RunLoop<'s> {
         self.actuate(now)?;
         self.watch(now)?;
         self.note_first_applied();
+        if let Some(r) = self.rec.as_mut() {
+            r.status(&self.injector, now)?;
+        }
         if truth_due {
             self.record_truth();
             if let Some(r) = self.rec.as_mut() {
@@ -253,8 +256,11 @@ impl<'s> RunLoop<'s> {
         for (i, ch) in injector.channels_mut().iter_mut().enumerate() {
             let name = inputs[i].0;
             let input = out.get(name);
-            if let (Some(r), Some(m)) = (rec.as_mut(), input) {
-                r.sensor(name, false, now, m)?;
+            if let Some(r) = rec.as_mut() {
+                r.next_channel();
+                if let Some(m) = input {
+                    r.sensor(name, false, now, m)?;
+                }
             }
             // Borrowed: a healthy channel passes the plant's message on
             // without moving its 752 bytes (`Channel::relay`).
@@ -478,8 +484,18 @@ impl<'s> RunLoop<'s> {
             ..spec.manifest(scenario, provenance, judgement, verdict)
         };
         let provenance_csv = records.provenance.then(|| provenance_csv(&mut injector));
+        let mut manifest = manifest;
+        if rec.is_some() {
+            manifest.recording_mode = Some(records.mcap.name().to_string());
+        }
         let recording = match rec {
-            Some(r) => Some(r.finish(recording_metadata(&manifest))?),
+            Some(r) => Some(r.finish(
+                &super::events::run_events(&manifest),
+                scenario.file.recording_window(),
+                super::events::ns_of(manifest.sim_time_s),
+                recording_metadata(&manifest),
+                &resolved_scenario(scenario, spec),
+            )?),
             None => None,
         };
         Ok(RunOutput {
@@ -489,6 +505,31 @@ impl<'s> RunLoop<'s> {
             recording,
         })
     }
+}
+
+/// The resolved scenario of the run `spec`, the recording's attachment
+/// `scenario.json` (compact JSON): the scenario file as loaded, the world,
+/// robot and navigator (this run's variant) it names, and the run (id,
+/// seed, kind, cell, test, phase). The manifest is not attached: it holds
+/// the recording's sha256, so it can only be written after the recording
+/// (it sits beside it, `manifests/<run_id>.json`).
+fn resolved_scenario(scenario: &Scenario, spec: &RunSpec) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "scenario_hash": scenario.hash,
+        "scenario": scenario.file,
+        "world": scenario.world,
+        "robot": scenario.plant,
+        "navigator": scenario.navigator_of(spec),
+        "run": {
+            "run_id": spec.run_id,
+            "seed": spec.seed,
+            "kind": spec.kind,
+            "cell": spec.faults,
+            "test": spec.test,
+            "phase_s": spec.phase_s,
+        },
+    }))
+    .unwrap_or_default()
 }
 
 /// The recording's `breakbench_run` metadata: run id, seed, scenario hash,

@@ -65,6 +65,10 @@ impl Injector {
         self.raw.iter_mut().find(|c| c.name == name)
     }
     /// The raw channels, in the order they were added.
+    pub fn raw_channels(&self) -> impl Iterator<Item = &DynChannel> + Clone {
+        self.raw.iter()
+    }
+    /// The raw channels, mutably, in the order they were added.
     pub fn raw_channels_mut(&mut self) -> impl Iterator<Item = &mut DynChannel> {
         self.raw.iter_mut()
     }

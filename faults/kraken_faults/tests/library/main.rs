@@ -21,5 +21,6 @@ mod modes;
 mod negative;
 mod provenance;
 mod readme;
+mod recording_types;
 mod relay;
 mod ros_node_cli;

@@ -375,6 +375,7 @@ fn rust_shape_of_msg(name: &str) -> Shape {
     match name {
         "FaultSpec" => shape(&FaultSpec::default()),
         "ChannelFaultStatus" => shape(&ChannelFaultStatus::default()),
+        "RunEvent" => shape(&RunEvent::default()),
         "FaultStatus" => shape(&FaultStatus {
             channels: vec![ChannelFaultStatus::default()],
             ..Default::default()
@@ -424,7 +425,20 @@ fn parser_reads_types_arrays_and_constants() {
 fn every_msg_file_matches_its_rust_type_field_for_field() {
     let msgs = files("msg", "msg");
     let names: Vec<String> = msgs.iter().map(|p| stem(p)).collect();
-    assert_eq!(names, ["ChannelFaultStatus", "FaultSpec", "FaultStatus"]);
+    assert_eq!(
+        names,
+        ["ChannelFaultStatus", "FaultSpec", "FaultStatus", "RunEvent"]
+    );
+    // The compiled-in copies are these files, in this order.
+    for (p, (name, text)) in msgs.iter().zip(kraken_interfaces::MSG_FILES) {
+        assert_eq!(
+            (
+                stem(p).as_str(),
+                std::fs::read_to_string(p).unwrap().as_str()
+            ),
+            (name, text)
+        );
+    }
     for p in &msgs {
         let name = stem(p);
         let items = parse_msg(
@@ -537,6 +551,31 @@ fn fault_spec_constants_match_rust_and_mode_names() {
         assert_eq!(mode_name(v), Some(MODE_NAMES[v as usize]));
     }
     assert_eq!(mode_name(MODE_NAMES.len() as u8), None);
+}
+
+#[test]
+fn run_event_constants_match_rust() {
+    let items = parse_msg(
+        &std::fs::read_to_string(pkg().join("msg/RunEvent.msg")).unwrap(),
+        "RunEvent.msg",
+    );
+    let file: Vec<(String, String, u8)> = constants(&items)
+        .into_iter()
+        .map(|(n, t, v)| (n, t, v.parse().unwrap()))
+        .collect();
+    let rust = [
+        ("TRIGGER", RunEvent::TRIGGER),
+        ("REQUESTED", RunEvent::REQUESTED),
+        ("APPLIED", RunEvent::APPLIED),
+        ("CLEARED", RunEvent::CLEARED),
+        ("EXPECTATION", RunEvent::EXPECTATION),
+        ("VERDICT", RunEvent::VERDICT),
+    ];
+    let rust: Vec<(String, String, u8)> = rust
+        .iter()
+        .map(|(n, v)| (n.to_string(), "uint8".to_string(), *v))
+        .collect();
+    assert_eq!(file, rust);
 }
 
 // ------------------------------------------- standard ROS 2 types (src/ros.rs)

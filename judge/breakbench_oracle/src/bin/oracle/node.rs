@@ -376,6 +376,7 @@ fn finish(
         trace_sha256: sha256_hex(trace.as_bytes()),
         provenance_sha256: None,
         recording_sha256: None,
+        recording_mode: None,
         sim_time_s: last.t_s,
         wall_time_s: f.wall_s,
         graph: None,
