@@ -15,20 +15,11 @@
 //! family=Binomial(link))`, whose coefficients and `cov_params()` the CI
 //! reference (`tests/reference/check_summary.py`) compares to 1e-6.
 
-use serde::{Deserialize, Serialize};
 use statrs::distribution::{Continuous, ContinuousCDF, Normal};
 
-/// The link of the binomial GLM: `η = g(p)`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Link {
-    /// `η = log(p / (1 - p))` (the canonical link).
-    #[default]
-    Logit,
-    /// `η = Φ⁻¹(p)`.
-    Probit,
-}
+pub use crate::scenario::statistics::Link;
 
+/// The link's arithmetic (the enum is the scenario schema's).
 impl Link {
     /// `g(p)`, for `p` in (0, 1).
     pub fn eta(self, p: f64) -> f64 {

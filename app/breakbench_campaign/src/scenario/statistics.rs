@@ -14,7 +14,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::glm::Link;
+/// The link of the dose-response GLM: `η = g(p)` (its arithmetic is in
+/// [`crate::glm`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Link {
+    /// `η = log(p / (1 - p))` (the canonical link).
+    #[default]
+    Logit,
+    /// `η = Φ⁻¹(p)`.
+    Probit,
+}
 
 /// The interval method of every p̂ of summary.json's cells and nominal
 /// set. Wilson's is always written (`wilson_low`, `wilson_high`); with
