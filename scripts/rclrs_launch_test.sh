@@ -43,6 +43,8 @@ die() { echo "rclrs_launch_test: FAIL: $*" >&2; exit 1; }
 [[ -f "$WS/install/setup.bash" ]] || die "$WS/install/setup.bash missing: run scripts/colcon_test.sh --build-only first"
 for b in fault_injector sim_bridge simple_navigator oracle; do
   [[ -x "$RBIN/$b" ]] || die "$RBIN/$b missing: run scripts/rclrs_build.sh $PREFIX fault_injector sim_bridge simple_navigator oracle"
+  # the rclrs variant links librcl; the ros2-client one does not
+  readelf -d "$RBIN/$b" | grep -q 'NEEDED.*\[librcl\.so\]' || die "$RBIN/$b does not link librcl: not the rclrs variant"
 done
 if [[ "${1:-}" != "--inside" ]]; then
   exec "$ROOT/scripts/netns.sh" "$0" --inside
