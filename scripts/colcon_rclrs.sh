@@ -23,28 +23,28 @@ PREFIX="$(realpath -m "${1:-$ROOT/target/rclrs-prefix}")"
 WS="${COLCON_WS:-$ROOT/target/ws-rclrs}"
 VENV="$ROOT/.venv-ros"
 [[ -x "$ROOT/.venv-colcon/bin/colcon" ]] || { echo "colcon_rclrs: run scripts/colcon_test.sh --build-only first (.venv-colcon)"; exit 1; }
-"$ROOT/scripts/rclrs_prefix.sh" "$PREFIX"
-mkdir -p "$WS/src"
-ln -sfn "$ROOT" "$WS/src/breakbench"
-t0=$(date +%s)
-(
-  # shellcheck source=rclrs_env.sh
-  source "$ROOT/scripts/rclrs_env.sh" "$PREFIX"
-  # shellcheck disable=SC1091
-  source "$PREFIX/bin/activate"
-  export PATH="$PATH:$ROOT/.venv-colcon/bin"
-  cd "$WS" && colcon build --metas src/breakbench/rclrs.meta
-)
-echo "colcon_rclrs: colcon build --metas src/breakbench/rclrs.meta took $(( $(date +%s) - t0 )) s"
-fail=0
-for exe in kraken_faults/fault_injector breakbench_sim_bridge/sim_bridge breakbench_oracle/oracle \
-  breakbench/simple_navigator breakbench_estimator/ekf_node; do
-  f="$WS/install/${exe%%/*}/lib/${exe%%/*}/${exe##*/}"
-  if readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[librcl\.so\]'; then echo "rclrs variant (links librcl): $f"
-  else echo "FAIL: $f missing or not linked to librcl"; fail=1; fi
-done
-[[ $fail == 0 ]] || exit 1
 if [[ "${2:-}" != "--inside" ]]; then
+  "$ROOT/scripts/rclrs_prefix.sh" "$PREFIX"
+  mkdir -p "$WS/src"
+  ln -sfn "$ROOT" "$WS/src/breakbench"
+  t0=$(date +%s)
+  (
+    # shellcheck source=rclrs_env.sh
+    source "$ROOT/scripts/rclrs_env.sh" "$PREFIX"
+    # shellcheck disable=SC1091
+    source "$PREFIX/bin/activate"
+    export PATH="$PATH:$ROOT/.venv-colcon/bin"
+    cd "$WS" && colcon build --metas src/breakbench/rclrs.meta
+  )
+  echo "colcon_rclrs: colcon build --metas src/breakbench/rclrs.meta took $(( $(date +%s) - t0 )) s"
+  fail=0
+  for exe in kraken_faults/fault_injector breakbench_sim_bridge/sim_bridge breakbench_oracle/oracle \
+    breakbench/simple_navigator breakbench_estimator/ekf_node; do
+    f="$WS/install/${exe%%/*}/lib/${exe%%/*}/${exe##*/}"
+    if readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[librcl\.so\]'; then echo "rclrs variant (links librcl): $f"
+    else echo "FAIL: $f missing or not linked to librcl"; fail=1; fi
+  done
+  [[ $fail == 0 ]] || exit 1
   exec "$ROOT/scripts/netns.sh" "$0" "$PREFIX" --inside
 fi
 RUN="$(mktemp -d /tmp/colcon_rclrs.XXXXXX)"
