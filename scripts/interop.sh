@@ -23,8 +23,9 @@
 #  13. the bug-case scenarios (faults/kraken_faults/scenarios/bugs) by kraken_scenario,
 #      checked by an rclpy consumer (tests/interop/phase13_bug_cases.sh).
 #  14. large messages (issue 27): PointCloud2 of 16 KiB .. 1 MiB, 10 of each at
-#      10 Hz, through an any-type channel to a default rclpy subscriber, all
-#      intact, no ERROR/WARN (scripts/large_messages.sh; about 15 s).
+#      10 Hz (with an rclrs injector also 10 images of 6 MB at 30 Hz), through an
+#      any-type channel to a default rclpy subscriber, all intact, no ERROR/WARN
+#      (scripts/large_messages.sh; about 15 s).
 #  15. the real ros2 CLI against the injector alone: ros2 param get, ros2
 #      service call set_fault / clear_faults, ros2 topic echo of the status.
 # Every DDS packet stays inside a private network namespace with only
@@ -381,11 +382,20 @@ if want 14; then
 # (the vendored rustdds fragment-repair fix, vendor/README.md), and the
 # injector logs no ERROR or WARN. The full sweep (50 per size, 6 MB images,
 # a delay): scripts/large_messages.sh, docs/large-messages.md.
+# With the rclrs injector, 10 images of 6 MB at 30 Hz too (about 2 s more): the
+# ros2-client backend delivers those only in part and says so once per topic
+# (its size guard; scripts/rclrs_ci.sh checks that WARN), the rclrs one has no
+# limit and may log no WARN at all.
 large_start=$(date +%s)
+# The images get 4 s to arrive (--image-settle-s): on a loaded machine the injector's
+# Fast DDS shared-memory receive was seen to drop fragments of a 6 MB sample, which
+# then arrive after the rclpy writer's next heartbeat (up to 2.1 s late, none lost).
+large_images=0 large_what="PointCloud2 16 KiB .. 1 MiB at 10 Hz"
+if [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then large_images=10 large_what="$large_what and 6 MB images at 30 Hz"; fi
 if LARGE_VENV="$VENV" LARGE_BIN_DIR="$BIN" LARGE_DOMAIN_ID=$((BASE + 14)) LARGE_RCLRS_PREFIX="${INTEROP_RCLRS_PREFIX:-}" \
-  "$ROOT/scripts/large_messages.sh" --count 10 --image-count 0 --settle-s 1 >"$LOGDIR/large.log" 2>&1; then
+  "$ROOT/scripts/large_messages.sh" --count 10 --image-count "$large_images" --settle-s 1 --image-settle-s 4 >"$LOGDIR/large.log" 2>&1; then
   grep -E "^ +[0-9]+ " "$LOGDIR/large.log" || true
-  pass "large messages: PointCloud2 16 KiB .. 1 MiB at 10 Hz, every message intact at a default rclpy subscriber"
+  pass "large messages: $large_what, every message intact at a default rclpy subscriber"
 else
   fail "large messages (log: $LOGDIR/large.log)"; tail -20 "$LOGDIR/large.log"
 fi

@@ -6,8 +6,9 @@
 # the ament index), LD_LIBRARY_PATH (PREFIX/lib and the wheels' vendored
 # ros_*.libs folders: rcl, Fast DDS, the typesupport libraries loaded by type
 # name at run time) and RMW_IMPLEMENTATION=rmw_fastrtps_cpp (the only RMW in
-# the wheel prefix). libpython is linked into the binaries by
-# breakbench_ros' build script (the wheels' librcl needs it).
+# the wheel prefix) and BREAKBENCH_PYTHON_LIB=python3.X, the prefix's Python:
+# breakbench_ros' build script links that libpython into the binaries (the
+# wheels' librcl needs it; a real ROS 2 install's does not, so there it is unset).
 _bb_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 _bb_prefix="$(realpath -m "${1:-$_bb_root/target/rclrs-prefix}")"
 if [ ! -f "$_bb_prefix/lib/librcl.so" ]; then
@@ -22,4 +23,7 @@ for _bb_d in "$_bb_prefix"/lib/python3.*/site-packages/ros_*.libs; do
   [ -d "$_bb_d" ] && _bb_ld="$_bb_ld:$_bb_d"
 done
 export LD_LIBRARY_PATH="$_bb_ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-unset _bb_root _bb_prefix _bb_ld _bb_d
+for _bb_d in "$_bb_prefix"/lib/python3.*/site-packages; do
+  [ -d "$_bb_d" ] && { _bb_py="${_bb_d%/site-packages}"; export BREAKBENCH_PYTHON_LIB="${_bb_py##*/}"; }
+done
+unset _bb_root _bb_prefix _bb_ld _bb_d _bb_py

@@ -32,6 +32,11 @@
 #  5. The real ROS 2 command line from the colcon install (scripts/ros2cli_test.sh):
 #     the launch test of corridor.launch.py, `ros2 launch breakbench corridor.launch.py`
 #     and the ros2 service/topic/param/node commands of README.md and docs/graph.md against it.
+#  6. The rclrs variant of the nodes (issue 27; scripts/rclrs_ci.sh): the ament prefix
+#     from the PyPI wheels, the four corridor-graph nodes built with the feature `rclrs`,
+#     interop phases 1, 2, 11, 14 (6 MB images too) and 15 with the rclrs fault_injector,
+#     the ros2-client injector's size-guard WARN on 6 MB images, and `ros2 launch breakbench
+#     corridor.launch.py` with every node on rclrs and in the two mixed graphs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -172,5 +177,8 @@ fi
 
 step "the real ROS 2 command line: launch test, ros2 launch, ros2 service/topic/param/node"
 scripts/ros2cli_test.sh
+
+step "the rclrs variant (issue 27): prefix, rclrs build of four nodes, interop phases, 6 MB images, ros2 launch and mixed graphs"
+scripts/rclrs_ci.sh
 
 step "all tests passed"

@@ -30,7 +30,7 @@ Usage (the script does this):
   large_messages.py sub --dir D [--cloud-topic /cloud] [--image-topic /image]
   large_messages.py pub --dir D [--cloud-topic /cloud_raw] [--image-topic /image_raw]
                         [--sizes 16384,65536,...] [--count 50] [--rate 10]
-                        [--image-count 30] [--image-rate 30] [--delay-s 0]
+                        [--image-count 30] [--image-rate 30] [--image-settle-s S] [--delay-s 0]
 """
 
 import argparse
@@ -181,7 +181,8 @@ def run_pub(a):
     recs = [node.run_class(node.cloud, lambda n, st, s=s: cloud(n, s, st), s, a.count, a.rate, settle)
             for s in a.sizes]
     if a.image_count > 0:
-        recs.append(node.run_class(node.image, image, IMAGE_BYTES, a.image_count, a.image_rate, settle))
+        image_settle = (a.settle_s if a.image_settle_s is None else a.image_settle_s) + a.delay_s
+        recs.append(node.run_class(node.image, image, IMAGE_BYTES, a.image_count, a.image_rate, image_settle))
     with open(os.path.join(a.dir, "sent.json.tmp"), "w") as f:
         json.dump(recs, f)
     os.rename(os.path.join(a.dir, "sent.json.tmp"), os.path.join(a.dir, "sent.json"))
@@ -229,6 +230,9 @@ def main():
     p.add_argument("--image-rate", type=float, default=30.0, help="image rate, Hz")
     p.add_argument("--delay-s", type=float, default=0.0, help="delay stage set on the injector, s")
     p.add_argument("--settle-s", type=float, default=2.0, help="wait after each size class, s")
+    p.add_argument("--image-settle-s", type=float, default=None,
+                   help="wait after the images, s (default: --settle-s); a sample whose fragments a loaded "
+                        "receiver dropped arrives after the writer's next heartbeat")
     p.add_argument("--timeout-s", type=float, default=900.0, help="sub: longest wait for the publisher, s")
     p.add_argument("--allow-loss", action="store_true", help="sub: exit 0 even when messages were lost")
     a = p.parse_args()

@@ -298,6 +298,7 @@ unsafe extern "C" {
     ) -> Ret;
 }
 
+#[cfg(breakbench_link_python)]
 unsafe extern "C" {
     /// libpython's; only its address is taken (see `build.rs`).
     pub fn Py_IsInitialized() -> i32;

@@ -95,6 +95,7 @@ impl RosNode {
         // Keep the hook linked in (see ffi's module doc).
         std::hint::black_box(ffi::rcl_node_init as *const () as usize);
         // Keep libpython linked: the wheels' librcl needs it (build.rs).
+        #[cfg(breakbench_link_python)]
         std::hint::black_box(ffi::Py_IsInitialized as *const () as usize);
         let node = executor
             .create_node(args.node_name.as_str().namespace(args.namespace.as_str()))
