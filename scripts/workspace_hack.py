@@ -61,8 +61,9 @@ def cargo(*args):
 
 
 def members():
+    """[(name, has the `rclrs` feature)] of the workspace members, sorted."""
     meta = json.loads(cargo("metadata", "--format-version", "1", "--no-deps", *LOCKED))
-    return sorted(p["name"] for p in meta["packages"] if p["name"] != "breakbench_hack")
+    return sorted((p["name"], "rclrs" in p["features"]) for p in meta["packages"] if p["name"] != "breakbench_hack")
 
 
 def current():
@@ -72,21 +73,34 @@ def current():
     return set(re.findall(r'package = "([^"]+)", version = "=([^"]+)"', HACK.read_text()))
 
 
+def tree(feats, member, edges, *extra):
+    """Adds each third-party crate's feature set in one `cargo tree` to feats."""
+    out = cargo("tree", *LOCKED, "-p", member, "-e", edges, *extra, "-f", "{p}|{f}", "--prefix", "none")
+    for line in out.splitlines():
+        line = line.replace(" (*)", "").strip()
+        if not line or "|" not in line:
+            continue
+        pkgid, f = line.split("|", 1)
+        parts = pkgid.split(" ")
+        if len(parts) > 2 and parts[2].startswith("(/") or parts[0] in ("breakbench_hack",):
+            continue  # a workspace member (path source)
+        feats[(parts[0], parts[1].lstrip("v"))].add(f)
+
+
 def compute():
     feats = collections.defaultdict(set)  # (name, version) -> {feature-set string}
-    for m in members():
+    rclrs = collections.defaultdict(set)
+    for m, has_rclrs in members():
         for edges in ("normal,build", "normal,build,dev"):
-            out = cargo("tree", *LOCKED, "-p", m, "-e", edges, "-f", "{p}|{f}", "--prefix", "none")
-            for line in out.splitlines():
-                line = line.replace(" (*)", "").strip()
-                if not line or "|" not in line:
-                    continue
-                pkgid, f = line.split("|", 1)
-                parts = pkgid.split(" ")
-                if len(parts) > 2 and parts[2].startswith("(/") or parts[0] in ("breakbench_hack",):
-                    continue  # a workspace member (path source)
-                name, version = parts[0], parts[1].lstrip("v")
-                feats[(name, version)].add(f)
+            tree(feats, m, edges)
+        if has_rclrs:
+            tree(rclrs, m, "normal,build", "--features", "rclrs")
+    # The rclrs variant (issue 27) reuses the default build's crates only if
+    # it asks for the same features of them: its dependencies (async-std)
+    # turn on more of `log`'s, which rebuilt rustdds, parry2d, ... (546 s of
+    # compile work). Crates only the rclrs variant uses are not unified.
+    for k in list(feats):
+        feats[k] |= rclrs.get(k, set())
     keep = {k for k, s in feats.items() if len(s) > 1} | (current() & set(feats))
     versions = collections.Counter(n for n, _ in keep)
     lines = []
