@@ -67,7 +67,7 @@ fn a_fault_status_decodes_dynamically_as_the_typed_encoder_wrote_it() {
             channel: "odom".into(),
             fault: FaultSpec {
                 scale_factor: 1.2,
-                ..FaultSpec::new("odom".into(), FaultSpec::SCALE)
+                ..FaultSpec::new("odom", FaultSpec::SCALE)
             },
             active: true,
             messages_in: 7,
