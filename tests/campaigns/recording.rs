@@ -369,8 +369,7 @@ fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
     let last = |r: &RecordingContents| {
         r.messages
             .iter()
-            .filter(|m| m.topic == "/oracle/odom")
-            .last()
+            .rfind(|m| m.topic == "/oracle/odom")
             .unwrap()
             .clone()
     };
