@@ -364,7 +364,10 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
             }
         }
     }
-    assert_eq!(n, 22, "campaign scenarios found (tests/graph/scan_loss.yaml and tests/data/hostile_names.yaml are the 21st and 22nd)");
+    assert_eq!(
+        n, 23,
+        "campaign scenarios found (scenarios/studies/corridor_interaction_study.yaml is the 23rd)"
+    );
 }
 
 /// `bench --runs` runs each planned run at most once: more than the plan
