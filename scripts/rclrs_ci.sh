@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # CI of the rclrs variant of the nodes (issue 27), from the ros-jazzy-* PyPI
-# wheels and ../shared/tools/rosidl_rust only. Run it by hand after
-# scripts/test.sh (not one of its steps while it does not fit the CI budget): it
-# needs the ros2 CLI step's colcon install, .venv-ros and
-# target/debug/fault_injector from the interop step:
+# wheels and ../shared/tools/rosidl_rust only; scripts/test.sh runs it after the
+# ros2 CLI step (it needs that step's colcon install, .venv-ros and
+# target/debug/fault_injector from the interop step):
 #
 #  1. the ament prefix (scripts/rclrs_prefix.sh; cached by a stamp);
 #  2. the four node binaries the checks below start, with the feature `rclrs`
