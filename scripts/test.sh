@@ -32,9 +32,7 @@
 #  5. The real ROS 2 command line from the colcon install (scripts/ros2cli_test.sh):
 #     the launch test of corridor.launch.py, `ros2 launch breakbench corridor.launch.py`
 #     and the ros2 service/topic/param/node commands of README.md and docs/graph.md against it.
-#  Not here (yet): the rclrs variant's checks, scripts/rclrs_ci.sh (issue 27). They
-#     add an estimated 9-15 min to this suite's 33 min, over the 45-min CI budget on a
-#     loaded machine; run them by hand. What they do: the ament prefix
+#  6. The rclrs variant of the nodes (issue 27; scripts/rclrs_ci.sh): the ament prefix
 #     from the PyPI wheels, the four corridor-graph nodes built with the feature `rclrs`,
 #     interop phases 1, 2, 11, 14 (6 MB images too) and 15 with the rclrs fault_injector,
 #     the ros2-client injector's size-guard WARN on 6 MB images, and `ros2 launch breakbench
@@ -179,5 +177,8 @@ fi
 
 step "the real ROS 2 command line: launch test, ros2 launch, ros2 service/topic/param/node"
 scripts/ros2cli_test.sh
+
+step "the rclrs variant (issue 27): prefix, rclrs build of four nodes, interop phases, 6 MB images, ros2 launch and mixed graphs"
+scripts/rclrs_ci.sh
 
 step "all tests passed"
