@@ -486,6 +486,17 @@ impl ScenarioFile {
             .collect()
     }
 
+    /// Variant `key` as a cell-axis map: each navigator axis's name to its
+    /// value index (as f64, the way cells carry it), in axis order; empty
+    /// without navigator axes. The inverse of [`Self::variant_of`].
+    pub fn variant_axes(&self, key: &[usize]) -> BTreeMap<String, f64> {
+        self.navigator_axes
+            .iter()
+            .zip(key)
+            .map(|(a, i)| (a.name.clone(), *i as f64))
+            .collect()
+    }
+
     /// The labels of variant `key` (`gating=both`), joined with `, `; empty
     /// without navigator axes.
     pub fn variant_label(&self, key: &[usize]) -> String {

@@ -345,12 +345,7 @@ fn dose_models(file: &ScenarioFile, cells: &[Cell]) -> Vec<DoseModel> {
     let st = file.statistics.unwrap_or_default();
     let mut out = Vec::new();
     for key in file.variant_keys() {
-        let variant: BTreeMap<String, f64> = file
-            .navigator_axes
-            .iter()
-            .zip(&key)
-            .map(|(a, i)| (a.name.clone(), *i as f64))
-            .collect();
+        let variant = file.variant_axes(&key);
         let own: Vec<&Cell> = cells
             .iter()
             .filter(|c| variant.iter().all(|(a, v)| c.axes.get(a) == Some(v)))
@@ -570,12 +565,7 @@ fn nominal_detection(file: &ScenarioFile, nominal_runs: &[&Manifest]) -> Vec<Var
     file.variant_keys()
         .into_iter()
         .map(|key| {
-            let variant: BTreeMap<String, f64> = file
-                .navigator_axes
-                .iter()
-                .zip(&key)
-                .map(|(a, i)| (a.name.clone(), *i as f64))
-                .collect();
+            let variant = file.variant_axes(&key);
             let runs: Vec<&Manifest> = nominal_runs
                 .iter()
                 .filter(|m| file.variant_of(&m.cell) == key)
