@@ -11,6 +11,7 @@
 pub mod atomic;
 pub mod budget;
 pub mod claim;
+pub mod design;
 pub mod dose;
 pub mod error;
 pub mod executor;
