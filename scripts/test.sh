@@ -105,6 +105,11 @@ rm -rf "$OUT-corridor_interaction_study"
 # docs/studies.md's figures: the safety model is fitted (not separated), s*(P = 0.05) along latency at bias 0
 grep -q "^safety: s\*(P = 0.05) along latency_s at odom_bias=0: 0.6082 (delta \[0.5945, 0.6219\], Fieller \[0.5879, 0.6188\])" "$OUT-corridor_interaction_study.txt" \
   || { echo "corridor_interaction_study: not the s* docs/studies.md reports"; exit 1; }
+# the adaptive design (REQ-STAT-ADAPTIVE): s* along latency at bias 0 from 120 runs (docs/studies.md)
+rm -rf "$OUT-adaptive"
+"$BB" search scenarios/studies/corridor_interaction_study.yaml --name latency_adaptive --out "$OUT-adaptive" --jobs 2 --quiet | tee "$OUT-adaptive.txt"
+grep -q "P(safety_violation) = 0.05 at latency_s = 0.5919 (Fieller \[0.5681, 0.6023\], delta \[0.5781, 0.6057\]): adaptive, 120 runs in 12 probes" "$OUT-adaptive.txt" \
+  || { echo "latency_adaptive: not the s* docs/studies.md reports"; exit 1; }
 # the reference is no rubber stamp: each tampered figure must be caught
 scripts/tamper_statistics.sh "$OUT-corridor_interaction_study" "$OUT-corridor_estimator_study"
 

@@ -39,7 +39,8 @@ enum Command {
     Merge(cmd::merge::MergeArgs),
     /// Severity search (the scenario's `escape_search:` entries): bisection along a fault
     /// axis for where P(event) crosses the target, each probe with its Wilson interval,
-    /// in-process. Writes <out>/search_<name>.json after each probe; a rerun resumes.
+    /// or (`method: adaptive`) the adaptive design's s* with its Fieller and delta
+    /// intervals, in-process. Writes <out>/search_<name>.json after each probe; a rerun resumes.
     /// Exit code: 0 the searches ran (whatever they found: crossing or not, resolved or
     /// not, as printed), 2 error (bad file or option, nothing run).
     Search(cmd::search::SearchArgs),

@@ -106,11 +106,13 @@ fn a_rerun_resumes_from_the_stored_probes_and_a_changed_search_starts_over() {
         &opts(dir.path()),
     )
     .unwrap();
-    // Tamper with a stored probe: a rerun that reuses it keeps the tampered
-    // count (nothing is run again); the bisection then follows it.
+    // Tamper with a stored probe's runs: a rerun that reuses it keeps the
+    // tampered events (nothing is run again; its count is recomputed from
+    // them); the bisection then follows it.
     let mut t = r.clone();
-    t.probes[2].k = 2;
-    t.probes[2].at_or_above_target = true;
+    for run in &mut t.probes[2].runs {
+        run.event = true;
+    }
     t.outcome = None;
     std::fs::write(&path, serde_json::to_vec(&t).unwrap()).unwrap();
     let again = run_search(
@@ -256,6 +258,115 @@ fn another_fault_axis_is_held_at_its_fixed_number() {
     std::fs::remove_file(&path).unwrap();
     assert!(
         e.contains("field 'escape_search[0].event': needs the scenario's detection:"),
+        "{e}"
+    );
+}
+
+/// The corridor interaction study's adaptive search (REQ-STAT-ADAPTIVE),
+/// with its width and budget changed by `from` → `to`.
+fn adaptive(tag: &str, from: &str, to: &str) -> Result<Scenario, String> {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/scenarios/studies/corridor_interaction_study.yaml"
+    );
+    let text = std::fs::read_to_string(file).unwrap().replace(from, to);
+    let path = Path::new(file).with_file_name(format!(".{tag}.tmp.yaml"));
+    std::fs::write(&path, text).unwrap();
+    let s = Scenario::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    s.map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_adaptive_search_records_its_choices_stops_at_its_width_and_resumes() {
+    // a wide target: the start, bisection while separated, then c-optimal batches
+    let s = adaptive(
+        "adaptive_small",
+        "target_width: 0.0345",
+        "target_width: 0.08",
+    )
+    .unwrap();
+    let x = &s.file.escape_search[0];
+    let dir = tempfile::tempdir().unwrap();
+    let r = run_search(&s, x, &provenance(), &opts(dir.path())).unwrap();
+    let chosen: Vec<&str> = r
+        .probes
+        .iter()
+        .map(|p| p.chosen.as_deref().unwrap())
+        .collect();
+    assert_eq!(&chosen[..3], ["start", "start", "bisect"], "{chosen:?}");
+    assert_eq!(r.probes[2].value, 0.5);
+    assert!(chosen.contains(&"c-optimal"), "{chosen:?}");
+    // every batch is new runs: repeats 0-9, 10-19, ...
+    for (j, p) in r.probes.iter().enumerate() {
+        let reps: Vec<usize> = p.runs.iter().map(|r| r.repeat).collect();
+        assert_eq!(reps, (10 * j..10 * j + 10).collect::<Vec<_>>());
+    }
+    let o = r.outcome.as_ref().unwrap();
+    let a = o.adaptive.as_ref().unwrap();
+    assert_eq!(a.stop, "width");
+    assert_eq!(a.runs, 10 * r.probes.len() as u64);
+    let ss = a.s_star.as_ref().unwrap();
+    assert_eq!(ss.axis, "latency_s");
+    assert_eq!(ss.at.get("odom_bias"), Some(&0.0));
+    let f = &ss.fieller;
+    assert!(f.high.unwrap() - f.low.unwrap() <= 0.08);
+    assert_eq!((o.from, o.to), (f.low.unwrap(), f.high.unwrap()));
+    assert!(o.resolved && o.crossing);
+    // the collisions start between 0.5 s (0/10 in every run of the study) and 0.7 s
+    assert!((0.5..0.7).contains(&ss.value.unwrap()), "{ss:?}");
+    // a rerun runs nothing new and writes the same record
+    let before = std::fs::read(record_path(dir.path(), &x.name)).unwrap();
+    let again = run_search(&s, x, &provenance(), &opts(dir.path())).unwrap();
+    assert_eq!(again, r);
+    assert_eq!(
+        std::fs::read(record_path(dir.path(), &x.name)).unwrap(),
+        before
+    );
+    // a budget below what the width needs: stopped, not resolved
+    let s = adaptive("adaptive_budget", "steps: 40", "steps: 2").unwrap();
+    let r = run_search(
+        &s,
+        &s.file.escape_search[0],
+        &provenance(),
+        &opts(dir.path()),
+    )
+    .unwrap();
+    let o = r.outcome.unwrap();
+    assert_eq!(o.adaptive.unwrap().stop, "budget");
+    assert!(!o.resolved);
+    assert!(
+        o.statement.contains("the budget of 40 runs spent"),
+        "{}",
+        o.statement
+    );
+}
+
+#[test]
+fn an_adaptive_search_without_its_width_or_on_log_spacing_is_refused() {
+    let e = adaptive("no_width", "    target_width: 0.0345\n", "").unwrap_err();
+    assert!(
+        e.contains("field 'escape_search[0].target_width': method: adaptive needs the width"),
+        "{e}"
+    );
+    let e = adaptive("log", "spacing: linear", "spacing: log").unwrap_err();
+    assert!(
+        e.contains("field 'escape_search[0].spacing': method: adaptive needs spacing: linear"),
+        "{e}"
+    );
+    let e = adaptive("wide", "target_width: 0.0345", "target_width: 2.0").unwrap_err();
+    assert!(
+        e.contains("field 'escape_search[0].target_width': 2.0 is outside (0, hi - lo = 1]"),
+        "{e}"
+    );
+    let e = adaptive(
+        "bisect_width",
+        "steps: 40\n    spacing: linear\n    method: adaptive",
+        "steps: 3\n    spacing: linear\n    method: bisect",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("field 'escape_search[0].target_width': is for method: adaptive"),
         "{e}"
     );
 }

@@ -43,7 +43,9 @@ use super::run::RunSpec;
 use super::stats::wilson;
 use super::{CampaignError, Scenario};
 
-pub use super::scenario::search::{EscapeSearch, Fixed, SearchEvent, Spacing};
+use super::design::adaptive::{run_adaptive, AdaptiveRule, Stop};
+use super::dose::{Interval as SStarInterval, SStar};
+pub use super::scenario::search::{EscapeSearch, Fixed, Method, SearchEvent, Spacing};
 
 impl SearchEvent {
     /// Whether the event happened in the judged run `m`.
@@ -87,6 +89,10 @@ pub struct Probe {
     pub wilson_high: f64,
     /// `p_hat >= p`: the side of the target it falls on.
     pub at_or_above_target: bool,
+    /// `adaptive` only: why the design chose it (`start`, `c-optimal`,
+    /// `bisect`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
     pub runs: Vec<ProbeRun>,
 }
 
@@ -104,6 +110,7 @@ impl Probe {
             wilson_low: lo,
             wilson_high: hi,
             at_or_above_target: p_hat >= p,
+            chosen: None,
             runs,
         }
     }
@@ -139,6 +146,24 @@ pub struct SearchOutcome {
     pub resolved: bool,
     /// The answer in a sentence.
     pub statement: String,
+    /// `adaptive` only: the design's fit and why it stopped. `from`/`to`
+    /// are then the ends of Fieller's interval on s* (`lo`/`hi` where it is
+    /// unbounded), `crossing` says s* lies in `[lo, hi]` and `resolved` that
+    /// the interval reached `target_width`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<AdaptiveResult>,
+}
+
+/// The adaptive design's answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdaptiveResult {
+    /// Runs spent.
+    pub runs: u64,
+    /// `width`, `budget` or `out_of_range`.
+    pub stop: String,
+    /// s* with its delta and Fieller intervals; `None` when the GLM never
+    /// had a finite fit with a rising slope.
+    pub s_star: Option<SStar>,
 }
 
 /// `search_<name>.json`.
@@ -239,34 +264,94 @@ pub fn run_search(
         probes: Vec::new(),
         outcome: None,
     };
-    let total = 2 + search.steps;
-    let probe = |value: f64, rec: &mut SearchRecord| -> Result<Probe, CampaignError> {
-        let p = match stored.iter().find(|p| p.value == value) {
-            Some(p) => p.clone(),
-            None => Probe::from_runs(
-                value,
-                probe_runs(scenario, search, value, provenance, opts.jobs)?,
-                search.p,
-                scenario.file.confidence,
-            ),
+    let pr = Prober {
+        scenario,
+        search,
+        provenance,
+        opts,
+        stored,
+        path,
+        total: 2 + search.steps,
+    };
+    rec.outcome = Some(match search.method {
+        Method::Bisect => bisect(&pr, &mut rec)?,
+        Method::Adaptive => adaptive(&pr, &mut rec)?,
+    });
+    write(&pr.path, &rec)?;
+    Ok(rec)
+}
+
+/// Runs a search's probes: the stored probe at the same position and
+/// severity is reused (a resumed search is deterministic, so it asks for
+/// the same severities in the same order), and the record is written after
+/// each probe.
+struct Prober<'a> {
+    scenario: &'a Scenario,
+    search: &'a EscapeSearch,
+    provenance: &'a Provenance,
+    opts: &'a SearchOptions,
+    stored: Vec<Probe>,
+    path: PathBuf,
+    total: usize,
+}
+
+impl Prober<'_> {
+    /// The probe at `value`, its runs numbered from `first_repeat`.
+    fn probe(
+        &self,
+        value: f64,
+        first_repeat: usize,
+        chosen: Option<&str>,
+        rec: &mut SearchRecord,
+    ) -> Result<Probe, CampaignError> {
+        let (search, scenario) = (self.search, self.scenario);
+        let p = match self.stored.get(rec.probes.len()) {
+            // recomputed from its runs: the figures are exactly those of the
+            // first pass (a JSON float read back can differ in the last bit)
+            Some(p) if p.value == value => {
+                let mut q =
+                    Probe::from_runs(value, p.runs.clone(), search.p, scenario.file.confidence);
+                q.chosen = p.chosen.clone();
+                q
+            }
+            _ => {
+                let runs = probe_runs(
+                    scenario,
+                    search,
+                    value,
+                    first_repeat,
+                    self.provenance,
+                    self.opts.jobs,
+                )?;
+                let mut p = Probe::from_runs(value, runs, search.p, scenario.file.confidence);
+                p.chosen = chosen.map(str::to_string);
+                p
+            }
         };
         rec.probes.push(p.clone());
-        write(&path, rec)?;
-        if !opts.quiet {
+        write(&self.path, rec)?;
+        if !self.opts.quiet {
             eprintln!(
-                "search {}: probe {}/{total}: {} = {}: {} {}",
+                "search {}: probe {}/{}: {} = {}: {} {}{}",
                 search.name,
                 rec.probes.len(),
+                self.total,
                 search.axis,
                 value,
                 search.event.name(),
-                p.line()
+                p.line(),
+                chosen.map_or(String::new(), |c| format!(" ({c})")),
             );
         }
         Ok(p)
-    };
-    let lo = probe(search.lo, &mut rec)?;
-    let hi = probe(search.hi, &mut rec)?;
+    }
+}
+
+/// Bisection (REQ-STUDY-ESCAPE-SEARCH): `lo`, `hi`, then midpoints.
+fn bisect(pr: &Prober, rec: &mut SearchRecord) -> Result<SearchOutcome, CampaignError> {
+    let search = pr.search;
+    let lo = pr.probe(search.lo, 0, None, rec)?;
+    let hi = pr.probe(search.hi, 0, None, rec)?;
     let (mut a, mut b) = (lo.clone(), hi.clone());
     let crossing = lo.at_or_above_target != hi.at_or_above_target;
     if crossing {
@@ -275,7 +360,7 @@ pub fn run_search(
             if mid == a.value || mid == b.value {
                 break; // the bracket is as narrow as the values can name
             }
-            let m = probe(mid, &mut rec)?;
+            let m = pr.probe(mid, 0, None, rec)?;
             if m.at_or_above_target == a.at_or_above_target {
                 a = m;
             } else {
@@ -318,15 +403,106 @@ pub fn run_search(
             }
         )
     };
-    rec.outcome = Some(SearchOutcome {
+    Ok(SearchOutcome {
         from: a.value,
         to: b.value,
         crossing,
         resolved,
         statement,
-    });
-    write(&path, &rec)?;
-    Ok(rec)
+        adaptive: None,
+    })
+}
+
+/// The adaptive design (REQ-STAT-ADAPTIVE): `lo` and `hi`, then each batch
+/// of `repeats` runs where [`crate::design::adaptive`] puts it, every batch
+/// on new repeat numbers (batch `j` runs repeats `j·repeats ..`).
+fn adaptive(pr: &Prober, rec: &mut SearchRecord) -> Result<SearchOutcome, CampaignError> {
+    let search = pr.search;
+    let rule = AdaptiveRule {
+        lo: search.lo,
+        hi: search.hi,
+        p_star: search.p,
+        confidence: pr.scenario.file.confidence,
+        link: pr.scenario.file.statistics.unwrap_or_default().link,
+        initial_levels: 2,
+        batch_runs: search.repeats as u64,
+        candidates: 201,
+        target_width: search.target_width.unwrap_or(search.hi - search.lo),
+        max_runs: ((2 + search.steps) * search.repeats) as u64,
+    };
+    let mut batches = 0usize;
+    let out = run_adaptive(&rule, &mut |s, why| {
+        let p = pr.probe(s, batches * search.repeats, Some(why), rec)?;
+        batches += 1;
+        Ok::<u64, CampaignError>(p.k)
+    })?;
+    let mut out = out;
+    if let Some(ss) = out.s_star.as_mut() {
+        ss.axis = search.axis.clone();
+        ss.at = search.cell(&pr.scenario.file, search.lo);
+        ss.at.remove(&search.axis);
+    }
+    let (what, axis) = (search.event.name(), &search.axis);
+    let f = out.s_star.as_ref().map(|s| &s.fieller);
+    let (from, to) = match f {
+        Some(SStarInterval {
+            low: Some(l),
+            high: Some(h),
+        }) => (*l, *h),
+        _ => (search.lo, search.hi),
+    };
+    let value = out.s_star.as_ref().and_then(|s| s.value);
+    let crossing = value.is_some_and(|v| (search.lo..=search.hi).contains(&v));
+    let stop = match out.stop {
+        Stop::Width => "width",
+        Stop::Budget => "budget",
+        Stop::OutOfRange => "out_of_range",
+    };
+    let fit = match (value, out.s_star.as_ref()) {
+        (Some(v), Some(s)) => format!(
+            "P({what}) = {} at {axis} = {v:.4} (Fieller {}, delta {})",
+            search.p,
+            interval_text(&s.fieller),
+            interval_text(&s.delta)
+        ),
+        _ => format!("P({what}) has no finite fit (separated or falling)"),
+    };
+    let statement = match out.stop {
+        Stop::Width => format!(
+            "{fit}: adaptive, {} runs in {} probes, Fieller's interval within the target width {}",
+            out.runs,
+            out.steps.len(),
+            rule.target_width
+        ),
+        Stop::Budget => format!(
+            "{fit}: adaptive, the budget of {} runs spent before Fieller's interval reached {} (not resolved)",
+            rule.max_runs, rule.target_width
+        ),
+        Stop::OutOfRange => format!(
+            "no crossing of {} in [{}, {}]: every probe's p̂ is on one side (adaptive, {} runs)",
+            search.p, search.lo, search.hi, out.runs
+        ),
+    };
+    Ok(SearchOutcome {
+        from,
+        to,
+        crossing,
+        resolved: out.stop == Stop::Width,
+        statement,
+        adaptive: Some(AdaptiveResult {
+            runs: out.runs,
+            stop: stop.into(),
+            s_star: out.s_star,
+        }),
+    })
+}
+
+/// `[low, high]` to 4 decimals; `unbounded` for a missing end.
+fn interval_text(i: &SStarInterval) -> String {
+    match (i.low, i.high) {
+        (Some(l), Some(h)) => format!("[{l:.4}, {h:.4}]"),
+        _ => "unbounded".into(),
+    }
 }
 
 fn write(path: &Path, rec: &SearchRecord) -> Result<(), CampaignError> {
@@ -336,11 +512,13 @@ fn write(path: &Path, rec: &SearchRecord) -> Result<(), CampaignError> {
     super::atomic::write_atomic(path, &b)
 }
 
-/// The `repeats` runs of severity `value`, `jobs` at a time, in repeat order.
+/// The `repeats` runs of severity `value`, repeats `first_repeat ..`, `jobs`
+/// at a time, in repeat order.
 fn probe_runs(
     scenario: &Scenario,
     search: &EscapeSearch,
     value: f64,
+    first_repeat: usize,
     provenance: &Provenance,
     jobs: usize,
 ) -> Result<Vec<ProbeRun>, CampaignError> {
@@ -351,10 +529,11 @@ fn probe_runs(
     std::thread::scope(|s| {
         for _ in 0..jobs.clamp(1, search.repeats.max(1)) {
             s.spawn(|| loop {
-                let r = next.fetch_add(1, Ordering::Relaxed);
-                if r >= search.repeats {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= search.repeats {
                     break;
                 }
+                let r = first_repeat + i;
                 let seed = derive_seed(scenario.file.seed, &format!("repeat-{r}"));
                 let spec = RunSpec::new(
                     format!("search_{}_r{r}", search.name),
@@ -374,7 +553,7 @@ fn probe_runs(
                         event: search.event.happened(m),
                     }
                 });
-                results.lock().expect("no panics while held")[r] = Some(out);
+                results.lock().expect("no panics while held")[i] = Some(out);
             });
         }
     });

@@ -189,14 +189,21 @@ fn bisect(levels: &[(f64, u64, u64)], p_star: f64) -> Option<f64> {
         .map(|w| (w[0].0 + w[1].0) / 2.0)
 }
 
-/// Runs the adaptive design: `run(s, index)` executes run number `index`
-/// (0, 1, 2, ... in the order spent) at severity `s` and says whether it
-/// violated the predicate.
+/// Runs the adaptive design. `batch(s, why)` executes `rule.batch_runs`
+/// new runs at severity `s` (chosen for reason `why`) and returns how many
+/// violated the predicate; the caller numbers the runs (each batch's are
+/// new draws, even at a severity tested before).
+///
+/// # Errors
+/// The first error `batch` returns; the design stops there.
 ///
 /// # Panics
 /// If the rule is malformed (`lo >= hi`, fewer than 2 levels or
 /// candidates, `batch_runs` 0): the scenario loader refuses such rules.
-pub fn run_adaptive(rule: &AdaptiveRule, run: &mut dyn FnMut(f64, u64) -> bool) -> Outcome {
+pub fn run_adaptive<E>(
+    rule: &AdaptiveRule,
+    batch: &mut dyn FnMut(f64, &'static str) -> Result<u64, E>,
+) -> Result<Outcome, E> {
     assert!(
         rule.lo < rule.hi
             && rule.initial_levels >= 2
@@ -204,23 +211,19 @@ pub fn run_adaptive(rule: &AdaptiveRule, run: &mut dyn FnMut(f64, u64) -> bool) 
             && rule.batch_runs >= 1
     );
     let mut steps = Vec::new();
-    let mut index = 0u64;
-    let mut spend = |s: f64, why: &'static str, steps: &mut Vec<Step>| {
-        let failures = (0..rule.batch_runs).filter(|_| {
-            index += 1;
-            run(s, index - 1)
-        });
-        let failures = failures.count() as u64;
+    let mut spend = |s: f64, why: &'static str, steps: &mut Vec<Step>| -> Result<(), E> {
+        let failures = batch(s, why)?;
         steps.push(Step {
             s,
             runs: rule.batch_runs,
             failures,
             why,
         });
+        Ok(())
     };
     for i in 0..rule.initial_levels {
         let s = rule.lo + (rule.hi - rule.lo) * i as f64 / (rule.initial_levels - 1) as f64;
-        spend(s, "start", &mut steps);
+        spend(s, "start", &mut steps)?;
     }
     loop {
         let lv = levels(&steps);
@@ -236,12 +239,12 @@ pub fn run_adaptive(rule: &AdaptiveRule, run: &mut dyn FnMut(f64, u64) -> bool) 
         if let Some((_, ss)) = &fitted {
             if let (Some(l), Some(h)) = (ss.fieller.low, ss.fieller.high) {
                 if h - l <= rule.target_width {
-                    return done(Stop::Width);
+                    return Ok(done(Stop::Width));
                 }
             }
         }
         if runs + rule.batch_runs > rule.max_runs {
-            return done(Stop::Budget);
+            return Ok(done(Stop::Budget));
         }
         let next = match &fitted {
             Some((fit, ss)) if ss.value.is_some() => {
@@ -251,9 +254,26 @@ pub fn run_adaptive(rule: &AdaptiveRule, run: &mut dyn FnMut(f64, u64) -> bool) 
             _ => bisect(&lv, rule.p_star).map(|s| (s, "bisect")),
         };
         match next {
-            Some((s, why)) => spend(s, why, &mut steps),
-            None => return done(Stop::OutOfRange),
+            Some((s, why)) => spend(s, why, &mut steps)?,
+            None => return Ok(done(Stop::OutOfRange)),
         }
+    }
+}
+
+/// [`run_adaptive`] with `run(s, index)` executing run number `index` (0,
+/// 1, 2, ... in the order spent) and saying whether it violated.
+pub fn run_adaptive_each(rule: &AdaptiveRule, run: &mut dyn FnMut(f64, u64) -> bool) -> Outcome {
+    let mut index = 0u64;
+    let out: Result<Outcome, std::convert::Infallible> = run_adaptive(rule, &mut |s, _| {
+        let k = (index..index + rule.batch_runs)
+            .filter(|&i| run(s, i))
+            .count() as u64;
+        index += rule.batch_runs;
+        Ok(k)
+    });
+    match out {
+        Ok(o) => o,
+        Err(e) => match e {},
     }
 }
 

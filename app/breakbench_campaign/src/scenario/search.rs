@@ -45,6 +45,25 @@ pub enum Spacing {
     Linear,
 }
 
+/// How the search chooses its severities.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Bisection of the bracket on the probes' p̂ (REQ-STUDY-ESCAPE-SEARCH).
+    #[default]
+    Bisect,
+    /// The adaptive design (REQ-STAT-ADAPTIVE,
+    /// [`crate::design::adaptive`]): each batch where the interval on s*
+    /// shrinks most, until Fieller's interval is `target_width` wide.
+    Adaptive,
+}
+
+impl Method {
+    fn is_bisect(&self) -> bool {
+        *self == Method::Bisect
+    }
+}
+
 /// A value held fixed during a search: a fault axis' number or a navigator
 /// axis' label.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,11 +97,21 @@ pub struct EscapeSearch {
     pub p: f64,
     /// Runs per probed severity, in [1, 10000].
     pub repeats: usize,
-    /// Bisection steps after the two ends, in [0, 30].
+    /// Steps after the two ends: bisection steps in [0, 30]; for
+    /// `adaptive`, batches of `repeats` runs in [0, 1000] (the run budget is
+    /// `(2 + steps) · repeats`).
     pub steps: usize,
-    /// Midpoint rule; default `log`.
+    /// Midpoint rule; default `log`. `adaptive` needs `linear` (its
+    /// candidate severities are evenly spaced).
     #[serde(default)]
     pub spacing: Spacing,
+    /// `bisect` (default) or `adaptive`.
+    #[serde(default, skip_serializing_if = "Method::is_bisect")]
+    pub method: Method,
+    /// `adaptive` only, and needed there: stop when Fieller's interval on
+    /// s* (where P = `p`) is at most this wide, the axis' unit, in (0, hi - lo].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_width: Option<f64>,
 }
 
 fn default_event() -> SearchEvent {
@@ -132,7 +161,16 @@ impl EscapeSearch {
             ("hi", self.hi, -1e6, 1e6),
             ("p", self.p, 0.01, 0.99),
             ("repeats", self.repeats as f64, 1.0, 10_000.0),
-            ("steps", self.steps as f64, 0.0, 30.0),
+            (
+                "steps",
+                self.steps as f64,
+                0.0,
+                if self.method == Method::Adaptive {
+                    1000.0
+                } else {
+                    30.0
+                },
+            ),
         ] {
             if !(lo..=hi).contains(&v) {
                 return e(k, format!("{v:?} is outside [{lo:?}, {hi:?}]"));
@@ -147,6 +185,7 @@ impl EscapeSearch {
                 ),
             );
         }
+        self.validate_method(field)?;
         if self.spacing == Spacing::Log && self.lo <= 0.0 {
             return e(
                 "lo",
@@ -226,6 +265,31 @@ impl EscapeSearch {
             }
         }
         Ok(())
+    }
+
+    /// The rules of `method` and `target_width` (after the bracket's).
+    fn validate_method(&self, field: &str) -> Result<(), (String, String)> {
+        let e = |f: &str, m: String| Err((format!("{field}.{f}"), m));
+        match (self.method, self.target_width) {
+            (Method::Bisect, Some(_)) => e(
+                "target_width",
+                "is for method: adaptive (bisection stops after its steps)".into(),
+            ),
+            (Method::Adaptive, None) => e(
+                "target_width",
+                "method: adaptive needs the width of the interval on s* to stop at".into(),
+            ),
+            (Method::Adaptive, Some(w)) if !(w > 0.0 && w <= self.hi - self.lo) => e(
+                "target_width",
+                format!("{w:?} is outside (0, hi - lo = {}]", self.hi - self.lo),
+            ),
+            (Method::Adaptive, _) if self.spacing != Spacing::Linear => e(
+                "spacing",
+                "method: adaptive needs spacing: linear (its candidate severities are evenly spaced)"
+                    .into(),
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// The cell of severity `value`: the searched axis at `value`, every

@@ -34,7 +34,7 @@ fn against_the_grid(seeds: std::ops::Range<u64>) -> (u64, u64, usize) {
             .fieller;
         let w = f.high.unwrap() - f.low.unwrap();
         // the adaptive design's runs are other draws (indices offset)
-        let out = run_adaptive(&rule(w), &mut |s, i| truth.run(s, 1_000_000 + i));
+        let out = run_adaptive_each(&rule(w), &mut |s, i| truth.run(s, 1_000_000 + i));
         assert_eq!(out.stop, Stop::Width, "seed {seed}: {out:?}");
         assert!(out.width().unwrap() <= w);
         grid_runs += gn;
@@ -77,7 +77,7 @@ fn design_study() {
 fn a_separated_start_is_bisected_and_steps_are_recorded_in_order() {
     // A cliff: P jumps from ~0 to ~1 within 0.01 s around 0.55 s.
     let truth = KnownResponse::through(Link::Logit, 0.05, 0.55, 2000.0, 1);
-    let out = run_adaptive(&rule(0.02), &mut |s, i| truth.run(s, i));
+    let out = run_adaptive_each(&rule(0.02), &mut |s, i| truth.run(s, i));
     let why: Vec<&str> = out.steps.iter().map(|s| s.why).collect();
     assert_eq!(&why[..4], ["start", "start", "bisect", "bisect"]);
     // 0 and 1: 0/5 and 5/5 -> the midpoint 0.5 (0/5), then 0.75 (5/5), then 0.625
@@ -85,14 +85,17 @@ fn a_separated_start_is_bisected_and_steps_are_recorded_in_order() {
     assert_eq!(s, [0.0, 1.0, 0.5, 0.75, 0.625]);
     assert_eq!(out.runs, 5 * out.steps.len() as u64);
     // the same outcomes give the same design
-    assert_eq!(out, run_adaptive(&rule(0.02), &mut |s, i| truth.run(s, i)));
+    assert_eq!(
+        out,
+        run_adaptive_each(&rule(0.02), &mut |s, i| truth.run(s, i))
+    );
 }
 
 #[test]
 fn a_response_out_of_range_stops_with_no_interval() {
     // P reaches 0.05 only at 5 s: no run fails on 0-1 s.
     let truth = KnownResponse::through(Link::Logit, 0.05, 5.0, 20.0, 2);
-    let out = run_adaptive(&rule(0.05), &mut |s, i| truth.run(s, i));
+    let out = run_adaptive_each(&rule(0.05), &mut |s, i| truth.run(s, i));
     assert_eq!(out.stop, Stop::OutOfRange);
     assert_eq!(out.runs, 10);
     assert!(out.s_star.is_none());
@@ -103,7 +106,7 @@ fn the_budget_stops_a_design_that_cannot_reach_its_width() {
     let truth = KnownResponse::through(Link::Logit, 0.05, 0.6, 20.0, 3);
     let mut r = rule(1e-6);
     r.max_runs = 200;
-    let out = run_adaptive(&r, &mut |s, i| truth.run(s, i));
+    let out = run_adaptive_each(&r, &mut |s, i| truth.run(s, i));
     assert_eq!(out.stop, Stop::Budget);
     assert_eq!(out.runs, 200);
     assert!(out.width().unwrap() > 1e-6);
