@@ -110,6 +110,11 @@ rm -rf "$OUT-adaptive"
 "$BB" search scenarios/studies/corridor_interaction_study.yaml --name latency_adaptive --out "$OUT-adaptive" --jobs 2 --quiet | tee "$OUT-adaptive.txt"
 grep -q "P(safety_violation) = 0.05 at latency_s = 0.5919 (Fieller \[0.5681, 0.6023\], delta \[0.5781, 0.6057\]): adaptive, 120 runs in 12 probes" "$OUT-adaptive.txt" \
   || { echo "latency_adaptive: not the s* docs/studies.md reports"; exit 1; }
+# a pairwise design (REQ-STAT-PAIRWISE): 10 cells covering every pair of 3 axes x 3 values, checked by the reference
+rm -rf "$OUT-pairwise"
+"$BB" campaign tests/data/pairwise_study.yaml --out "$OUT-pairwise" --jobs 2 --quiet --record none > /dev/null
+"$BB" analyze "$OUT-pairwise" --check
+.venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-pairwise"
 # the reference is no rubber stamp: each tampered figure must be caught
 scripts/tamper_statistics.sh "$OUT-corridor_interaction_study" "$OUT-corridor_estimator_study"
 

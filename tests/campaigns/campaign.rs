@@ -368,3 +368,49 @@ fn record_provenance_lists_the_touched_messages_and_changes_no_result() {
     );
     assert_eq!(summary_bytes(&plain), summary_bytes(&rec));
 }
+
+/// `design: pairwise` (REQ-STAT-PAIRWISE): the campaign runs the covering
+/// array's cells only, every pair of values of every two axes among them,
+/// and summary.json says so; with two axes it is refused at load.
+#[test]
+fn a_pairwise_design_runs_a_covering_array_of_cells() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pairwise_study.yaml");
+    let s = Scenario::load(&path).unwrap();
+    assert_eq!(s.cells().len(), 10, "10 cells, not the grid's 27");
+    let d = tempfile::tempdir().unwrap();
+    let sum = run(&s, d.path(), 2);
+    assert_eq!(sum.cells.len(), 10);
+    assert_eq!(sum.corpus.grid_runs, 10);
+    assert_eq!(sum.corpus.grid_expected, 10);
+    let axes = ["latency_s", "odom_bias", "drive_scale"];
+    for (i, a) in axes.iter().enumerate() {
+        for b in &axes[i + 1..] {
+            let va = &s.file.axes.iter().find(|x| x.name == *a).unwrap().values;
+            let vb = &s.file.axes.iter().find(|x| x.name == *b).unwrap().values;
+            for x in va {
+                for y in vb {
+                    assert!(
+                        sum.cells
+                            .iter()
+                            .any(|c| c.axes[*a] == *x && c.axes[*b] == *y),
+                        "pair {a}={x}, {b}={y} not covered"
+                    );
+                }
+            }
+        }
+    }
+    let json = String::from_utf8(summary_bytes(d.path())).unwrap();
+    assert!(json.contains("\"design\": \"pairwise\""));
+    // two axes: the pairs are the grid
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("  - name: drive_scale\n    channel: cmd_vel\n    mode: scale\n    parameter: scale_factor\n    offset: 0.0\n    values: [1.0, 0.8, -1.0]\n", "");
+    let two = path.with_file_name(".pairwise_two.tmp.yaml");
+    std::fs::write(&two, text).unwrap();
+    let e = Scenario::load(&two).unwrap_err().to_string();
+    std::fs::remove_file(&two).unwrap();
+    assert!(
+        e.contains("field 'design': pairwise needs three or more axes (fault and navigator axes together); with 2 it is the full grid"),
+        "{e}"
+    );
+}

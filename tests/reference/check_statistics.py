@@ -236,6 +236,8 @@ class Checker:
                     kk, nn = sum(c[1] for c in sel), sum(c[2] for c in sel)
                     if nn:
                         line.append((v, kk / nn > p_star))
+                if len(line) < 2:
+                    continue  # one tested value here (a pairwise design's slice): no bracket
                 cross = next(([a[0], b[0]] for a, b in zip(line, line[1:]) if a[1] != b[1]), None)
                 want.append((ax, at, cross))
         got = [(b["axis"], b["at"], b["between"]) for b in m["separated"]]

@@ -99,7 +99,20 @@ def main(d: Path, summary_path: Path) -> int:
         if cell.get("verdict_classes") != ref_classes:
             errors.append(f"cell {key} verdict_classes: {cell.get('verdict_classes')} vs {ref_classes}")
         checked += 1
-    n_cells = math.prod(len(a["values"]) for a in scenario["axes"] + scenario.get("navigator_axes", []))
+    all_axes = scenario["axes"] + scenario.get("navigator_axes", [])
+    n_cells = math.prod(len(a["values"]) for a in all_axes)
+    if scenario.get("design") == "pairwise":
+        # a covering array: every pair of values of every two axes in some cell
+        # (navigator axes by index), and exactly the cells the grid runs had
+        vals = [a["values"] if "channel" in a else list(range(len(a["values"]))) for a in all_axes]
+        names = [a["name"] for a in all_axes]
+        for i in range(len(names)):
+            for j in range(i + 1, len(names)):
+                for x in vals[i]:
+                    for y in vals[j]:
+                        if not any(c[names[i]] == x and c[names[j]] == y for c in summary["cells"]):
+                            errors.append(f"pairwise: pair {names[i]}={x}, {names[j]}={y} in no cell")
+        n_cells = len({tuple(sorted(m["cell"].items())) for m in manifests if m["kind"] == "grid"})
     # per navigator variant: the nominal runs' false-positive rate
     for v in summary.get("nominal_detection", []):
         runs = [m for m in manifests if m["kind"] == "nominal"

@@ -454,6 +454,11 @@ fn brackets(
                     (n > 0).then(|| (*v, k as f64 / n as f64 > p_star))
                 })
                 .collect();
+            if line.len() < 2 {
+                // fewer than two tested values along the axis here (a
+                // pairwise design's slice): it brackets nothing
+                continue;
+            }
             let cross = line.windows(2).find(|w| w[0].1 != w[1].1);
             let (between, side, text) = match cross {
                 Some(w) => (

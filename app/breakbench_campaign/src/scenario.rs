@@ -332,6 +332,35 @@ pub struct ScenarioFile {
     /// The `events` recording policy's window; the defaults without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingSection>,
+    /// Which cells of the axes run: `grid` (default, every combination) or
+    /// `pairwise` (REQ-STAT-PAIRWISE).
+    #[serde(default, skip_serializing_if = "Design::is_grid")]
+    pub design: Design,
+}
+
+/// Which combinations of the axes' values (fault and navigator axes) are
+/// cells.
+///
+/// ```yaml
+/// design: pairwise   # every pair of values of every two axes, not every combination
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Design {
+    /// Every combination (the full grid).
+    #[default]
+    Grid,
+    /// A strength-2 covering array ([`crate::design::pairwise`]): every
+    /// pair of values of every two axes in at least one cell; needs three
+    /// or more axes (with two it is the grid).
+    Pairwise,
+}
+
+impl Design {
+    /// The default: serialised only when not.
+    pub fn is_grid(&self) -> bool {
+        *self == Design::Grid
+    }
 }
 
 /// A loaded, validated scenario with the files it refers to.
@@ -430,32 +459,57 @@ impl ScenarioFile {
         })
     }
 
-    /// Every grid cell: one value per axis, in axis order, the last axis fastest.
+    /// Every cell: one value per axis (fault axes, then navigator axes as
+    /// value indices), in grid order, the last axis fastest; with `design:
+    /// pairwise` only the covering array's cells.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
-        let mut cells = vec![BTreeMap::new()];
-        for axis in &self.axes {
-            let mut next = Vec::with_capacity(cells.len() * axis.values.len());
-            for cell in &cells {
-                for v in &axis.values {
-                    let mut c = cell.clone();
-                    c.insert(axis.name.clone(), *v);
-                    next.push(c);
-                }
-            }
-            cells = next;
+        let names: Vec<&str> = self
+            .axes
+            .iter()
+            .map(|a| a.name.as_str())
+            .chain(self.navigator_axes.iter().map(|a| a.name.as_str()))
+            .collect();
+        let value = |k: usize, i: usize| match self.axes.get(k) {
+            Some(a) => a.values[i],
+            None => i as f64,
+        };
+        self.cell_indices()
+            .into_iter()
+            .map(|row| {
+                row.iter()
+                    .enumerate()
+                    .map(|(k, &i)| (names[k].to_string(), value(k, i)))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The value indices of every cell ([`Self::cells`]), one per axis
+    /// (fault axes, then navigator axes), in grid order.
+    pub fn cell_indices(&self) -> Vec<Vec<usize>> {
+        let sizes: Vec<usize> = self
+            .axes
+            .iter()
+            .map(|a| a.values.len())
+            .chain(self.navigator_axes.iter().map(|a| a.values.len()))
+            .collect();
+        if self.design == Design::Pairwise {
+            return crate::design::pairwise::pairwise_rows(&sizes);
         }
-        for axis in &self.navigator_axes {
-            let mut next = Vec::with_capacity(cells.len() * axis.values.len());
-            for cell in &cells {
-                for i in 0..axis.values.len() {
-                    let mut c = cell.clone();
-                    c.insert(axis.name.clone(), i as f64);
-                    next.push(c);
-                }
-            }
-            cells = next;
+        let mut rows = vec![Vec::new()];
+        for n in sizes {
+            rows = rows
+                .iter()
+                .flat_map(|r| {
+                    (0..n).map(move |i| {
+                        let mut r = r.clone();
+                        r.push(i);
+                        r
+                    })
+                })
+                .collect();
         }
-        cells
+        rows
     }
 
     /// Every combination of the navigator axes' value indices, in axis

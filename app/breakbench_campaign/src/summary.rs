@@ -14,7 +14,7 @@ use super::manifest::{Manifest, RunKind};
 use super::margin_stats::{joint_sub_margin, margin_stats, MarginStats};
 use super::resilience_summary::LatencyStats;
 use super::scenario::statistics::{IntervalMethod, Statistics};
-use super::scenario::{Convergence, ScenarioFile};
+use super::scenario::{Convergence, Design, ScenarioFile};
 
 /// Summary schema identifier.
 pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
@@ -150,6 +150,10 @@ pub struct Summary {
     pub scenario_hash: String,
     pub confidence: f64,
     pub axes: Vec<String>,
+    /// `pairwise` when the cells are a covering array (REQ-STAT-PAIRWISE);
+    /// absent for the full grid.
+    #[serde(default, skip_serializing_if = "Design::is_grid")]
+    pub design: Design,
     pub cells: Vec<Cell>,
     pub corpus: CorpusSummary,
     pub confusion: ConfusionPair,
@@ -288,6 +292,7 @@ impl Summary {
             scenario_hash: hash.into(),
             confidence: conf,
             axes,
+            design: file.design,
             cells,
             corpus: CorpusSummary {
                 manifests: ms.len() as u64,

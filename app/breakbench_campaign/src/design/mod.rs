@@ -12,6 +12,7 @@
 //! plant, so each estimate can be compared with the true answer.
 
 pub mod adaptive;
+pub mod pairwise;
 pub mod rare;
 
 use crate::glm::Link;

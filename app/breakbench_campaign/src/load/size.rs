@@ -19,6 +19,9 @@ pub const MAX_NAVIGATOR_AXIS_VALUES: usize = 64;
 /// Most navigator variants (the product of the navigator axes' lengths):
 /// each is a navigator built and checked at load and its own nominal set.
 pub const MAX_NAVIGATOR_VARIANTS: u64 = 1024;
+/// Most pairs of values `design: pairwise` covers (Σ over axis pairs of
+/// the product of their lengths): its construction is quadratic in them.
+pub const MAX_PAIRWISE_PAIRS: u64 = 5_000;
 /// Most resilience tests in one scenario file.
 pub const MAX_TESTS: usize = 1000;
 
@@ -27,7 +30,8 @@ pub const MAX_TESTS: usize = 1000;
 pub struct DeclaredSize {
     /// Navigator variants (1 without navigator axes).
     pub variants: u64,
-    /// Grid cells: product of every axis' length (0 without fault axes).
+    /// Grid cells: product of every axis' length (0 without fault axes);
+    /// with `design: pairwise`, the covering array's cells.
     pub cells: u64,
     /// Every run of [`crate::plan::plan_file`]: grid, nominal,
     /// canary and the resilience tests' runs.
@@ -63,6 +67,9 @@ impl ScenarioFile {
                 None => return over(format!("axes[{i}].values"), "cells"),
             }
         }
+        if self.design == Design::Pairwise && !self.axes.is_empty() {
+            cells = self.pairwise_cells()?;
+        }
         let grid = cells.checked_mul(self.repeats as u64);
         let nominal = (self.nominal.runs as u64).checked_mul(variants);
         let mut runs = grid
@@ -82,6 +89,43 @@ impl ScenarioFile {
             }),
             None => over("repeats".into(), "runs"),
         }
+    }
+
+    /// The cells of `design: pairwise` (REQ-STAT-PAIRWISE): built, once the
+    /// pairs to cover are known to be at most [`MAX_PAIRWISE_PAIRS`].
+    ///
+    /// # Errors
+    /// `("design", message)` with fewer than three axes (two axes' pairs are
+    /// the full grid) or too many pairs.
+    fn pairwise_cells(&self) -> Result<u64, (String, String)> {
+        let sizes: Vec<u64> = self
+            .axes
+            .iter()
+            .map(|a| a.values.len() as u64)
+            .chain(self.navigator_axes.iter().map(|a| a.values.len() as u64))
+            .collect();
+        if sizes.len() < 3 {
+            return Err((
+                "design".into(),
+                format!(
+                    "pairwise needs three or more axes (fault and navigator axes together); with {} it is the full grid: remove design: pairwise",
+                    sizes.len()
+                ),
+            ));
+        }
+        let mut pairs = 0u64;
+        for i in 0..sizes.len() {
+            for j in i + 1..sizes.len() {
+                pairs += sizes[i] * sizes[j];
+            }
+        }
+        if pairs > MAX_PAIRWISE_PAIRS {
+            return Err((
+                "design".into(),
+                format!("pairwise: {pairs} pairs of values to cover, at most {MAX_PAIRWISE_PAIRS}"),
+            ));
+        }
+        Ok(self.cell_indices().len() as u64)
     }
 
     /// The size limits, checked before anything walks the grid: the length
