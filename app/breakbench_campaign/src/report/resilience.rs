@@ -139,6 +139,18 @@ fn manifest_link(run_id: &str) -> String {
     )
 }
 
+/// `<a>manifest</a>` of run `m`, and `, <a>recording</a>` when the run was
+/// recorded (its manifest holds the recording's sha256), relative to
+/// report.html (`crate::ledger::recording_file`).
+pub(super) fn run_files(m: &Manifest) -> String {
+    let id = xml_escape(&percent_encode(&m.run_id));
+    let mut s = format!("<a href=\"manifests/{id}.json\">manifest</a>");
+    if m.recording_sha256.is_some() {
+        let _ = write!(s, ", <a href=\"recordings/{id}.mcap\">recording</a>");
+    }
+    s
+}
+
 fn file_test<'a>(scenario: &'a Scenario, name: &str) -> Option<&'a ResilienceTest> {
     scenario.file.tests.iter().find(|t| t.name == name)
 }
@@ -510,10 +522,10 @@ fn timelines(h: &mut String, s: &Summary, ms: &[&Manifest]) {
             let vc = &m.judgement.verdict_class;
             let _ = writeln!(
                 h,
-                "<p>{} <code>{}</code> (<a href=\"manifests/{}.json\">manifest</a>): <b>{}</b>, {}</p>",
+                "<p>{} <code>{}</code> ({}): <b>{}</b>, {}</p>",
                 xml_escape(what),
                 xml_escape(&m.run_id),
-                xml_escape(&percent_encode(&m.run_id)),
+                run_files(m),
                 vc.class.name(),
                 xml_escape(&vc.reason)
             );
@@ -752,5 +764,20 @@ mod unit {
         assert_eq!(counts_text(&c), "pass 2, invalid 1, error 3");
         assert_eq!(excluded_text(&c), "4 (invalid 1, error 3)");
         assert_eq!(counts_text(&ClassCounts::default()), "none");
+    }
+
+    #[test]
+    fn a_recorded_run_links_its_recording() {
+        let mut m = test_manifests().remove(0);
+        m.run_id = "a<b".into();
+        assert_eq!(
+            run_files(&m),
+            "<a href=\"manifests/a%3Cb.json\">manifest</a>"
+        );
+        m.recording_sha256 = Some("00".into());
+        assert_eq!(
+            run_files(&m),
+            "<a href=\"manifests/a%3Cb.json\">manifest</a>, <a href=\"recordings/a%3Cb.mcap\">recording</a>"
+        );
     }
 }

@@ -540,8 +540,9 @@ fn run_trajectory(h: &mut String, scenario: &Scenario, m: &Manifest, rows: &[Tra
     let v = &m.verdict;
     let _ = writeln!(
         h,
-        "<p>Run <code>{}</code>: self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
+        "<p>Run <code>{}</code> ({}): self-report {}; oracle: {}; min region margin {:.3} m, min obstacle clearance {:.3} m; final distance from the goal centre {:.3} m; {} samples ({} with odometry).</p>",
         xml_escape(&m.run_id),
+        super::resilience::run_files(m),
         xml_escape(&serde_name(&m.self_report)),
         xml_escape(&predicates_text(v)),
         v.operating_region_containment.value,
