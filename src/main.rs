@@ -44,6 +44,10 @@ enum Command {
     /// Exit code: 0 the searches ran (whatever they found: crossing or not, resolved or
     /// not, as printed), 2 error (bad file or option, nothing run).
     Search(cmd::search::SearchArgs),
+    /// Replay a recording's raw sensor streams and commands through the fault stages of
+    /// a scenario's run on the recorded clock, into a new recording (the same input,
+    /// run and seed give the same bytes). Exit code: 0 written, 2 error.
+    Replay(cmd::replay::ReplayArgs),
     /// Benchmark: the in-process run loop (plant + lidar + fault stages +
     /// navigator + oracle) on one core, no file output. Prints simulated
     /// seconds per wall second.
@@ -90,6 +94,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Campaign(a) => cmd::campaign::run(a),
         Command::Merge(a) => cmd::merge::run(a),
         Command::Search(a) => cmd::search::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Up(a) => cmd::up::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),

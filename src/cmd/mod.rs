@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod bench;
 pub mod campaign;
 pub mod merge;
+pub mod replay;
 pub mod search;
 pub mod up;
 

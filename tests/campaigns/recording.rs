@@ -391,3 +391,107 @@ fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
     run(&ev, &["--record", "full", "--jobs", "2"]);
     assert_eq!(manifest(&ev, id)["recording_mode"], "full");
 }
+
+/// The messages of `topic`, `(log time ns, CDR)`.
+fn stream(rec: &RecordingContents, topic: &str) -> Vec<(u64, Vec<u8>)> {
+    rec.messages
+        .iter()
+        .filter(|m| m.topic == topic)
+        .map(|m| (m.log_time_ns, m.cdr.clone()))
+        .collect()
+}
+
+/// `breakbench replay` (REQ-REC-REPLAY): a `full` recording of a faulted run
+/// (scan 0.4 s late, odometry scaled 1.2) replayed through its own run's
+/// faults and seed gives back what the injector delivered and its status,
+/// byte for byte; the same replay twice gives the same file; another run's
+/// faults give other streams.
+#[test]
+fn a_replay_with_the_runs_own_faults_reproduces_its_delivered_streams() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("c");
+    campaign(&out, &["--record", "full"]);
+    let id = "grid_latency_s0.4_odom_bias0.2_r0";
+    let input = out.join(format!("recordings/{id}.mcap"));
+    let scenario = root().join("tests/data/small_study.yaml");
+    let replay = |to: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "replay",
+            input.to_str().unwrap(),
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--out",
+            to.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, text) = bb(&args);
+        assert_eq!(code, 0, "{text}");
+        assert!(text.contains("through the faults of run grid_"), "{text}");
+        read_recording(&std::fs::read(to).unwrap()).unwrap()
+    };
+    let original = read_recording(&std::fs::read(&input).unwrap()).unwrap();
+    let a = replay(&d.path().join("a.mcap"), &[]);
+    for topic in [
+        "/scan_raw",
+        "/scan",
+        "/odom_raw",
+        "/odom",
+        "/cmd_vel_nav",
+        "/cmd_vel",
+        "/fault_injector/status",
+        "/oracle/odom",
+    ] {
+        let (want, got) = (stream(&original, topic), stream(&a, topic));
+        assert!(!want.is_empty(), "{topic}");
+        assert!(
+            want == got,
+            "{topic}: {} recorded, {} replayed",
+            want.len(),
+            got.len()
+        );
+    }
+    // the scan is late: the faults were applied
+    assert_ne!(stream(&a, "/scan_raw"), stream(&a, "/scan"));
+    assert_eq!(a.metadata["breakbench_replay"]["replay_of"], id);
+    let b = replay(&d.path().join("b.mcap"), &[]);
+    assert_eq!(
+        std::fs::read(d.path().join("a.mcap")).unwrap(),
+        std::fs::read(d.path().join("b.mcap")).unwrap()
+    );
+    assert_eq!(a, b);
+    // the faults of the unbiased cell: the same scan, another odometry
+    let c = replay(
+        &d.path().join("c.mcap"),
+        &["--run-id", "grid_latency_s0.4_odom_bias0_r0"],
+    );
+    assert_eq!(stream(&c, "/scan"), stream(&a, "/scan"));
+    assert_ne!(stream(&c, "/odom"), stream(&a, "/odom"));
+    // a run not in the plan is refused, naming it
+    let (code, text) = bb(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--run-id",
+        "grid_nope",
+        "--out",
+        d.path().join("x.mcap").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("no run 'grid_nope' in the plan of"), "{text}");
+    // a resilience test's fault run needs its triggers' closed loop: unsupported
+    let t = root().join("scenarios/tests/scan_loss_at_obstacle.yaml");
+    let (code, text) = bb(&[
+        "replay",
+        input.to_str().unwrap(),
+        "--scenario",
+        t.to_str().unwrap(),
+        "--run-id",
+        "test_scan_loss_at_obstacle_r0",
+        "--out",
+        d.path().join("y.mcap").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("is a resilience test's fault run"), "{text}");
+    assert!(!d.path().join("y.mcap").exists());
+}

@@ -26,6 +26,7 @@ pub use manifest::{
     Provenance, RunKind, MANIFEST_SCHEMA,
 };
 pub use recording::{
-    chunk_bytes, read_recording, OfferedQos, RecordedMessage, Recording, RecordingContents,
+    chunk_bytes, read_recording, recording_topics, OfferedQos, RecordedMessage, Recording,
+    RecordingContents,
 };
 pub use write::{scenario_hash, sha256_hex, write_atomic, write_json_atomic};

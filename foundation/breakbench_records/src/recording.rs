@@ -254,6 +254,23 @@ pub struct RecordingContents {
     pub metadata: BTreeMap<String, BTreeMap<String, String>>,
 }
 
+/// The recording's topics in channel-id order (the order its writer added
+/// them), from its summary section.
+///
+/// # Errors
+/// [`RecordsError::Mcap`] for bytes that are not a valid MCAP file; a file
+/// without a summary section has no topics.
+pub fn recording_topics(bytes: &[u8]) -> Result<Vec<String>, RecordsError> {
+    let summary = mcap::Summary::read(bytes)?.unwrap_or_default();
+    let mut channels: Vec<(u16, String)> = summary
+        .channels
+        .iter()
+        .map(|(id, c)| (*id, c.topic.clone()))
+        .collect();
+    channels.sort();
+    Ok(channels.into_iter().map(|c| c.1).collect())
+}
+
 /// Reads a whole recording back (the report and the tests do; a user
 /// opens it with any MCAP tool).
 ///

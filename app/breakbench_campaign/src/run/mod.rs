@@ -21,6 +21,7 @@ pub use super::run_spec::RunSpec;
 
 pub mod events;
 pub mod recorder;
+pub mod replay;
 mod run_loop;
 
 pub use recorder::{EventWindow, RecordMode};

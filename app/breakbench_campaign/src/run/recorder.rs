@@ -367,7 +367,8 @@ impl RunRecorder {
 
     /// The file's bytes: the run's `events` (log time ns, sorted), the held
     /// messages the policy keeps (`window`, up to the end `end_ns`), the
-    /// `breakbench_run` metadata record of `meta`, the
+    /// metadata record `meta.0` (`breakbench_run`; a replay's
+    /// `breakbench_replay`) of `meta.1`, the
     /// `breakbench_recording` record of the policy and its counts, and the
     /// attachment `scenario.json` (`scenario`, logged at 0).
     ///
@@ -378,7 +379,7 @@ impl RunRecorder {
         events: &[(u64, RunEvent)],
         window: EventWindow,
         end_ns: u64,
-        meta: BTreeMap<String, String>,
+        meta: (&str, BTreeMap<String, String>),
         scenario: &[u8],
     ) -> Result<Vec<u8>, CampaignError> {
         let ev = self.ids[EVENTS_TOPIC];
@@ -393,7 +394,7 @@ impl RunRecorder {
             end_ns,
         );
         let not_kept = self.write_held(&w)?;
-        self.rec.metadata("breakbench_run", meta).map_err(rec_err)?;
+        self.rec.metadata(meta.0, meta.1).map_err(rec_err)?;
         let stats = self.statistics(&w, window, &not_kept);
         self.rec
             .metadata("breakbench_recording", stats)

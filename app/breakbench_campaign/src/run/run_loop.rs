@@ -493,7 +493,7 @@ impl<'s> RunLoop<'s> {
                 &super::events::run_events(&manifest),
                 scenario.file.recording_window(),
                 super::events::ns_of(manifest.sim_time_s),
-                recording_metadata(&manifest),
+                ("breakbench_run", recording_metadata(&manifest)),
                 &resolved_scenario(scenario, spec),
             )?),
             None => None,
