@@ -365,8 +365,8 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
         }
     }
     assert_eq!(
-        n, 23,
-        "campaign scenarios found (scenarios/studies/corridor_interaction_study.yaml is the 23rd)"
+        n, 24,
+        "campaign scenarios found (tests/data/pairwise_study.yaml is the 24th)"
     );
 }
 

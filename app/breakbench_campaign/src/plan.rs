@@ -27,6 +27,22 @@ pub fn nominal_run_id(i: usize, runs: usize) -> String {
     format!("nominal_{i:0width$}")
 }
 
+/// The run-id key of grid cell `cell`: each fault axis' name and value,
+/// then each navigator axis' name and label, joined by `_`
+/// (`latency_s0.4_odom_bias0.2`).
+pub fn grid_key(s: &ScenarioFile, cell: &BTreeMap<String, f64>) -> String {
+    s.axes
+        .iter()
+        .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
+        .chain(
+            s.navigator_axes
+                .iter()
+                .map(|a| format!("{}_{}", a.name, a.values[cell[&a.name] as usize])),
+        )
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
 /// Every run of the scenario, in plan order: the grid (repeat r of every cell
 /// shares seed `derive_seed(seed, "repeat-r")`, so cells are compared on common
 /// random numbers), the nominal set, the canary, then each resilience test's
@@ -46,20 +62,11 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
         s.cells()
     };
     for cell in cells {
-        let key: Vec<String> = s
-            .axes
-            .iter()
-            .map(|a| format!("{}{}", a.name, fmt_value(cell[&a.name])))
-            .chain(
-                s.navigator_axes
-                    .iter()
-                    .map(|a| format!("{}_{}", a.name, a.values[cell[&a.name] as usize])),
-            )
-            .collect();
+        let key = grid_key(s, &cell);
         for r in 0..s.repeats {
             runs.push(
                 RunSpec::new(
-                    format!("grid_{}_r{r}", key.join("_")),
+                    format!("grid_{key}_r{r}"),
                     RunKind::Grid,
                     derive_seed(s.seed, &format!("repeat-{r}")),
                     r,
