@@ -16,9 +16,9 @@
 # SCALE_STEPS (default "shards merge"): "shards" executes the shards (and keeps
 # them), "merge" merges, checks and measures what "shards" left. MERGE_BREAKBENCH
 # (default BREAKBENCH) is the binary that merges, analyzes and runs the
-# unsharded reference: the shards' cost is their durable writes (a run takes
-# about 2 ms of CPU and 15 ms of wall time here, mostly fsync), so they may
-# run on a debug build while the merge is timed on a release build.
+# unsharded reference, so shards executed by another build (a debug one, say)
+# can be merged and timed by a release build (the merge checks that all the
+# shards come from one build, not that it is its own).
 # The smallest size is also run as one unsharded process (--jobs 2) and its
 # summary.json compared byte for byte with the merge's (SCALE_REFERENCE=0
 # skips that). Each size's directories are deleted once measured, unless

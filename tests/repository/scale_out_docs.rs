@@ -163,9 +163,7 @@ fn slurm_array_and_dependent_merge_scripts() {
     assert!(submit.contains(
         "sbatch --parsable --output=\"$RESULTS/logs/shard-%A_%a.log\" docs/slurm/shards.sbatch"
     ));
-    assert!(submit.contains(
-        "--dependency=\"afterok:$array_id\" docs/slurm/merge.sbatch)\""
-    ));
+    assert!(submit.contains("--dependency=\"afterok:$array_id\" docs/slurm/merge.sbatch)\""));
     // scripts/slurm_test.sh executes submit.sh and reads the job ids from this line.
     assert!(submit.contains(
         "echo \"shards: job $array_id (array 0-3); merge: job $merge_id (afterok:$array_id)\""
