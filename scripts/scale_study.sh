@@ -22,7 +22,7 @@
 # The smallest size is also run as one unsharded process (--jobs 2) and its
 # summary.json compared byte for byte with the merge's (SCALE_REFERENCE=0
 # skips that). Each size's directories are deleted once measured, unless
-# SCALE_KEEP=1 (100,000 runs in 1,000 shards take about 7.5 GB: every shard's
+# SCALE_KEEP=1 (100,000 runs in 1,000 shards take about 8 GB: every shard's
 # campaign.json holds the whole plan). Figures: docs/scale-out.md.
 set -euo pipefail
 if [[ $# -lt 1 ]]; then
