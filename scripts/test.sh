@@ -26,6 +26,10 @@
 #     - every message of every events recording of the shards, and of every 8th full recording,
 #       decoded by the Python mcap + mcap-ros2-support and rosbags readers, its last ground-truth
 #       pose and events agreeing with the manifest (tests/reference/check_recordings.py);
+#     - Slurm, executed (scripts/slurm_test.sh): a one-node cluster from Debian's slurm-wlm and
+#       munge (apt-installed if missing) runs the study as docs/slurm/submit.sh submits it (the
+#       array job, `--shard auto/4` from SLURM_ARRAY_TASK_ID, and the afterok merge job):
+#       summary.json byte-identical to the one-process campaign's, `analyze --check` passes;
 #     - every shipped study's and test's summary.json byte-identical to
 #       tests/golden/summaries.sha256 (scripts/golden_summaries.py).
 #  4. Interop with real ROS 2 peers (rclpy on Fast DDS, Eclipse Cyclone DDS).
@@ -79,6 +83,9 @@ echo "summary.json byte-identical: one process with --jobs 2 recording full, and
 # every recording of both read by mcap + mcap-ros2-support and by rosbags, the values the manifests'
 # (every 8th full recording: pure-Python decoding takes about 1 s of CPU per 60 s full run)
 .venv-ref/bin/python3 tests/reference/check_recordings.py --full-every 8 "$OUT" "$OUT-merged"
+
+step "Slurm, executed (issue 29): a one-node cluster (slurm-wlm, munge) runs docs/slurm/submit.sh; merged summary.json byte-identical"
+scripts/slurm_test.sh "$BB" "$OUT"
 
 step "GNSS spoof study (issue 9): 480 runs, analyze, statsmodels reference (detection, escapes, false positives); the escape search"
 rm -rf "$OUT-gnss_spoof_study"

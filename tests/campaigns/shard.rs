@@ -1,7 +1,8 @@
 //! Sharded campaigns: the plan's slices (`--shard K/N`), the shard index from
 //! a cluster's environment, and `merge`: byte-identical summary.json to the
 //! unsharded campaign, resume per shard, and the refusals (missing run,
-//! duplicated run, another scenario hash, another build).
+//! duplicated run, another scenario hash, another build, a shard's
+//! campaign.json unlike the first shard's).
 
 use crate::common;
 use common::root;
@@ -466,4 +467,56 @@ fn merges_with_a_missing_or_duplicated_run_or_another_scenario_or_build_are_refu
     // The refusals left the shards intact: the merge goes through.
     merge(&dirs, &out, None).unwrap();
     assert!(out.join("summary.json").is_file());
+}
+
+/// The merge keeps one campaign.json (REQ-SCALE-MERGE): another shard's is
+/// compared with the first's byte for byte or, when the bytes differ,
+/// parsed and checked. Rewritten compactly (same content) it is accepted;
+/// with another run list, or naming another scenario hash than its
+/// shard.json, it is refused, naming the file.
+#[test]
+fn another_shards_campaign_json_is_checked_against_the_first_shards() {
+    let s = small();
+    let d = tempfile::tempdir().unwrap();
+    let dirs = shards(&s, d.path(), 3);
+    let out = d.path().join("merged");
+    let cpath = dirs[2].join("campaign.json");
+    let orig = read(&cpath);
+    let mut cf: serde_json::Value = serde_json::from_slice(&orig).unwrap();
+    let n = cf["runs"].as_array().unwrap().len();
+    assert_eq!(n, plan(&s).len());
+
+    std::fs::write(&cpath, serde_json::to_vec(&cf).unwrap()).unwrap();
+    assert_ne!(read(&cpath), orig);
+    merge(&dirs, &out, None).unwrap();
+    assert_eq!(read(&out.join("campaign.json")), orig);
+    std::fs::remove_dir_all(&out).unwrap();
+
+    cf["runs"].as_array_mut().unwrap().pop();
+    std::fs::write(&cpath, serde_json::to_vec_pretty(&cf).unwrap()).unwrap();
+    let e = merge(&dirs, &out, None).err().expect("refused").to_string();
+    assert!(
+        e.contains(&format!(
+            "{}: its run list ({} runs) is not the plan of the scenario it stores ({n} runs)",
+            cpath.display(),
+            n - 1
+        )),
+        "{e}"
+    );
+    assert!(!out.exists());
+
+    let mut other: serde_json::Value = serde_json::from_slice(&orig).unwrap();
+    let zeros = "0".repeat(64);
+    other["scenario_hash"] = zeros.as_str().into();
+    std::fs::write(&cpath, serde_json::to_vec_pretty(&other).unwrap()).unwrap();
+    let e = merge(&dirs, &out, None).err().expect("refused").to_string();
+    assert!(
+        e.contains(&format!(
+            "merge refused: {}: shard.json names scenario hash {} but campaign.json {zeros}",
+            dirs[2].display(),
+            s.hash
+        )),
+        "{e}"
+    );
+    assert!(!out.exists());
 }

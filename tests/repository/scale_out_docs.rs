@@ -160,8 +160,14 @@ fn slurm_array_and_dependent_merge_scripts() {
         .collect();
     assert!(merge.contains(&dirs.join(" ")), "{merge}");
     let submit = text("docs/slurm/submit.sh");
-    assert!(submit.contains("sbatch --parsable docs/slurm/shards.sbatch"));
-    assert!(submit.contains("sbatch --dependency=\"afterok:$array_id\" docs/slurm/merge.sbatch"));
+    assert!(submit.contains(
+        "sbatch --parsable --output=\"$RESULTS/logs/shard-%A_%a.log\" docs/slurm/shards.sbatch"
+    ));
+    assert!(submit.contains("--dependency=\"afterok:$array_id\" docs/slurm/merge.sbatch)\""));
+    // scripts/slurm_test.sh executes submit.sh and reads the job ids from this line.
+    assert!(submit.contains(
+        "echo \"shards: job $array_id (array 0-3); merge: job $merge_id (afterok:$array_id)\""
+    ));
 }
 
 #[test]

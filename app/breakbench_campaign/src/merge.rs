@@ -22,12 +22,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_json_atomic;
+use super::ledger::read_ledger;
 use super::manifest::{Manifest, Provenance};
 use super::plan::{plan_file, Shard};
+use super::run::RunSpec;
 use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
-    load_campaign, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
+    load_run, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
     CampaignFile, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
@@ -75,14 +77,27 @@ pub struct MergeResult {
     pub harness_failures: Vec<String>,
 }
 
-/// One shard directory, read and locked.
+/// One shard directory, read and locked. Its campaign.json (the whole
+/// plan: one run id per planned run, in every shard) is not kept: held for
+/// each of 1,000 shards of 100,000 runs it took gigabytes
+/// (REQ-SCALE-MERGE, docs/scale-out.md).
 struct ShardDir {
     dir: PathBuf,
     sf: ShardFile,
-    cf: CampaignFile,
     timing: Timing,
+    /// Its campaign.json is byte for byte the first shard's.
+    same_campaign_file: bool,
     manifests: Vec<Manifest>,
     _lock: std::fs::File,
+}
+
+/// The campaign.json of the first shard given: parsed, its bytes (the
+/// other shards' are compared with them), and its plan by run id (plan
+/// position, run), computed once for all shards.
+struct FirstCampaign {
+    cf: CampaignFile,
+    bytes: Vec<u8>,
+    planned: BTreeMap<String, (usize, RunSpec)>,
 }
 
 fn refuse(m: String) -> CampaignError {
@@ -128,15 +143,6 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
     }
     let lock = lock_dir(dir)?;
     let sf = read_shard_file(dir)?;
-    let cf = read_campaign_file(dir)?;
-    if sf.scenario_hash != cf.scenario_hash {
-        return Err(refuse(format!(
-            "{}: {SHARD_FILE} names scenario hash {} but campaign.json {}",
-            dir.display(),
-            sf.scenario_hash,
-            cf.scenario_hash
-        )));
-    }
     let tpath = dir.join("timing.json");
     let tbytes = std::fs::read(&tpath).map_err(|e| CampaignError::io(&tpath, e))?;
     let timing: Timing = serde_json::from_slice(&tbytes).map_err(|e| CampaignError::Json {
@@ -146,25 +152,137 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
     Ok(ShardDir {
         dir: dir.to_path_buf(),
         sf,
-        cf,
         timing,
+        same_campaign_file: false,
         manifests: Vec::new(),
         _lock: lock,
     })
 }
 
+/// Reads `<dir>/campaign.json`: its bytes and the file parsed.
+///
+/// # Errors
+/// I/O and JSON errors with the path.
+fn read_campaign_bytes(dir: &Path) -> Result<(Vec<u8>, CampaignFile), CampaignError> {
+    let p = dir.join("campaign.json");
+    let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
+    let cf = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
+        path: p.display().to_string(),
+        source: e,
+    })?;
+    Ok((bytes, cf))
+}
+
+/// Refuses shard `s` if its shard.json and its campaign.json (`hash`) name
+/// different scenario hashes.
+fn check_campaign_hash(s: &ShardDir, hash: &str) -> Result<(), CampaignError> {
+    if s.sf.scenario_hash == hash {
+        return Ok(());
+    }
+    Err(refuse(format!(
+        "{}: {SHARD_FILE} names scenario hash {} but campaign.json {hash}",
+        s.dir.display(),
+        s.sf.scenario_hash,
+    )))
+}
+
+/// The refusal of a campaign.json in `dir` whose run list (`runs` ids) is
+/// not the plan of its scenario (`planned` runs), as resume words it.
+fn not_the_plan(dir: &Path, runs: usize, planned: usize) -> CampaignError {
+    CampaignError::ForeignManifest {
+        path: dir.join("campaign.json").display().to_string(),
+        problem: format!(
+            "its run list ({runs} runs) is not the plan of the scenario it stores ({planned} runs)"
+        ),
+    }
+}
+
+/// Reads the campaign.json of the first shard given, `s`, and plans its
+/// scenario (once for the whole merge).
+///
+/// # Errors
+/// [`CampaignError::Merge`] if it names another scenario hash than the
+/// shard's shard.json; [`CampaignError::ForeignManifest`] if its run list
+/// is not its scenario's plan; I/O and JSON errors with the path.
+fn read_first_campaign(s: &ShardDir) -> Result<FirstCampaign, CampaignError> {
+    let (bytes, cf) = read_campaign_bytes(&s.dir)?;
+    check_campaign_hash(s, &cf.scenario_hash)?;
+    let plan = plan_file(&cf.scenario);
+    if plan.len() != cf.runs.len() || plan.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id) {
+        return Err(not_the_plan(&s.dir, cf.runs.len(), plan.len()));
+    }
+    let planned = plan
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (r.run_id.clone(), (i, r)))
+        .collect();
+    Ok(FirstCampaign { cf, bytes, planned })
+}
+
+/// Checks the campaign.json of shard `s` against the first shard's: byte
+/// for byte the same (one scenario file, one working directory: a compare,
+/// no parse), or else naming the scenario hash of its shard.json and, for
+/// the first shard's hash, the same run list (another hash is refused by
+/// [`check_same_campaign`]).
+///
+/// # Errors
+/// As [`read_first_campaign`].
+fn check_campaign_file(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
+    let p = s.dir.join("campaign.json");
+    let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
+    if bytes == first.bytes {
+        s.same_campaign_file = true;
+        return check_campaign_hash(s, &first.cf.scenario_hash);
+    }
+    drop(bytes);
+    let (_, cf) = read_campaign_bytes(&s.dir)?;
+    check_campaign_hash(s, &cf.scenario_hash)?;
+    if cf.scenario_hash == first.cf.scenario_hash && cf.runs != first.cf.runs {
+        return Err(not_the_plan(&s.dir, cf.runs.len(), first.cf.runs.len()));
+    }
+    Ok(())
+}
+
+/// The scenario name in `<dir>/campaign.json`, for a refusal (`?` if it
+/// cannot be read).
+fn scenario_name(dir: &Path) -> String {
+    read_campaign_file(dir).map_or_else(|_| "?".into(), |cf| cf.scenario.name)
+}
+
 /// Loads the manifests of `s` and checks each as resume does: the run it is
 /// filed under, of the shard's scenario hash, schema and build, with its trace.
-fn load_manifests(s: &mut ShardDir) -> Result<(), CampaignError> {
+/// The manifests are the planned runs (of `first`) with a file in
+/// `<dir>/manifests/`, found by listing that directory (not by trying every
+/// planned run in every shard: 10^8 lookups for 1,000 shards of 100,000
+/// runs), checked in plan order as [`super::store::load_campaign`] checks them.
+fn load_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
     let dir = &s.dir;
-    let (_, manifests) = load_campaign(dir)?;
-    let planned: BTreeMap<String, _> = plan_file(&s.cf.scenario)
-        .into_iter()
-        .map(|r| (r.run_id.clone(), r))
-        .collect();
+    let mdir = dir.join("manifests");
+    let mut found: Vec<&(usize, RunSpec)> = Vec::new();
+    match std::fs::read_dir(&mdir) {
+        Ok(rd) => {
+            for e in rd {
+                let e = e.map_err(|e| CampaignError::io(&mdir, e))?;
+                let name = e.file_name();
+                let id = name.to_str().and_then(|n| n.strip_suffix(".json"));
+                if let Some(p) = id.and_then(|id| first.planned.get(id)) {
+                    found.push(p);
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(CampaignError::io(&mdir, e)),
+    }
+    found.sort_by_key(|(i, _)| *i);
+    let ledger = read_ledger(dir)?;
+    let mut manifests = Vec::with_capacity(found.len());
+    for (_, r) in &found {
+        if let Some(m) = load_run(dir, r, &first.cf.scenario_hash, &ledger)? {
+            manifests.push(m);
+        }
+    }
     for m in &manifests {
-        // load_campaign keeps planned runs only.
-        let r = &planned[&m.run_id];
+        let r = &first.planned[&m.run_id].1;
         if let Some(p) = reuse_problem(m, r, &s.sf.scenario_hash, &s.sf.provenance) {
             return Err(refuse(format!(
                 "{}: {p}",
@@ -178,17 +296,18 @@ fn load_manifests(s: &mut ShardDir) -> Result<(), CampaignError> {
 
 /// Checks that the shards come from one scenario hash, one build and one
 /// shard count.
-fn check_same_campaign(shards: &[ShardDir]) -> Result<(), CampaignError> {
+/// `first` is the campaign.json of `shards[0]`.
+fn check_same_campaign(shards: &[ShardDir], first: &FirstCampaign) -> Result<(), CampaignError> {
     let a = &shards[0];
     for b in &shards[1..] {
         if b.sf.scenario_hash != a.sf.scenario_hash {
             return Err(refuse(format!(
                 "the shards come from different scenarios: {} holds scenario '{}' hash {}, {} holds scenario '{}' hash {}",
                 a.dir.display(),
-                a.cf.scenario.name,
+                first.cf.scenario.name,
                 a.sf.scenario_hash,
                 b.dir.display(),
-                b.cf.scenario.name,
+                scenario_name(&b.dir),
                 b.sf.scenario_hash
             )));
         }
@@ -214,8 +333,9 @@ fn check_same_campaign(shards: &[ShardDir]) -> Result<(), CampaignError> {
     Ok(())
 }
 
-/// Checks that every planned run has a manifest in exactly one shard.
-fn check_runs(shards: &[ShardDir]) -> Result<(), CampaignError> {
+/// Checks that every planned run (`runs`, in plan order) has a manifest in
+/// exactly one shard.
+fn check_runs(shards: &[ShardDir], runs: &[String]) -> Result<(), CampaignError> {
     let count = shards[0].sf.shard.count;
     let mut holders: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, s) in shards.iter().enumerate() {
@@ -224,9 +344,7 @@ fn check_runs(shards: &[ShardDir]) -> Result<(), CampaignError> {
         }
     }
     let mut problems = Vec::new();
-    let dup: Vec<String> = shards[0]
-        .cf
-        .runs
+    let dup: Vec<String> = runs
         .iter()
         .filter(|id| holders.get(id.as_str()).is_some_and(|h| h.len() > 1))
         .map(|id| {
@@ -242,7 +360,7 @@ fn check_runs(shards: &[ShardDir]) -> Result<(), CampaignError> {
     }
     // Missing runs, grouped by the shard that should hold them.
     let mut missing: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for (i, id) in shards[0].cf.runs.iter().enumerate() {
+    for (i, id) in runs.iter().enumerate() {
         if !holders.contains_key(id.as_str()) {
             missing.entry(i % count).or_default().push(id.clone());
         }
@@ -308,14 +426,25 @@ pub fn merge(
         .iter()
         .map(|d| read_shard(d))
         .collect::<Result<Vec<_>, _>>()?;
-    check_same_campaign(&shards)?;
-    for s in &mut shards {
-        load_manifests(s)?;
+    let first = read_first_campaign(&shards[0])?;
+    shards[0].same_campaign_file = true;
+    for s in &mut shards[1..] {
+        check_campaign_file(s, &first)?;
     }
-    check_runs(&shards)?;
+    check_same_campaign(&shards, &first)?;
+    for s in &mut shards {
+        load_manifests(s, &first)?;
+    }
+    check_runs(&shards, &first.cf.runs)?;
     shards.sort_by_key(|s| s.sf.shard.index);
 
-    let cf = shards[0].cf.clone();
+    // The campaign.json of the lowest shard index (the first given's bytes,
+    // unless the shards were run from other working directories).
+    let cf = if shards[0].same_campaign_file {
+        first.cf
+    } else {
+        read_campaign_file(&shards[0].dir)?
+    };
     let sc = load_scenario(&cf, scenario)?;
 
     // Manifests by run id, with the index of the shard holding them.

@@ -164,31 +164,48 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
     let ledger = read_ledger(out)?;
     let mut ms = Vec::new();
     for r in &planned {
-        let path = manifest_path(out, &r.run_id);
-        // Ownership first: its message says what the manifest holds.
-        if let Some(m) = read_manifest(&path)? {
-            if let Some(problem) = ownership_problem(&m, r, &cf.scenario_hash) {
-                return Err(CampaignError::ForeignManifest {
-                    path: path.display().to_string(),
-                    problem,
-                });
-            }
-        }
-        match check_run(out, &r.run_id, &ledger)? {
-            Stored::Missing => {}
-            Stored::Unrecorded(p) => {
-                return Err(CampaignError::Evidence {
-                    path: p.display().to_string(),
-                    problem: format!(
-                        "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
-                        ledger_path(out).display()
-                    ),
-                })
-            }
-            Stored::Verified(m) => ms.push(*m),
+        if let Some(m) = load_run(out, r, &cf.scenario_hash, &ledger)? {
+            ms.push(m);
         }
     }
     Ok((cf, ms))
+}
+
+/// The manifest of planned run `r` in campaign directory `out`, checked as
+/// [`load_campaign`] checks each: `None` if it has no manifest file.
+///
+/// # Errors
+/// [`CampaignError::ForeignManifest`] if the manifest holds another run or
+/// scenario hash than `r` and `scenario_hash`; [`CampaignError::Evidence`]
+/// if it has no line in `ledger` (the ledger of `out`) or does not match it
+/// (see [`check_run`]); I/O and JSON errors with their path.
+pub(crate) fn load_run(
+    out: &Path,
+    r: &RunSpec,
+    scenario_hash: &str,
+    ledger: &std::collections::BTreeMap<String, String>,
+) -> Result<Option<Manifest>, CampaignError> {
+    let path = manifest_path(out, &r.run_id);
+    // Ownership first: its message says what the manifest holds.
+    if let Some(m) = read_manifest(&path)? {
+        if let Some(problem) = ownership_problem(&m, r, scenario_hash) {
+            return Err(CampaignError::ForeignManifest {
+                path: path.display().to_string(),
+                problem,
+            });
+        }
+    }
+    match check_run(out, &r.run_id, ledger)? {
+        Stored::Missing => Ok(None),
+        Stored::Unrecorded(p) => Err(CampaignError::Evidence {
+            path: p.display().to_string(),
+            problem: format!(
+                "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
+                ledger_path(out).display()
+            ),
+        }),
+        Stored::Verified(m) => Ok(Some(*m)),
+    }
 }
 
 /// Reads `<out>/campaign.json`.
