@@ -108,7 +108,12 @@ fn take_and_log(id: u64) {
     };
     // SAFETY: a live event (finalised only after removal under this lock)
     // and the status struct its type reports.
-    let ret = unsafe { ffi::rcl_take_event(&r.event, (&mut st as *mut ffi::QosIncompatibleStatus).cast()) };
+    let ret = unsafe {
+        ffi::rcl_take_event(
+            &r.event,
+            (&mut st as *mut ffi::QosIncompatibleStatus).cast(),
+        )
+    };
     if ret != ffi::RET_OK {
         tracing::debug!("rcl_take_event on {}: {}", r.topic, ffi::last_error());
         return;
@@ -222,10 +227,16 @@ mod tests {
     #[test]
     fn the_line_names_topic_and_policy_and_is_said_once() {
         let m = message("/sonar_be", Side::Output, "RELIABILITY");
-        assert!(m.starts_with("topic /sonar_be: a subscription requests"), "{m}");
+        assert!(
+            m.starts_with("topic /sonar_be: a subscription requests"),
+            "{m}"
+        );
         assert!(m.contains("incompatible QoS policy RELIABILITY"), "{m}");
         let m = message("/sonar_be_raw", Side::Input, "DURABILITY");
-        assert!(m.contains("a publisher offers") && m.contains("policy DURABILITY"), "{m}");
+        assert!(
+            m.contains("a publisher offers") && m.contains("policy DURABILITY"),
+            "{m}"
+        );
         assert!(first_time("/t_once", Side::Input, "RELIABILITY"));
         assert!(!first_time("/t_once", Side::Input, "RELIABILITY"));
         assert!(first_time("/t_once", Side::Output, "RELIABILITY"));
