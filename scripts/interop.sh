@@ -40,7 +40,9 @@
 #        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
 #          (scripts/rclrs_prefix.sh); the nodes get scripts/rclrs_env.sh's
 #          environment, the peers keep their own
-# rclrs variant:  scripts/interop_rclrs.sh (every node phase but 3 and 13, with the rclrs nodes)
+# rclrs variant:  scripts/interop_rclrs.sh (every node phase with the rclrs nodes; phase 3
+#                 then checks that RMW_IMPLEMENTATION=rmw_cyclonedds_cpp is refused: the
+#                 wheel prefix is Fast DDS only)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="$ROOT/.venv-ros"
@@ -52,9 +54,10 @@ PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15} "
 want() { [[ "$PHASES" == *" $1 "* ]]; }
 # The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
 # rclpy peers keep the venv's own; AMENT_PREFIX_PATH stays the phase's, breakbench_msgs reads
-# .msg files through it). `env` execs the node, so $! is the node's pid. Phases 3 (Cyclone:
-# the wheel prefix is Fast DDS only) and 13 (its peer runs kraken_scenario itself) need the
-# ros2-client binaries.
+# .msg files through it). `env` execs the node, so $! is the node's pid. Phase 3 is Cyclone
+# DDS, which the wheel prefix lacks: with an rclrs variant it checks instead that naming
+# rmw_cyclonedds_cpp is refused; phase 13's peer runs kraken_scenario through a wrapper
+# with this environment.
 NODE_ENV=()
 if [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then
   NODE_ENV=(env "$(source "$ROOT/scripts/rclrs_env.sh" "$INTEROP_RCLRS_PREFIX" && echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")")
@@ -140,7 +143,24 @@ fi
 stop_injector
 
 fi
-if want 3; then
+if want 3 && [[ -n "${INTEROP_RCLRS_PREFIX:-}" ]]; then
+# 3, rclrs variant. The wheel prefix has no Cyclone DDS: no rmw_cyclonedds_cpp wheel
+# exists, and its rmw_implementation wheel is built without run-time selection (librcl
+# links rmw_fastrtps_cpp). rcl checks RMW_IMPLEMENTATION against the RMW it runs on
+# (rcl_init's identifier check): naming another one must stop the node with an error
+# naming both, not run it silently on Fast DDS. (A real install with rmw_cyclonedds_cpp
+# dispatches on the variable: foundation/breakbench_ros/README.md.)
+export ROS_DOMAIN_ID=$((BASE + 2))
+set +e
+KRAKEN_FAULTS_ENABLE=1 RMW_IMPLEMENTATION=rmw_cyclonedds_cpp timeout 30 "${NODE_ENV[@]}" "$BIN/fault_injector" >"$LOGDIR/rmw_choice.log" 2>&1
+rc=$?
+set -e
+if [[ $rc -ne 0 && $rc -ne 124 ]] && grep -q "rmw_cyclonedds_cpp" "$LOGDIR/rmw_choice.log" && grep -q "rmw_fastrtps_cpp" "$LOGDIR/rmw_choice.log"; then
+  pass "rclrs: RMW_IMPLEMENTATION=rmw_cyclonedds_cpp on the Fast-DDS-only wheel prefix is refused (exit $rc), naming both RMWs"
+else
+  fail "rclrs: RMW_IMPLEMENTATION=rmw_cyclonedds_cpp: exit $rc (log: $LOGDIR/rmw_choice.log)"; tail -5 "$LOGDIR/rmw_choice.log"
+fi
+elif want 3; then
 # 3. Cyclone DDS with the Cyclone service mapping.
 export ROS_DOMAIN_ID=$((BASE + 2))
 RMW_IMPLEMENTATION=rmw_cyclonedds_cpp start_injector cyclone
@@ -334,14 +354,27 @@ else
 fi
 stop_injector
 # The injected QoS mismatch (channel sonar_be, qos.output best_effort) is
-# said once by the injector, naming the policy and the topic (REQ-FAULT-QOS;
-# the ros2-client backend only: the rclrs one does not log it yet).
+# said once by the injector, naming the policy and the topic (REQ-FAULT-QOS).
+# ros2-client: rustdds' writer line, for the output only (rustdds reports no
+# reader side). rclrs: the rcl incompatible-QoS events of the output (the
+# reliable rclpy reader of /sonar_be) and of the input (the best-effort rclpy
+# writer on /sonar_be_raw), one WARN line each and no other incompatible-QoS line
+# (the phase's rejected requests log WARNs of their own).
 if [[ -z "${INTEROP_RCLRS_PREFIX:-}" ]]; then
   n=$(grep -c 'WARN .*QoS mismatch Reliability topic="rt/sonar_be"' "$LOGDIR/any_type.log" || true)
   if [[ "$n" == 1 ]]; then
     pass "incompatible QoS on an output logged once as a WARN naming policy and topic"
   else
     fail "incompatible QoS on /sonar_be logged $n times, not once (log: $LOGDIR/any_type.log)"
+  fi
+else
+  qos_out=$(grep -c 'WARN .*topic /sonar_be: a subscription requests .*incompatible QoS policy RELIABILITY' "$LOGDIR/any_type.log" || true)
+  qos_in=$(grep -c 'WARN .*topic /sonar_be_raw: a publisher offers .*incompatible QoS policy RELIABILITY' "$LOGDIR/any_type.log" || true)
+  qos_all=$(grep -c ' WARN breakbench_ros::qos:' "$LOGDIR/any_type.log" || true)
+  if [[ "$qos_out" == 1 && "$qos_in" == 1 && "$qos_all" == 2 ]]; then
+    pass "incompatible QoS on an output and on an input: one WARN each naming topic and RELIABILITY"
+  else
+    fail "incompatible QoS WARN lines: output $qos_out, input $qos_in, all $qos_all (want 1, 1, 2; log: $LOGDIR/any_type.log)"
   fi
 fi
 # The same channel untouched: rclpy's serialized bytes arrive unchanged (tests/interop/rclpy_byte_exact.py).

@@ -5,23 +5,29 @@
 # target/debug/fault_injector from the interop step):
 #
 #  1. the ament prefix (scripts/rclrs_prefix.sh; cached by a stamp);
-#  2. the four node binaries the checks below start, with the feature `rclrs`
-#     (scripts/rclrs_build.sh: fault_injector, sim_bridge, simple_navigator,
-#     oracle; not kraken_scenario, ekf_node, the orchestrator or the readiness
+#  2. the five node binaries the checks below start, with the feature `rclrs`
+#     (scripts/rclrs_build.sh: fault_injector, kraken_scenario, sim_bridge,
+#     simple_navigator, oracle; not ekf_node, the orchestrator or the readiness
 #     probe, which no check here runs);
 #  3. interop phases with the rclrs fault_injector (scripts/interop.sh):
 #     1 production guard; 2 rclpy peer: faulted values field by field, set_fault
-#     and clear_faults from rclpy, GetParameters; 11 any-type channel: a fault
-#     stack from rclpy, on sim time, and rclpy's serialized bytes relayed
-#     unchanged; 14 large messages: PointCloud2 16 KiB .. 1 MiB and 6 MB images
-#     at 30 Hz to a default rclpy subscriber, nothing lost, no WARN at all;
-#     15 the real ros2 CLI: param get, service call set_fault/clear_faults,
-#     topic echo of the status, no ERROR/WARN;
+#     and clear_faults from rclpy, GetParameters; 3 RMW_IMPLEMENTATION naming
+#     rmw_cyclonedds_cpp, which the wheel prefix lacks, is refused; 11 any-type
+#     channel: a fault stack from rclpy, on sim time, rclpy's serialized bytes
+#     relayed unchanged, and one incompatible-QoS WARN each for a mismatched
+#     output and input (REQ-FAULT-QOS); 13 the bug-case scenarios run by the rclrs
+#     kraken_scenario, exact values at an rclpy consumer; 14 large messages:
+#     PointCloud2 16 KiB .. 1 MiB and 6 MB images at 30 Hz to a default rclpy
+#     subscriber, nothing lost, no WARN at all; 15 the real ros2 CLI: param get,
+#     service call set_fault/clear_faults, topic echo of the status, no ERROR/WARN;
 #  4. the ros2-client fault_injector with the same 6 MB images: delivery is not
 #     asserted (docs/large-messages.md: 0 to 3 of 30), its size guard's one WARN
 #     naming the topic, the size and the limit is;
 #  5. `ros2 launch breakbench corridor.launch.py` with every node on rclrs and
-#     the two mixed graphs (scripts/rclrs_launch_test.sh).
+#     the two mixed graphs, and slice 0/3 of tests/graph/scan_loss.yaml (its
+#     first faulted run and first nominal run) on an all-rclrs graph, each with
+#     the in-process verdict (scripts/rclrs_launch_test.sh; all six runs there
+#     take 142 s, too long for CI).
 # Prints each part's time. Needs root for the network namespaces.
 #
 # Usage: scripts/rclrs_ci.sh
@@ -40,13 +46,13 @@ t=$(date +%s)
 lap "the prefix" "$t"
 
 t=$(date +%s)
-"$ROOT/scripts/rclrs_build.sh" "$PREFIX" fault_injector sim_bridge simple_navigator oracle
+"$ROOT/scripts/rclrs_build.sh" "$PREFIX" fault_injector kraken_scenario sim_bridge simple_navigator oracle
 lap "the rclrs build" "$t"
 
 t=$(date +%s)
-INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="1 2 11 14 15" INTEROP_DOMAIN_BASE=140 \
+INTEROP_BIN="$BIN" INTEROP_RCLRS_PREFIX="$PREFIX" INTEROP_PHASES="1 2 3 11 13 14 15" INTEROP_DOMAIN_BASE=140 \
   "$ROOT/scripts/interop.sh"
-lap "interop phases 1 2 11 14 15 with the rclrs fault_injector" "$t"
+lap "interop phases 1 2 3 11 13 14 15 with the rclrs fault_injector" "$t"
 
 t=$(date +%s)
 DEF="$ROOT/target/debug"
@@ -66,6 +72,6 @@ fi
 lap "6 MB images through the ros2-client fault_injector" "$t"
 
 t=$(date +%s)
-RCLRS_PREFIX="$PREFIX" RCLRS_BIN="$BIN" "$ROOT/scripts/rclrs_launch_test.sh"
+RCLRS_PREFIX="$PREFIX" RCLRS_BIN="$BIN" RCLRS_E2E_SHARD=0/3 "$ROOT/scripts/rclrs_launch_test.sh"
 lap "ros2 launch with rclrs nodes, mixed graphs" "$t"
 echo "rclrs_ci: all passed in $(( $(date +%s) - t0 )) s"

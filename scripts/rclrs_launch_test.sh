@@ -27,11 +27,21 @@
 #      in-process run's verdict, the fault applied.
 # The verdicts of 1 are equal across the configurations and to the same launch
 # with every node on ros2-client (run first, no overlay).
+# Then, with every node on rclrs only:
+#   3. every cell of tests/graph/scan_loss.yaml (6 runs: scan packet_loss 0.5 in
+#      3 repeats on their own seeds, 3 nominal) through `--graph-cmd` on one
+#      launch kept running (`--keep-running`: every run begins with the four
+#      nodes' ~/reset services, the injector's carrying the run's seed): each
+#      run done with the in-process run's verdict and seed, the fault applied.
+#      RCLRS_E2E_SHARD=K/N runs slice K of N only (scripts/rclrs_ci.sh: 0/3, one
+#      grid run and one nominal run: a faulted run is lock-step at about 2x real
+#      time, 35-40 s, the whole file 142 s).
 #
 # Usage: scripts/rclrs_launch_test.sh
 # Env: ROS_VENV (default <repo>/.venv-ros), COLCON_WS (default <repo>/target/ws),
 #      RCLRS_PREFIX (default <repo>/target/rclrs-prefix), RCLRS_BIN (default
-#      <repo>/target/rclrs/rclrs-bin), RCLRS_LAUNCH_DOMAIN_BASE (default 150).
+#      <repo>/target/rclrs/rclrs-bin), RCLRS_LAUNCH_DOMAIN_BASE (default 150),
+#      RCLRS_E2E_SHARD (default: every run of 3.).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${ROS_VENV:-$ROOT/.venv-ros}"
@@ -168,6 +178,51 @@ EOF
   ran="$(sort -u "$RUN/$cfg/ran" 2>/dev/null | tr '\n' ' ')"
   [[ "$ran" == "$want" ]] && pass "$cfg: external stack ran the rclrs binaries '${ran% }'" || fail "$cfg: external stack ran '$ran', want '$want'"
 done
+
+# 3. Every cell of one more e2e cell file with every node on rclrs:
+# tests/graph/scan_loss.yaml (scan packet_loss 0.5 in 3 repeats, each on its own
+# seed, and 3 nominal runs; tests/graph_seed.rs checks its draws on the
+# ros2-client graph): one launch kept running, reset between the runs; each run
+# done, with its in-process run's verdict.
+cfg=rclrs
+export AMENT_PREFIX_PATH="$RUN/$cfg:$BASE_APP"
+echo "==== rclrs_launch_test: $cfg: tests/graph/scan_loss.yaml, every cell on the graph (--graph-cmd, ROS_DOMAIN_ID=$DOMAIN..)"
+t1=$(date +%s)
+rm -f "$RUN/$cfg/ran"
+SHARD=()
+[[ -z "${RCLRS_E2E_SHARD:-}" ]] || SHARD=(--shard "$RCLRS_E2E_SHARD")
+"$BB" campaign "$ROOT/tests/graph/scan_loss.yaml" --out "$RUN/scan_loss-inproc" "${SHARD[@]}" --quiet >scan_loss-inproc.log 2>&1 \
+  || { cat scan_loss-inproc.log; die "in-process campaign of tests/graph/scan_loss.yaml"; }
+set +e
+timeout 300 "$BB" campaign "$ROOT/tests/graph/scan_loss.yaml" --out "$RUN/scan_loss-$cfg" "${SHARD[@]}" --quiet \
+  --graph-cmd 'ros2 launch breakbench corridor.launch.py real_time_factor:=0 start_service:=true keep_running:=true' \
+  --ready-topic /oracle/odom --ready-message /fault_injector/status --start-service /sim_bridge/start \
+  --graph-domain-base "$DOMAIN" --keep-running --reset-service /sim_bridge/reset --reset-service /fault_injector/reset \
+  --reset-service /simple_navigator/reset --reset-service /oracle/reset >"scan_loss-$cfg.log" 2>&1
+ec=$?
+set -e
+echo "rclrs_launch_test: $cfg: tests/graph/scan_loss.yaml on the graph exited $ec after $(( $(date +%s) - t1 )) s"
+if "$VENV/bin/python3" - "$RUN/scan_loss-$cfg" "$RUN/scan_loss-inproc" <<'EOF'
+import glob, json, os, sys
+def load(d):
+    return {os.path.basename(p): json.load(open(p)) for p in glob.glob(os.path.join(d, "manifests", "*.json"))}
+g, p = load(sys.argv[1]), load(sys.argv[2])
+assert set(g) == set(p) and any(k.startswith("grid_") for k in g), (sorted(g), sorted(p))
+for k in sorted(g):
+    m = g[k]
+    got = {n: v["holds"] for n, v in m["verdict"].items()}
+    want = {n: v["holds"] for n, v in p[k]["verdict"].items()}
+    print(k, m.get("kind"), "seed", m["seed"], "state", m["graph"]["state_reached"], "verdict", got, "in-process", want)
+    assert m["graph"]["state_reached"] == "done", m["graph"]
+    assert m["seed"] == p[k]["seed"], (m["seed"], p[k]["seed"])
+    assert got == want, (k, got, want)
+    assert len(m["faults"]) == len(p[k]["faults"]) and all(f["first_applied_s"] is not None for f in m["faults"])
+EOF
+then pass "$cfg: tests/graph/scan_loss.yaml${SHARD[1]:+ (shard ${SHARD[1]})}: every run on an all-rclrs graph done with its in-process verdict"
+else sed 's/\x1b\[[0-9;]*m//g' "scan_loss-$cfg.log" | tail -30; fail "$cfg: tests/graph/scan_loss.yaml on the graph (exit $ec)"; fi
+ran="$(sort -u "$RUN/$cfg/ran" 2>/dev/null | tr '\n' ' ')"
+want="$(find "$RUN/$cfg/lib" -type f -printf '%f\n' | sort | tr '\n' ' ')"
+[[ "$ran" == "$want" ]] && pass "$cfg: scan_loss.yaml ran the rclrs binaries '${ran% }'" || fail "$cfg: scan_loss.yaml ran '$ran', want '$want'"
 
 echo "rclrs_launch_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"
 [[ $FAILS -eq 0 ]]

@@ -19,7 +19,10 @@ rclpy node (Fast DDS) publishes Range messages and checks, on /sonar:
      node's hold queue on the wall clock), and an empty stack_yaml clears it;
   8. channel `sonar_be` publishes best effort (`qos.output`, an injected QoS
      mismatch): a best-effort subscriber gets its messages, a reliable one
-     gets none and is told why (an incompatible-QoS event, RELIABILITY).
+     gets none and is told why (an incompatible-QoS event, RELIABILITY); and
+     the reverse on its (reliable) input: a best-effort publisher on
+     /sonar_be_raw is told RELIABILITY too (the injector's own WARN for each
+     side is checked by scripts/interop.sh).
 
 With `--sim` (injector under `-p use_sim_time:=true`) it publishes
 rosgraph_msgs/Clock itself (from 100 s, 10 ms steps at 100 Hz, pausable) and
@@ -236,10 +239,13 @@ def main():
 
 def qos_mismatch(p):
     """Check 8: the injected QoS mismatch of channel sonar_be."""
-    from rclpy.event_handler import SubscriptionEventCallbacks
+    from rclpy.event_handler import PublisherEventCallbacks, SubscriptionEventCallbacks
     from rclpy.qos import QoSPolicyKind
-    reliable, best_effort, events = [], [], []
+    reliable, best_effort, events, offered = [], [], [], []
     pub = p.create_publisher(Range, "/sonar_be_raw", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+    # Never published on: only offered to the injector's reliable input, which refuses it.
+    p.create_publisher(Range, "/sonar_be_raw", QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT),
+                       event_callbacks=PublisherEventCallbacks(incompatible_qos=offered.append))
     p.create_subscription(Range, "/sonar_be", reliable.append,
                           QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE),
                           event_callbacks=SubscriptionEventCallbacks(incompatible_qos=events.append))
@@ -258,6 +264,9 @@ def qos_mismatch(p):
     check("qos.output best_effort: a reliable subscriber gets nothing", not reliable, f"{len(reliable)} arrived")
     kinds = [e.last_policy_kind for e in events]
     check("qos.output best_effort: the reliable subscriber's incompatible-QoS event names RELIABILITY",
+          QoSPolicyKind.RELIABILITY in kinds, str(kinds))
+    kinds = [e.last_policy_kind for e in offered]
+    check("a best-effort publisher into the reliable input /sonar_be_raw is told RELIABILITY",
           QoSPolicyKind.RELIABILITY in kinds, str(kinds))
 
 

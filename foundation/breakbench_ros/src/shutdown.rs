@@ -137,7 +137,13 @@ impl Shutdown {
                                 "{name} during shutdown: exiting at once (code {})",
                                 128 + n
                             );
-                            std::process::exit(128 + n);
+                            // `_exit`, not `process::exit`: the latter runs the C++
+                            // static destructors (Fast DDS' participant factory on
+                            // the rclrs backend) while the main thread may still be
+                            // finalising rcl entities: a SIGSEGV, seen when launch
+                            // and a process-group kill both sent SIGINT.
+                            // SAFETY: ends the process; nothing runs after it.
+                            unsafe { libc::_exit(128 + n) };
                         }
                         tracing::info!("{name}: shutting down");
                         s.request_with(n);

@@ -1,6 +1,7 @@
 //! The small FFI of our own to rcl, rmw and rcutils (Jazzy ABI, the layouts
 //! of rclrs 0.8's `rcl_bindings_generated_jazzy.rs`): serialized
-//! publish/take, services and clients on C messages, graph queries, and the
+//! publish/take, services and clients on C messages, graph queries,
+//! incompatible-QoS events, and the
 //! `rcl_node_init` hook that hands us the node rclrs creates.
 //!
 //! rclrs 0.8 keeps its `rcl_node_t` private (`NodeHandle` is `pub(crate)`)
@@ -111,6 +112,26 @@ pub struct ServiceOptions {
 #[repr(C)]
 pub struct Handle {
     pub impl_: *mut c_void,
+}
+
+/// `rcl_event_t`: one pointer (rcl reads only it, so a copy may be passed).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Event {
+    pub impl_: *mut c_void,
+}
+/// `RCL_PUBLISHER_OFFERED_INCOMPATIBLE_QOS` (`rcl_publisher_event_type_t`).
+pub const PUBLISHER_OFFERED_INCOMPATIBLE_QOS: u32 = 2;
+/// `RCL_SUBSCRIPTION_REQUESTED_INCOMPATIBLE_QOS` (`rcl_subscription_event_type_t`).
+pub const SUBSCRIPTION_REQUESTED_INCOMPATIBLE_QOS: u32 = 2;
+
+/// `rmw_qos_incompatible_event_status_t` (`last_policy_kind`: an
+/// `rmw_qos_policy_kind_t`, a bit: 2 durability, 16 reliability, ...).
+#[repr(C)]
+pub struct QosIncompatibleStatus {
+    pub total_count: i32,
+    pub total_count_change: i32,
+    pub last_policy_kind: u32,
 }
 
 /// `rcl_node_t`.
@@ -276,6 +297,16 @@ unsafe extern "C" {
         c: *const Handle,
         available: *mut bool,
     ) -> Ret;
+
+    pub fn rcl_publisher_event_init(e: *mut Event, p: *const Handle, kind: u32) -> Ret;
+    pub fn rcl_subscription_event_init(e: *mut Event, s: *const Handle, kind: u32) -> Ret;
+    pub fn rcl_event_set_callback(
+        e: *const Event,
+        cb: EventCallback,
+        user_data: *const c_void,
+    ) -> Ret;
+    pub fn rcl_take_event(e: *const Event, info: *mut c_void) -> Ret;
+    pub fn rcl_event_fini(e: *mut Event) -> Ret;
 
     pub fn rcl_count_publishers(node: *const RclNode, topic: *const c_char, n: *mut usize) -> Ret;
     pub fn rcl_get_topic_names_and_types(

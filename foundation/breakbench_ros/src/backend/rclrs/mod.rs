@@ -39,6 +39,7 @@ use crate::{RosClient, RosError, RosServer, RosService, RosType};
 
 mod ffi;
 mod node;
+mod qos_event;
 mod rosout;
 mod typesupport;
 pub use node::RosNode;
@@ -69,6 +70,8 @@ struct Entity {
     event: event_listener::Event,
     kind: Kind,
     node: NodeRef,
+    /// A publisher's or subscription's incompatible-QoS event (REQ-FAULT-QOS).
+    qos_event: Option<qos_event::Watch>,
 }
 // SAFETY: the rcl handle is only used under its mutex (publish: rcl's
 // publish is thread-safe) and finalised once, on drop.
@@ -99,6 +102,7 @@ impl Entity {
             event: event_listener::Event::new(),
             kind,
             node,
+            qos_event: None,
         });
         let user = (&e.event as *const event_listener::Event).cast::<c_void>();
         let h = e.lock();
@@ -135,6 +139,8 @@ impl Entity {
 
 impl Drop for Entity {
     fn drop(&mut self) {
+        // The event goes before its publisher or subscription.
+        drop(self.qos_event.take());
         let node = self.node.ptr;
         let h = self.handle.get_mut().unwrap_or_else(|p| p.into_inner());
         // SAFETY: the callback is cleared first, then the entity finalised
@@ -230,7 +236,9 @@ impl<T> Publisher<T> {
                 ffi::last_error()
             )));
         }
-        let ent = Entity::new(h, Kind::Publisher, node.clone())?;
+        let mut ent = Entity::new(h, Kind::Publisher, node.clone())?;
+        let watch = qos_event::Watch::new(&ent.lock(), qos_event::Side::Output, topic);
+        ent.qos_event = watch;
         Ok(Self { ent, encode })
     }
 }
@@ -277,7 +285,9 @@ impl<T> Subscription<T> {
                 ffi::last_error()
             )));
         }
-        let ent = Entity::new(h, Kind::Subscription, node.clone())?;
+        let mut ent = Entity::new(h, Kind::Subscription, node.clone())?;
+        let watch = qos_event::Watch::new(&ent.lock(), qos_event::Side::Input, topic);
+        ent.qos_event = watch;
         Ok(Self {
             ent,
             buf: Mutex::new(SerializedBuf(ffi::empty_array())),
