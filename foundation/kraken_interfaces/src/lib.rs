@@ -22,8 +22,8 @@ pub mod kraken;
 pub mod ros;
 pub mod seed;
 pub mod self_report;
-pub mod simif;
 pub mod sensor;
+pub mod simif;
 pub mod text;
 pub mod units;
 

@@ -201,7 +201,10 @@ impl SimControl {
         };
         if to == self.state {
             let msg = format!("already in state {target}");
-            return (SimResult::err(Ss::ALREADY_IN_TARGET_STATE, msg), Transition::None);
+            return (
+                SimResult::err(Ss::ALREADY_IN_TARGET_STATE, msg),
+                Transition::None,
+            );
         }
         let what = match (self.state, to) {
             (SimState::Stopped, _) => Transition::Start,

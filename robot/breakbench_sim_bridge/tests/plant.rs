@@ -646,7 +646,11 @@ fn step_into_reused_buffers_equals_step() {
 fn simif_expected_pose_after_n_steps() {
     let case = std::env::var("BREAKBENCH_SIMIF_EXPECT").unwrap_or("150 0.3 0.2 1".into());
     let f: Vec<&str> = case.split_whitespace().collect();
-    assert_eq!(f.len(), 4, "BREAKBENCH_SIMIF_EXPECT='{case}': want 'n v w seed'");
+    assert_eq!(
+        f.len(),
+        4,
+        "BREAKBENCH_SIMIF_EXPECT='{case}': want 'n v w seed'"
+    );
     let n: usize = f[0].parse().unwrap();
     let (v, w): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
     let seed: u64 = f[3].parse().unwrap();
@@ -659,7 +663,10 @@ fn simif_expected_pose_after_n_steps() {
     let (t, pose, (tv, tw)) = pose_after();
     // Deterministic: a second plant gives the same bits.
     let (t2, pose2, _) = pose_after();
-    assert_eq!((t, pose.x_m.to_bits(), pose.yaw_rad.to_bits()), (t2, pose2.x_m.to_bits(), pose2.yaw_rad.to_bits()));
+    assert_eq!(
+        (t, pose.x_m.to_bits(), pose.yaw_rad.to_bits()),
+        (t2, pose2.x_m.to_bits(), pose2.yaw_rad.to_bits())
+    );
     assert_eq!(t, Duration::from_millis(10 * n as u64));
     println!(
         "simif_expect: t_ns={} x={:e} y={:e} yaw={:e} v={:e} w={:e}",

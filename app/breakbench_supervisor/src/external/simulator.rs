@@ -63,7 +63,9 @@ impl SimulatorConfig {
             )));
         }
         if c.entity.trim().is_empty() {
-            return Err(err("entity: empty (the robot's entity name in the simulator)".into()));
+            return Err(err(
+                "entity: empty (the robot's entity name in the simulator)".into(),
+            ));
         }
         Ok(c)
     }
@@ -91,8 +93,9 @@ mod tests {
 
     #[test]
     fn a_valid_file_parses() {
-        let c = parse("simulator: simulation_interfaces\nservice_prefix: /gzserver\nentity: robot\n")
-            .unwrap();
+        let c =
+            parse("simulator: simulation_interfaces\nservice_prefix: /gzserver\nentity: robot\n")
+                .unwrap();
         assert_eq!(
             c,
             SimulatorConfig {
@@ -105,16 +108,27 @@ mod tests {
 
     #[test]
     fn bad_files_are_named_with_line_and_field() {
-        let e = parse("simulator: simulation_interfaces\nservice_prefix: /s\nentity: r\nground: x\n")
-            .unwrap_err();
-        assert!(e.starts_with("--simulator sim.yaml: ") && e.contains("unknown field `ground`") && e.contains("line 4"), "{e}");
+        let e =
+            parse("simulator: simulation_interfaces\nservice_prefix: /s\nentity: r\nground: x\n")
+                .unwrap_err();
+        assert!(
+            e.starts_with("--simulator sim.yaml: ")
+                && e.contains("unknown field `ground`")
+                && e.contains("line 4"),
+            "{e}"
+        );
         let e = parse("simulator: gazebo\nservice_prefix: /s\nentity: r\n").unwrap_err();
-        assert!(e.contains("unknown variant `gazebo`") && e.contains("line 1"), "{e}");
+        assert!(
+            e.contains("unknown variant `gazebo`") && e.contains("line 1"),
+            "{e}"
+        );
         let e = parse("simulator: simulation_interfaces\nentity: r\n").unwrap_err();
         assert!(e.contains("missing field `service_prefix`"), "{e}");
-        let e = parse("simulator: simulation_interfaces\nservice_prefix: sim/\nentity: r\n").unwrap_err();
+        let e = parse("simulator: simulation_interfaces\nservice_prefix: sim/\nentity: r\n")
+            .unwrap_err();
         assert!(e.contains("service_prefix \"sim/\""), "{e}");
-        let e = parse("simulator: simulation_interfaces\nservice_prefix: /sim\nentity: ' '\n").unwrap_err();
+        let e = parse("simulator: simulation_interfaces\nservice_prefix: /sim\nentity: ' '\n")
+            .unwrap_err();
         assert!(e.contains("entity: empty"), "{e}");
     }
 }

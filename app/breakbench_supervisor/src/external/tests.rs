@@ -146,8 +146,8 @@ fn the_simulator_is_the_start_gate_and_a_reset_rule() {
         .unwrap()
     };
     let p = std::path::Path::new("sim.yaml");
-    let gated = ExternalStack::new("x", vec![], Some("/sim_bridge/start".into()), true, None)
-        .unwrap();
+    let gated =
+        ExternalStack::new("x", vec![], Some("/sim_bridge/start".into()), true, None).unwrap();
     let e = gated.with_simulator(p, sim()).unwrap_err();
     assert_eq!(
         e.to_string(),

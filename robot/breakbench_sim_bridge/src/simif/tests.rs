@@ -36,7 +36,11 @@ fn reset_scopes_are_all_or_time_and_state_together() {
     }
     for bad in [Rs::SCOPE_TIME, Rs::SCOPE_STATE, Rs::SCOPE_SPAWNED] {
         let e = c.reset(bad).unwrap_err();
-        assert_eq!(e.result, SimResult::RESULT_FEATURE_UNSUPPORTED, "scope {bad}");
+        assert_eq!(
+            e.result,
+            SimResult::RESULT_FEATURE_UNSUPPORTED,
+            "scope {bad}"
+        );
         assert!(e.error_message.contains(&format!("scope {bad}")));
     }
 }
@@ -45,20 +49,42 @@ fn reset_scopes_are_all_or_time_and_state_together() {
 fn transitions_and_their_result_codes() {
     let mut c = SimControl::new("robot", true);
     // Stopped -> paused is a start (paused from sim time 0).
-    assert_eq!(c.set_state(S::STATE_PAUSED), (SimResult::ok(), Transition::Start));
+    assert_eq!(
+        c.set_state(S::STATE_PAUSED),
+        (SimResult::ok(), Transition::Start)
+    );
     let (r, t) = c.set_state(S::STATE_PAUSED);
-    assert_eq!((r.result, t), (Ss::ALREADY_IN_TARGET_STATE, Transition::None));
-    assert_eq!(c.set_state(S::STATE_PLAYING), (SimResult::ok(), Transition::Switch));
-    assert_eq!(c.set_state(S::STATE_PAUSED), (SimResult::ok(), Transition::Switch));
-    assert_eq!(c.set_state(S::STATE_STOPPED), (SimResult::ok(), Transition::Stop));
+    assert_eq!(
+        (r.result, t),
+        (Ss::ALREADY_IN_TARGET_STATE, Transition::None)
+    );
+    assert_eq!(
+        c.set_state(S::STATE_PLAYING),
+        (SimResult::ok(), Transition::Switch)
+    );
+    assert_eq!(
+        c.set_state(S::STATE_PAUSED),
+        (SimResult::ok(), Transition::Switch)
+    );
+    assert_eq!(
+        c.set_state(S::STATE_STOPPED),
+        (SimResult::ok(), Transition::Stop)
+    );
     assert_eq!(c.state(), SimState::Stopped);
     let (r, t) = c.set_state(S::STATE_QUITTING);
-    assert_eq!((r.result, t), (SimResult::RESULT_FEATURE_UNSUPPORTED, Transition::None));
+    assert_eq!(
+        (r.result, t),
+        (SimResult::RESULT_FEATURE_UNSUPPORTED, Transition::None)
+    );
     let (r, _) = c.set_state(S::STATE_NO_WORLD);
     assert_eq!(r.result, SimResult::RESULT_FEATURE_UNSUPPORTED);
     let (r, t) = c.set_state(42);
     assert_eq!((r.result, t), (Ss::INCORRECT_TRANSITION, Transition::None));
-    assert_eq!(c.state(), SimState::Stopped, "a refused call changes nothing");
+    assert_eq!(
+        c.state(),
+        SimState::Stopped,
+        "a refused call changes nothing"
+    );
 }
 
 #[test]
@@ -67,7 +93,10 @@ fn steps_only_while_paused() {
     let e = c.step(5).unwrap_err();
     assert_eq!(e.result, SimResult::RESULT_OPERATION_FAILED);
     c.on_start_call();
-    assert_eq!(c.step(5).unwrap_err().result, SimResult::RESULT_OPERATION_FAILED);
+    assert_eq!(
+        c.step(5).unwrap_err().result,
+        SimResult::RESULT_OPERATION_FAILED
+    );
     c.set_state(S::STATE_PAUSED);
     assert_eq!(c.step(5), Ok(5));
     assert_eq!(c.step(1), Ok(1));
@@ -84,7 +113,10 @@ fn entity_state_is_the_ground_truth_in_the_world_frame() {
     let r = c.entity_state("robot", Duration::from_millis(2_340), &pose, (0.5, 0.1));
     assert_eq!(r.result, SimResult::ok());
     let s = &r.state;
-    assert_eq!((s.header.stamp.sec, s.header.stamp.nanosec), (2, 340_000_000));
+    assert_eq!(
+        (s.header.stamp.sec, s.header.stamp.nanosec),
+        (2, 340_000_000)
+    );
     assert_eq!(s.header.frame_id, "world");
     assert_eq!((s.pose.position.x, s.pose.position.y), (1.5, -0.25));
     let q = s.pose.orientation;
@@ -108,20 +140,29 @@ fn entities_filter_by_literal_name_and_refuse_the_rest() {
     assert_eq!(c.entities(&f("")).entities, vec!["robot".to_string()]);
     assert_eq!(c.entities(&f("bot")).entities, vec!["robot".to_string()]);
     let none = c.entities(&f("box"));
-    assert_eq!((none.result.result, none.entities.len()), (SimResult::RESULT_OK, 0));
+    assert_eq!(
+        (none.result.result, none.entities.len()),
+        (SimResult::RESULT_OK, 0)
+    );
     assert_eq!(
         c.entities(&f("rob.*")).result.result,
         SimResult::RESULT_FEATURE_UNSUPPORTED
     );
     let mut cat = f("");
     cat.categories.push(EntityCategory { category: 1 });
-    assert_eq!(c.entities(&cat).result.result, SimResult::RESULT_FEATURE_UNSUPPORTED);
+    assert_eq!(
+        c.entities(&cat).result.result,
+        SimResult::RESULT_FEATURE_UNSUPPORTED
+    );
     let mut b = f("");
     b.bounds = Bounds {
         kind: 3,
         points: vec![],
     };
-    assert_eq!(c.entities(&b).result.result, SimResult::RESULT_FEATURE_UNSUPPORTED);
+    assert_eq!(
+        c.entities(&b).result.result,
+        SimResult::RESULT_FEATURE_UNSUPPORTED
+    );
 }
 
 #[test]

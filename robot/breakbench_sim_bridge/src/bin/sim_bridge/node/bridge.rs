@@ -176,9 +176,10 @@ impl Bridge<'_> {
         .into_iter()
         .filter(|(_, matched)| !matched)
         .map(|(t, _)| t)
-        .chain((!self.start_called).then_some(
-            "a start (a call of ~/start, or SetSimulationState PLAYING or PAUSED)",
-        ))
+        .chain(
+            (!self.start_called)
+                .then_some("a start (a call of ~/start, or SetSimulationState PLAYING or PAUSED)"),
+        )
         .chain(
             (self.lockstep
                 && !match &io.cmd {

@@ -7,9 +7,8 @@
 
 use anyhow::{Context, Result};
 use breakbench_ros::{
-    GetEntitiesSrv, GetEntityStateSrv, GetSimulationStateSrv, GetSimulatorFeaturesSrv,
-    RequestId, ResetSimulationSrv, RosNode, RosServer, RosService, SetSimulationStateSrv,
-    StepSimulationSrv,
+    GetEntitiesSrv, GetEntityStateSrv, GetSimulationStateSrv, GetSimulatorFeaturesSrv, RequestId,
+    ResetSimulationSrv, RosNode, RosServer, RosService, SetSimulationStateSrv, StepSimulationSrv,
 };
 use breakbench_sim_bridge::simif::{self, SimState, Transition};
 use breakbench_sim_bridge::Plant;
@@ -90,24 +89,39 @@ impl Bridge<'_> {
             answer(&io.features, id, resp, "get_simulator_features");
         }
         while let Some((id, _)) = take(&io.get_state, "get_simulation_state") {
-            answer(&io.get_state, id, self.ctl.get_state(), "get_simulation_state");
+            answer(
+                &io.get_state,
+                id,
+                self.ctl.get_state(),
+                "get_simulation_state",
+            );
         }
         while let Some((id, req)) = take(&io.entity_state, "get_entity_state") {
             let p = &self.plant;
-            let resp =
-                self.ctl
-                    .entity_state(&req.entity, p.now(), &p.true_pose(), p.true_twist());
+            let resp = self
+                .ctl
+                .entity_state(&req.entity, p.now(), &p.true_pose(), p.true_twist());
             answer(&io.entity_state, id, resp, "get_entity_state");
         }
         while let Some((id, req)) = take(&io.entities, "get_entities") {
-            answer(&io.entities, id, self.ctl.entities(&req.filters), "get_entities");
+            answer(
+                &io.entities,
+                id,
+                self.ctl.entities(&req.filters),
+                "get_entities",
+            );
         }
         while let Some((id, req)) = take(&self.io.simif.step, "step_simulation") {
             self.on_step_call(id, req.steps);
         }
         while let Some((id, req)) = take(&self.io.simif.set_state, "set_simulation_state") {
             let (result, what) = self.ctl.set_state(req.state.state);
-            tracing::info!(target_state = req.state.state, ?what, "set_simulation_state: {}", result.error_message);
+            tracing::info!(
+                target_state = req.state.state,
+                ?what,
+                "set_simulation_state: {}",
+                result.error_message
+            );
             match what {
                 Transition::Start => self.start_called = true,
                 Transition::Stop => {
@@ -120,7 +134,12 @@ impl Bridge<'_> {
             if self.ctl.state() != SimState::Paused {
                 self.fail_pending_step("the simulation left the paused state");
             }
-            answer(&self.io.simif.set_state, id, ResultResponse { result }, "set_simulation_state");
+            answer(
+                &self.io.simif.set_state,
+                id,
+                ResultResponse { result },
+                "set_simulation_state",
+            );
         }
         while let Some((id, req)) = take(&self.io.simif.reset, "reset_simulation") {
             let result = match self.ctl.reset(req.scope) {
@@ -132,7 +151,12 @@ impl Bridge<'_> {
                 }
                 Err(e) => e,
             };
-            answer(&self.io.simif.reset, id, ResultResponse { result }, "reset_simulation");
+            answer(
+                &self.io.simif.reset,
+                id,
+                ResultResponse { result },
+                "reset_simulation",
+            );
         }
         Ok(ev)
     }
@@ -153,7 +177,12 @@ impl Bridge<'_> {
             }
         };
         if let Some(result) = refused {
-            answer(&self.io.simif.step, id, ResultResponse { result }, "step_simulation");
+            answer(
+                &self.io.simif.step,
+                id,
+                ResultResponse { result },
+                "step_simulation",
+            );
         }
     }
 
@@ -164,7 +193,12 @@ impl Bridge<'_> {
                 SimResult::RESULT_OPERATION_FAILED,
                 format!("{why} with {left} steps left"),
             );
-            answer(&self.io.simif.step, id, ResultResponse { result }, "step_simulation");
+            answer(
+                &self.io.simif.step,
+                id,
+                ResultResponse { result },
+                "step_simulation",
+            );
         }
     }
 
