@@ -105,6 +105,14 @@ if ip -o link | grep -v ': lo:' | grep -q .; then
 fi
 
 PY="$VENV/bin/python3"
+# simulation_interfaces (scripts/build_simif.sh) for the rclpy peers and breakbench_msgs'
+# tests when installed into a prefix of its own (phases 10 and 16).
+SIMIF_ENV=()
+if [[ -d "$SIMIF_PREFIX/share/simulation_interfaces" ]]; then
+  pyver="$("$PY" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')"
+  SIMIF_ENV=(env "PYTHONPATH=$SIMIF_PREFIX/lib/$pyver/site-packages${PYTHONPATH:+:$PYTHONPATH}"
+    "LD_LIBRARY_PATH=$SIMIF_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "BREAKBENCH_SIMIF_PREFIX=$SIMIF_PREFIX")
+fi
 LOGDIR="$(mktemp -d /tmp/interop.XXXXXX)"
 FAILS=0
 PIDS=()
@@ -319,8 +327,8 @@ if want 10; then
 # builtin_vs_wheels.rs holds the built-in definitions equal to the wheels'
 # share/<pkg>/msg/*.msg.
 msgs_start=$(date +%s)
-if "$PY" "$ROOT/tests/interop/msgs_golden.py" "$LOGDIR/msgs_golden" >"$LOGDIR/msgs.log" 2>&1 \
-  && (cd "$ROOT" && BREAKBENCH_ROS_VENV="$VENV" BREAKBENCH_MSGS_GOLDEN_DIR="$LOGDIR/msgs_golden" \
+if "${SIMIF_ENV[@]}" "$PY" "$ROOT/tests/interop/msgs_golden.py" "$LOGDIR/msgs_golden" >"$LOGDIR/msgs.log" 2>&1 \
+  && (cd "$ROOT" && BREAKBENCH_ROS_VENV="$VENV" BREAKBENCH_MSGS_GOLDEN_DIR="$LOGDIR/msgs_golden" "${SIMIF_ENV[@]}" \
     cargo test --profile "$PROFILE" --offline -q -p breakbench_msgs --test golden --test builtin_vs_wheels -- --nocapture) >>"$LOGDIR/msgs.log" 2>&1 \
   && ! grep -q SKIPPED "$LOGDIR/msgs.log"; then
   grep -E "^(msgs_golden|golden|builtin_vs_wheels):" "$LOGDIR/msgs.log" || true
@@ -451,10 +459,8 @@ else
     -p seed:=1 -p real_time_factor:=1.0 -p start_service:=true -p start_timeout_s:=60.0 >"$LOGDIR/simif_bridge.log" 2>&1 &
   BRIDGE=$!
   PIDS+=("$BRIDGE")
-  pypath="$SIMIF_PREFIX/lib/$("$PY" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')/site-packages"
   read -r n v w _ <<<"$SIMIF_CASE"
-  if PYTHONPATH="$pypath${PYTHONPATH:+:$PYTHONPATH}" LD_LIBRARY_PATH="$SIMIF_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-    RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_simif.py" "$n" "$v" "$w" "$t_ns" "$x" "$y" "$yaw"; then
+  if RMW_IMPLEMENTATION=rmw_fastrtps_cpp "${SIMIF_ENV[@]}" timeout 120 "$PY" "$ROOT/tests/interop/rclpy_simif.py" "$n" "$v" "$w" "$t_ns" "$x" "$y" "$yaw"; then
     pass "simulation_interfaces: rclpy resets, pauses, steps $n and reads the in-process pose (1e-9) from sim_bridge"
   else
     fail "simulation_interfaces rclpy client (bridge log: $LOGDIR/simif_bridge.log)"; tail -20 "$LOGDIR/simif_bridge.log"

@@ -110,7 +110,13 @@ struct Stepping {
     commands: u64,
     /// Paused since the last paced step: re-anchor `wall0` when playing.
     repace: bool,
+    /// Turns of the run loop so far (the services' polling).
+    turns: u64,
 }
+
+/// While playing, the `simulation_interfaces` services are polled every
+/// this many plant steps (0.1 s of sim time at the 10 ms step).
+const SIMIF_POLL_STEPS: u64 = 10;
 
 /// The sim bridge: its parameters, files, entities, and the plant of the
 /// current run.
@@ -283,6 +289,7 @@ impl Bridge<'_> {
             wall0: Instant::now(),
             commands: 0,
             repace: false,
+            turns: 0,
         };
         publish(
             &self.io.pubs.clock,
@@ -312,8 +319,16 @@ impl Bridge<'_> {
                 self.on_reset(id, &req)?;
                 return Ok(Flow::Reset);
             }
-            if let SimEvent::Rebuilt = self.serve_simif()? {
-                return Ok(Flow::Reset);
+            // Playing, the seven services are polled every SIMIF_POLL_STEPS
+            // steps (their takes would cost more than a plant step);
+            // paused, at every turn.
+            let poll =
+                self.ctl.state() != SimState::Playing || st.turns.is_multiple_of(SIMIF_POLL_STEPS);
+            st.turns += 1;
+            if poll {
+                if let SimEvent::Rebuilt = self.serve_simif()? {
+                    return Ok(Flow::Reset);
+                }
             }
             let paced = match self.ctl.state() {
                 SimState::Playing => true,
