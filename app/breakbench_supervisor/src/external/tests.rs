@@ -81,7 +81,7 @@ fn keep_running_refuses_run_placeholders_in_the_start_template() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--keep-running: needs a reset rule: --reset-service SERVICE (repeatable) and/or --reset-cmd TEMPLATE"
+        "--keep-running: needs a reset rule: --reset-service SERVICE (repeatable), --reset-cmd TEMPLATE and/or --simulator FILE (simulation_interfaces)"
     );
     let e = stack("ros2 launch x y.launch.py", None)
         .with_keep_running(vec!["oracle/reset".into()])
@@ -153,10 +153,14 @@ fn the_simulator_is_the_start_gate_and_a_reset_rule() {
         e.to_string(),
         "--simulator sim.yaml: the simulator is started through /gzserver/set_simulation_state (PLAYING): drop --start-service /sim_bridge/start"
     );
-    assert!(stack("ros2 launch x y.launch.py", None)
-        .with_keep_running(vec![])
-        .is_err());
-    let s = stack("ros2 launch x y.launch.py", None)
+    assert!(
+        ExternalStack::new("ros2 launch x y.launch.py", vec![], None, true, None)
+            .unwrap()
+            .with_keep_running(vec![])
+            .is_err()
+    );
+    let s = ExternalStack::new("ros2 launch x y.launch.py", vec![], None, true, None)
+        .unwrap()
         .with_simulator(p, sim())
         .unwrap()
         .with_keep_running(vec![])
