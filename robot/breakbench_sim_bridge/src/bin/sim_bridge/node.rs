@@ -62,6 +62,15 @@
 //! bridge must be reset first, and nothing of ours publishes `/clock`
 //! between its reset and its next start.
 //!
+//! simulation_interfaces (issue 29, REQ-SIMIF-SERVE): the ROS 2 simulator
+//! standard's ResetSimulation, StepSimulation, Get/SetSimulationState,
+//! GetEntityState, GetEntities and GetSimulatorFeatures under
+//! `service_prefix` (default `~`: `/sim_bridge/reset_simulation`, ...);
+//! the state machine and every answer are the library's
+//! ([`breakbench_sim_bridge::simif`]), `node/simif.rs` converts. Stopped
+//! (launch state with `start_service: true`) → playing or paused is a start
+//! as `~/start`; paused, the plant steps only on StepSimulation.
+//!
 //! Parameters: see the crate README ("Node"). Environment: `ROS_DOMAIN_ID`,
 //! `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
