@@ -28,6 +28,11 @@
 #      (scripts/large_messages.sh; about 15 s).
 #  15. the real ros2 CLI against the injector alone: ros2 param get, ros2
 #      service call set_fault / clear_faults, ros2 topic echo of the status.
+#  16. sim_bridge's simulation_interfaces services (issue 29) called by rclpy with
+#      the types of the real rosidl generators (scripts/build_simif.sh): reset,
+#      pause, step N, the robot's entity state equal to the in-process plant's
+#      (robot/breakbench_sim_bridge/tests/plant.rs) to 1e-9, refusals
+#      (tests/interop/rclpy_simif.py).
 # Every DDS packet stays inside a private network namespace with only
 # loopback (unshare -n), and each phase uses a ROS_DOMAIN_ID of its own.
 # Exits non-zero when any check fails.
@@ -35,6 +40,8 @@
 # Usage: scripts/interop.sh            (needs root for unshare -n)
 # Env:   INTEROP_DOMAIN_BASE (default 40), CARGO_PROFILE (default dev)
 #        INTEROP_PHASES: the phases to run, e.g. "1 2 11" (default: all)
+#        SIMIF_PREFIX: where scripts/build_simif.sh installs simulation_interfaces
+#          (default: the venv, as kraken_interfaces)
 #        INTEROP_BIN: a folder of already-built node binaries to test instead of
 #          building target/<profile> (e.g. the rclrs variant, issue 27)
 #        INTEROP_RCLRS_PREFIX: the ament prefix those binaries run against
@@ -50,7 +57,8 @@ PROFILE="${CARGO_PROFILE:-dev}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
 BIN="${INTEROP_BIN:-$BIN}"
-PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15} "
+PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16} "
+export SIMIF_PREFIX="${SIMIF_PREFIX:-$VENV}"
 want() { [[ "$PHASES" == *" $1 "* ]]; }
 # The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
 # rclpy peers keep the venv's own; AMENT_PREFIX_PATH stays the phase's, breakbench_msgs reads
@@ -71,6 +79,10 @@ if [[ "${1:-}" != "--inside" ]]; then
     echo "FAIL interop: rosidl build of kraken_interfaces failed (see above); the rclpy peer needs it"
     exit 1
   fi
+  if want 16 && ! "$ROOT/scripts/build_simif.sh" "$VENV" "$SIMIF_PREFIX"; then
+    echo "FAIL interop: rosidl build of simulation_interfaces failed (see above); phase 16 needs it"
+    exit 1
+  fi
   if [[ -n "${INTEROP_BIN:-}" ]]; then
     echo "interop: testing the binaries in $INTEROP_BIN (not building)"
   else
@@ -80,6 +92,8 @@ if [[ "${1:-}" != "--inside" ]]; then
   (cd "$ROOT" && cargo build --profile "$PROFILE" -p breakbench_sim_bridge -p breakbench_oracle -p breakbench -p breakbench_estimator --bins)
   # (phase 10: breakbench_msgs' two peer tests, built here, run inside)
   (cd "$ROOT" && cargo test --profile "$PROFILE" -p breakbench_msgs --test golden --test builtin_vs_wheels --no-run)
+  # (phase 16: the in-process plant's expected pose)
+  (cd "$ROOT" && cargo test --profile "$PROFILE" -p breakbench_sim_bridge --test plant --no-run)
   fi
   echo "interop: set-up took $(( $(date +%s) - start )) s; entering a private network namespace"
   exec unshare -n "$0" --inside
@@ -94,6 +108,14 @@ if ip -o link | grep -v ': lo:' | grep -q .; then
 fi
 
 PY="$VENV/bin/python3"
+# simulation_interfaces (scripts/build_simif.sh) for the rclpy peers and breakbench_msgs'
+# tests when installed into a prefix of its own (phases 10 and 16).
+SIMIF_ENV=()
+if [[ -d "$SIMIF_PREFIX/share/simulation_interfaces" ]]; then
+  pyver="$("$PY" -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')"
+  SIMIF_ENV=(env "PYTHONPATH=$SIMIF_PREFIX/lib/$pyver/site-packages${PYTHONPATH:+:$PYTHONPATH}"
+    "LD_LIBRARY_PATH=$SIMIF_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "BREAKBENCH_SIMIF_PREFIX=$SIMIF_PREFIX")
+fi
 LOGDIR="$(mktemp -d /tmp/interop.XXXXXX)"
 FAILS=0
 PIDS=()
@@ -325,8 +347,8 @@ if want 10; then
 # builtin_vs_wheels.rs holds the built-in definitions equal to the wheels'
 # share/<pkg>/msg/*.msg.
 msgs_start=$(date +%s)
-if "$PY" "$ROOT/tests/interop/msgs_golden.py" "$LOGDIR/msgs_golden" >"$LOGDIR/msgs.log" 2>&1 \
-  && (cd "$ROOT" && BREAKBENCH_ROS_VENV="$VENV" BREAKBENCH_MSGS_GOLDEN_DIR="$LOGDIR/msgs_golden" \
+if "${SIMIF_ENV[@]}" "$PY" "$ROOT/tests/interop/msgs_golden.py" "$LOGDIR/msgs_golden" >"$LOGDIR/msgs.log" 2>&1 \
+  && (cd "$ROOT" && BREAKBENCH_ROS_VENV="$VENV" BREAKBENCH_MSGS_GOLDEN_DIR="$LOGDIR/msgs_golden" "${SIMIF_ENV[@]}" \
     cargo test --profile "$PROFILE" --offline -q -p breakbench_msgs --test golden --test builtin_vs_wheels -- --nocapture) >>"$LOGDIR/msgs.log" 2>&1 \
   && ! grep -q SKIPPED "$LOGDIR/msgs.log"; then
   grep -E "^(msgs_golden|golden|builtin_vs_wheels):" "$LOGDIR/msgs.log" || true
@@ -454,6 +476,33 @@ out=$(timeout 60 "${R2[@]}" service call /fault_injector/clear_faults std_srvs/s
 [[ "$out" == *"success=True"* ]] && pass "ros2 service call clear_faults: success=True" || fail "ros2 service call clear_faults: $out"
 stop_injector
 grep -E " (ERROR|WARN) " "$LOGDIR/ros2cli.log" && fail "ros2 CLI phase: the injector logged ERROR/WARN" || pass "ros2 CLI phase: no ERROR/WARN from the injector"
+fi
+if want 16; then
+# ==== 16. simulation_interfaces: an rclpy client drives sim_bridge through the standard (issue 29)
+export ROS_DOMAIN_ID=$((BASE + 16))
+SIMIF_CASE="150 0.3 0.2 1"
+expect=$(cd "$ROOT" && BREAKBENCH_SIMIF_EXPECT="$SIMIF_CASE" cargo test --profile "$PROFILE" --offline -q \
+  -p breakbench_sim_bridge --test plant simif_expected_pose_after_n_steps -- --nocapture 2>&1 | grep "^simif_expect:" || true)
+echo "$expect"
+read -r _ t_ns x y yaw _ <<<"$(sed 's/[a-z_]*=//g' <<<"$expect")"
+if [[ -z "$expect" ]]; then
+  fail "simulation_interfaces: no expected pose from tests/plant.rs"
+else
+  "${NODE_ENV[@]}" "$BIN/sim_bridge" --ros-args -p world_file:="$ROOT/config/corridor.yaml" -p robot_file:="$ROOT/config/robot.yaml" \
+    -p seed:=1 -p real_time_factor:=1.0 -p start_service:=true -p start_timeout_s:=60.0 >"$LOGDIR/simif_bridge.log" 2>&1 &
+  BRIDGE=$!
+  PIDS+=("$BRIDGE")
+  read -r n v w _ <<<"$SIMIF_CASE"
+  if RMW_IMPLEMENTATION=rmw_fastrtps_cpp "${SIMIF_ENV[@]}" timeout 120 "$PY" "$ROOT/tests/interop/rclpy_simif.py" "$n" "$v" "$w" "$t_ns" "$x" "$y" "$yaw"; then
+    pass "simulation_interfaces: rclpy resets, pauses, steps $n and reads the in-process pose (1e-9) from sim_bridge"
+  else
+    fail "simulation_interfaces rclpy client (bridge log: $LOGDIR/simif_bridge.log)"; tail -20 "$LOGDIR/simif_bridge.log"
+  fi
+  kill -INT "$BRIDGE" 2>/dev/null || true; wait "$BRIDGE" 2>/dev/null || true
+  grep -E " (ERROR|WARN) " "$LOGDIR/simif_bridge.log" && fail "simulation_interfaces: the bridge logged ERROR/WARN" \
+    || pass "simulation_interfaces: no ERROR/WARN from the bridge"
+fi
+# ==== end of block 16
 fi
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

@@ -61,9 +61,34 @@ fn args(scenario: &str, out: &std::path::Path, cmd: &str, extra: &[&str]) -> Vec
 
 #[test]
 fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
+    external_parity("ext", &["--start-service", "/sim_bridge/start"], "180");
+}
+
+/// The same stack, its simulator driven only through the ROS 2 standard
+/// simulation_interfaces (issue 29, REQ-SIMIF-DRIVE): `--simulator` with
+/// sim_bridge's services (`/sim_bridge/...`), no `/sim_bridge/start`: the
+/// entity checked before arming, the start by SetSimulationState PLAYING
+/// after it, lock-step: the in-process verdicts and k.
+#[test]
+fn the_simulator_through_simulation_interfaces_gives_the_in_process_verdicts() {
+    let dir = tmp("simif_cfg");
+    let f = dir.join("simulator.yaml");
+    std::fs::write(
+        &f,
+        "simulator: simulation_interfaces\nservice_prefix: /sim_bridge\nentity: robot\n",
+    )
+    .unwrap();
+    let f = f.display().to_string();
+    external_parity("simif", &["--simulator", &f], "182");
+}
+
+/// `tests/graph/one_cell.yaml` on our graph as an external stack started
+/// with `start` (its start gate), on domain `domain`: the in-process
+/// verdict per run, k per cell, no process left.
+fn external_parity(tag: &str, start: &[&str], domain: &str) {
     let scen = "tests/graph/one_cell.yaml";
     let s = Scenario::load(&root().join(scen)).unwrap();
-    let inproc = tmp("ext_inproc");
+    let inproc = tmp(&format!("{tag}_inproc"));
     run_campaign(
         &s,
         &CampaignOptions {
@@ -75,8 +100,8 @@ fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
     )
     .unwrap();
 
-    let out = tmp("ext_graph");
-    let log = tmp("ext_graph_log").join("campaign.log");
+    let out = tmp(&format!("{tag}_graph"));
+    let log = tmp(&format!("{tag}_graph_log")).join("campaign.log");
     let cmd = format!(
         "{} up {} --domain-id {{domain_id}} --timeout-s 600 \
          --set sim_bridge.real_time_factor=0 --set sim_bridge.start_service=true \
@@ -85,26 +110,21 @@ fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
         env!("CARGO_BIN_EXE_breakbench"),
         root().join("launch/corridor.graph.yaml").display()
     );
+    let mut extra = vec![
+        "--ready-topic",
+        "/fault_injector/status",
+        "--ready-topic",
+        "/oracle/odom",
+        // The injector publishes its status on a wall timer from
+        // start-up: it must deliver one before the run is armed.
+        "--ready-message",
+        "/fault_injector/status",
+        "--graph-domain-base",
+        domain,
+    ];
+    extra.extend_from_slice(start);
     let (code, text) = campaign(
-        &args(
-            scen,
-            &out,
-            &cmd,
-            &[
-                "--ready-topic",
-                "/fault_injector/status",
-                "--ready-topic",
-                "/oracle/odom",
-                // The injector publishes its status on a wall timer from
-                // start-up: it must deliver one before the run is armed.
-                "--ready-message",
-                "/fault_injector/status",
-                "--start-service",
-                "/sim_bridge/start",
-                "--graph-domain-base",
-                "180",
-            ],
-        ),
+        &args(scen, &out, &cmd, &extra),
         &bin_dir(),
         &log,
         Duration::from_secs(900),
@@ -125,7 +145,7 @@ fn our_graph_as_an_external_stack_gives_the_in_process_verdicts_and_k() {
             gm.run_id, rec.state_reached
         );
         assert_eq!(rec.state_reached, "done");
-        assert_eq!(rec.domain_id, 180);
+        assert_eq!(rec.domain_id.to_string(), domain);
         assert_eq!((gm.seed, &gm.cell), (pm.seed, &pm.cell));
         if gm.kind == RunKind::Grid {
             assert_eq!(gm.faults.len(), 1, "{}", gm.run_id);

@@ -14,7 +14,7 @@ use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign_on, run_shard_on, CampaignOptions, Timing};
 use breakbench::campaign::summary::ClassCounts;
 use breakbench::campaign::{Budget, Scenario, Summary};
-use breakbench::supervisor::external::ExternalStack;
+use breakbench::supervisor::external::{ExternalStack, SimulatorConfig};
 use kraken_interfaces::text::terminal_safe as safe;
 
 use super::harness_exit;
@@ -103,6 +103,13 @@ pub struct CampaignArgs {
     /// /fault_injector/reset, /simple_navigator/reset, /oracle/reset)
     #[arg(long, value_name = "SERVICE", requires = "keep_running")]
     pub reset_service: Vec<String>,
+    /// External stack: its simulator is driven through the ROS 2 standard
+    /// simulation_interfaces, per this YAML file (simulator: simulation_interfaces,
+    /// service_prefix, entity): started by SetSimulationState PLAYING after arming (instead
+    /// of --start-service), its entity checked before arming, and with --keep-running reset
+    /// by ResetSimulation before the --reset-service calls (docs/simulators.md)
+    #[arg(long, value_name = "FILE", requires = "graph_cmd")]
+    pub simulator: Option<PathBuf>,
     /// Graph runs: ROS_DOMAIN_IDs used are BASE .. BASE + jobs (one per graph running at once)
     #[arg(
         long,
@@ -273,6 +280,10 @@ fn executor(a: &CampaignArgs, jobs: usize, s: &Scenario) -> Result<Box<dyn Execu
                 a.reset_cmd.as_deref(),
             )?
             .with_ready_messages(a.ready_message.clone())?;
+            let stack = match &a.simulator {
+                Some(f) => stack.with_simulator(f, SimulatorConfig::load(f)?)?,
+                None => stack,
+            };
             GraphSource::External(if a.keep_running {
                 stack.with_keep_running(a.reset_service.clone())?
             } else {

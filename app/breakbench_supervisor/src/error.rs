@@ -54,6 +54,9 @@ pub enum SupervisorError {
     /// reset rule (REQ-GRAPH-RESET).
     #[error("--keep-running: {0}")]
     KeepRunning(String),
+    /// A `--simulator` file that cannot be read or is malformed (issue 29).
+    #[error("--simulator {}: {message}", .path.display())]
+    Simulator { path: PathBuf, message: String },
     /// An external stack's command or reset template is malformed.
     #[error("{flag} {template:?}: {error}")]
     Template {

@@ -13,7 +13,8 @@ use crate::MsgError;
 ///
 /// [`TypeRegistry::builtin`] holds the wire contracts of std_msgs,
 /// builtin_interfaces, geometry_msgs, sensor_msgs, nav_msgs, tf2_msgs,
-/// diagnostic_msgs, rosgraph_msgs and rcl_interfaces/Log;
+/// diagnostic_msgs, rosgraph_msgs, simulation_interfaces (its messages; the
+/// registry holds no services) and rcl_interfaces/Log;
 /// [`TypeRegistry::with_ament_prefix_path`] adds (and overrides with) every
 /// `share/<pkg>/msg/*.msg` of the prefixes on `AMENT_PREFIX_PATH`. A file
 /// that does not parse (or cannot be read) is skipped with a warning: only
@@ -73,8 +74,9 @@ impl TypeRegistry {
         Self::default()
     }
 
-    /// The built-in wire contracts: 103 types, generated from the ROS 2
-    /// Jazzy wheels by `scripts/gen_msgs_builtin.py` (tf2_msgs/TFMessage,
+    /// The built-in wire contracts: 118 types, generated from the ROS 2
+    /// Jazzy wheels and simulation_interfaces 1.5.1 (`scripts/build_simif.sh`)
+    /// by `scripts/gen_msgs_builtin.py` (tf2_msgs/TFMessage,
     /// which has no wheel, written there by hand) and held equal to the
     /// wheels' files by `tests/builtin_vs_wheels.rs`.
     pub fn builtin() -> Self {
@@ -345,7 +347,7 @@ mod tests {
     #[test]
     fn builtin_has_the_contracted_packages_and_all_resolve() {
         let r = TypeRegistry::builtin();
-        assert_eq!(r.len(), 103);
+        assert_eq!(r.len(), 118);
         for t in [
             "std_msgs/msg/Header",
             "builtin_interfaces/msg/Time",
@@ -357,6 +359,8 @@ mod tests {
             "diagnostic_msgs/msg/DiagnosticArray",
             "rosgraph_msgs/msg/Clock",
             "rcl_interfaces/msg/Log",
+            "simulation_interfaces/msg/EntityState",
+            "simulation_interfaces/msg/SimulatorFeatures",
         ] {
             r.resolve(t).unwrap_or_else(|e| panic!("{t}: {e}"));
         }

@@ -5,7 +5,10 @@
 //! every `.msg` of the packages taken whole is built in.
 //!
 //! Needs `BREAKBENCH_ROS_VENV` (the venv of scripts/setup_peers.sh, an
-//! ament prefix); skipped with a notice without it.
+//! ament prefix); skipped with a notice without it. simulation_interfaces
+//! (no wheel) is read from `BREAKBENCH_SIMIF_PREFIX` when set (the prefix
+//! of scripts/build_simif.sh; it must hold the package then), else from the
+//! venv if scripts/build_simif.sh installed it there.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -14,7 +17,7 @@ use breakbench_msgs::def::parse_msg;
 use breakbench_msgs::TypeRegistry;
 
 /// The packages the built-in table takes whole (scripts/gen_msgs_builtin.py).
-const WHOLE: [&str; 7] = [
+const WHOLE: [&str; 8] = [
     "builtin_interfaces",
     "std_msgs",
     "geometry_msgs",
@@ -22,7 +25,17 @@ const WHOLE: [&str; 7] = [
     "nav_msgs",
     "diagnostic_msgs",
     "rosgraph_msgs",
+    "simulation_interfaces",
 ];
+
+/// The `share` directory holding `pkg`: simulation_interfaces from
+/// `BREAKBENCH_SIMIF_PREFIX` when set, everything else from the venv's.
+fn share_of(venv_share: &std::path::Path, pkg: &str) -> PathBuf {
+    match std::env::var_os("BREAKBENCH_SIMIF_PREFIX") {
+        Some(p) if pkg == "simulation_interfaces" => PathBuf::from(p).join("share"),
+        _ => venv_share.to_path_buf(),
+    }
+}
 
 #[test]
 fn builtin_definitions_equal_the_wheels_msg_files() {
@@ -39,11 +52,12 @@ fn builtin_definitions_equal_the_wheels_msg_files() {
     let (mut same, mut absent) = (0, Vec::new());
     let mut diffs = Vec::new();
     for def in reg.iter() {
-        let f = share
+        let pkg_share = share_of(&share, &def.name.pkg);
+        let f = pkg_share
             .join(&def.name.pkg)
             .join("msg")
             .join(format!("{}.msg", def.name.name));
-        if !share.join(&def.name.pkg).is_dir() {
+        if !pkg_share.join(&def.name.pkg).is_dir() {
             absent.push(def.name.to_string());
             continue;
         }
@@ -69,7 +83,11 @@ fn builtin_definitions_equal_the_wheels_msg_files() {
     }
     let mut not_built_in = BTreeSet::new();
     for pkg in WHOLE {
-        for e in std::fs::read_dir(share.join(pkg).join("msg")).unwrap() {
+        let dir = share_of(&share, pkg).join(pkg).join("msg");
+        if pkg == "simulation_interfaces" && !dir.is_dir() {
+            continue; // not built (scripts/build_simif.sh): listed as absent
+        }
+        for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "msg") {
                 let name = format!("{pkg}/{}", p.file_stem().unwrap().to_string_lossy());
@@ -89,9 +107,12 @@ fn builtin_definitions_equal_the_wheels_msg_files() {
         not_built_in.is_empty(),
         "in the wheels but not built in: {not_built_in:?}"
     );
-    // Only tf2_msgs has no wheel on PyPI.
+    // Only tf2_msgs has no wheel on PyPI; simulation_interfaces has none
+    // either and is absent unless scripts/build_simif.sh installed it.
+    let simif_given = std::env::var_os("BREAKBENCH_SIMIF_PREFIX").is_some();
     assert!(
-        absent.iter().all(|t| t.starts_with("tf2_msgs/")),
+        absent.iter().all(|t| t.starts_with("tf2_msgs/")
+            || (!simif_given && t.starts_with("simulation_interfaces/"))),
         "{absent:?}"
     );
     assert!(same >= 100, "{same}");

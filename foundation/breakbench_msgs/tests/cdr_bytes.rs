@@ -348,7 +348,7 @@ fn random_values_of_every_builtin_type_round_trip() {
             n += 1;
         }
     }
-    assert_eq!(n, 20 * 103);
+    assert_eq!(n, 20 * 118);
 }
 
 /// ros2-client 0.12's bounds, copied: `Subscription::take_seed` /

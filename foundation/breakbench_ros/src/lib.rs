@@ -56,6 +56,10 @@ pub use size_guard::SizeGuard;
 pub use types::{
     ClearFaultStageSrv, ResetRunSrv, RosService, RosType, SetFaultSrv, SetFaultStackSrv, TriggerSrv,
 };
+pub use types::{
+    GetEntitiesSrv, GetEntityStateSrv, GetSimulationStateSrv, GetSimulatorFeaturesSrv,
+    ResetSimulationSrv, SetSimulationStateSrv, StepSimulationSrv,
+};
 
 /// How every node prints its fatal error: the chain, each cause once,
 /// terminal-safe (see [`kraken_interfaces::text::error_chain`]).

@@ -1,6 +1,6 @@
 //! ROS 2 type names of the kraken_interfaces message and service types.
 
-use kraken_interfaces::ros;
+use kraken_interfaces::{ros, simif};
 use serde::{de::DeserializeOwned, Serialize};
 
 /// A Rust type that is the wire image of one ROS 2 message type.
@@ -50,6 +50,12 @@ ros_type! {
     kraken_interfaces::FaultSpec => "kraken_interfaces" / "FaultSpec",
     kraken_interfaces::ChannelFaultStatus => "kraken_interfaces" / "ChannelFaultStatus",
     kraken_interfaces::FaultStatus => "kraken_interfaces" / "FaultStatus",
+    simif::Accel => "geometry_msgs" / "Accel",
+    simif::SimResult => "simulation_interfaces" / "Result",
+    simif::SimulationState => "simulation_interfaces" / "SimulationState",
+    simif::SimulatorFeatures => "simulation_interfaces" / "SimulatorFeatures",
+    simif::EntityState => "simulation_interfaces" / "EntityState",
+    simif::EntityFilters => "simulation_interfaces" / "EntityFilters",
 }
 
 /// A ROS 2 service type: request and response wire types plus its name.
@@ -103,4 +109,38 @@ impl RosService for TriggerSrv {
     type Response = ros::TriggerResponse;
     const PACKAGE: &'static str = "std_srvs";
     const NAME: &'static str = "Trigger";
+}
+
+/// A `simulation_interfaces/srv/<name>` service (the ROS 2 simulator
+/// standard, issue 29; REQ-SIMIF-SERVE).
+macro_rules! simif_service {
+    ($($(#[$doc:meta])* $t:ident : $name:literal => $req:ty, $resp:ty;)*) => {
+        $(
+            $(#[$doc])*
+            pub struct $t;
+            impl RosService for $t {
+                type Request = $req;
+                type Response = $resp;
+                const PACKAGE: &'static str = "simulation_interfaces";
+                const NAME: &'static str = $name;
+            }
+        )*
+    };
+}
+
+simif_service! {
+    /// `simulation_interfaces/srv/ResetSimulation`.
+    ResetSimulationSrv: "ResetSimulation" => simif::ResetSimulationRequest, simif::ResultResponse;
+    /// `simulation_interfaces/srv/StepSimulation`.
+    StepSimulationSrv: "StepSimulation" => simif::StepSimulationRequest, simif::ResultResponse;
+    /// `simulation_interfaces/srv/GetSimulationState`.
+    GetSimulationStateSrv: "GetSimulationState" => simif::EmptyRequest, simif::GetSimulationStateResponse;
+    /// `simulation_interfaces/srv/SetSimulationState`.
+    SetSimulationStateSrv: "SetSimulationState" => simif::SetSimulationStateRequest, simif::ResultResponse;
+    /// `simulation_interfaces/srv/GetEntityState`.
+    GetEntityStateSrv: "GetEntityState" => simif::GetEntityStateRequest, simif::GetEntityStateResponse;
+    /// `simulation_interfaces/srv/GetEntities`.
+    GetEntitiesSrv: "GetEntities" => simif::GetEntitiesRequest, simif::GetEntitiesResponse;
+    /// `simulation_interfaces/srv/GetSimulatorFeatures`.
+    GetSimulatorFeaturesSrv: "GetSimulatorFeatures" => simif::EmptyRequest, simif::GetSimulatorFeaturesResponse;
 }

@@ -12,6 +12,8 @@
 //! * [`sensor`]: [`SensorMsg`] and [`MsgKind`], the typed sensor messages a
 //!   channel carries (plant, fault library, navigator, estimator).
 //! * [`seed`]: the seed tree, every random stream of a run.
+//! * [`simif`]: the `simulation_interfaces` types the sim bridge serves
+//!   (the ROS 2 simulator standard, issue 29).
 //!
 //! Units follow REP-103 (SI: metres, seconds, radians) and frames REP-105.
 
@@ -21,6 +23,7 @@ pub mod ros;
 pub mod seed;
 pub mod self_report;
 pub mod sensor;
+pub mod simif;
 pub mod text;
 pub mod units;
 

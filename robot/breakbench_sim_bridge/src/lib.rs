@@ -13,6 +13,8 @@
 //! * [`sensors`]: [`GnssModel`] (exact WGS84 fix of the world's ENU point,
 //!   [`breakbench_world::geodesy`]) and [`ImuModel`] (yaw rate,
 //!   accelerations) from the true state, for the raw gnss/imu channels.
+//! * [`simif`]: [`SimControl`], the simulator side of `simulation_interfaces`
+//!   (reset, step, play/pause/stop, the robot's entity state; issue 29).
 //!
 //! Transport-free: no ROS dependency, sim time is a `Duration` since the
 //! plant started, every random draw comes from a seeded `ChaCha8Rng`.
@@ -24,6 +26,7 @@ pub mod lidar;
 mod normal;
 pub mod plant;
 pub mod sensors;
+pub mod simif;
 
 pub use config::{
     DriveConfig, FixStatus, GnssConfig, ImuConfig, LidarConfig, OdometryConfig, PlantConfig, Timing,
@@ -33,6 +36,7 @@ pub use geometry::WorldGeometry;
 pub use lidar::{Lidar, ScanScratch};
 pub use plant::{ContactEvent, Plant, PlantOutputs, SENSOR_CHANNELS};
 pub use sensors::{GnssModel, ImuModel};
+pub use simif::{SimControl, SimState};
 
 /// This crate's version (`CARGO_PKG_VERSION`), for run manifests.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

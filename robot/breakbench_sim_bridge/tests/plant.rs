@@ -634,3 +634,57 @@ fn step_into_reused_buffers_equals_step() {
         assert_eq!(out.truth.as_ref(), due.then_some(&truth), "step {k}");
     }
 }
+
+/// The in-process plant's ground truth after `n` steps of a constant
+/// command `(v m/s, ω rad/s)` from the start pose, seed `seed`, every
+/// declared sensor on (what `sim_bridge` builds): the pose a
+/// `simulation_interfaces` client must read after StepSimulation(`n`)
+/// (scripts/interop.sh phase 16 reads the `simif_expect:` line; issue 29).
+/// `BREAKBENCH_SIMIF_EXPECT="n v w seed"` sets the case (default
+/// "150 0.3 0.2 1").
+#[test]
+fn simif_expected_pose_after_n_steps() {
+    let case = std::env::var("BREAKBENCH_SIMIF_EXPECT").unwrap_or("150 0.3 0.2 1".into());
+    let f: Vec<&str> = case.split_whitespace().collect();
+    assert_eq!(
+        f.len(),
+        4,
+        "BREAKBENCH_SIMIF_EXPECT='{case}': want 'n v w seed'"
+    );
+    let n: usize = f[0].parse().unwrap();
+    let (v, w): (f64, f64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+    let seed: u64 = f[3].parse().unwrap();
+    let robot = PlantConfig::load(&cfg_path("robot.yaml")).unwrap();
+    let pose_after = || {
+        let mut p = Plant::new(&corridor(), &robot, seed, &robot.sensor_channels()).unwrap();
+        run(&mut p, v, w, n);
+        (p.now(), p.true_pose(), p.true_twist())
+    };
+    let (t, pose, (tv, tw)) = pose_after();
+    // Deterministic: a second plant gives the same bits.
+    let (t2, pose2, _) = pose_after();
+    assert_eq!(
+        (t, pose.x_m.to_bits(), pose.yaw_rad.to_bits()),
+        (t2, pose2.x_m.to_bits(), pose2.yaw_rad.to_bits())
+    );
+    assert_eq!(t, Duration::from_millis(10 * n as u64));
+    println!(
+        "simif_expect: t_ns={} x={:e} y={:e} yaw={:e} v={:e} w={:e}",
+        t.as_nanos(),
+        pose.x_m,
+        pose.y_m,
+        pose.yaw_rad,
+        tv,
+        tw
+    );
+    if case == "150 0.3 0.2 1" {
+        // 1.5 s from (1, 0, 0): accelerating to 0.3 m/s in 0.3 s (1 m/s²)
+        // and to 0.2 rad/s in 0.07 s (3 rad/s²), then turning steadily:
+        // yaw = 0.2 (1.5 - 0.07/2) = 0.293 rad, the path an arc of
+        // 0.3 (1.5 - 0.15) = 0.405 m.
+        assert!((pose.yaw_rad - 0.293).abs() < 2e-3, "{pose:?}");
+        assert!((pose.x_m - 1.0 - 0.405).abs() < 0.03, "{pose:?}");
+        assert!(pose.y_m > 0.03 && pose.y_m < 0.08, "{pose:?}");
+        assert_eq!((tv, tw), (0.3, 0.2));
+    }
+}

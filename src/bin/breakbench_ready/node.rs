@@ -3,13 +3,16 @@
 //! campaign runs on the stack's `ROS_DOMAIN_ID`.
 //!
 //! ```text
-//! breakbench_ready [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]...
-//!                  [--call-trigger /srv] [--clock-advancing] [--timeout-s S]
+//! breakbench_ready [--simif-reset /prefix] [--call-reset /srv --seed N --run-id ID --out DIR]...
+//!                  [--topic /x]... [--message /y]... [--simif-entity /prefix ENTITY]
+//!                  [--call-trigger /srv] [--simif-play /prefix] [--clock-advancing] [--timeout-s S]
 //! ```
 //!
 //! Checks, in this order, each within `--timeout-s` (wall seconds, default
 //! 30, counted from the probe's start):
-//! 0. every `--call-reset` kraken_interfaces/ResetRun service, in the order
+//! 0. `--simif-reset`: the simulator's `<prefix>/reset_simulation`
+//!    (simulation_interfaces/ResetSimulation, SCOPE_DEFAULT) answers
+//!    RESULT_OK (issue 29); then every `--call-reset` kraken_interfaces/ResetRun service, in the order
 //!    given, is found, called once with `--seed` (u64), `--run-id` and
 //!    `--out` (all three required with it) and answers `success: true`
 //!    (the reset of a kept-running graph, REQ-GRAPH-RESET: `breakbench
@@ -22,9 +25,12 @@
 //!    decoded), the probe subscribes best-effort/volatile (which matches
 //!    every writer) and one sample must arrive. This is "the topic is
 //!    publishing", not just "someone advertised it";
-//! 3. `--call-trigger`: the std_srvs/Trigger service is found, called once
-//!    and answers `success: true` (a lock-step plant's start gate, e.g.
-//!    `/sim_bridge/start`);
+//! 3. `--simif-entity`: `<prefix>/get_entity_state` knows the entity
+//!    (RESULT_OK); `--call-trigger`: the std_srvs/Trigger service is found,
+//!    called once and answers `success: true` (a lock-step plant's start
+//!    gate, e.g. `/sim_bridge/start`); `--simif-play`: `<prefix>/
+//!    set_simulation_state` PLAYING answers RESULT_OK (the start through
+//!    simulation_interfaces);
 //! 4. `--clock-advancing`: two `/clock` (rosgraph_msgs/Clock) messages with
 //!    increasing times are received.
 //!
@@ -55,9 +61,15 @@ struct Probe {
     trigger: Option<String>,
     clock: bool,
     timeout: Duration,
+    /// The `--simif-*` checks.
+    simif: SimifArgs,
 }
 
-const USAGE: &str = "usage: breakbench_ready [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]... [--call-trigger /srv] [--clock-advancing] [--timeout-s S]";
+mod simif;
+
+use simif::{SimifArgs, SimifClients};
+
+const USAGE: &str = "usage: breakbench_ready [--simif-reset /prefix] [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]... [--simif-entity /prefix ENTITY] [--call-trigger /srv] [--simif-play /prefix] [--clock-advancing] [--timeout-s S]";
 
 fn parse(rest: &[String]) -> Result<Probe, String> {
     let mut p = Probe {
@@ -68,6 +80,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
         trigger: None,
         clock: false,
         timeout: Duration::from_secs(30),
+        simif: SimifArgs::default(),
     };
     let (mut seed, mut run_id, mut out) = (None, None, None);
     let mut it = rest.iter();
@@ -109,6 +122,18 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
                     v.parse::<u64>()
                         .map_err(|_| format!("--seed {v:?}: not an unsigned 64-bit integer"))?,
                 );
+            }
+            "--simif-reset" => {
+                let v = value("--simif-reset")?;
+                p.simif.reset = Some(absolute("--simif-reset", v)?);
+            }
+            "--simif-play" => {
+                let v = value("--simif-play")?;
+                p.simif.play = Some(absolute("--simif-play", v)?);
+            }
+            "--simif-entity" => {
+                let v = absolute("--simif-entity", value("--simif-entity")?)?;
+                p.simif.entity = Some((v, value("--simif-entity PREFIX")?));
             }
             "--run-id" => run_id = Some(value("--run-id")?),
             "--out" => out = Some(value("--out")?),
@@ -228,6 +253,7 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
         Some(s) => Some((s.clone(), node.client::<TriggerSrv>(s)?)),
         None => None,
     };
+    let sim = SimifClients::new(&mut node, &p.simif)?;
     let clock = if p.clock {
         Some(node.subscription::<Clock>("/clock", qos::clock())?)
     } else {
@@ -239,7 +265,8 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
         timeout: p.timeout,
     };
 
-    // 0. The resets, in order.
+    // 0. The resets, in order: the simulator's first.
+    smol::block_on(sim.reset(&node, &dl))?;
     smol::block_on(call_resets(&node, &resets, &p.reset, &dl))?;
     // 1. Topics with a publisher.
     wait_for_publishers(&node, &p.topics, &dl, env.domain_id)?;
@@ -248,10 +275,12 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
     let subs = subscribe_undecoded(&mut node, &p.messages, &dl, env.domain_id)?;
     smol::block_on(async {
         wait_for_messages(&subs, &dl).await?;
-        // 3. The start gate.
+        // 3. The simulator's entity, then the start gate.
+        sim.entity(&node, &dl).await?;
         if let Some((name, client)) = &trigger {
             call_trigger(&node, name, client, &dl).await?;
         }
+        sim.play(&node, &dl).await?;
         // 4. /clock advancing.
         if let Some(sub) = &clock {
             wait_for_clock(sub, &dl).await?;

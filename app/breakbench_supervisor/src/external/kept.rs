@@ -199,6 +199,17 @@ fn reset_to_verdict(
     const STACK: usize = 0;
     sup.stage = Stage::Reset;
     check_running(sup, t0, r.timeout, None)?;
+    if let Some(sim) = &r.stack.simulator {
+        // The reset rule `simulation_interfaces`: the simulator first.
+        let a = vec!["--simif-reset".to_string(), sim.service_prefix.clone()];
+        let ready = ReadinessCheck {
+            r,
+            env,
+            t0,
+            stack: STACK,
+        };
+        ready.call(sup, a, &mut None)?;
+    }
     if !r.stack.reset_services.is_empty() {
         let mut a: Vec<String> = r
             .stack

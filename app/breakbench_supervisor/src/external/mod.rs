@@ -63,10 +63,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod kept;
+pub mod simulator;
 #[cfg(test)]
 mod tests;
 
 pub use kept::{run_kept, KeptStack};
+pub use simulator::{SimulatorConfig, SimulatorKind};
 
 use super::supervise::{arm, check_running, run_with, Fail, Supervisor};
 use super::template::{CommandTemplate, TemplateVars};
@@ -102,6 +104,9 @@ pub struct ExternalStack {
     /// kraken_interfaces/ResetRun services called, in this order, to reset
     /// a kept-running stack before each run (absolute names).
     pub reset_services: Vec<String>,
+    /// The simulator driven through `simulation_interfaces` (`--simulator`):
+    /// the start gate, the entity check and, kept running, the first reset.
+    pub simulator: Option<SimulatorConfig>,
 }
 
 /// The executables an external stack's runs need, found before anything runs.
@@ -182,7 +187,33 @@ impl ExternalStack {
             reset: reset.map(|t| parse("--reset-cmd", t)).transpose()?,
             keep_running: false,
             reset_services: Vec::new(),
+            simulator: None,
         })
+    }
+
+    /// The stack whose simulator is driven through `simulation_interfaces`
+    /// (`--simulator FILE`, [`simulator`]). Give it before
+    /// [`Self::with_keep_running`]: it is a reset rule.
+    ///
+    /// # Errors
+    /// [`SupervisorError::Simulator`] when a `--start-service` is given too
+    /// (the start is SetSimulationState PLAYING).
+    pub fn with_simulator(
+        mut self,
+        path: &Path,
+        sim: SimulatorConfig,
+    ) -> Result<Self, SupervisorError> {
+        if let Some(s) = &self.start_service {
+            return Err(SupervisorError::Simulator {
+                path: path.to_path_buf(),
+                message: format!(
+                    "the simulator is started through {}/set_simulation_state (PLAYING): drop --start-service {s}",
+                    sim.service_prefix
+                ),
+            });
+        }
+        self.simulator = Some(sim);
+        Ok(self)
     }
 
     /// The stack kept running across runs (`--keep-running`), reset before
@@ -208,9 +239,9 @@ impl ExternalStack {
                 name: s.clone(),
             });
         }
-        if reset_services.is_empty() && self.reset.is_none() {
+        if reset_services.is_empty() && self.reset.is_none() && self.simulator.is_none() {
             return Err(SupervisorError::KeepRunning(
-                "needs a reset rule: --reset-service SERVICE (repeatable) and/or --reset-cmd TEMPLATE"
+                "needs a reset rule: --reset-service SERVICE (repeatable), --reset-cmd TEMPLATE and/or --simulator FILE (simulation_interfaces)"
                     .into(),
             ));
         }
@@ -430,6 +461,14 @@ fn readiness_to_verdict(
             .collect();
         ready.call(sup, a, &mut verdict)?;
     }
+    if let Some(sim) = &r.stack.simulator {
+        let a = vec![
+            "--simif-entity".to_string(),
+            sim.service_prefix.clone(),
+            sim.entity.clone(),
+        ];
+        ready.call(sup, a, &mut verdict)?;
+    }
     sup.stage = Stage::Arm;
     if let Some(f) = &r.scenario {
         arm(sup, &r.exes.scenario, f, env, t0, r.timeout)?;
@@ -440,6 +479,10 @@ fn readiness_to_verdict(
             vec!["--call-trigger".to_string(), s.clone()],
             &mut verdict,
         )?;
+    }
+    if let Some(sim) = &r.stack.simulator {
+        let a = vec!["--simif-play".to_string(), sim.service_prefix.clone()];
+        ready.call(sup, a, &mut verdict)?;
     }
     sup.stage = Stage::Observe;
     if r.stack.clock_advancing && verdict.is_none() {

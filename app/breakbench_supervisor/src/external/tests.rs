@@ -81,7 +81,7 @@ fn keep_running_refuses_run_placeholders_in_the_start_template() {
         .unwrap_err();
     assert_eq!(
         e.to_string(),
-        "--keep-running: needs a reset rule: --reset-service SERVICE (repeatable) and/or --reset-cmd TEMPLATE"
+        "--keep-running: needs a reset rule: --reset-service SERVICE (repeatable), --reset-cmd TEMPLATE and/or --simulator FILE (simulation_interfaces)"
     );
     let e = stack("ros2 launch x y.launch.py", None)
         .with_keep_running(vec!["oracle/reset".into()])
@@ -132,4 +132,39 @@ fn a_stale_verdict_line_of_the_previous_run_is_not_taken() {
         v.manifest,
         PathBuf::from("/o/graph/nominal_r00/manifests/nominal_r00.json")
     );
+}
+
+/// `--simulator` (issue 29): it replaces the start gate, so a
+/// `--start-service` as well is refused; it is a reset rule of its own.
+#[test]
+fn the_simulator_is_the_start_gate_and_a_reset_rule() {
+    let sim = || {
+        SimulatorConfig::parse(
+            std::path::Path::new("sim.yaml"),
+            "simulator: simulation_interfaces\nservice_prefix: /gzserver\nentity: robot\n",
+        )
+        .unwrap()
+    };
+    let p = std::path::Path::new("sim.yaml");
+    let gated =
+        ExternalStack::new("x", vec![], Some("/sim_bridge/start".into()), true, None).unwrap();
+    let e = gated.with_simulator(p, sim()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--simulator sim.yaml: the simulator is started through /gzserver/set_simulation_state (PLAYING): drop --start-service /sim_bridge/start"
+    );
+    assert!(
+        ExternalStack::new("ros2 launch x y.launch.py", vec![], None, true, None)
+            .unwrap()
+            .with_keep_running(vec![])
+            .is_err()
+    );
+    let s = ExternalStack::new("ros2 launch x y.launch.py", vec![], None, true, None)
+        .unwrap()
+        .with_simulator(p, sim())
+        .unwrap()
+        .with_keep_running(vec![])
+        .unwrap();
+    assert!(s.keep_running && s.reset_services.is_empty());
+    assert_eq!(s.simulator.unwrap().service_prefix, "/gzserver");
 }

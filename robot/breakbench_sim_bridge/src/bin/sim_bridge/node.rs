@@ -62,6 +62,15 @@
 //! bridge must be reset first, and nothing of ours publishes `/clock`
 //! between its reset and its next start.
 //!
+//! simulation_interfaces (issue 29, REQ-SIMIF-SERVE): the ROS 2 simulator
+//! standard's ResetSimulation, StepSimulation, Get/SetSimulationState,
+//! GetEntityState, GetEntities and GetSimulatorFeatures under
+//! `service_prefix` (default `~`: `/sim_bridge/reset_simulation`, ...);
+//! the state machine and every answer are the library's
+//! ([`breakbench_sim_bridge::simif`]), `node/simif.rs` converts. Stopped
+//! (launch state with `start_service: true`) → playing or paused is a start
+//! as `~/start`; paused, the plant steps only on StepSimulation.
+//!
 //! Parameters: see the crate README ("Node"). Environment: `ROS_DOMAIN_ID`,
 //! `RMW_IMPLEMENTATION`, `RUST_LOG`.
 
@@ -75,7 +84,8 @@ use breakbench_ros::{Publisher, RequestId, Subscription};
 use breakbench_sim_bridge::lidar::SCAN_FRAME;
 use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
 use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
-use breakbench_sim_bridge::{Plant, PlantConfig};
+use breakbench_sim_bridge::simif::ROBOT_ENTITY;
+use breakbench_sim_bridge::{Plant, PlantConfig, SimControl};
 use breakbench_world::World;
 use kraken_interfaces::ros::{
     Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
@@ -84,6 +94,7 @@ use kraken_interfaces::ros::{
 use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
 mod bridge;
+mod simif;
 
 use bridge::{Bridge, Io};
 
@@ -131,6 +142,10 @@ struct Params {
     stop_at: Option<Duration>,
     /// Wait at each ground-truth step for a gate message on this topic.
     gate_topic: Option<String>,
+    /// Namespace of the `simulation_interfaces` services (`~`: the node's).
+    service_prefix: String,
+    /// The robot's entity name (GetEntityState, GetEntities).
+    entity_name: String,
 }
 
 fn positive(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
@@ -162,6 +177,20 @@ fn period_ns(args: &RosArgs, name: &str, default_hz: f64, step_ns: u64) -> Resul
     Ok(ns)
 }
 
+/// The `service_prefix` parameter as a namespace: empty is `~` (the
+/// node's name); `/` is the root; otherwise it must start with `/` or `~`
+/// and not end with `/`.
+fn service_prefix(v: &str) -> Result<String> {
+    if v.is_empty() {
+        return Ok("~".into());
+    }
+    ensure!(
+        v == "/" || ((v.starts_with('/') || v.starts_with('~')) && !v.ends_with('/')),
+        "parameter 'service_prefix' = '{v}': give a namespace such as '/sim' or '~' (no trailing '/'), or leave it empty for the node's name"
+    );
+    Ok(v.into())
+}
+
 impl Params {
     fn from_args(args: &RosArgs, step_ns: u64) -> Result<Self> {
         // ROS integer parameters are int64: a u64 seed above i64::MAX (the
@@ -183,6 +212,8 @@ impl Params {
             start_service: args.param_bool("start_service", false)?,
             stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
             gate_topic: Some(args.param_string("gate_topic", "")?).filter(|t| !t.is_empty()),
+            service_prefix: service_prefix(&args.param_string("service_prefix", "")?)?,
+            entity_name: args.param_string("entity_name", ROBOT_ENTITY)?,
         })
     }
 }
@@ -409,6 +440,7 @@ fn run() -> Result<()> {
             )
         })?;
     let lockstep = p.real_time_factor == 0.0;
+    let (entity_name, run_seed) = (p.entity_name.clone(), p.seed);
 
     let mut node = RosNode::new(env, args)?;
     let io = Io::new(&mut node, &p, lockstep)?;
@@ -444,6 +476,9 @@ fn run() -> Result<()> {
         shutdown,
         plant,
         start_called,
+        ctl: SimControl::new(&entity_name, !start_called),
+        run_seed,
+        pending_step: None,
     };
     bridge.run()
 }

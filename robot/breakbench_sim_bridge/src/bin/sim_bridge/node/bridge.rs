@@ -10,12 +10,13 @@ use breakbench_ros::{
     qos, to_stamp, RequestId, ResetRunSrv, RosEnv, RosNode, RosServer, Shutdown, Subscription,
     TriggerSrv,
 };
-use breakbench_sim_bridge::{Plant, PlantConfig};
+use breakbench_sim_bridge::{Plant, PlantConfig, SimControl, SimState};
 use breakbench_world::world::Pose2;
 use breakbench_world::World;
 use kraken_interfaces::ros::{Clock, TriggerResponse, Twist, TwistStamped};
 use kraken_interfaces::{ResetRunRequest, SensorMsg};
 
+use super::simif::{SimEvent, SimifIo};
 use super::{
     odom_tf, publish, reset_plant, take_reset, wait_gate, wheel_odometry, CmdSub, Params, Pubs,
     PUB_DEPTH, TRUTH_DEPTH,
@@ -30,6 +31,8 @@ pub(super) struct Io {
     /// `~/start` (`start_service: true`).
     start_srv: Option<RosServer<TriggerSrv>>,
     reset_srv: RosServer<ResetRunSrv>,
+    /// The `simulation_interfaces` services (`service_prefix`).
+    pub simif: SimifIo,
 }
 
 impl Io {
@@ -75,12 +78,14 @@ impl Io {
             None
         };
         let reset_srv = node.server::<ResetRunSrv>("~/reset")?;
+        let simif = SimifIo::new(node, &p.service_prefix)?;
         Ok(Self {
             pubs,
             cmd,
             gate,
             start_srv,
             reset_srv,
+            simif,
         })
     }
 }
@@ -103,7 +108,15 @@ struct Stepping {
     wall0: Instant,
     /// `/cmd_vel` commands applied so far.
     commands: u64,
+    /// Paused since the last paced step: re-anchor `wall0` when playing.
+    repace: bool,
+    /// Turns of the run loop so far (the services' polling).
+    turns: u64,
 }
+
+/// While playing, the `simulation_interfaces` services are polled every
+/// this many plant steps (0.1 s of sim time at the 10 ms step).
+const SIMIF_POLL_STEPS: u64 = 10;
 
 /// The sim bridge: its parameters, files, entities, and the plant of the
 /// current run.
@@ -119,8 +132,16 @@ pub(super) struct Bridge<'a> {
     pub lockstep: bool,
     pub shutdown: Shutdown,
     pub plant: Plant,
-    /// `~/start` was called for this run (or there is no `~/start`).
+    /// The run was started: `~/start` or SetSimulationState PLAYING/PAUSED
+    /// was called (or there is no `~/start` and nothing stopped it).
     pub start_called: bool,
+    /// The simulation state machine (`simulation_interfaces`).
+    pub ctl: SimControl,
+    /// The run's plant seed: the `seed` parameter, then each `~/reset`'s;
+    /// ResetSimulation and a stop rebuild the plant from it.
+    pub run_seed: u64,
+    /// The StepSimulation call being served: its id and the steps left.
+    pub pending_step: Option<(RequestId, u64)>,
 }
 
 impl Bridge<'_> {
@@ -161,7 +182,10 @@ impl Bridge<'_> {
         .into_iter()
         .filter(|(_, matched)| !matched)
         .map(|(t, _)| t)
-        .chain((!self.start_called).then_some("a call of ~/start (start_service: true)"))
+        .chain(
+            (!self.start_called)
+                .then_some("a start (a call of ~/start, or SetSimulationState PLAYING or PAUSED)"),
+        )
         .chain(
             (self.lockstep
                 && !match &io.cmd {
@@ -198,6 +222,8 @@ impl Bridge<'_> {
                 self.on_reset(id, &req)?;
             }
             self.on_start_calls();
+            // A reset or stop while waiting rebuilt the plant: wait on.
+            self.serve_simif()?;
             if self.shutdown.is_requested() {
                 tracing::info!("stopped while waiting for peers on {missing:?}");
                 return Ok(None);
@@ -219,7 +245,10 @@ impl Bridge<'_> {
     /// # Errors
     /// The plant cannot be rebuilt.
     fn on_reset(&mut self, id: RequestId, req: &ResetRunRequest) -> Result<()> {
+        self.fail_pending_step("~/reset");
         self.plant = reset_plant(&self.world, &self.robot, &self.io.reset_srv, id, req)?;
+        self.run_seed = req.seed;
+        self.ctl.on_run_reset();
         self.start_called = self.io.start_srv.is_none();
         Ok(())
     }
@@ -231,6 +260,7 @@ impl Bridge<'_> {
         };
         while let Ok(Some((id, _))) = srv.receive_request() {
             self.start_called = true;
+            self.ctl.on_start_call();
             let resp = TriggerResponse {
                 success: true,
                 message: "stepping from sim time 0 once the graph has matched".into(),
@@ -258,6 +288,8 @@ impl Bridge<'_> {
             next_control: Duration::ZERO,
             wall0: Instant::now(),
             commands: 0,
+            repace: false,
+            turns: 0,
         };
         publish(
             &self.io.pubs.clock,
@@ -269,8 +301,10 @@ impl Bridge<'_> {
         st
     }
 
-    /// Steps the plant until shutdown, `stop_at_s` ([`Flow::Stop`]) or
-    /// `~/reset` ([`Flow::Reset`]).
+    /// Steps the plant until shutdown, `stop_at_s` ([`Flow::Stop`]),
+    /// `~/reset`, ResetSimulation or a stop ([`Flow::Reset`]). Playing, it
+    /// steps on its own; paused, only the steps of a StepSimulation call
+    /// (unpaced), polling the services every millisecond meanwhile.
     ///
     /// # Errors
     /// As [`Self::step`]; a failed reset.
@@ -278,13 +312,43 @@ impl Bridge<'_> {
         loop {
             let stop_at = self.p.stop_at.is_some_and(|s| self.plant.now() >= s);
             if self.shutdown.is_requested() || stop_at {
+                self.fail_pending_step("the node is stopping");
                 return Ok(Flow::Stop);
             }
             if let Some((id, req)) = take_reset(&self.io.reset_srv) {
                 self.on_reset(id, &req)?;
                 return Ok(Flow::Reset);
             }
-            if let Flow::Stop = self.step(st)? {
+            // Playing, the seven services are polled every SIMIF_POLL_STEPS
+            // steps (their takes would cost more than a plant step);
+            // paused, at every turn.
+            let poll =
+                self.ctl.state() != SimState::Playing || st.turns.is_multiple_of(SIMIF_POLL_STEPS);
+            st.turns += 1;
+            if poll {
+                if let SimEvent::Rebuilt = self.serve_simif()? {
+                    return Ok(Flow::Reset);
+                }
+            }
+            let paced = match self.ctl.state() {
+                SimState::Playing => true,
+                SimState::Paused if self.pending_step.is_some() => false,
+                _ => {
+                    st.repace = true;
+                    std::thread::sleep(Duration::from_millis(1));
+                    continue;
+                }
+            };
+            if paced && std::mem::take(&mut st.repace) && !self.lockstep {
+                // Playing again after a pause: pace from here, no catching up.
+                st.wall0 = Instant::now() - self.plant.now().div_f64(self.p.real_time_factor);
+            }
+            let flow = self.step(st, paced)?;
+            if !paced {
+                self.stepped_for_call();
+            }
+            if let Flow::Stop = flow {
+                self.fail_pending_step("the node is stopping");
                 return Ok(Flow::Stop);
             }
         }
@@ -292,11 +356,12 @@ impl Bridge<'_> {
 
     /// One plant step: the latest commands (free running), the step, its
     /// ground truth through the gate, its publications, the lock-step
-    /// command or the pacing, the progress line every 10 s of sim time.
+    /// command or (`paced`: playing) the pacing, the progress line every
+    /// 10 s of sim time.
     ///
     /// # Errors
     /// No gate message or no command within `lockstep_timeout_s`.
-    fn step(&mut self, st: &mut Stepping) -> Result<Flow> {
+    fn step(&mut self, st: &mut Stepping, paced: bool) -> Result<Flow> {
         if !self.lockstep {
             while let Some(t) = self.io.cmd.try_take() {
                 self.plant.set_cmd_vel(t.linear.x, t.angular.z);
@@ -345,7 +410,7 @@ impl Bridge<'_> {
                     return Ok(Flow::Stop);
                 }
             }
-        } else {
+        } else if paced {
             let due = st.wall0 + now.div_f64(self.p.real_time_factor);
             let wall = Instant::now();
             if due > wall {
