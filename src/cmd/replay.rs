@@ -1,12 +1,12 @@
 //! `breakbench replay`: a recording's raw streams through a run's fault
 //! stages on the recorded clock (REQ-REC-REPLAY;
-//! `breakbench::campaign::run::replay`).
+//! `breakbench::campaign::replay`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use breakbench::campaign::run::replay::{replay, replay_spec};
+use breakbench::campaign::replay::{replay, replay_spec};
 use breakbench::campaign::Scenario;
 
 /// The arguments of `breakbench replay`.

@@ -341,6 +341,7 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
         "scenarios/tests",
         "scenarios/studies",
         "scenarios/selftest",
+        "scenarios/scale",
         "tests/graph",
         "tests/data",
     ] {
@@ -365,8 +366,8 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
         }
     }
     assert_eq!(
-        n, 24,
-        "campaign scenarios found (tests/data/pairwise_study.yaml is the 24th)"
+        n, 25,
+        "campaign scenarios found (scenarios/scale/scale_study.yaml is the 25th)"
     );
 }
 

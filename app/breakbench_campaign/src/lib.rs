@@ -28,6 +28,7 @@ pub mod orchestrate;
 pub mod outputs;
 pub mod plan;
 pub mod reachability;
+pub mod replay;
 pub mod report;
 pub mod resilience_run;
 pub mod resilience_summary;

@@ -350,7 +350,7 @@ pub enum Design {
     /// Every combination (the full grid).
     #[default]
     Grid,
-    /// A strength-2 covering array ([`crate::design::pairwise`]): every
+    /// A strength-2 covering array ([`pairwise`]): every
     /// pair of values of every two axes in at least one cell; needs three
     /// or more axes (with two it is the grid).
     Pairwise,
@@ -494,7 +494,7 @@ impl ScenarioFile {
             .chain(self.navigator_axes.iter().map(|a| a.values.len()))
             .collect();
         if self.design == Design::Pairwise {
-            return crate::design::pairwise::pairwise_rows(&sizes);
+            return pairwise::pairwise_rows(&sizes);
         }
         let mut rows = vec![Vec::new()];
         for n in sizes {
@@ -598,6 +598,7 @@ pub fn navigator_with(
         .map_err(|e| e.to_string())
 }
 
+pub mod pairwise;
 pub mod resilience;
 pub mod search;
 pub mod statistics;

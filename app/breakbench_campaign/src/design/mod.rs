@@ -12,7 +12,6 @@
 //! plant, so each estimate can be compared with the true answer.
 
 pub mod adaptive;
-pub mod pairwise;
 pub mod rare;
 
 use crate::glm::Link;

@@ -21,7 +21,6 @@ pub use super::run_spec::RunSpec;
 
 pub mod events;
 pub mod recorder;
-pub mod replay;
 mod run_loop;
 
 pub use recorder::{EventWindow, RecordMode};
@@ -67,7 +66,7 @@ pub fn controller_under_test(
 }
 
 /// A fault-channel error of a run of `scenario`.
-fn fault_err(scenario: &Scenario, e: kraken_faults::FaultError) -> CampaignError {
+pub(crate) fn fault_err(scenario: &Scenario, e: kraken_faults::FaultError) -> CampaignError {
     CampaignError::Fault {
         path: scenario.path.display().to_string(),
         field: "channels".into(),
@@ -129,7 +128,7 @@ type GridFault<'s> = (&'s Axis, f64, FaultSpec);
 /// # Errors
 /// [`CampaignError::Axis`] for a value the axis' mode refuses;
 /// [`CampaignError::Fault`] for a schedule the injector refuses.
-fn grid_faults<'s>(
+pub(crate) fn grid_faults<'s>(
     scenario: &'s Scenario,
     spec: &RunSpec,
     injector: &mut Injector,

@@ -104,7 +104,7 @@ impl RecordMode {
 pub use crate::scenario::RecordingSection as EventWindow;
 
 /// A run's recording while it runs.
-pub(super) struct RunRecorder {
+pub(crate) struct RunRecorder {
     rec: Recording,
     mode: RecordMode,
     /// Channel id per topic.
@@ -161,7 +161,7 @@ impl RunRecorder {
     /// # Errors
     /// [`CampaignError::Recording`]: an input with no topic in
     /// [`SENSOR_TOPICS`], or the writer's refusal.
-    pub(super) fn new(
+    pub(crate) fn new(
         inputs: &[(&'static str, MsgKind)],
         mode: RecordMode,
     ) -> Result<Self, CampaignError> {
@@ -244,13 +244,13 @@ impl RunRecorder {
     }
 
     /// The ground truth at `now`.
-    pub(super) fn truth(&mut self, now: Duration, m: &Odometry) -> Result<(), CampaignError> {
+    pub(crate) fn truth(&mut self, now: Duration, m: &Odometry) -> Result<(), CampaignError> {
         self.put(TRUTH_TOPIC, ODOM_TYPE, now, m, || Held::Odometry(m.clone()))
     }
 
     /// Forgets the last plant message: called before each channel's relay,
     /// so only that channel's delivery of that very message reuses its bytes.
-    pub(super) fn next_channel(&mut self) {
+    pub(crate) fn next_channel(&mut self) {
         self.last_raw = None;
     }
 
@@ -258,7 +258,7 @@ impl RunRecorder {
     /// (`delivered` false) or as the injector delivered it. A delivered
     /// message that is the plant's own (a healthy channel passes it on
     /// borrowed) is written from the bytes already encoded.
-    pub(super) fn sensor(
+    pub(crate) fn sensor(
         &mut self,
         name: &str,
         delivered: bool,
@@ -297,7 +297,7 @@ impl RunRecorder {
 
     /// A command at `now`: as the controller gave it (`delivered` false) or
     /// as the actuator channel delivered it.
-    pub(super) fn twist(
+    pub(crate) fn twist(
         &mut self,
         delivered: bool,
         now: Duration,
@@ -316,7 +316,7 @@ impl RunRecorder {
     ///
     /// # Errors
     /// [`CampaignError::Recording`].
-    pub(super) fn status(
+    pub(crate) fn status(
         &mut self,
         injector: &Injector,
         now: Duration,
@@ -374,7 +374,7 @@ impl RunRecorder {
     ///
     /// # Errors
     /// [`CampaignError::Recording`].
-    pub(super) fn finish(
+    pub(crate) fn finish(
         mut self,
         events: &[(u64, RunEvent)],
         window: EventWindow,

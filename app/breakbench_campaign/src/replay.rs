@@ -33,9 +33,9 @@ use breakbench_records::{read_recording, recording_topics, RecordedMessage};
 use kraken_faults::{channel_rng, Channel, Injector, MsgKind, SensorMsg};
 use kraken_interfaces::ros::{Imu, LaserScan, NavSatFix, Odometry, Twist};
 
-use super::recorder::{RecordMode, RunRecorder, COMMANDED_TOPIC, SENSOR_TOPICS, TRUTH_TOPIC};
-use super::{fault_err, grid_faults, RunSpec};
 use crate::plan::plan_file;
+use crate::run::recorder::{RecordMode, RunRecorder, COMMANDED_TOPIC, SENSOR_TOPICS, TRUTH_TOPIC};
+use crate::run::{fault_err, grid_faults, RunSpec};
 use crate::scenario::{actuator_channel, Scenario, ACTUATOR_CHANNELS};
 use crate::CampaignError;
 
