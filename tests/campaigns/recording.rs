@@ -466,32 +466,28 @@ fn a_replay_with_the_runs_own_faults_reproduces_its_delivered_streams() {
     );
     assert_eq!(stream(&c, "/scan"), stream(&a, "/scan"));
     assert_ne!(stream(&c, "/odom"), stream(&a, "/odom"));
-    // a run not in the plan is refused, naming it
-    let (code, text) = bb(&[
-        "replay",
-        input.to_str().unwrap(),
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--run-id",
-        "grid_nope",
-        "--out",
-        d.path().join("x.mcap").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{text}");
+    // refused (exit 2, nothing written), naming why
+    let refused = |scenario: &Path, run_id: &str| {
+        let out = d.path().join("refused.mcap");
+        let (code, text) = bb(&[
+            "replay",
+            input.to_str().unwrap(),
+            "--scenario",
+            scenario.to_str().unwrap(),
+            "--run-id",
+            run_id,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{text}");
+        assert!(!out.exists());
+        text
+    };
+    // a run not in the plan
+    let text = refused(&scenario, "grid_nope");
     assert!(text.contains("no run 'grid_nope' in the plan of"), "{text}");
     // a resilience test's fault run needs its triggers' closed loop: unsupported
     let t = root().join("scenarios/tests/scan_loss_at_obstacle.yaml");
-    let (code, text) = bb(&[
-        "replay",
-        input.to_str().unwrap(),
-        "--scenario",
-        t.to_str().unwrap(),
-        "--run-id",
-        "test_scan_loss_at_obstacle_r0",
-        "--out",
-        d.path().join("y.mcap").to_str().unwrap(),
-    ]);
-    assert_eq!(code, 2, "{text}");
+    let text = refused(&t, "test_scan_loss_at_obstacle_r0");
     assert!(text.contains("is a resilience test's fault run"), "{text}");
-    assert!(!d.path().join("y.mcap").exists());
 }

@@ -28,8 +28,17 @@ fn with_search(tag: &str, searches: &str) -> Result<Scenario, String> {
     let cut = text
         .find("escape_search:")
         .expect("the study ships searches");
-    let text = format!("{}escape_search:\n{searches}", &text[..cut]);
-    let path = Path::new(FILE).with_file_name(format!(".{tag}.tmp.yaml"));
+    load_text(
+        FILE,
+        tag,
+        format!("{}escape_search:\n{searches}", &text[..cut]),
+    )
+}
+
+/// `text` loaded as a scenario written next to `file` (so its relative
+/// paths hold), then removed.
+fn load_text(file: &str, tag: &str, text: String) -> Result<Scenario, String> {
+    let path = Path::new(file).with_file_name(format!(".{tag}.tmp.yaml"));
     std::fs::write(&path, text).unwrap();
     let s = Scenario::load(&path);
     std::fs::remove_file(&path).unwrap();
@@ -269,12 +278,11 @@ fn adaptive(tag: &str, from: &str, to: &str) -> Result<Scenario, String> {
         env!("CARGO_MANIFEST_DIR"),
         "/scenarios/studies/corridor_interaction_study.yaml"
     );
-    let text = std::fs::read_to_string(file).unwrap().replace(from, to);
-    let path = Path::new(file).with_file_name(format!(".{tag}.tmp.yaml"));
-    std::fs::write(&path, text).unwrap();
-    let s = Scenario::load(&path);
-    std::fs::remove_file(&path).unwrap();
-    s.map_err(|e| e.to_string())
+    load_text(
+        file,
+        tag,
+        std::fs::read_to_string(file).unwrap().replace(from, to),
+    )
 }
 
 #[test]
