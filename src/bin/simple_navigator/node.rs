@@ -34,11 +34,17 @@
 //! against the latest pose. Input barrier: `/odom` and `/scan` travel through the fault
 //! injector, one hop more than `/clock`, so before ticking at `t` the node
 //! waits until it holds the newest message of each stream that is due by
-//! `t` (the pose stream and `/scan`): a message stamped later than `t - P`, where `P` is the stream's
-//! period (the smallest stamp step seen so far); while a period is not yet
-//! known (fewer than two stamps), a message stamped at `t` or later. It never
-//! waits longer than `input_wait_max_s` (a delayed or dropped stream, or a
-//! stream with nothing due yet at the first ticks). No wall-time guess is
+//! `t` (the pose stream and `/scan`): one of the last messages received
+//! stamped in `(t - P, t]`, where `P` is the stream's period (the smallest
+//! stamp step seen so far); while a period is not yet known (fewer than two
+//! stamps), a message stamped at `t` or later. A stamp later than `t`
+//! proves nothing (a `timestamp_jump` fault's lie: before this rule the
+//! barrier let every tick of such a fault, and the tick of its clear, go
+//! without waiting, and the graph then differed from in-process by more
+//! than a control period in about one CI run in ten). It never
+//! waits longer than `input_wait_max_s` (a delayed or dropped stream, a
+//! stream whose stamps lie, or a stream with nothing due yet at the first
+//! ticks). No wall-time guess is
 //! involved (a wall quiet time of 2 ms before the periods were known let
 //! the ticks at 0.1 s and 0.2 s go without the scan due then, the run's
 //! first two at 10 Hz, when the injector relayed it later than that, so one
@@ -88,13 +94,19 @@ use params::Params;
 
 const NODE_NAME: &str = "simple_navigator";
 
-/// Stamps of one input stream: the newest stamp and the smallest step
-/// between consecutive stamps (the stream's period), in ns.
+/// Stamps of one input stream: the newest stamp, the smallest step
+/// between consecutive stamps (the stream's period) and the stamps of the
+/// last [`RECENT`] messages received, in ns.
 #[derive(Default)]
 struct StampStream {
     last_ns: Option<i64>,
     period_ns: Option<i64>,
+    recent: std::collections::VecDeque<i64>,
 }
+
+/// Stamps kept per stream for the barrier: enough for a reordered or
+/// duplicated message next to the one due.
+const RECENT: usize = 8;
 
 impl StampStream {
     fn saw(&mut self, ns: i64) {
@@ -105,13 +117,21 @@ impl StampStream {
             }
         }
         self.last_ns = Some(self.last_ns.map_or(ns, |l| l.max(ns)));
+        if self.recent.len() == RECENT {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(ns);
     }
-    /// Whether the newest message due by `t_ns` is in: one stamped later
-    /// than `t_ns - period`; while the period is unknown (fewer than two
-    /// stamps), only one stamped at `t_ns` or later proves it.
+    /// Whether the newest message due by `t_ns` is in: one stamped in
+    /// `(t_ns - period, t_ns]`; while the period is unknown (fewer than two
+    /// stamps), only one stamped at `t_ns` or later proves it. A stamp later
+    /// than the tick proves nothing: in lock-step no message of the tick's
+    /// step is stamped in the future, so it is a stamp that lies (a
+    /// `timestamp_jump` fault), and the barrier waits for the message due,
+    /// as it does for a stale stamp.
     fn fresh(&self, t_ns: i64) -> bool {
         match (self.last_ns, self.period_ns) {
-            (Some(l), Some(p)) => l > t_ns - p,
+            (Some(_), Some(p)) => self.recent.iter().any(|&s| s > t_ns - p && s <= t_ns),
             (Some(l), None) => l >= t_ns,
             (None, _) => false,
         }
@@ -323,5 +343,26 @@ mod tests {
         // An out-of-order (older) stamp does not move the newest one back.
         odom.saw(120 * MS);
         assert_eq!(odom.last_ns, Some(140 * MS));
+        // ... and still proves the message due by 130 ms is in.
+        assert!(odom.fresh(130 * MS));
+    }
+
+    #[test]
+    fn a_stamp_in_the_future_proves_nothing() {
+        // Scans at 10 Hz; from 0.3 s every stamp 0.25 s late (a
+        // timestamp_jump fault): a scan stamped 0.55 s at the tick of
+        // 0.3 s does not prove that the scan of 0.3 s is in.
+        let mut scan = StampStream::default();
+        for t in [0, 100, 200] {
+            scan.saw(t * MS);
+        }
+        assert!(scan.fresh(250 * MS));
+        scan.saw(550 * MS);
+        assert!(!scan.fresh(300 * MS), "the jumped stamp proves nothing");
+        assert!(!scan.fresh(350 * MS));
+        // The fault cleared: the scan of 0.4 s, stamped 0.4 s, is in.
+        scan.saw(400 * MS);
+        assert!(scan.fresh(400 * MS));
+        assert!(scan.fresh(450 * MS));
     }
 }
