@@ -91,10 +91,11 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
             .as_ref()
             .expect("a finished search has its outcome");
         println!(
-            "search {}: {} ({})",
+            "search {}: {} ({}, {})",
             x.name,
             o.statement,
-            breakbench::campaign::search::record_path(&opts.out, &x.name).display()
+            breakbench::campaign::search::record_path(&opts.out, &x.name).display(),
+            breakbench::campaign::search::html_path(&opts.out, &x.name).display()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -13,7 +13,9 @@
 //! search <scenario> --out <dir>` runs them in-process, every probed severity
 //! on the grid's common random numbers (repeat `r` seeded
 //! `derive_seed(seed, "repeat-r")`, as every grid cell), and writes
-//! `<dir>/search_<name>.json` atomically after each probe; a rerun reuses the
+//! `<dir>/search_<name>.json` atomically after each probe (and, when it
+//! finishes, `search_<name>.html`: the probes in the order chosen, with the
+//! adaptive design's fitted curve); a rerun reuses the
 //! probes already there (same scenario hash and search), so an interrupted
 //! search resumes with nothing lost or run twice.
 //!
@@ -199,6 +201,12 @@ pub fn record_path(out: &Path, name: &str) -> PathBuf {
     out.join(format!("search_{name}.json"))
 }
 
+/// The page of search `name` in `out` (`search_<name>.html`: its probes in
+/// the order chosen, the figure; written when the search finishes).
+pub fn html_path(out: &Path, name: &str) -> PathBuf {
+    out.join(format!("search_{name}.html"))
+}
+
 /// Runs `search` of `scenario` (see the module docs), resuming from the
 /// record in `opts.out` if it is of the same scenario hash and search.
 ///
@@ -278,6 +286,9 @@ pub fn run_search(
         Method::Adaptive => adaptive(&pr, &mut rec)?,
     });
     write(&pr.path, &rec)?;
+    let link = scenario.file.statistics.unwrap_or_default().link;
+    let html = html_path(&opts.out, &search.name);
+    super::atomic::write_atomic(&html, super::report::search_html(&rec, link).as_bytes())?;
     Ok(rec)
 }
 

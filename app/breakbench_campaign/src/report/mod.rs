@@ -22,6 +22,9 @@
 //! believed path. A missing or malformed trace file is noted in the report
 //! and does not fail it.
 //!
+//! A severity search has a page of its own, [`search_html`]
+//! (`search_<name>.html`: its probes in the order chosen).
+//!
 //! Parts (private modules): `tables` (sections 1, 2 and 5), `phat` (3),
 //! `trajectory` (4), `tests` with its SVG in `resilience_plots` (6), `format`
 //! (cell and label formatting they share).
@@ -31,6 +34,7 @@ mod format;
 mod phat;
 mod resilience;
 mod resilience_plots;
+mod search;
 mod tables;
 #[cfg(test)]
 mod test_corpus;
@@ -38,6 +42,8 @@ mod trajectory;
 
 use std::fmt::Write as _;
 use std::path::Path;
+
+pub use search::search_html;
 
 use super::manifest::Manifest;
 use super::markup::xml_escape;
