@@ -137,6 +137,87 @@ fn each_run_leaves_a_recording_of_what_the_robot_was_given_and_did() {
         .find(|m| m.topic == "/oracle/odom")
         .unwrap();
     assert_eq!(frame_id(&truth.cdr), "world");
+    // The plant's transforms, as the bridge publishes them: odom -> base_link
+    // with each wheel-odometry message, the sensor frames once at 0.
+    assert_eq!(
+        times(&rec.messages, "/tf"),
+        times(&rec.messages, "/odom_raw")
+    );
+    let tf = rec.messages.iter().find(|m| m.topic == "/tf").unwrap();
+    assert_eq!(tf.type_name, "tf2_msgs/msg/TFMessage");
+    let statics: Vec<_> = rec
+        .messages
+        .iter()
+        .filter(|m| m.topic == "/tf_static")
+        .collect();
+    assert_eq!(statics.len(), 1);
+    assert_eq!(statics[0].log_time_ns, 0);
+    // The shipped Foxglove layout shows topics this recording has (or the
+    // graph's own), and lays out exactly the panels it configures.
+    let (panels, shown) = layout_topics();
+    let have: std::collections::BTreeSet<&str> =
+        rec.messages.iter().map(|m| m.topic.as_str()).collect();
+    for t in &shown {
+        assert!(
+            have.contains(t.as_str()) || GRAPH_ONLY.contains(&t.as_str()),
+            "docs/foxglove/corridor.json shows {t}, which no recording has"
+        );
+    }
+    assert!(shown.len() >= 8, "{shown:?}");
+    assert_eq!(panels.0, panels.1, "panels laid out against configured");
+}
+
+/// Topics of the graph's nodes that an in-process run has no source of.
+const GRAPH_ONLY: [&str; 2] = ["/rosout", "/diagnostics"];
+
+/// The shipped Foxglove layout's panel ids (in the layout tree, configured)
+/// and every topic a panel names (message paths, topic settings).
+fn layout_topics() -> (
+    (
+        std::collections::BTreeSet<String>,
+        std::collections::BTreeSet<String>,
+    ),
+    std::collections::BTreeSet<String>,
+) {
+    let text = std::fs::read_to_string(common::root().join("docs/foxglove/corridor.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    fn leaves(n: &Value, out: &mut std::collections::BTreeSet<String>) {
+        match n {
+            Value::String(s) => {
+                out.insert(s.clone());
+            }
+            Value::Object(o) => {
+                for k in ["first", "second"] {
+                    leaves(&o[k], out);
+                }
+            }
+            _ => panic!("layout node {n}"),
+        }
+    }
+    let mut laid = std::collections::BTreeSet::new();
+    leaves(&v["layout"], &mut laid);
+    let configured = v["configById"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let mut topics = std::collections::BTreeSet::new();
+    let topic_of = |path: &str| path.split('.').next().unwrap().to_string();
+    for cfg in v["configById"].as_object().unwrap().values() {
+        for p in cfg["paths"].as_array().into_iter().flatten() {
+            topics.insert(topic_of(p["value"].as_str().unwrap()));
+        }
+        for k in ["topicPath", "topicToRender"] {
+            if let Some(t) = cfg[k].as_str() {
+                topics.insert(topic_of(t));
+            }
+        }
+        for t in cfg["topics"].as_object().into_iter().flatten().map(|x| x.0) {
+            topics.insert(t.clone());
+        }
+    }
+    ((laid, configured), topics)
 }
 
 #[test]
@@ -339,7 +420,7 @@ fn the_events_policy_keeps_the_windows_and_counts_the_rest() {
     let topic_kept = |m: &RecordedMessage| {
         !matches!(
             m.topic.as_str(),
-            "/breakbench/events" | "/fault_injector/status"
+            "/breakbench/events" | "/fault_injector/status" | "/tf_static"
         )
     };
     // Every message of the full recording inside a window is kept, none outside.

@@ -157,7 +157,8 @@ impl Estimate {
 /// The uncompressed CDR bytes per simulated second of a full recording of
 /// a run of `s`: the ground truth, and each plant sensor stream a
 /// controller of the scenario reads (any navigator variant's) twice (as
-/// emitted and as delivered), the command twice, at their declared rates;
+/// emitted and as delivered), the command twice, `/tf` with each odometry
+/// message, at their declared rates;
 /// upper estimates of each message's size ([`ODOMETRY_CDR_BYTES`] ...; a
 /// scan is `LASERSCAN_CDR_BYTES + 4 * beams`).
 pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
@@ -185,7 +186,13 @@ pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
             _ => 0.0,
         })
         .sum();
-    p.truth_rate_hz * odom + 2.0 * sensors + 2.0 * cmd_hz * TWIST_CDR_BYTES as f64
+    // `/tf`: the odom -> base_link transform with each odometry message.
+    let tf = if inputs.contains("odom") {
+        p.odometry.rate_hz * TFMESSAGE_CDR_BYTES as f64
+    } else {
+        0.0
+    };
+    p.truth_rate_hz * odom + 2.0 * sensors + tf + 2.0 * cmd_hz * TWIST_CDR_BYTES as f64
 }
 
 /// Upper estimates of one message's CDR bytes, header included, with frame
@@ -194,6 +201,8 @@ pub const ODOMETRY_CDR_BYTES: u64 = 740;
 pub const IMU_CDR_BYTES: u64 = 350;
 pub const NAVSATFIX_CDR_BYTES: u64 = 150;
 pub const TWIST_CDR_BYTES: u64 = 52;
+/// One transform (`tf2_msgs/msg/TFMessage` of one `TransformStamped`).
+pub const TFMESSAGE_CDR_BYTES: u64 = 128;
 pub const LASERSCAN_CDR_BYTES: u64 = 80;
 /// The compression ratio (CDR bytes over file bytes) a recording is
 /// assumed to reach at least: full recordings reach 7.4 on the corridor

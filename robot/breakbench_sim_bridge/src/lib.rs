@@ -15,6 +15,7 @@
 //!   accelerations) from the true state, for the raw gnss/imu channels.
 //! * [`simif`]: [`SimControl`], the simulator side of `simulation_interfaces`
 //!   (reset, step, play/pause/stop, the robot's entity state; issue 29).
+//! * [`tf`]: the `odom` → `base_link` and static sensor transforms (REP-105).
 //!
 //! Transport-free: no ROS dependency, sim time is a `Duration` since the
 //! plant started, every random draw comes from a seeded `ChaCha8Rng`.
@@ -27,6 +28,7 @@ mod normal;
 pub mod plant;
 pub mod sensors;
 pub mod simif;
+pub mod tf;
 
 pub use config::{
     DriveConfig, FixStatus, GnssConfig, ImuConfig, LidarConfig, OdometryConfig, PlantConfig, Timing,

@@ -10,7 +10,11 @@
 //! time is sim time. Messages are the CDR the graph would carry
 //! (`breakbench_msgs::encode_serde`), each serialized once: a message a
 //! healthy channel passes on unchanged is written on both topics from the
-//! same bytes (REQ-REC-COST). Besides: `/fault_injector/status` each time
+//! same bytes (REQ-REC-COST). The plant's transforms as the bridge node
+//! publishes them ([`breakbench_sim_bridge::tf`]): `odom` → `base_link` on
+//! `/tf` from each wheel-odometry message as the plant emitted it, and the
+//! static sensor frames on `/tf_static` at 0 (kept by every policy), so a
+//! viewer can place the scan (REQ-REC-MCAP). Besides: `/fault_injector/status` each time
 //! the injector's fault state changes (a fault set, applied, toggled,
 //! cleared; counters as of that step), the run's events on
 //! `/breakbench/events` ([`super::events`], REQ-REC-EVENTS), a
@@ -33,7 +37,7 @@ use std::time::Duration;
 use breakbench_msgs::{encode_serde_into, TypeRegistry};
 use breakbench_records::{OfferedQos, Recording};
 use kraken_faults::{Injector, MsgKind, SensorMsg};
-use kraken_interfaces::ros::{Odometry, Twist};
+use kraken_interfaces::ros::{Odometry, TFMessage, Twist};
 use kraken_interfaces::{FaultStatus, RunEvent};
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +61,12 @@ pub const SENSOR_TOPICS: [(&str, &str, &str, bool); 4] = [
     ("gnss", "/gnss/fix_raw", "/gnss/fix", false),
     ("imu", "/imu/data_raw", "/imu/data", false),
 ];
+
+/// The plant's `odom` → `base_link` transform (`tf2_msgs/msg/TFMessage`).
+pub const TF_TOPIC: &str = "/tf";
+/// The static sensor frames (latched).
+pub const TF_STATIC_TOPIC: &str = "/tf_static";
+const TF_TYPE: &str = "tf2_msgs/msg/TFMessage";
 
 /// The injector's status topic (the graph's `fault_injector` node's `~/status`).
 pub const STATUS_TOPIC: &str = "/fault_injector/status";
@@ -134,6 +144,7 @@ enum Held {
     Sensor(SensorMsg),
     Odometry(Odometry),
     Twist(Twist),
+    Tf(TFMessage),
     /// The same message as the held one at this index (a healthy
     /// channel's delivery of the plant's message).
     Same(usize),
@@ -201,6 +212,23 @@ impl RunRecorder {
             ..OfferedQos::DEFAULT
         };
         r.add(EVENTS_TOPIC, EVENT_TYPE, latched)?;
+        if inputs.iter().any(|i| i.0 == "odom") {
+            r.add(TF_TOPIC, TF_TYPE, OfferedQos::DEFAULT)?;
+        }
+        // As tf2's static broadcaster offers it: reliable, transient local, depth 1.
+        let static_qos = OfferedQos {
+            transient_local: true,
+            depth: 1,
+            ..OfferedQos::DEFAULT
+        };
+        r.add(TF_STATIC_TOPIC, TF_TYPE, static_qos)?;
+        let id = r.ids[TF_STATIC_TOPIC];
+        r.put_kept(
+            id,
+            0,
+            TF_TYPE,
+            &breakbench_sim_bridge::tf::static_sensor_tf(),
+        )?;
         Ok(r)
     }
 
@@ -284,7 +312,7 @@ impl RunRecorder {
                 self.last_raw = Some((addr, self.held.len(), 0));
             }
             self.held.push((id, ns(now), h));
-            return Ok(());
+            return if delivered { Ok(()) } else { self.tf(now, m) };
         }
         if same.is_none() {
             encode_sensor(m, &mut self.buf)?;
@@ -292,7 +320,29 @@ impl RunRecorder {
         if !delivered {
             self.last_raw = Some((addr, 0, 0));
         }
-        self.write_buf(id, ns(now))
+        self.write_buf(id, ns(now))?;
+        if !delivered {
+            self.tf(now, m)?;
+        }
+        Ok(())
+    }
+
+    /// `/tf` of the plant's own odometry message `m` (the bridge publishes
+    /// the same transform with each one); nothing for other messages.
+    fn tf(&mut self, now: Duration, m: &SensorMsg) -> Result<(), CampaignError> {
+        let SensorMsg::Odometry(o) = m else {
+            return Ok(());
+        };
+        let t = breakbench_sim_bridge::tf::odom_tf(o);
+        let id = self.ids[TF_TOPIC];
+        *self.seen.entry(id).or_insert(0) += 1;
+        if self.mode == RecordMode::Events {
+            self.held.push((id, ns(now), Held::Tf(t)));
+            return Ok(());
+        }
+        // Its own buffer: the odometry's bytes stay for its delivery.
+        let bytes = breakbench_msgs::encode_serde(TF_TYPE, &t).map_err(rec_err)?;
+        self.rec.write(id, ns(now), &bytes).map_err(rec_err)
     }
 
     /// A command at `now`: as the controller gave it (`delivered` false) or
@@ -434,6 +484,7 @@ impl RunRecorder {
                     Held::Sensor(m) => encode_sensor(m, &mut self.buf)?,
                     Held::Odometry(m) => self.encode(ODOM_TYPE, m)?,
                     Held::Twist(m) => self.encode(TWIST_TYPE, m)?,
+                    Held::Tf(m) => self.encode(TF_TYPE, m)?,
                     Held::Same(_) => unreachable!("a Same refers to a message of its own"),
                 }
                 in_buf = Some(j);

@@ -81,15 +81,13 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context, Result};
 use breakbench_ros::{to_stamp, ResetRunSrv, RosArgs, RosEnv, RosNode, RosServer, Shutdown};
 use breakbench_ros::{Publisher, RequestId, Subscription};
-use breakbench_sim_bridge::lidar::SCAN_FRAME;
-use breakbench_sim_bridge::plant::{odometry_msg, BASE_FRAME, ODOM_FRAME};
-use breakbench_sim_bridge::sensors::{GNSS_FRAME, IMU_FRAME};
+use breakbench_sim_bridge::plant::{odometry_msg, ODOM_FRAME};
 use breakbench_sim_bridge::simif::ROBOT_ENTITY;
+use breakbench_sim_bridge::tf::{odom_tf, static_sensor_tf};
 use breakbench_sim_bridge::{Plant, PlantConfig, SimControl};
 use breakbench_world::World;
 use kraken_interfaces::ros::{
-    Clock, Header, Imu, LaserScan, NavSatFix, Odometry, Quaternion, TFMessage, Transform,
-    TransformStamped, Twist, TwistStamped, Vector3,
+    Clock, Imu, LaserScan, NavSatFix, Odometry, TFMessage, Twist, TwistStamped,
 };
 use kraken_interfaces::{ResetRunRequest, ResetRunResponse};
 
@@ -300,52 +298,6 @@ fn wheel_odometry(plant: &Plant) -> Odometry {
     )
 }
 
-/// The static sensor transforms (`/tf_static`): `base_link` → `base_scan`,
-/// `gnss_link`, `imu_link`, each the identity (the plant models every sensor
-/// at the robot centre, see `breakbench_sim_bridge::config`), stamped at sim
-/// time 0. Without them a Nav2 costmap cannot transform `/scan` (REP-105).
-fn static_sensor_tf() -> TFMessage {
-    TFMessage {
-        transforms: [SCAN_FRAME, GNSS_FRAME, IMU_FRAME]
-            .into_iter()
-            .map(|child| TransformStamped {
-                header: Header {
-                    stamp: to_stamp(Duration::ZERO),
-                    frame_id: BASE_FRAME.into(),
-                },
-                child_frame_id: child.into(),
-                transform: Transform {
-                    translation: Vector3 {
-                        x: 0.0,
-                        y: 0.0,
-                        z: 0.0,
-                    },
-                    rotation: Quaternion::from_yaw(0.0),
-                },
-            })
-            .collect(),
-    }
-}
-
-/// The `odom` → `base_link` transform of an odometry message.
-fn odom_tf(o: &Odometry) -> TFMessage {
-    let p = &o.pose.pose;
-    TFMessage {
-        transforms: vec![TransformStamped {
-            header: o.header.clone(),
-            child_frame_id: o.child_frame_id.clone(),
-            transform: Transform {
-                translation: Vector3 {
-                    x: p.position.x,
-                    y: p.position.y,
-                    z: p.position.z,
-                },
-                rotation: p.orientation,
-            },
-        }],
-    }
-}
-
 struct Pubs {
     clock: Publisher<Clock>,
     scan: Publisher<LaserScan>,
@@ -481,30 +433,4 @@ fn run() -> Result<()> {
         pending_step: None,
     };
     bridge.run()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn static_sensor_tf_links_every_sensor_frame_to_base_link() {
-        let m = super::static_sensor_tf();
-        let links: Vec<(&str, &str)> = m
-            .transforms
-            .iter()
-            .map(|t| (t.header.frame_id.as_str(), t.child_frame_id.as_str()))
-            .collect();
-        assert_eq!(
-            links,
-            vec![
-                ("base_link", "base_scan"),
-                ("base_link", "gnss_link"),
-                ("base_link", "imu_link")
-            ]
-        );
-        for t in &m.transforms {
-            let (v, q) = (&t.transform.translation, &t.transform.rotation);
-            assert_eq!((v.x, v.y, v.z), (0.0, 0.0, 0.0));
-            assert_eq!((q.x, q.y, q.z, q.w), (0.0, 0.0, 0.0, 1.0));
-        }
-    }
 }
