@@ -57,7 +57,7 @@ PROFILE="${CARGO_PROFILE:-dev}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 if [[ "$PROFILE" == dev ]]; then BIN="$TARGET_DIR/debug"; else BIN="$TARGET_DIR/$PROFILE"; fi
 BIN="${INTEROP_BIN:-$BIN}"
-PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16} "
+PHASES=" ${INTEROP_PHASES:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17} "
 export SIMIF_PREFIX="${SIMIF_PREFIX:-$VENV}"
 want() { [[ "$PHASES" == *" $1 "* ]]; }
 # The nodes' environment: an rclrs variant needs its prefix's libraries (only the nodes: the
@@ -503,6 +503,28 @@ else
     || pass "simulation_interfaces: no ERROR/WARN from the bridge"
 fi
 # ==== end of block 16
+fi
+if want 17; then
+# ==== 17. breakbench replay --publish: a recording played into an rclpy subscriber with /clock (issue 26)
+export ROS_DOMAIN_ID=$((BASE + 17))
+"$BIN/breakbench" campaign "$ROOT/tests/data/small_study.yaml" --out "$LOGDIR/replay_src" --record full --quiet --jobs 2 >/dev/null
+REC="$LOGDIR/replay_src/recordings/grid_latency_s0_odom_bias0_r0.mcap"
+RMW_IMPLEMENTATION=rmw_fastrtps_cpp timeout 120 "$PY" "$ROOT/tests/interop/rclpy_replay_peer.py" 60 >"$LOGDIR/replay_peer.log" 2>&1 &
+PEER=$!
+PIDS+=("$PEER")
+for _ in $(seq 1 200); do grep -q '^ready' "$LOGDIR/replay_peer.log" && break; sleep 0.1; done
+"${NODE_ENV[@]}" "$BIN/breakbench" replay "$REC" --publish --topic /odom_raw --rate 5 --delay-s 2 >"$LOGDIR/replay_player.log" 2>&1 \
+  || { fail "replay --publish: the player failed"; cat "$LOGDIR/replay_player.log"; }
+prc=0; wait "$PEER" || prc=$?
+sent=$(sed -n 's/^replay --publish: \([0-9]*\) message(s) published.*/\1/p' "$LOGDIR/replay_player.log")
+if [[ $prc -eq 0 && -n "$sent" ]] && grep -q "^replay_peer: $sent messages" "$LOGDIR/replay_peer.log"; then
+  pass "replay --publish: rclpy got all $sent /odom_raw messages with rising stamps and /clock at the last one"
+else
+  fail "replay --publish: player sent '${sent}', peer: $(tail -1 "$LOGDIR/replay_peer.log")"
+fi
+grep -E " (ERROR|WARN) " "$LOGDIR/replay_player.log" && fail "replay --publish: the player logged ERROR/WARN" \
+  || pass "replay --publish: no ERROR/WARN from the player"
+# ==== end of block 17
 fi
 echo "interop: $FAILS failed phase(s); logs in $LOGDIR"
 [[ $FAILS -eq 0 ]]

@@ -46,7 +46,8 @@ enum Command {
     Search(cmd::search::SearchArgs),
     /// Replay a recording's raw sensor streams and commands through the fault stages of
     /// a scenario's run on the recorded clock, into a new recording (the same input,
-    /// run and seed give the same bytes). Exit code: 0 written, 2 error.
+    /// run and seed give the same bytes); or with --publish play it into a live ROS 2
+    /// graph with /clock (as `ros2 bag play --clock`). Exit code: 0 written or played, 2 error.
     Replay(cmd::replay::ReplayArgs),
     /// Benchmark: the in-process run loop (plant + lidar + fault stages +
     /// navigator + oracle) on one core, no file output. Prints simulated

@@ -6,6 +6,8 @@ pub mod analyze;
 pub mod bench;
 pub mod campaign;
 pub mod merge;
+#[cfg(feature = "node")]
+pub mod play;
 pub mod replay;
 pub mod search;
 pub mod up;

@@ -186,6 +186,7 @@ impl From<RecordsError> for CampaignError {
                 source,
             },
             RecordsError::Mcap(e) => CampaignError::Recording(e.to_string()),
+            RecordsError::Recording(e) => CampaignError::Recording(e),
         }
     }
 }

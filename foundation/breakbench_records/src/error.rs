@@ -19,6 +19,11 @@ pub enum RecordsError {
     #[error("MCAP recording: {0}")]
     Mcap(#[from] mcap::McapError),
 
+    /// A recording's contents are not what its reader needs (a channel's
+    /// `offered_qos_profiles` that does not parse, ...).
+    #[error("MCAP recording: {0}")]
+    Recording(String),
+
     /// A record could not be serialised as JSON.
     #[error("{}: {source}", path.display())]
     Json {

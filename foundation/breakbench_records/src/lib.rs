@@ -14,12 +14,14 @@
 //!   [`sha256_hex`] (the manifest's `trace_sha256`) and the one definition of
 //!   [`scenario_hash`].
 
+pub mod channels;
 pub mod error;
 pub mod manifest;
 pub mod recording;
 pub mod trace;
 pub mod write;
 
+pub use channels::{recording_channels, RecordedChannel};
 pub use error::RecordsError;
 pub use manifest::{
     ContactRecord, DetectionRecord, FaultRecord, GraphRecord, IsolationRecord, Manifest,
