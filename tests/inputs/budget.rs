@@ -150,8 +150,8 @@ fn a_plan_over_budget_is_refused_before_anything_runs_with_the_flag_to_raise() {
         "{err}"
     );
     // 8 012 089 600 bytes of manifests, traces and report, and the default
-    // `events` recordings (40 004 x 463 208 bytes, the budget test above).
-    assert!(err.contains("bytes written: estimated 26542262432, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
+    // `events` recordings (40 004 x 482 408 bytes, the budget test above).
+    assert!(err.contains("bytes written: estimated 27310339232, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
     assert!(!out.exists(), "nothing is created for a refused plan");
     // Raising one limit leaves the other.
     let o = bb(&["--max-runs", "50000"]);
