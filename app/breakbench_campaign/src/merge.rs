@@ -4,17 +4,21 @@
 //!
 //! The merge checks, before it writes anything, that every directory is a
 //! shard (has shard.json), that all come from the same scenario hash, the same
-//! build (provenance) and the same shard count, that every manifest is the
-//! run it is filed under with its trace as hashed (the checks resume applies),
-//! and that every planned run is in exactly one shard. It then builds the
-//! merged directory beside `out` (manifests and traces hard-linked, or copied
-//! across file systems; campaign.json, summary.json, report.html, junit.xml,
-//! timing.json and merge.json written) and renames it to `out` in one step,
-//! so `out` is either absent or complete. The merged directory is an ordinary
-//! campaign directory: `breakbench analyze` reads it, and its summary.json is
-//! the one the unsharded campaign writes, byte for byte (the summary is
-//! computed from the manifests alone, and a shard's manifests are the
-//! unsharded campaign's runs: same ids, seeds and cells).
+//! build (provenance) and the same shard count, and that every planned run
+//! has a manifest file in exactly one shard. It then stages the merged
+//! directory beside `out`, one manifest at a time: each is checked as resume
+//! checks it (the run it is filed under, with its trace as hashed), linked
+//! (or copied across file systems) with its trace, and digested into a
+//! [`RunSet`] (REQ-SCALE-STREAM: memory flat in the number of runs but for a
+//! digest of ~200 bytes a run); a refused manifest removes the staging
+//! directory. campaign.json, summary.json, report.html, junit.xml,
+//! timing.json and merge.json are written and the directory renamed to
+//! `out` in one step, so `out` is either absent or complete. The merged
+//! directory is an ordinary campaign directory: `breakbench analyze` reads
+//! it, and its summary.json is the one the unsharded campaign writes, byte
+//! for byte (the summary is computed from the manifests alone, and a
+//! shard's manifests are the unsharded campaign's runs: same ids, seeds and
+//! cells).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +35,7 @@ use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
     load_run, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
+    unrecorded,
     CampaignFile, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
@@ -251,8 +256,14 @@ fn scenario_name(dir: &Path) -> String {
 /// (not by trying every planned run in every shard: 10^8 lookups for 1,000
 /// shards of 100,000 runs). The manifests are read and checked by
 /// [`stage_shard`].
+///
+/// # Errors
+/// [`CampaignError::Evidence`] for a manifest file with no line in the
+/// shard's ledger (as resume refuses it, before the run set is checked);
+/// I/O errors with the path.
 fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
     let mdir = s.dir.join("manifests");
+    let ledger = read_ledger(&s.dir)?;
     let mut found: Vec<u32> = Vec::new();
     match std::fs::read_dir(&mdir) {
         Ok(rd) => {
@@ -261,6 +272,9 @@ fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), Campaig
                 let name = e.file_name();
                 let id = name.to_str().and_then(|n| n.strip_suffix(".json"));
                 if let Some(i) = id.and_then(|id| first.plan.position(&first.cf.runs, id)) {
+                    if !ledger.contains_key(&first.cf.runs[i]) {
+                        return Err(unrecorded(&s.dir, &e.path()));
+                    }
                     found.push(i as u32);
                 }
             }
@@ -475,6 +489,7 @@ pub fn merge(
     let (parent, tmp) = staging_dir(out)?;
     let built = (|| -> Result<(Summary, Timing, MergeFile, RunSet), CampaignError> {
         let mut runs = RunSet::new(&cf.scenario);
+        runs.reserve(first.plan.len());
         for s in &shards {
             stage_shard(s, &first, &tmp, &mut runs)?;
         }

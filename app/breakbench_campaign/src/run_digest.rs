@@ -116,6 +116,12 @@ impl RunSet {
         }
     }
 
+    /// Makes room for `n` more runs (a merge knows how many are planned:
+    /// no doubling of the digests' vector).
+    pub fn reserve(&mut self, n: usize) {
+        self.digests.reserve_exact(n);
+    }
+
     /// A set of `manifests` (any order).
     pub fn of(file: &ScenarioFile, manifests: &[Manifest]) -> Self {
         let mut s = RunSet::new(file);

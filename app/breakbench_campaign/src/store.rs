@@ -214,14 +214,20 @@ pub(crate) fn load_run(
     }
     match check_run(out, &r.run_id, ledger)? {
         Stored::Missing => Ok(None),
-        Stored::Unrecorded(p) => Err(CampaignError::Evidence {
-            path: p.display().to_string(),
-            problem: format!(
-                "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
-                ledger_path(out).display()
-            ),
-        }),
+        Stored::Unrecorded(p) => Err(unrecorded(out, &p)),
         Stored::Verified(m) => Ok(Some(*m)),
+    }
+}
+
+/// The refusal of the manifest file `path` in campaign directory `out`
+/// that has no line in its ledger.
+pub(crate) fn unrecorded(out: &Path, path: &Path) -> CampaignError {
+    CampaignError::Evidence {
+        path: path.display().to_string(),
+        problem: format!(
+            "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
+            ledger_path(out).display()
+        ),
     }
 }
 
