@@ -35,8 +35,7 @@ use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
     load_run, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
-    unrecorded,
-    CampaignFile, ShardFile, SHARD_FILE,
+    unrecorded, CampaignFile, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
 use super::CampaignError;

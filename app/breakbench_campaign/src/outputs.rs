@@ -210,7 +210,7 @@ fn run_case(cases: &mut Cases<impl std::fmt::Write>, d: &RunDigest) {
         d.clearance_m,
         d.completion_holds
     );
-    let failure = d.outcome.as_ref().map(Outcome::clone);
+    let failure = d.outcome.clone();
     let props = [
         ("verdict_class", d.class.name().to_string()),
         ("self_report", format!("{:?}", d.self_report).to_lowercase()),
