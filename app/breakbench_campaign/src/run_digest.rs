@@ -230,18 +230,4 @@ impl RunSet {
     pub fn margin_names(&self) -> &[String] {
         &self.margin_names
     }
-
-    /// Heap bytes held per run, roughly: the digests and their boxed
-    /// slices (not the kept manifests), for the scale note.
-    pub fn digest_bytes(&self) -> usize {
-        self.digests
-            .iter()
-            .map(|d| {
-                std::mem::size_of::<RunDigest>()
-                    + d.run_id.len()
-                    + d.delivered.len() * 16
-                    + d.margins.len() * 16
-            })
-            .sum()
-    }
 }
