@@ -3,11 +3,12 @@
 # (scenarios/scale/scale_study.yaml: the corridor study's 16-cell fault grid
 # on a 1.5 m mission, 10 s of sim time per run, --record none), each split
 # into SCALE_SHARDS shards (default 1,000) executed as separate
-# `breakbench campaign --shard K/N --jobs 1` processes, SCALE_PARALLEL at a
-# time (default 2), then merged by one `breakbench merge` of every shard
+# `breakbench campaign --shard K/N --jobs SCALE_JOBS` processes (default 1),
+# SCALE_PARALLEL at a time (default 2), niced by SCALE_NICE (default 0), then merged by one `breakbench merge` of every shard
 # directory under /usr/bin/time -v. Prints, per campaign size, the shards'
 # wall and CPU time, the merge's wall time and peak RSS, `analyze --check`'s
-# wall time and peak RSS, and the disk per run; appends them to
+# wall time and peak RSS, and the disk per run, and what the merge reads (the
+# manifest and trace files: how many, how many bytes); appends them to
 # $SCALE_DIR/results.txt.
 #
 #   scripts/scale_study.sh BREAKBENCH [RUNS ...]     (default RUNS: 10000 30000 100000)
@@ -39,6 +40,8 @@ SIZES=("$@")
 [[ ${#SIZES[@]} -gt 0 ]] || SIZES=(10000 30000 100000)
 S="${SCALE_SHARDS:-1000}"
 PAR="${SCALE_PARALLEL:-2}"
+JOBS="${SCALE_JOBS:-1}"
+NICE="${SCALE_NICE:-0}"
 W="${SCALE_DIR:-$ROOT/target/scale}"
 mkdir -p "$W"
 RESULTS="$W/results.txt"
@@ -70,9 +73,9 @@ for N in "${SIZES[@]}"; do
     echo "== $N runs ($R repeats x 16 cells + 32 nominal) in $S shards, $PAR at a time"
 
     seq 0 $((S - 1)) >"$D/indices"
-    /usr/bin/time -v -o "$D/shards.time" xargs -P "$PAR" -I{} -a "$D/indices" \
+    /usr/bin/time -v -o "$D/shards.time" nice -n "$NICE" xargs -P "$PAR" -I{} -a "$D/indices" \
       "$BB" campaign "$D/scale_$N.yaml" --out "$D/shards/shard-{}" --shard "{}/$S" \
-      --jobs 1 --quiet --record none --max-runs "$N" >"$D/shards.log" 2>&1 \
+      --jobs "$JOBS" --quiet --record none --max-runs "$N" >"$D/shards.log" 2>&1 \
       || { tail -20 "$D/shards.log" >&2; echo "scale_study: a shard failed" >&2; exit 1; }
   fi
   [[ "$STEPS" == *merge* ]] || continue
@@ -89,6 +92,8 @@ for N in "${SIZES[@]}"; do
   read -r analyze_wall analyze_rss < <(time_v "$D/analyze.time")
 
   shard_bytes="$(du -sb "$D/shards" | cut -f1)"
+  # What the merge reads per run: its manifest and its trace (hashed).
+  read_files="$(find "$D"/shards/shard-*/manifests "$D"/shards/shard-*/traces -type f | wc -l)"
   run_bytes="$(du -cb "$D"/shards/shard-*/manifests "$D"/shards/shard-*/traces | tail -1 | cut -f1)"
   plan_bytes="$(du -cb "$D"/shards/shard-*/campaign.json | tail -1 | cut -f1)"
   shard_disk_k="$(du -sk "$D/shards" | cut -f1)"
@@ -105,8 +110,8 @@ for N in "${SIZES[@]}"; do
     ref="; summary.json byte-identical to one unsharded --jobs 2 process (${single_wall} s)"
     reference=0
   fi
-  line="$(printf '%s runs, %s shards: shards %s s wall, %s s CPU (%s at a time); merge %s s wall, peak RSS %s KiB; analyze --check %s s, peak RSS %s KiB; disk: %s B per run in the shards (manifest + trace %s B, each shard'"'"'s campaign.json %s B), %s KiB on disk in all, merged directory %s KiB more%s' \
-    "$N" "$S" "$shards_wall" "$shards_cpu" "$PAR" "$merge_wall" "$merge_rss" "$analyze_wall" "$analyze_rss" \
+  line="$(printf '%s runs, %s shards: shards %s s wall, %s s CPU (%s at a time, --jobs %s); merge %s s wall, peak RSS %s KiB, reading %s files of %s B; analyze --check %s s, peak RSS %s KiB; disk: %s B per run in the shards (manifest + trace %s B, each shard'"'"'s campaign.json %s B), %s KiB on disk in all, merged directory %s KiB more%s' \
+    "$N" "$S" "$shards_wall" "$shards_cpu" "$PAR" "$JOBS" "$merge_wall" "$merge_rss" "$read_files" "$run_bytes" "$analyze_wall" "$analyze_rss" \
     "$((shard_bytes / N))" "$((run_bytes / N))" "$((plan_bytes / S))" "$shard_disk_k" "$merged_extra_k" "$ref")"
   echo "$line"
   echo "$(date -u +%FT%TZ) $line" >>"$RESULTS"

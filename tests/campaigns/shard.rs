@@ -9,10 +9,18 @@ use common::root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use breakbench::campaign::compact_plan::CompactPlan;
 use breakbench::campaign::manifest::RunKind;
 use breakbench::campaign::merge::merge;
+use breakbench::campaign::outputs::{junit, junit_of_runs};
 use breakbench::campaign::plan::{plan, Shard};
-use breakbench::campaign::runner::{analyze, run_campaign, run_shard, CampaignOptions};
+use breakbench::campaign::report::render_html;
+use breakbench::campaign::run_digest::RunSet;
+use breakbench::campaign::runner::{
+    analyze, harness_failures, run_campaign, run_shard, CampaignOptions,
+};
+use breakbench::campaign::store::load_campaign;
+use breakbench::campaign::summary::Summary;
 use breakbench::campaign::{Estimate, Scenario};
 
 fn small() -> Scenario {
@@ -98,6 +106,36 @@ fn plan_slices_are_disjoint_cover_the_plan_and_mix_the_cells() {
             let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
             assert!(hi - lo <= 1, "{count} shards: sizes {sizes:?}");
         }
+    }
+    // The merge's compact plan (REQ-SCALE-STREAM) gives back every planned
+    // run and its position, for a grid, navigator axes, a phase sweep; and
+    // refuses a run list that is not the plan.
+    for (f, shapes) in [
+        ("scenarios/corridor_study.yaml", 18),
+        ("scenarios/studies/corridor_estimator_study.yaml", 0),
+        ("scenarios/tests/scan_loss_phase_sweep.yaml", 0),
+    ] {
+        let s = Scenario::load(&root().join(f)).unwrap();
+        let p = plan(&s);
+        let ids: Vec<String> = p.iter().map(|r| r.run_id.clone()).collect();
+        let cp = CompactPlan::of(&s.file, &ids).unwrap();
+        assert_eq!(cp.len(), p.len(), "{f}");
+        for (i, r) in p.iter().enumerate() {
+            assert_eq!(cp.spec(i, &r.run_id), *r, "{f}");
+            assert_eq!(cp.position(&ids, &r.run_id), Some(i), "{f}");
+        }
+        assert_eq!(cp.position(&ids, "grid_nonesuch_r0"), None);
+        if shapes > 0 {
+            assert_eq!(cp.shapes(), shapes, "{f}");
+        }
+        let mut wrong = ids.clone();
+        wrong.swap(0, 1);
+        assert_eq!(CompactPlan::of(&s.file, &wrong).err(), Some(p.len()), "{f}");
+        assert_eq!(
+            CompactPlan::of(&s.file, &ids[1..]).err(),
+            Some(p.len()),
+            "{f}"
+        );
     }
     // The corridor study (16 cells x 5 repeats, 25 nominal, 1 canary = 106
     // runs) in 4 shards: 27, 27, 26, 26 runs, each with grid runs of all 16
@@ -268,6 +306,7 @@ fn merged_shards_equal_the_single_campaign_byte_for_byte_and_resume_per_shard() 
         assert_eq!(read(&merged.join(&m)), read(&dirs[k].join(&m)), "{m}");
         assert_eq!(read(&merged.join(&t)), read(&single.join(&t)), "{t}");
     }
+    streamed_equals_whole(&s, &merged);
     let mf: serde_json::Value = serde_json::from_slice(&read(&merged.join("merge.json"))).unwrap();
     assert_eq!(mf["shards"].as_array().unwrap().len(), 3);
     assert_eq!(mf["shards"][2]["shard"]["index"], 2);
@@ -327,6 +366,69 @@ fn merged_shards_equal_the_single_campaign_byte_for_byte_and_resume_per_shard() 
     // An existing non-empty --out is refused.
     let e = merge(&dirs, &m2, None).err().unwrap().to_string();
     assert!(e.contains("exists and is not an empty directory"), "{e}");
+}
+
+/// The merge's streamed computation (REQ-SCALE-STREAM) against the whole
+/// one, on the merged campaign `merged` of `s`: its manifests fed to a
+/// [`RunSet`] shard by shard (plan positions k, k + 3, ...: the order a
+/// 3-shard merge reads them) give summary.json, junit.xml, report.html and
+/// the harness checks byte for byte as computed from every manifest at
+/// once, though the set keeps fewer manifests than there are runs; and one
+/// run less changes the summary (the comparison can fail).
+fn streamed_equals_whole(s: &Scenario, merged: &Path) {
+    let (cf, all) = load_campaign(merged).unwrap();
+    let file = &cf.scenario;
+    let whole = Summary::compute(file, &s.hash, &all);
+    let by_id: BTreeMap<&str, &breakbench::campaign::manifest::Manifest> =
+        all.iter().map(|m| (m.run_id.as_str(), m)).collect();
+    let mut runs = RunSet::new(file);
+    for k in 0..3 {
+        for id in cf.runs.iter().skip(k).step_by(3) {
+            runs.add(file, by_id[id.as_str()]);
+        }
+    }
+    let streamed = Summary::of_runs(file, &s.hash, &mut runs);
+    let json = |x: &Summary| serde_json::to_vec_pretty(x).unwrap();
+    assert_eq!(json(&streamed), json(&whole));
+    let mut on_disk = json(&whole);
+    on_disk.push(b'\n');
+    assert_eq!(on_disk, read(&merged.join("summary.json")));
+    assert_eq!(
+        junit_of_runs(&streamed, &mut runs),
+        junit(file, &whole, &all)
+    );
+    assert_eq!(
+        String::from_utf8(read(&merged.join("junit.xml"))).unwrap(),
+        junit(file, &whole, &all)
+    );
+    assert_eq!(runs.digests().len(), all.len());
+    // Kept whole: the 3 nominal runs, the canary and one grid run per cell
+    // (4): 8 of 12.
+    assert_eq!(
+        runs.kept().len(),
+        8,
+        "{:?}",
+        runs.kept().iter().map(|m| &m.run_id).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        render_html(s, &whole, runs.kept(), merged).unwrap(),
+        render_html(s, &whole, &all, merged).unwrap()
+    );
+    assert_eq!(
+        String::from_utf8(read(&merged.join("report.html"))).unwrap(),
+        render_html(s, &whole, &all, merged).unwrap()
+    );
+    assert_eq!(
+        harness_failures(file, merged, runs.kept()),
+        harness_failures(file, merged, &all)
+    );
+    // One grid run less: another summary.
+    let fewer = RunSet::of(file, &all[1..]);
+    let mut fewer = fewer;
+    assert_ne!(
+        json(&Summary::of_runs(file, &s.hash, &mut fewer)),
+        json(&whole)
+    );
 }
 
 #[test]

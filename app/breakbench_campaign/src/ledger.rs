@@ -165,13 +165,24 @@ pub fn compact(out: &Path, runs: &[String]) -> Result<(), CampaignError> {
 /// # Errors
 /// I/O errors with the path.
 pub fn write_from_manifests(out: &Path, runs: &[String]) -> Result<(), CampaignError> {
-    let mut text = String::new();
+    use std::io::Write as _;
+    // Line by line into a temporary file, then renamed: no whole ledger in
+    // memory (REQ-SCALE-STREAM).
+    let path = ledger_path(out);
+    let tmp = out.join(format!(".{LEDGER_FILE}.tmp.{}", std::process::id()));
+    let f = std::fs::File::create(&tmp).map_err(|e| CampaignError::io(&tmp, e))?;
+    let mut w = std::io::BufWriter::new(f);
     for id in runs {
         let p = manifest_path(out, id);
         let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
-        text.push_str(&line(id, &bytes));
+        w.write_all(line(id, &bytes).as_bytes())
+            .map_err(|e| CampaignError::io(&tmp, e))?;
     }
-    write_atomic(&ledger_path(out), text.as_bytes())
+    w.into_inner()
+        .map_err(|e| CampaignError::io(&tmp, e.into_error()))?
+        .sync_all()
+        .map_err(|e| CampaignError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| CampaignError::io(&path, e))
 }
 
 /// sha256 of the ledger file of `out` (what a reader records outside the

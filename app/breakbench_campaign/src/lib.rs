@@ -11,6 +11,7 @@
 pub mod atomic;
 pub mod budget;
 pub mod claim;
+pub mod compact_plan;
 pub mod design;
 pub mod dose;
 pub mod error;
@@ -33,6 +34,7 @@ pub mod report;
 pub mod resilience_run;
 pub mod resilience_summary;
 pub mod run;
+pub mod run_digest;
 pub mod run_spec;
 pub mod runner;
 pub mod sanity;

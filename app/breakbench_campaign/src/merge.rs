@@ -4,17 +4,21 @@
 //!
 //! The merge checks, before it writes anything, that every directory is a
 //! shard (has shard.json), that all come from the same scenario hash, the same
-//! build (provenance) and the same shard count, that every manifest is the
-//! run it is filed under with its trace as hashed (the checks resume applies),
-//! and that every planned run is in exactly one shard. It then builds the
-//! merged directory beside `out` (manifests and traces hard-linked, or copied
-//! across file systems; campaign.json, summary.json, report.html, junit.xml,
-//! timing.json and merge.json written) and renames it to `out` in one step,
-//! so `out` is either absent or complete. The merged directory is an ordinary
-//! campaign directory: `breakbench analyze` reads it, and its summary.json is
-//! the one the unsharded campaign writes, byte for byte (the summary is
-//! computed from the manifests alone, and a shard's manifests are the
-//! unsharded campaign's runs: same ids, seeds and cells).
+//! build (provenance) and the same shard count, and that every planned run
+//! has a manifest file in exactly one shard. It then stages the merged
+//! directory beside `out`, one manifest at a time: each is checked as resume
+//! checks it (the run it is filed under, with its trace as hashed), linked
+//! (or copied across file systems) with its trace, and digested into a
+//! [`RunSet`] (REQ-SCALE-STREAM: memory flat in the number of runs but for a
+//! digest of ~200 bytes a run); a refused manifest removes the staging
+//! directory. campaign.json, summary.json, report.html, junit.xml,
+//! timing.json and merge.json are written and the directory renamed to
+//! `out` in one step, so `out` is either absent or complete. The merged
+//! directory is an ordinary campaign directory: `breakbench analyze` reads
+//! it, and its summary.json is the one the unsharded campaign writes, byte
+//! for byte (the summary is computed from the manifests alone, and a
+//! shard's manifests are the unsharded campaign's runs: same ids, seeds and
+//! cells).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,15 +26,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_json_atomic;
+use super::compact_plan::CompactPlan;
 use super::ledger::read_ledger;
 use super::manifest::{Manifest, Provenance};
-use super::plan::{plan_file, Shard};
-use super::run::RunSpec;
+use super::plan::Shard;
+use super::run_digest::RunSet;
 use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
     load_run, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
-    CampaignFile, ShardFile, SHARD_FILE,
+    unrecorded, CampaignFile, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -87,17 +92,20 @@ struct ShardDir {
     timing: Timing,
     /// Its campaign.json is byte for byte the first shard's.
     same_campaign_file: bool,
-    manifests: Vec<Manifest>,
+    /// The plan positions of the planned runs with a manifest file in its
+    /// `manifests/`, ascending (4 bytes a run: the manifests themselves are
+    /// read one at a time by [`stage_shard`]).
+    held: Vec<u32>,
     _lock: std::fs::File,
 }
 
 /// The campaign.json of the first shard given: parsed, its bytes (the
-/// other shards' are compared with them), and its plan by run id (plan
-/// position, run), computed once for all shards.
+/// other shards' are compared with them), and its plan, compact, computed
+/// once for all shards.
 struct FirstCampaign {
     cf: CampaignFile,
     bytes: Vec<u8>,
-    planned: BTreeMap<String, (usize, RunSpec)>,
+    plan: CompactPlan,
 }
 
 fn refuse(m: String) -> CampaignError {
@@ -154,7 +162,7 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
         sf,
         timing,
         same_campaign_file: false,
-        manifests: Vec::new(),
+        held: Vec::new(),
         _lock: lock,
     })
 }
@@ -207,16 +215,9 @@ fn not_the_plan(dir: &Path, runs: usize, planned: usize) -> CampaignError {
 fn read_first_campaign(s: &ShardDir) -> Result<FirstCampaign, CampaignError> {
     let (bytes, cf) = read_campaign_bytes(&s.dir)?;
     check_campaign_hash(s, &cf.scenario_hash)?;
-    let plan = plan_file(&cf.scenario);
-    if plan.len() != cf.runs.len() || plan.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id) {
-        return Err(not_the_plan(&s.dir, cf.runs.len(), plan.len()));
-    }
-    let planned = plan
-        .into_iter()
-        .enumerate()
-        .map(|(i, r)| (r.run_id.clone(), (i, r)))
-        .collect();
-    Ok(FirstCampaign { cf, bytes, planned })
+    let plan = CompactPlan::of(&cf.scenario, &cf.runs)
+        .map_err(|planned| not_the_plan(&s.dir, cf.runs.len(), planned))?;
+    Ok(FirstCampaign { cf, bytes, plan })
 }
 
 /// Checks the campaign.json of shard `s` against the first shard's: byte
@@ -249,48 +250,78 @@ fn scenario_name(dir: &Path) -> String {
     read_campaign_file(dir).map_or_else(|_| "?".into(), |cf| cf.scenario.name)
 }
 
-/// Loads the manifests of `s` and checks each as resume does: the run it is
-/// filed under, of the shard's scenario hash, schema and build, with its trace.
-/// The manifests are the planned runs (of `first`) with a file in
-/// `<dir>/manifests/`, found by listing that directory (not by trying every
-/// planned run in every shard: 10^8 lookups for 1,000 shards of 100,000
-/// runs), checked in plan order as [`super::store::load_campaign`] checks them.
-fn load_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
-    let dir = &s.dir;
-    let mdir = dir.join("manifests");
-    let mut found: Vec<&(usize, RunSpec)> = Vec::new();
+/// Lists the planned runs (of `first`) with a manifest file in
+/// `<dir>/manifests/` of shard `s` into `s.held`, by listing that directory
+/// (not by trying every planned run in every shard: 10^8 lookups for 1,000
+/// shards of 100,000 runs). The manifests are read and checked by
+/// [`stage_shard`].
+///
+/// # Errors
+/// [`CampaignError::Evidence`] for a manifest file with no line in the
+/// shard's ledger (as resume refuses it, before the run set is checked);
+/// I/O errors with the path.
+fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
+    let mdir = s.dir.join("manifests");
+    let ledger = read_ledger(&s.dir)?;
+    let mut found: Vec<u32> = Vec::new();
     match std::fs::read_dir(&mdir) {
         Ok(rd) => {
             for e in rd {
                 let e = e.map_err(|e| CampaignError::io(&mdir, e))?;
                 let name = e.file_name();
                 let id = name.to_str().and_then(|n| n.strip_suffix(".json"));
-                if let Some(p) = id.and_then(|id| first.planned.get(id)) {
-                    found.push(p);
+                if let Some(i) = id.and_then(|id| first.plan.position(&first.cf.runs, id)) {
+                    if !ledger.contains_key(&first.cf.runs[i]) {
+                        return Err(unrecorded(&s.dir, &e.path()));
+                    }
+                    found.push(i as u32);
                 }
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(CampaignError::io(&mdir, e)),
     }
-    found.sort_by_key(|(i, _)| *i);
+    found.sort_unstable();
+    s.held = found;
+    Ok(())
+}
+
+/// Reads the manifests of shard `s` (its `held` runs, in plan order) one at
+/// a time, checks each as resume does (the run it is filed under, of the
+/// shard's scenario hash, schema and build, with its trace as hashed in the
+/// shard's ledger), links its files into the staging directory `tmp`
+/// ([`copy_run`]) and adds it to `runs`; no manifest is kept beyond that
+/// (REQ-SCALE-STREAM).
+///
+/// # Errors
+/// [`CampaignError::Merge`] naming the manifest that is not the shard's
+/// run; the errors of [`load_run`]; I/O errors with their path.
+fn stage_shard(
+    s: &ShardDir,
+    first: &FirstCampaign,
+    tmp: &Path,
+    runs: &mut RunSet,
+) -> Result<(), CampaignError> {
+    let dir = &s.dir;
     let ledger = read_ledger(dir)?;
-    let mut manifests = Vec::with_capacity(found.len());
-    for (_, r) in &found {
-        if let Some(m) = load_run(dir, r, &first.cf.scenario_hash, &ledger)? {
-            manifests.push(m);
-        }
-    }
-    for m in &manifests {
-        let r = &first.planned[&m.run_id].1;
-        if let Some(p) = reuse_problem(m, r, &s.sf.scenario_hash, &s.sf.provenance) {
+    for &i in &s.held {
+        let i = i as usize;
+        let r = &first.plan.spec(i, &first.cf.runs[i]);
+        let Some(m) = load_run(dir, r, &first.cf.scenario_hash, &ledger)? else {
+            return Err(refuse(format!(
+                "{}: removed while the merge read the shard",
+                manifest_path(dir, &r.run_id).display()
+            )));
+        };
+        if let Some(p) = reuse_problem(&m, r, &s.sf.scenario_hash, &s.sf.provenance) {
             return Err(refuse(format!(
                 "{}: {p}",
                 manifest_path(dir, &m.run_id).display()
             )));
         }
+        copy_run(tmp, dir, &m)?;
+        runs.add(&first.cf.scenario, &m);
     }
-    s.manifests = manifests;
     Ok(())
 }
 
@@ -334,37 +365,41 @@ fn check_same_campaign(shards: &[ShardDir], first: &FirstCampaign) -> Result<(),
 }
 
 /// Checks that every planned run (`runs`, in plan order) has a manifest in
-/// exactly one shard.
+/// exactly one shard (`held` of each).
 fn check_runs(shards: &[ShardDir], runs: &[String]) -> Result<(), CampaignError> {
     let count = shards[0].sf.shard.count;
-    let mut holders: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, s) in shards.iter().enumerate() {
-        for m in &s.manifests {
-            holders.entry(m.run_id.as_str()).or_default().push(i);
+    // (plan position, shard) of every manifest found: 8 bytes a run.
+    let mut holders: Vec<(u32, u32)> = shards
+        .iter()
+        .enumerate()
+        .flat_map(|(k, s)| s.held.iter().map(move |&i| (i, k as u32)))
+        .collect();
+    holders.sort_unstable();
+    let mut problems = Vec::new();
+    let mut dup: Vec<String> = Vec::new();
+    let mut missing: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut next = 0usize;
+    for group in holders.chunk_by(|a, b| a.0 == b.0) {
+        let i = group[0].0 as usize;
+        for (j, id) in runs.iter().enumerate().take(i).skip(next) {
+            missing.entry(j % count).or_default().push(id.clone());
+        }
+        next = i + 1;
+        if group.len() > 1 {
+            let dirs: Vec<String> = group
+                .iter()
+                .map(|&(_, k)| shards[k as usize].dir.display().to_string())
+                .collect();
+            dup.push(format!("{} (in {})", runs[i], dirs.join(" and ")));
         }
     }
-    let mut problems = Vec::new();
-    let dup: Vec<String> = runs
-        .iter()
-        .filter(|id| holders.get(id.as_str()).is_some_and(|h| h.len() > 1))
-        .map(|id| {
-            let dirs: Vec<String> = holders[id.as_str()]
-                .iter()
-                .map(|&i| shards[i].dir.display().to_string())
-                .collect();
-            format!("{id} (in {})", dirs.join(" and "))
-        })
-        .collect();
+    for (j, id) in runs.iter().enumerate().skip(next) {
+        missing.entry(j % count).or_default().push(id.clone());
+    }
     if !dup.is_empty() {
         problems.push(format!("{} run(s) duplicated: {}", dup.len(), show(&dup)));
     }
     // Missing runs, grouped by the shard that should hold them.
-    let mut missing: BTreeMap<usize, Vec<String>> = BTreeMap::new();
-    for (i, id) in runs.iter().enumerate() {
-        if !holders.contains_key(id.as_str()) {
-            missing.entry(i % count).or_default().push(id.clone());
-        }
-    }
     for (k, ids) in &missing {
         let shard = Shard { index: *k, count };
         let where_ = match shards.iter().find(|s| s.sf.shard == shard) {
@@ -433,31 +468,31 @@ pub fn merge(
     }
     check_same_campaign(&shards, &first)?;
     for s in &mut shards {
-        load_manifests(s, &first)?;
+        list_manifests(s, &first)?;
     }
     check_runs(&shards, &first.cf.runs)?;
     shards.sort_by_key(|s| s.sf.shard.index);
 
     // The campaign.json of the lowest shard index (the first given's bytes,
     // unless the shards were run from other working directories).
+    let other;
     let cf = if shards[0].same_campaign_file {
-        first.cf
+        &first.cf
     } else {
-        read_campaign_file(&shards[0].dir)?
+        other = read_campaign_file(&shards[0].dir)?;
+        &other
     };
-    let sc = load_scenario(&cf, scenario)?;
+    let sc = load_scenario(cf, scenario)?;
+    // The planned runs by plan position.
 
-    // Manifests by run id, with the index of the shard holding them.
-    let mut by_id: BTreeMap<String, (usize, Manifest)> = BTreeMap::new();
-    for (i, s) in shards.iter_mut().enumerate() {
-        for m in std::mem::take(&mut s.manifests) {
-            by_id.insert(m.run_id.clone(), (i, m));
-        }
-    }
     let (parent, tmp) = staging_dir(out)?;
-    let built = (|| -> Result<(Summary, Timing, MergeFile, Vec<Manifest>), CampaignError> {
-        let manifests = copy_runs(&tmp, &cf, &shards, by_id)?;
-        let (summary, timing, mf) = write_merged(&tmp, &cf, &sc, &shards, &manifests)?;
+    let built = (|| -> Result<(Summary, Timing, MergeFile, RunSet), CampaignError> {
+        let mut runs = RunSet::new(&cf.scenario);
+        runs.reserve(first.plan.len());
+        for s in &shards {
+            stage_shard(s, &first, &tmp, &mut runs)?;
+        }
+        let (summary, timing, mf) = write_merged(&tmp, cf, &sc, &shards, &mut runs)?;
         for sub in ["manifests", "traces", ""] {
             let d = tmp.join(sub);
             std::fs::File::open(&d)
@@ -467,16 +502,17 @@ pub fn merge(
         // rename(2) replaces an empty directory and refuses a non-empty one.
         std::fs::rename(&tmp, out).map_err(|e| CampaignError::io(out, e))?;
         let _ = std::fs::File::open(&parent).and_then(|f| f.sync_all());
-        Ok((summary, timing, mf, manifests))
+        Ok((summary, timing, mf, runs))
     })();
-    let (summary, timing, merge, manifests) = match built {
+    let (summary, timing, merge, runs) = match built {
         Ok(b) => b,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&tmp);
             return Err(e);
         }
     };
-    let harness_failures = harness_failures(&cf.scenario, out, &manifests);
+    // The kept manifests give the harness checks' result on all of them.
+    let harness_failures = harness_failures(&cf.scenario, out, runs.kept());
     Ok(MergeResult {
         summary,
         timing,
@@ -568,49 +604,34 @@ fn staging_dir(out: &Path) -> Result<(PathBuf, PathBuf), CampaignError> {
     Ok((parent, tmp))
 }
 
-/// Links (or copies) every planned run of `cf` into `tmp` from the shard
-/// that holds it (`by_id`: run id → index into `shards` and manifest): its
+/// Links (or copies) run `m` of the shard directory `src` into `tmp`: its
 /// manifest, its trace, its provenance record if the shard has one and its
 /// recording if its manifest names one.
-/// Returns the manifests in plan order.
 ///
 /// # Errors
 /// I/O errors with their path.
-fn copy_runs(
-    tmp: &Path,
-    cf: &CampaignFile,
-    shards: &[ShardDir],
-    mut by_id: BTreeMap<String, (usize, Manifest)>,
-) -> Result<Vec<Manifest>, CampaignError> {
-    let mut manifests = Vec::with_capacity(cf.runs.len());
-    for id in &cf.runs {
-        let (i, m) = by_id.remove(id).expect("check_runs: every run is held");
-        let src = &shards[i].dir;
-        link_or_copy(&manifest_path(src, id), &manifest_path(tmp, id))?;
-        if !m.trace_file.is_empty() {
-            link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
-        }
-        // A shard run with --record-provenance: its record goes along; a
-        // run with a recording: its MCAP file.
-        let prov = super::store::provenance_file(id);
-        let rec = super::store::recording_file(id);
-        for (file, dir, here) in [
-            (
-                prov,
-                "provenance",
-                src.join(super::store::provenance_file(id)).is_file(),
-            ),
-            (rec, "recordings", m.recording_sha256.is_some()),
-        ] {
-            if here {
-                let d = tmp.join(dir);
-                std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
-                link_or_copy(&src.join(&file), &tmp.join(&file))?;
-            }
-        }
-        manifests.push(m);
+fn copy_run(tmp: &Path, src: &Path, m: &Manifest) -> Result<(), CampaignError> {
+    let id = &m.run_id;
+    link_or_copy(&manifest_path(src, id), &manifest_path(tmp, id))?;
+    if !m.trace_file.is_empty() {
+        link_or_copy(&src.join(&m.trace_file), &tmp.join(&m.trace_file))?;
     }
-    Ok(manifests)
+    // A shard run with --record-provenance: its record goes along; a run
+    // with a recording: its MCAP file.
+    let prov = super::store::provenance_file(id);
+    let rec = super::store::recording_file(id);
+    let has_prov = src.join(&prov).is_file();
+    for (file, dir, here) in [
+        (prov, "provenance", has_prov),
+        (rec, "recordings", m.recording_sha256.is_some()),
+    ] {
+        if here {
+            let d = tmp.join(dir);
+            std::fs::create_dir_all(&d).map_err(|e| CampaignError::io(&d, e))?;
+            link_or_copy(&src.join(&file), &tmp.join(&file))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes the merged campaign's files into `tmp`: the ledger, campaign.json,
@@ -625,13 +646,13 @@ fn write_merged(
     cf: &CampaignFile,
     sc: &Scenario,
     shards: &[ShardDir],
-    manifests: &[Manifest],
+    runs: &mut RunSet,
 ) -> Result<(Summary, Timing, MergeFile), CampaignError> {
     // The merged ledger, from the manifests as copied (each matched its
     // shard's ledger in load_manifests).
     super::ledger::write_from_manifests(tmp, &cf.runs)?;
     write_json_atomic(&tmp.join("campaign.json"), cf)?;
-    let summary = Summary::compute(&cf.scenario, &cf.scenario_hash, manifests);
+    let summary = Summary::of_runs(&cf.scenario, &cf.scenario_hash, runs);
     write_json_atomic(&tmp.join("summary.json"), &summary)?;
     let ts: Vec<&Timing> = shards.iter().map(|s| &s.timing).collect();
     let wall: f64 = ts.iter().map(|t| t.wall_time_s).sum();
@@ -660,6 +681,9 @@ fn write_merged(
             .collect(),
     };
     write_json_atomic(&tmp.join("merge.json"), &mf)?;
-    super::outputs::write_outputs(tmp, sc, &summary, manifests)?;
+    super::outputs::write_junit(&tmp.join("junit.xml"), &summary, runs)?;
+    // The report reads the kept manifests only (run_digest: the same report).
+    let html = super::report::render_html(sc, &summary, runs.kept(), tmp)?;
+    super::atomic::write_atomic(&tmp.join("report.html"), html.as_bytes())?;
     Ok((summary, timing, mf))
 }

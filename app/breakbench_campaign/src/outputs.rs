@@ -1,18 +1,19 @@
 //! Human and machine outputs of a campaign: report.html and junit.xml.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use breakbench_oracle::expect::VerdictClass;
 
 use super::atomic::write_atomic;
 use super::manifest::{Manifest, RunKind};
+use super::run_digest::{RunDigest, RunSet};
 use super::scenario::{Scenario, ScenarioFile};
 use super::summary::Summary;
 use super::CampaignError;
 
 /// A JUnit test case's outcome other than a pass.
-enum Outcome {
+#[derive(Clone)]
+pub enum Outcome {
     Failure(String),
     Error(String),
     Skipped(String),
@@ -36,39 +37,109 @@ pub use super::markup::xml_escape;
 /// do not, whatever their class. Each self-test also gets its check case
 /// (`self_test_<test>`).
 pub fn junit(file: &ScenarioFile, summary: &Summary, manifests: &[Manifest]) -> String {
-    let mut ms: Vec<&Manifest> = manifests.iter().collect();
-    ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
-    let mut cases = Cases::default();
-    for m in &ms {
-        run_case(&mut cases, file, m);
-    }
-    let checks = check_cases(&mut cases, summary);
-    let self_tests = self_test_cases(&mut cases, summary);
-    let total = ms.len() + checks + self_tests;
-    let Cases {
-        xml: cases,
-        failures,
-        errors,
-        skipped,
-    } = cases;
-    format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\">\n{cases}  </testsuite>\n</testsuites>\n",
-        xml_escape(&summary.scenario_name)
-    )
+    junit_of_runs(summary, &mut RunSet::of(file, manifests))
 }
 
-/// The `<testcase>` elements of a junit.xml written so far, and how many of
-/// them failed, errored and were skipped.
-#[derive(Default)]
-struct Cases {
+/// [`junit`] of the runs in `runs` (sorted here), the same bytes
+/// (REQ-SCALE-STREAM).
+pub fn junit_of_runs(summary: &Summary, runs: &mut RunSet) -> String {
+    let mut s = String::new();
+    junit_to(&mut s, summary, runs);
+    s
+}
+
+/// Writes [`junit`] of the runs in `runs` to the new file `path` as it is
+/// rendered, one test case at a time (no whole document in memory:
+/// REQ-SCALE-STREAM). Not atomic: for a staging directory.
+///
+/// # Errors
+/// I/O errors with the path.
+pub fn write_junit(path: &Path, summary: &Summary, runs: &mut RunSet) -> Result<(), CampaignError> {
+    let f = std::fs::File::create(path).map_err(|e| CampaignError::io(path, e))?;
+    let mut w = IoFmt {
+        inner: std::io::BufWriter::new(f),
+        error: None,
+    };
+    junit_to(&mut w, summary, runs);
+    if let Some(e) = w.error.take() {
+        return Err(CampaignError::io(path, e));
+    }
+    w.inner
+        .into_inner()
+        .map_err(|e| CampaignError::io(path, e.into_error()))?
+        .sync_all()
+        .map_err(|e| CampaignError::io(path, e))
+}
+
+/// An [`std::io::Write`] as a [`std::fmt::Write`], keeping the first I/O error.
+struct IoFmt<W: std::io::Write> {
+    inner: W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write> std::fmt::Write for IoFmt<W> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.inner.write_all(s.as_bytes()).map_err(|e| {
+            self.error.get_or_insert(e);
+            std::fmt::Error
+        })
+    }
+}
+
+/// A [`std::fmt::Write`] that keeps nothing (the counting pass of [`junit_to`]).
+struct Discard;
+
+impl std::fmt::Write for Discard {
+    fn write_str(&mut self, _: &str) -> std::fmt::Result {
+        Ok(())
+    }
+}
+
+/// Renders junit.xml of `runs` (sorted here) into `w`: a first pass counts
+/// the failures, errors and skips the `<testsuite>` element states, the
+/// second writes the test cases.
+fn junit_to(w: &mut impl std::fmt::Write, summary: &Summary, runs: &mut RunSet) {
+    runs.sort();
+    let ds = runs.digests();
+    /// The test cases of `ds` and `summary`'s checks into `xml`, and how many.
+    fn cases<W: std::fmt::Write>(xml: W, ds: &[RunDigest], summary: &Summary) -> (Cases<W>, usize) {
+        let mut cases = Cases {
+            xml,
+            failures: 0,
+            errors: 0,
+            skipped: 0,
+        };
+        for d in ds {
+            run_case(&mut cases, d);
+        }
+        let checks = check_cases(&mut cases, summary);
+        let self_tests = self_test_cases(&mut cases, summary);
+        (cases, ds.len() + checks + self_tests)
+    }
+    let (counted, total) = cases(Discard, ds, summary);
+    let _ = write!(
+        w,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
+        xml_escape(&summary.scenario_name),
+        counted.failures,
+        counted.errors,
+        counted.skipped
+    );
+    let _ = cases(&mut *w, ds, summary);
+    let _ = w.write_str("  </testsuite>\n</testsuites>\n");
+}
+
+/// The `<testcase>` elements of a junit.xml written so far (into `xml`),
+/// and how many of them failed, errored and were skipped.
+struct Cases<W: std::fmt::Write> {
     /// One `<testcase>` line each, indented by four spaces.
-    xml: String,
+    xml: W,
     failures: usize,
     errors: usize,
     skipped: usize,
 }
 
-impl Cases {
+impl<W: std::fmt::Write> Cases<W> {
     /// Appends a test case: `class`.`name`, `time` s, its `props` as
     /// `<properties>` (none if empty), its `outcome` element (none for a
     /// pass, which counts nowhere) and `out` as its system-out.
@@ -89,7 +160,7 @@ impl Cases {
             xml_escape(name)
         );
         if !props.is_empty() {
-            cases.push_str("<properties>");
+            let _ = cases.write_str("<properties>");
             for (k, v) in props {
                 let _ = write!(
                     cases,
@@ -98,7 +169,7 @@ impl Cases {
                     xml_escape(v)
                 );
             }
-            cases.push_str("</properties>");
+            let _ = cases.write_str("</properties>");
         }
         let (tag, count) = match &outcome {
             Some(Outcome::Failure(_)) => ("failure", &mut self.failures),
@@ -118,43 +189,38 @@ impl Cases {
     }
 }
 
-/// Appends run `m`'s test case to `cases`: classname by run kind, time its
+/// Appends run `d`'s test case to `cases`: classname by run kind, time its
 /// wall-clock time (s), the oracle's outcome as properties and system-out,
-/// and the outcome [`run_outcome`] gives.
-fn run_case(cases: &mut Cases, file: &ScenarioFile, m: &Manifest) {
-    let class = match m.kind {
+/// and the outcome [`run_outcome`] gave.
+fn run_case(cases: &mut Cases<impl std::fmt::Write>, d: &RunDigest) {
+    let class = match d.kind {
         RunKind::Grid => "breakbench.grid",
         RunKind::Nominal => "breakbench.nominal",
         RunKind::Canary => "breakbench.canary",
         RunKind::Test => "breakbench.test",
         RunKind::Baseline => "breakbench.baseline",
     };
-    let vc = &m.judgement.verdict_class;
-    let v = &m.verdict;
     let out = format!(
         "self_report={:?} safety_violation={} mission_failure={} operating_region_containment={} obstacle_clearance={} (min {:.3} m) mission_completion_true_pose={}",
-        m.self_report,
-        v.safety_violation(),
-        v.mission_failure(),
-        v.operating_region_containment.holds,
-        v.obstacle_clearance.holds,
-        v.obstacle_clearance.value,
-        v.mission_completion_true_pose.holds
+        d.self_report,
+        d.safety_violation,
+        d.mission_failure,
+        d.containment_holds,
+        d.clearance_holds,
+        d.clearance_m,
+        d.completion_holds
     );
-    let failure = run_outcome(file, m);
+    let failure = d.outcome.clone();
     let props = [
-        ("verdict_class", vc.class.name().to_string()),
-        ("self_report", format!("{:?}", m.self_report).to_lowercase()),
-        ("safety_violation", v.safety_violation().to_string()),
-        ("mission_failure", v.mission_failure().to_string()),
-        (
-            "obstacle_clearance_min_m",
-            format!("{}", v.obstacle_clearance.value),
-        ),
-        ("sim_time_s", format!("{}", m.sim_time_s)),
-        ("seed", m.seed.to_string()),
+        ("verdict_class", d.class.name().to_string()),
+        ("self_report", format!("{:?}", d.self_report).to_lowercase()),
+        ("safety_violation", d.safety_violation.to_string()),
+        ("mission_failure", d.mission_failure.to_string()),
+        ("obstacle_clearance_min_m", format!("{}", d.clearance_m)),
+        ("sim_time_s", format!("{}", d.sim_time_s)),
+        ("seed", d.seed.to_string()),
     ];
-    cases.case(class, &m.run_id, m.wall_time_s, &props, failure, out);
+    cases.case(class, &d.run_id, d.wall_time_s, &props, failure, out);
 }
 
 /// Run `m`'s JUnit outcome, `None` for a pass. In order, each overriding
@@ -162,7 +228,7 @@ fn run_case(cases: &mut Cases, file: &ScenarioFile, m: &Manifest) {
 /// declaration; a resilience test's run (fault or baseline) by its verdict
 /// class; a canary that saw no violation fails; a failed isolation check
 /// fails; an invalid graph run is an error.
-fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
+pub fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
     let vc = &m.judgement.verdict_class;
     let mut failure = None;
     let self_test = (m.kind == RunKind::Test)
@@ -211,7 +277,7 @@ fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
 /// or why it does not apply to this scenario (skipped, never passed): no
 /// canary declared, isolation_check off, no nominal set, no fault grid (a
 /// scenario of resilience tests only). Returns the number of cases (4).
-fn check_cases(cases: &mut Cases, summary: &Summary) -> usize {
+fn check_cases(cases: &mut Cases<impl std::fmt::Write>, summary: &Summary) -> usize {
     let checks = [
         (
             "canary_detects_violation",
@@ -251,7 +317,7 @@ fn check_cases(cases: &mut Cases, summary: &Summary) -> usize {
 
 /// Appends to `cases` the check case `self_test_<test>` of each test with a
 /// self-test (fails when the declaration was not met). Returns how many.
-fn self_test_cases(cases: &mut Cases, summary: &Summary) -> usize {
+fn self_test_cases(cases: &mut Cases<impl std::fmt::Write>, summary: &Summary) -> usize {
     let mut self_tests = 0;
     for t in &summary.tests {
         let Some(st) = &t.self_test else { continue };

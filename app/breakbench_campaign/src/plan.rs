@@ -55,6 +55,13 @@ pub fn plan(s: &Scenario) -> Vec<RunSpec> {
 /// plan depends on nothing else.
 pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     let mut runs = Vec::new();
+    plan_each(s, |r| runs.push(r));
+    runs
+}
+
+/// [`plan_file`] one run at a time, in plan order, without the whole plan
+/// in memory (REQ-SCALE-STREAM).
+pub fn plan_each(s: &ScenarioFile, mut each: impl FnMut(RunSpec)) {
     // No axes (a scenario of resilience tests only): no fault grid.
     let cells = if s.axes.is_empty() {
         Vec::new()
@@ -64,7 +71,7 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
     for cell in cells {
         let key = grid_key(s, &cell);
         for r in 0..s.repeats {
-            runs.push(
+            each(
                 RunSpec::new(
                     format!("grid_{key}_r{r}"),
                     RunKind::Grid,
@@ -93,11 +100,11 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
                 id.replacen("nominal_", &format!("nominal_{prefix}"), 1)
             };
             let seed = derive_seed(s.seed, &format!("nominal-{i}"));
-            runs.push(RunSpec::new(run_id, RunKind::Nominal, seed, i).with_cell(s, &cell));
+            each(RunSpec::new(run_id, RunKind::Nominal, seed, i).with_cell(s, &cell));
         }
     }
     if s.canary.is_some() {
-        runs.push(RunSpec::new(
+        each(RunSpec::new(
             "canary_000".into(),
             RunKind::Canary,
             derive_seed(s.seed, "canary-0"),
@@ -125,7 +132,7 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
         for r in 0..s.repeats {
             let seed = derive_seed(s.seed, &format!("test-{}-{r}", t.name));
             if t.baseline {
-                runs.push(RunSpec {
+                each(RunSpec {
                     test: Some(t.name.clone()),
                     ..RunSpec::new(
                         format!("baseline_{}_r{r}", t.name),
@@ -140,7 +147,7 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
                     Some((k, p)) => (format!("test_{}_{k}_r{r}", t.name), Some(*p)),
                     None => (format!("test_{}_r{r}", t.name), None),
                 };
-                runs.push(RunSpec {
+                each(RunSpec {
                     phase_s,
                     test: Some(t.name.clone()),
                     ..RunSpec::new(run_id, RunKind::Test, seed, r)
@@ -148,7 +155,6 @@ pub fn plan_file(s: &ScenarioFile) -> Vec<RunSpec> {
             }
         }
     }
-    runs
 }
 
 /// The environment variables `--shard auto/N` reads the shard index from, in

@@ -716,28 +716,23 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
             out.display()
         )));
     }
-    let (cf, manifests) = load_campaign(out)?;
-    if manifests.len() < cf.runs.len() {
-        let have: std::collections::BTreeSet<&str> =
-            manifests.iter().map(|m| m.run_id.as_str()).collect();
-        let first = cf
-            .runs
-            .iter()
-            .find(|id| !have.contains(id.as_str()))
-            .cloned()
-            .unwrap_or_default();
+    // One manifest at a time into a RunSet (REQ-SCALE-STREAM): the summary
+    // of every manifest without holding them.
+    let mut runs: Option<super::run_digest::RunSet> = None;
+    let (cf, missing) = super::store::visit_campaign(out, |cf, m| {
+        runs.get_or_insert_with(|| super::run_digest::RunSet::new(&cf.scenario))
+            .add(&cf.scenario, &m)
+    })?;
+    if let Some(first) = missing.first() {
         return Err(CampaignError::Incomplete {
             dir: out.display().to_string(),
-            missing: cf.runs.len() - manifests.len(),
+            missing: missing.len(),
             planned: cf.runs.len(),
-            first,
+            first: first.clone(),
         });
     }
-    Ok(Summary::compute(
-        &cf.scenario,
-        &cf.scenario_hash,
-        &manifests,
-    ))
+    let mut runs = runs.unwrap_or_else(|| super::run_digest::RunSet::new(&cf.scenario));
+    Ok(Summary::of_runs(&cf.scenario, &cf.scenario_hash, &mut runs))
 }
 
 /// The recording policy a stored run was written with: its manifest's

@@ -238,16 +238,20 @@ impl ClassCounts {
     pub fn of<'a>(ms: impl IntoIterator<Item = &'a Manifest>) -> Self {
         let mut c = Self::default();
         for m in ms {
-            *match m.judgement.verdict_class.class {
-                VerdictClass::Pass => &mut c.pass,
-                VerdictClass::Fail => &mut c.fail,
-                VerdictClass::Invalid => &mut c.invalid,
-                VerdictClass::Unsupported => &mut c.unsupported,
-                VerdictClass::PreconditionFailed => &mut c.precondition_failed,
-                VerdictClass::Error => &mut c.error,
-            } += 1;
+            c.add(m.judgement.verdict_class.class);
         }
         c
+    }
+    /// Counts one run of class `class`.
+    pub fn add(&mut self, class: VerdictClass) {
+        *match class {
+            VerdictClass::Pass => &mut self.pass,
+            VerdictClass::Fail => &mut self.fail,
+            VerdictClass::Invalid => &mut self.invalid,
+            VerdictClass::Unsupported => &mut self.unsupported,
+            VerdictClass::PreconditionFailed => &mut self.precondition_failed,
+            VerdictClass::Error => &mut self.error,
+        } += 1;
     }
     /// pass + fail: the runs a p̂ is computed over.
     pub fn judged(&self) -> u64 {

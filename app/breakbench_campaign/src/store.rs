@@ -148,6 +148,22 @@ pub(crate) fn reuse_problem(
 /// file that does not match its record, or a manifest without a ledger
 /// line; I/O and JSON errors with their path.
 pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), CampaignError> {
+    let mut ms = Vec::new();
+    let (cf, _) = visit_campaign(out, |_, m| ms.push(m))?;
+    Ok((cf, ms))
+}
+
+/// [`load_campaign`] one manifest at a time: each planned run's manifest,
+/// checked as there, is given to `visit` in plan order and not kept
+/// (REQ-SCALE-STREAM), with campaign.json. Returns campaign.json and the
+/// planned runs with no manifest, in plan order.
+///
+/// # Errors
+/// As [`load_campaign`].
+pub fn visit_campaign(
+    out: &Path,
+    mut visit: impl FnMut(&CampaignFile, Manifest),
+) -> Result<(CampaignFile, Vec<String>), CampaignError> {
     let cf = read_campaign_file(out)?;
     let planned = plan_file(&cf.scenario);
     if planned.len() != cf.runs.len() || planned.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id)
@@ -162,13 +178,14 @@ pub fn load_campaign(out: &Path) -> Result<(CampaignFile, Vec<Manifest>), Campai
         });
     }
     let ledger = read_ledger(out)?;
-    let mut ms = Vec::new();
+    let mut missing = Vec::new();
     for r in &planned {
-        if let Some(m) = load_run(out, r, &cf.scenario_hash, &ledger)? {
-            ms.push(m);
+        match load_run(out, r, &cf.scenario_hash, &ledger)? {
+            Some(m) => visit(&cf, m),
+            None => missing.push(r.run_id.clone()),
         }
     }
-    Ok((cf, ms))
+    Ok((cf, missing))
 }
 
 /// The manifest of planned run `r` in campaign directory `out`, checked as
@@ -197,14 +214,20 @@ pub(crate) fn load_run(
     }
     match check_run(out, &r.run_id, ledger)? {
         Stored::Missing => Ok(None),
-        Stored::Unrecorded(p) => Err(CampaignError::Evidence {
-            path: p.display().to_string(),
-            problem: format!(
-                "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
-                ledger_path(out).display()
-            ),
-        }),
+        Stored::Unrecorded(p) => Err(unrecorded(out, &p)),
         Stored::Verified(m) => Ok(Some(*m)),
+    }
+}
+
+/// The refusal of the manifest file `path` in campaign directory `out`
+/// that has no line in its ledger.
+pub(crate) fn unrecorded(out: &Path, path: &Path) -> CampaignError {
+    CampaignError::Evidence {
+        path: path.display().to_string(),
+        problem: format!(
+            "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
+            ledger_path(out).display()
+        ),
     }
 }
 

@@ -13,6 +13,7 @@ use super::dose::{dose_model, CellCounts, DoseModel};
 use super::manifest::{Manifest, RunKind};
 use super::margin_stats::{joint_sub_margin, margin_stats, MarginStats};
 use super::resilience_summary::LatencyStats;
+use super::run_digest::{RunDigest, RunSet};
 use super::scenario::statistics::{IntervalMethod, Statistics};
 use super::scenario::{Convergence, Design, ScenarioFile};
 
@@ -198,21 +199,31 @@ impl Summary {
     /// Computes the summary of `manifests` (any order) for the scenario `file`
     /// whose hash is `hash`.
     pub fn compute(file: &ScenarioFile, hash: &str, manifests: &[Manifest]) -> Self {
+        Self::of_runs(file, hash, &mut RunSet::of(file, manifests))
+    }
+
+    /// Computes the summary of the runs in `runs` (sorted here) for the
+    /// scenario `file` whose hash is `hash`: the same bytes as
+    /// [`Summary::compute`] of their manifests (REQ-SCALE-STREAM).
+    pub fn of_runs(file: &ScenarioFile, hash: &str, runs: &mut RunSet) -> Self {
         // A study run (grid, nominal, canary) that was not judged (an invalid
         // graph run, verdict class invalid) counts only in its cell's
         // verdict-class counts, never in p-hat, the confusion matrices or the
         // harness checks. Resilience-test runs are summarised by their class.
-        let judged = |m: &&Manifest| {
-            matches!(m.kind, RunKind::Test | RunKind::Baseline)
-                || matches!(
-                    m.judgement.verdict_class.class,
-                    VerdictClass::Pass | VerdictClass::Fail
-                )
-        };
-        let mut all: Vec<&Manifest> = manifests.iter().collect();
-        all.sort_by(|a, b| a.run_id.cmp(&b.run_id));
-        let mut ms: Vec<&Manifest> = manifests.iter().filter(judged).collect();
-        ms.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+        runs.sort();
+        let all: Vec<&RunDigest> = runs.digests().iter().collect();
+        let ms: Vec<&RunDigest> = all.iter().copied().filter(|d| d.judged()).collect();
+        let kept: Vec<&Manifest> = runs
+            .kept()
+            .iter()
+            .filter(|m| {
+                matches!(m.kind, RunKind::Test | RunKind::Baseline)
+                    || matches!(
+                        m.judgement.verdict_class.class,
+                        VerdictClass::Pass | VerdictClass::Fail
+                    )
+            })
+            .collect();
         let conf = file.confidence;
         let stats = file.statistics.unwrap_or_default();
         let axes: Vec<String> = file
@@ -226,49 +237,44 @@ impl Summary {
         let mut cells: Vec<Cell> = file
             .cells()
             .into_iter()
-            .map(|key| cell(file, key, &ms, &all))
+            .enumerate()
+            .map(|(i, key)| cell(file, (i, key), &ms, &all, runs.margin_names()))
             .collect();
         let dose_response = dose_models(file, &cells);
 
         // Resilience-test runs are summarised per test, not in the study's corpus.
-        let corpus: Vec<&&Manifest> = ms
+        let corpus: Vec<&&RunDigest> = ms
             .iter()
-            .filter(|m| m.in_corpus() && matches!(m.kind, RunKind::Grid | RunKind::Nominal))
+            .filter(|d| !d.harness_only && matches!(d.kind, RunKind::Grid | RunKind::Nominal))
             .collect();
-        let safety = Confusion::from_pairs(
-            corpus
-                .iter()
-                .map(|m| (m.self_report, m.verdict.safety_violation())),
-        );
-        let mission = Confusion::from_pairs(
-            corpus
-                .iter()
-                .map(|m| (m.self_report, m.verdict.mission_failure())),
-        );
+        let safety =
+            Confusion::from_pairs(corpus.iter().map(|d| (d.self_report, d.safety_violation)));
+        let mission =
+            Confusion::from_pairs(corpus.iter().map(|d| (d.self_report, d.mission_failure)));
 
-        let canaries: Vec<&&Manifest> = ms.iter().filter(|m| m.kind == RunKind::Canary).collect();
+        let canaries: Vec<&&RunDigest> = ms.iter().filter(|d| d.kind == RunKind::Canary).collect();
         let canary = CanarySummary {
             runs: canaries.len() as u64,
-            violation_detected: !canaries.is_empty()
-                && canaries.iter().all(|m| m.verdict.safety_violation()),
-            harness_only: canaries.iter().all(|m| m.harness_only),
+            violation_detected: !canaries.is_empty() && canaries.iter().all(|d| d.safety_violation),
+            harness_only: canaries.iter().all(|d| d.harness_only),
         };
 
-        let checked: Vec<bool> = ms
-            .iter()
-            .filter_map(|m| m.isolation.map(|i| i.passed))
-            .collect();
+        let checked: Vec<bool> = ms.iter().filter_map(|d| d.isolation).collect();
         let isolation = IsolationSummary {
             passed: !checked.is_empty() && checked.iter().all(|p| *p),
             runs_checked: checked.len() as u64,
         };
 
-        let nominal_runs: Vec<&Manifest> = ms
+        let nominal_runs: Vec<&Manifest> = kept
             .iter()
             .copied()
             .filter(|m| m.kind == RunKind::Nominal)
             .collect();
-        let mut nominal = nominal_summary(file, &nominal_runs, &all);
+        let mut classes = ClassCounts::default();
+        all.iter()
+            .filter(|d| d.kind == RunKind::Nominal)
+            .for_each(|d| classes.add(d.class));
+        let mut nominal = nominal_summary(file, &nominal_runs, classes);
         let mut nominal_detection = nominal_detection(file, &nominal_runs);
         if stats.interval == IntervalMethod::ClopperPearson {
             exact_intervals(&mut cells, &mut nominal, &mut nominal_detection, conf);
@@ -279,7 +285,7 @@ impl Summary {
             .iter()
             .map(|a| (a.name.clone(), a.values.clone()))
             .collect();
-        let grid_runs = ms.iter().filter(|m| m.kind == RunKind::Grid).count() as u64;
+        let grid_runs = ms.iter().filter(|d| d.kind == RunKind::Grid).count() as u64;
         // No axes (a scenario of tests only): no grid.
         let grid_expected = if file.axes.is_empty() {
             0
@@ -305,10 +311,10 @@ impl Summary {
             canary,
             isolation,
             nominal,
-            sim_time_s: ms.iter().map(|m| m.sim_time_s).sum(),
+            sim_time_s: ms.iter().map(|d| d.sim_time_s).sum(),
             labels,
             nominal_detection,
-            tests: super::resilience_summary::summarize(file, &ms),
+            tests: super::resilience_summary::summarize(file, &kept),
             statistics: stats,
             dose_response,
         }
@@ -384,69 +390,50 @@ fn dose_models(file: &ScenarioFile, cells: &[Cell]) -> Vec<DoseModel> {
     out
 }
 
-/// The summary of one grid cell `key` (axis values, scenario order): its
-/// judged grid runs among `ms` (p-hat of safety violation and mission
-/// failure with Wilson intervals at the scenario's confidence, the mean
-/// delivered value per axis, the detection) and the verdict classes of all
-/// its runs among `all` (REQ-CAMPAIGN-WILSON).
+/// The summary of grid cell number `i`, `key` (axis values, scenario
+/// order): its judged grid runs among `ms` (p-hat of safety violation and
+/// mission failure with Wilson intervals at the scenario's confidence, the
+/// mean delivered value per axis, the detection) and the verdict classes of
+/// all its runs among `all` (REQ-CAMPAIGN-WILSON); `names` are the margin
+/// names the digests index.
 fn cell(
     file: &ScenarioFile,
-    key: BTreeMap<String, f64>,
-    ms: &[&Manifest],
-    all: &[&Manifest],
+    (i, key): (usize, BTreeMap<String, f64>),
+    ms: &[&RunDigest],
+    all: &[&RunDigest],
+    names: &[String],
 ) -> Cell {
     let conf = file.confidence;
-    let runs: Vec<&&Manifest> = ms
-        .iter()
-        .filter(|m| m.kind == RunKind::Grid && m.cell == key)
-        .collect();
+    let of_cell = |d: &&&RunDigest| d.kind == RunKind::Grid && d.cell == Some(i as u32);
+    let runs: Vec<&RunDigest> = ms.iter().filter(of_cell).copied().collect();
     let n = runs.len() as u64;
-    let ks = runs.iter().filter(|m| m.verdict.safety_violation()).count() as u64;
-    let km = runs.iter().filter(|m| m.verdict.mission_failure()).count() as u64;
+    let ks = runs.iter().filter(|d| d.safety_violation).count() as u64;
+    let km = runs.iter().filter(|d| d.mission_failure).count() as u64;
     let delivered = file
         .axes
         .iter()
-        .map(|a| {
-            let vals: Vec<f64> = runs
-                .iter()
-                .filter_map(|m| {
-                    m.faults
-                        .iter()
-                        .find(|f| f.axis == a.name)
-                        .and_then(|f| f.delivered)
-                })
-                .collect();
+        .enumerate()
+        .map(|(j, a)| {
+            let vals: Vec<f64> = runs.iter().filter_map(|d| d.delivered[j]).collect();
             let mean =
                 (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64 - a.offset);
             (a.name.clone(), mean)
         })
         .collect();
-    let verdict_classes = ClassCounts::of(
-        all.iter()
-            .copied()
-            .filter(|m| m.kind == RunKind::Grid && m.cell == key),
-    );
+    let mut verdict_classes = ClassCounts::default();
+    all.iter()
+        .filter(of_cell)
+        .for_each(|d| verdict_classes.add(d.class));
     let detection = file.detection.as_ref().map(|_| {
-        let det = runs
-            .iter()
-            .filter(|m| {
-                m.detection
-                    .as_ref()
-                    .is_some_and(|d| d.after_fault_s.is_some())
-            })
-            .count() as u64;
-        let esc = runs.iter().filter(|m| escaped(m)).count() as u64;
+        let det = runs.iter().filter(|d| d.detected).count() as u64;
+        let esc = runs.iter().filter(|d| d.escaped).count() as u64;
         CellDetection {
             detected: Proportion::new(det, n, conf),
             escaped: Proportion::new(esc, n, conf),
-            latency: LatencyStats::of(
-                runs.iter()
-                    .filter_map(|m| m.detection.as_ref()?.latency_s)
-                    .collect(),
-            ),
+            latency: LatencyStats::of(runs.iter().filter_map(|d| d.latency_s).collect()),
         }
     });
-    let (margins, sub_margin_joint) = cell_margins(file, &runs);
+    let (margins, sub_margin_joint) = cell_margins(file, &runs, names);
     Cell {
         axes: key,
         n,
@@ -460,18 +447,22 @@ fn cell(
     }
 }
 
-/// The statistics of each margin recorded in `runs`' manifests and the
-/// joint sub-margin count (REQ-STAT-MARGIN); empty and `None` when no run
-/// records a margin.
+/// The statistics of each margin recorded in `runs` (margin names in
+/// `names`) and the joint sub-margin count (REQ-STAT-MARGIN); empty and
+/// `None` when no run records a margin.
 fn cell_margins(
     file: &ScenarioFile,
-    runs: &[&&Manifest],
+    runs: &[&RunDigest],
+    names: &[String],
 ) -> (BTreeMap<String, MarginStats>, Option<u64>) {
     let st = file.statistics.unwrap_or_default();
     let mut by_name: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    for m in runs {
-        for (k, v) in &m.margins {
-            by_name.entry(k).or_default().push(*v);
+    for d in runs {
+        for (k, v) in d.margins.iter() {
+            by_name
+                .entry(names[*k as usize].as_str())
+                .or_default()
+                .push(*v);
         }
     }
     let stats: BTreeMap<String, MarginStats> = by_name
@@ -490,20 +481,29 @@ fn cell_margins(
     if stats.is_empty() {
         return (stats, None);
     }
-    let maps: Vec<&BTreeMap<String, f64>> = runs.iter().map(|m| &m.margins).collect();
-    let joint = joint_sub_margin(&maps, &stats);
+    // The cell's margin maps, rebuilt one cell at a time.
+    let maps: Vec<BTreeMap<String, f64>> = runs
+        .iter()
+        .map(|d| {
+            d.margins
+                .iter()
+                .map(|(k, v)| (names[*k as usize].clone(), *v))
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&BTreeMap<String, f64>> = maps.iter().collect();
+    let joint = joint_sub_margin(&refs, &stats);
     (stats, Some(joint))
 }
 
 /// The nominal set's summary: the spread of the final goal distance, m, of
 /// all `nominal_runs` and without the last `window` runs, its convergence
 /// judged per navigator variant (REQ-CAMPAIGN-BASELINE), p-hat of safety
-/// and mission failure, and the verdict classes of all nominal runs among
-/// `all`.
+/// and mission failure, and `verdict_classes`, those of all nominal runs.
 fn nominal_summary(
     file: &ScenarioFile,
     nominal_runs: &[&Manifest],
-    all: &[&Manifest],
+    verdict_classes: ClassCounts,
 ) -> NominalSummary {
     let conf = file.confidence;
     let metric: Vec<f64> = nominal_runs
@@ -554,9 +554,7 @@ fn nominal_summary(
             nn,
             conf,
         ),
-        verdict_classes: ClassCounts::of(
-            all.iter().copied().filter(|m| m.kind == RunKind::Nominal),
-        ),
+        verdict_classes,
     }
 }
 
