@@ -19,5 +19,6 @@ mod recording;
 mod resilience;
 mod search;
 mod selftest;
+mod sampled;
 mod shard;
 mod study_report;
