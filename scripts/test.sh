@@ -122,7 +122,7 @@ rm -rf "$OUT-pairwise"
 "$BB" campaign tests/data/pairwise_study.yaml --out "$OUT-pairwise" --jobs 2 --quiet --record none > /dev/null
 "$BB" analyze "$OUT-pairwise" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-pairwise"
-# sampled designs (REQ-STAT-SAMPLED) and rare events (REQ-STAT-RARE): 8 Latin-hypercube points x 2 runs,
+# sampled designs (REQ-STAT-SAMPLED) and rare events (REQ-STAT-RARE): 20 Latin-hypercube points x 2 runs,
 # 40 importance-sampled latencies; the reference checks the points, strata, s* at the reference and P-hat
 for st in sampled_study rare_study; do
   rm -rf "$OUT-$st"

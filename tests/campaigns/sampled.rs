@@ -59,25 +59,25 @@ fn one_point_per_stratum(s: &Scenario, n: usize) {
 #[test]
 fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     let s = Scenario::load(&root().join("tests/data/sampled_study.yaml")).unwrap();
-    one_point_per_stratum(&s, 8);
+    one_point_per_stratum(&s, 20);
     let cells = s.cells();
     // the plan's grid runs carry the points, 2 repeats each, in the order drawn
     let p = plan(&s);
     let grid: Vec<_> = p.iter().filter(|r| r.run_id.starts_with("grid_")).collect();
-    assert_eq!(grid.len(), 16);
+    assert_eq!(grid.len(), 40);
     assert_eq!(grid[0].run_id, format!("grid_latency_s{}_odom_bias{}_r0", cells[0]["latency_s"], cells[0]["odom_bias"]));
 
     let d = tempfile::tempdir().unwrap();
     let single = d.path().join("single");
     let whole = run_campaign(&s, &opts(&single, 2)).unwrap();
     let sum = &whole.summary;
-    assert_eq!(sum.cells.len(), 8);
-    assert_eq!(sum.corpus.grid_runs, 16);
-    assert_eq!(sum.corpus.grid_expected, 16);
+    assert_eq!(sum.cells.len(), 20);
+    assert_eq!(sum.corpus.grid_runs, 40);
+    assert_eq!(sum.corpus.grid_expected, 40);
     let json: serde_json::Value = serde_json::from_slice(&read(&single.join("summary.json"))).unwrap();
     let design = &json["design"];
     assert_eq!(design["kind"], "latin_hypercube");
-    assert_eq!((design["samples"].as_u64(), design["seed"].as_u64()), (Some(8), Some(3)));
+    assert_eq!((design["samples"].as_u64(), design["seed"].as_u64()), (Some(20), Some(3)));
     let points: Vec<std::collections::BTreeMap<String, f64>> =
         serde_json::from_value(design["points"].clone()).unwrap();
     assert_eq!(points, cells);
@@ -88,13 +88,13 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     let cj = String::from_utf8(read(&single.join("campaign.json"))).unwrap();
     assert!(cj.contains("\"kind\": \"latin_hypercube\""), "{cj}");
     // the fit takes the points as continuous covariates; s* is taken at
-    // the other axis' reference (0 for both here)
+    // the other axis' reference (its min: 0.55 s, bias 0)
     for m in &sum.dose_response {
-        assert_eq!(m.cells, 8, "{}", m.predicate);
+        assert_eq!(m.cells, 20, "{}", m.predicate);
         assert_eq!(m.terms, ["intercept", "latency_s", "odom_bias", "latency_s:odom_bias"]);
         for st in &m.s_star {
-            let other = if st.axis == "latency_s" { "odom_bias" } else { "latency_s" };
-            let at = std::collections::BTreeMap::from([(other.to_string(), 0.0)]);
+            let (other, at) = if st.axis == "latency_s" { ("odom_bias", 0.0) } else { ("latency_s", 0.55) };
+            let at = std::collections::BTreeMap::from([(other.to_string(), at)]);
             assert_eq!(st.at, at, "{}", m.predicate);
         }
         assert!(m.s_star.len() <= 2, "one s* per axis, not one per point");
@@ -118,7 +118,7 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
 
     // resume: two lost runs are rerun, the bytes are the same
     let before = read(&single.join("summary.json"));
-    for r in [&grid[3], &grid[15]] {
+    for r in [&grid[3], &grid[39]] {
         std::fs::remove_file(single.join(format!("manifests/{}.json", r.run_id))).unwrap();
     }
     std::fs::remove_file(single.join("summary.json")).unwrap();
@@ -127,7 +127,7 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     assert_eq!(read(&single.join("summary.json")), before, "resume");
 }
 
-/// A Sobol' design of the same ranges: 8 points (a power of two), one per
+/// A Sobol' design of the same ranges: 16 points (a power of two), one per
 /// stratum of each axis, another seed another (shifted) design; the plan
 /// depends on the file alone.
 #[test]
@@ -135,15 +135,15 @@ fn a_sobol_design_stratifies_each_axis_and_its_seed_shifts_it() {
     let sobol = |seed: u64| {
         load(
             |t| t.replace(
-                "{kind: latin_hypercube, samples: 8, seed: 3}",
-                &format!("{{kind: sobol, samples: 8, seed: {seed}}}"),
+                "{kind: latin_hypercube, samples: 20, seed: 3}",
+                &format!("{{kind: sobol, samples: 16, seed: {seed}}}"),
             ),
             &format!("sobol{seed}"),
         )
     };
     let (a, b) = (sobol(1), sobol(2));
-    one_point_per_stratum(&a, 8);
-    one_point_per_stratum(&b, 8);
+    one_point_per_stratum(&a, 16);
+    one_point_per_stratum(&b, 16);
     assert_ne!(a.cells(), b.cells());
     assert_eq!(a.cells(), sobol(1).cells());
     assert_eq!(plan(&a), breakbench::campaign::plan::plan_file(&a.file));

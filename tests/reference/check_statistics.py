@@ -241,7 +241,7 @@ class Checker:
                     continue  # one tested value here (a pairwise design's slice): no bracket
                 cross = next(([a[0], b[0]] for a, b in zip(line, line[1:]) if a[1] != b[1]), None)
                 want.append((ax, at, cross))
-        got = [(b["axis"], b["at"], b["between"]) for b in m["separated"]]
+        got = [(b["axis"], b["at"], b["between"]) for b in m.get("separated", [])]
         if got != want:
             self.errors.append(f"{what}: separated brackets {got} vs {want}")
 

@@ -540,49 +540,49 @@ fn load_data(name: &str, edit: impl Fn(String) -> String) -> Result<Scenario, Ca
 #[test]
 fn a_sampled_design_refuses_what_it_cannot_sample() {
     let s = load_sampled(|t| t).unwrap();
-    assert_eq!(s.cells().len(), 8);
-    let lat = "    range: {min: 0.0, max: 0.8}\n";
+    assert_eq!(s.cells().len(), 20);
+    let lat = "    range: {min: 0.55, max: 0.7}\n";
     for (from, to, at, why) in [
         (
             lat,
             "",
-            "s.yaml:15:5: field 'axes[0].name'",
+            "s.yaml:16:5: field 'axes[0].name'",
             "axis 'latency_s' has no range: design kind latin_hypercube samples every axis from range: {min, max}",
         ),
         (
-            "{min: 0.0, max: 0.8}",
-            "{min: 0.8, max: 0.8}",
-            "s.yaml:20:",
-            "field 'axes[0].range.max': max 0.8 must be above min 0.8",
+            "{min: 0.55, max: 0.7}",
+            "{min: 0.7, max: 0.7}",
+            "s.yaml:21:",
+            "field 'axes[0].range.max': max 0.7 must be above min 0.7",
         ),
         (
-            "samples: 8",
+            "samples: 20",
             "samples: 1",
-            "s.yaml:13:",
+            "s.yaml:14:",
             "field 'design.samples': 1 is outside its declared range [2, 10000] cells",
         ),
         (
             lat,
             "    values: [0.0, 0.4]\n",
-            "s.yaml:20:",
+            "s.yaml:21:",
             "field 'axes[0].values': design kind latin_hypercube draws the axis' values from range",
         ),
         (
             "reference: 0.0",
             "reference: 0.5",
-            "s.yaml:26:",
-            "field 'axes[1].range.reference': 0.5 is outside [0, 0.2]",
+            "s.yaml:27:",
+            "field 'axes[1].range.reference': 0.5 is outside [0, 0.01]",
         ),
         (
-            "design: {kind: latin_hypercube, samples: 8, seed: 3}\n",
+            "design: {kind: latin_hypercube, samples: 20, seed: 3}\n",
             "",
             "s.yaml:20:",
             "field 'axes[0].range': only a sampled design",
         ),
         (
-            "{kind: latin_hypercube, samples: 8, seed: 3}",
-            "{kind: latin_hypercube, samples: 8, sed: 3}",
-            "s.yaml:13:",
+            "{kind: latin_hypercube, samples: 20, seed: 3}",
+            "{kind: latin_hypercube, samples: 20, sed: 3}",
+            "s.yaml:14:",
             "unknown field `sed`",
         ),
     ] {
