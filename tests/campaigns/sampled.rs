@@ -65,7 +65,13 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     let p = plan(&s);
     let grid: Vec<_> = p.iter().filter(|r| r.run_id.starts_with("grid_")).collect();
     assert_eq!(grid.len(), 40);
-    assert_eq!(grid[0].run_id, format!("grid_latency_s{}_odom_bias{}_r0", cells[0]["latency_s"], cells[0]["odom_bias"]));
+    assert_eq!(
+        grid[0].run_id,
+        format!(
+            "grid_latency_s{}_odom_bias{}_r0",
+            cells[0]["latency_s"], cells[0]["odom_bias"]
+        )
+    );
 
     let d = tempfile::tempdir().unwrap();
     let single = d.path().join("single");
@@ -74,10 +80,14 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     assert_eq!(sum.cells.len(), 20);
     assert_eq!(sum.corpus.grid_runs, 40);
     assert_eq!(sum.corpus.grid_expected, 40);
-    let json: serde_json::Value = serde_json::from_slice(&read(&single.join("summary.json"))).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&read(&single.join("summary.json"))).unwrap();
     let design = &json["design"];
     assert_eq!(design["kind"], "latin_hypercube");
-    assert_eq!((design["samples"].as_u64(), design["seed"].as_u64()), (Some(20), Some(3)));
+    assert_eq!(
+        (design["samples"].as_u64(), design["seed"].as_u64()),
+        (Some(20), Some(3))
+    );
     let points: Vec<std::collections::BTreeMap<String, f64>> =
         serde_json::from_value(design["points"].clone()).unwrap();
     assert_eq!(points, cells);
@@ -91,9 +101,16 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
     // the other axis' reference (its min: 0.55 s, bias 0)
     for m in &sum.dose_response {
         assert_eq!(m.cells, 20, "{}", m.predicate);
-        assert_eq!(m.terms, ["intercept", "latency_s", "odom_bias", "latency_s:odom_bias"]);
+        assert_eq!(
+            m.terms,
+            ["intercept", "latency_s", "odom_bias", "latency_s:odom_bias"]
+        );
         for st in &m.s_star {
-            let (other, at) = if st.axis == "latency_s" { ("odom_bias", 0.0) } else { ("latency_s", 0.55) };
+            let (other, at) = if st.axis == "latency_s" {
+                ("odom_bias", 0.0)
+            } else {
+                ("latency_s", 0.55)
+            };
             let at = std::collections::BTreeMap::from([(other.to_string(), at)]);
             assert_eq!(st.at, at, "{}", m.predicate);
         }
@@ -114,7 +131,10 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
         .collect();
     let merged = d.path().join("merged");
     merge(&dirs, &merged, None).unwrap();
-    assert_eq!(read(&merged.join("summary.json")), read(&single.join("summary.json")));
+    assert_eq!(
+        read(&merged.join("summary.json")),
+        read(&single.join("summary.json"))
+    );
 
     // resume: two lost runs are rerun, the bytes are the same
     let before = read(&single.join("summary.json"));
@@ -134,10 +154,12 @@ fn a_sampled_design_runs_its_points_with_the_same_bytes_on_every_path() {
 fn a_sobol_design_stratifies_each_axis_and_its_seed_shifts_it() {
     let sobol = |seed: u64| {
         load(
-            |t| t.replace(
-                "{kind: latin_hypercube, samples: 20, seed: 3}",
-                &format!("{{kind: sobol, samples: 16, seed: {seed}}}"),
-            ),
+            |t| {
+                t.replace(
+                    "{kind: latin_hypercube, samples: 20, seed: 3}",
+                    &format!("{{kind: sobol, samples: 16, seed: {seed}}}"),
+                )
+            },
             &format!("sobol{seed}"),
         )
     };
@@ -171,7 +193,10 @@ fn a_rare_event_scenario_estimates_p_on_real_runs() {
     // the proposal sits at the onset: failures are seen, and weighed back
     // to the operating spread P is rare
     assert!(r.failures >= 5, "{r:?}");
-    assert!(r.p > 0.0 && r.p < 1e-2 && r.low <= r.p && r.p <= r.high, "{r:?}");
+    assert!(
+        r.p > 0.0 && r.p < 1e-2 && r.low <= r.p && r.p <= r.high,
+        "{r:?}"
+    );
     assert!(r.effective_runs >= 1.0 && r.effective_runs <= 40.0, "{r:?}");
     eprintln!(
         "rare_study: P = {:.3e}, 95 % [{:.3e}, {:.3e}], {} failures of 40 runs, ESS {:.1}, plain Monte Carlo needs {:.0} runs for this se",

@@ -481,8 +481,7 @@ impl ScenarioFile {
             Some((_, ref rows)) => rows.clone(),
             None => self.cell_indices(),
         };
-        rows
-            .into_iter()
+        rows.into_iter()
             .map(|row| {
                 row.iter()
                     .enumerate()

@@ -137,7 +137,11 @@ impl ScenarioFile {
                 ),
             ));
         }
-        Ok(Some(if self.axes.is_empty() { 0 } else { s.samples as u64 }))
+        Ok(Some(if self.axes.is_empty() {
+            0
+        } else {
+            s.samples as u64
+        }))
     }
 
     /// The cells of `design: pairwise` (REQ-STAT-PAIRWISE): built, once the

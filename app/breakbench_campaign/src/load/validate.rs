@@ -317,7 +317,10 @@ fn check_rare_axis(
         return semantic(
             path,
             "axes[0].name",
-            format!("axis '{}' takes its values from rare_event's draws: remove its values and range", axis.name),
+            format!(
+                "axis '{}' takes its values from rare_event's draws: remove its values and range",
+                axis.name
+            ),
         );
     }
     let cells = file.cells();
@@ -325,13 +328,16 @@ fn check_rare_axis(
     let lo = drawn.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = drawn.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     for v in [lo, hi] {
-        let spec = fault_spec(axis, v)
-            .map_err(|m| ConfigError::semantic(path, "axes[0].parameter", m))?;
+        let spec =
+            fault_spec(axis, v).map_err(|m| ConfigError::semantic(path, "axes[0].parameter", m))?;
         check_harness_fault(hc, &axis.channel, &spec).map_err(|e| {
             ConfigError::semantic(
                 path,
                 "rare_event.proposal_mean",
-                format!("a draw of {} = {v} (of {} from N({}, {})): {e}", axis.name, r.samples, r.proposal_mean, r.sd),
+                format!(
+                    "a draw of {} = {v} (of {} from N({}, {})): {e}",
+                    axis.name, r.samples, r.proposal_mean, r.sd
+                ),
             )
         })?;
     }

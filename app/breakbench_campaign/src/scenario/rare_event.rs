@@ -111,7 +111,10 @@ mod tests {
         // E_proposal[w] = 1; Var w = e^((0.4-0.3)²/0.1²) - 1 = 1.72: 4 sd 0.083
         let w = d.iter().map(|t| r.weight(*t)).sum::<f64>() / d.len() as f64;
         assert!((w - 1.0).abs() < 0.083, "{w}");
-        assert!((r.weight(0.35) - 1.0).abs() < 1e-12, "equal densities half way");
+        assert!(
+            (r.weight(0.35) - 1.0).abs() < 1e-12,
+            "equal densities half way"
+        );
         assert!((r.weight(0.6) - (-2.5f64).exp()).abs() < 1e-12);
         assert_eq!(r.draw(17), r.draw(17));
     }

@@ -170,8 +170,7 @@ impl<'de> Deserialize<'de> for Design {
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Design, A::Error> {
-                Sampling::deserialize(de::value::MapAccessDeserializer::new(m))
-                    .map(Design::Sampled)
+                Sampling::deserialize(de::value::MapAccessDeserializer::new(m)).map(Design::Sampled)
             }
         }
         d.deserialize_any(V)
@@ -378,8 +377,8 @@ mod tests {
         // scipy, d=16, point 11 (0-based) of the unscrambled sequence
         let p = &sobol(12, 16, &[0; 16])[11];
         let want11 = [
-            0.4375, 0.5625, 0.1875, 0.6875, 0.8125, 0.0625, 0.6875, 0.6875, 0.6875, 0.0625,
-            0.9375, 0.3125, 0.1875, 0.1875, 0.5625, 0.1875,
+            0.4375, 0.5625, 0.1875, 0.6875, 0.8125, 0.0625, 0.6875, 0.6875, 0.6875, 0.0625, 0.9375,
+            0.3125, 0.1875, 0.1875, 0.5625, 0.1875,
         ];
         assert_eq!(p.as_slice(), want11.as_slice());
     }
