@@ -264,10 +264,14 @@ fn direction_numbers(k: usize) -> [u32; 32] {
     v
 }
 
+/// A sampled design's cells: per axis its distinct values (sorted), and
+/// per point (in the order drawn) the index of its value on each axis.
+pub type SampledCells = (Vec<Vec<f64>>, Vec<Vec<usize>>);
+
 /// `u` in `[0, 1)` mapped onto each axis' range, rounded as the module
 /// says: per axis, its distinct sorted values, and per point the index of
 /// its value on each axis (the point order kept).
-pub fn scale(points: &[Vec<f64>], axes: &[&Axis]) -> (Vec<Vec<f64>>, Vec<Vec<usize>>) {
+pub fn scale(points: &[Vec<f64>], axes: &[&Axis]) -> SampledCells {
     let mut values = Vec::with_capacity(axes.len());
     let mut rows = vec![Vec::with_capacity(axes.len()); points.len()];
     for (k, a) in axes.iter().enumerate() {
@@ -327,7 +331,7 @@ impl ScenarioFile {
     /// indices per axis, in the order drawn ([`unit_points`], [`scale`]),
     /// or a `rare_event:` section's draws ([`super::rare_event`]); `None`
     /// for a grid or pairwise design.
-    pub fn sampled(&self) -> Option<(Vec<Vec<f64>>, Vec<Vec<usize>>)> {
+    pub fn sampled(&self) -> Option<SampledCells> {
         if let Some(r) = &self.rare_event {
             // one axis (checked at load): θ's draws, to 4 decimals of sd
             let (values, index) = round_distinct(&r.draws(), r.sd, (f64::MIN, f64::MAX));
