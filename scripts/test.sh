@@ -126,6 +126,15 @@ rm -rf "$OUT-pairwise"
 "$BB" campaign tests/data/pairwise_study.yaml --out "$OUT-pairwise" --jobs 2 --quiet --record none > /dev/null
 "$BB" analyze "$OUT-pairwise" --check
 .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-pairwise"
+# sampled designs (REQ-STAT-SAMPLED) and rare events (REQ-STAT-RARE): 20 Latin-hypercube points x 2 runs,
+# 40 importance-sampled latencies; the reference checks the points, strata, s* at the reference and P-hat
+for st in sampled_study rare_study; do
+  rm -rf "$OUT-$st"
+  "$BB" campaign tests/data/$st.yaml --out "$OUT-$st" --jobs 2 --quiet --record none > /dev/null
+  "$BB" analyze "$OUT-$st" --check
+  .venv-ref/bin/python3 tests/reference/check_summary.py "$OUT-$st"
+done
+scripts/tamper_designs.sh "$OUT-sampled_study" "$OUT-rare_study"
 # the reference is no rubber stamp: each tampered figure must be caught
 scripts/tamper_statistics.sh "$OUT-corridor_interaction_study" "$OUT-corridor_estimator_study"
 

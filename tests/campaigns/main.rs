@@ -17,6 +17,7 @@ mod evidence;
 mod gnss_spoof;
 mod recording;
 mod resilience;
+mod sampled;
 mod search;
 mod selftest;
 mod shard;

@@ -150,8 +150,11 @@ class Checker:
             if cell.get("sub_margin_joint") != joint:
                 self.errors.append(f"cell {key} sub_margin_joint: {cell.get('sub_margin_joint')} vs {joint}")
 
-    def model(self, m, counts, fault_axes, st, conf):
-        """counts: [(axis values dict, k, n)] of the model's variant."""
+    def model(self, m, counts, fault_axes, st, conf, reference=None):
+        """counts: [(axis values dict, k, n)] of the model's variant;
+        reference: a sampled design's reference value per axis (s* along an
+        axis is taken there for the others), else None (every combination
+        of the others' tested values)."""
         self.models += 1
         counts = [c for c in counts if c[2] > 0]
         what = f"dose_response {m['predicate']} {m['variant']}"
@@ -174,7 +177,7 @@ class Checker:
             return
         if separated:
             self.separated += 1
-            self.brackets(m, what, counts, axes, st["p_star"])
+            self.brackets(m, what, counts, axes, st["p_star"], reference)
             return
         link = sm.families.links.Logit() if st["link"] == "logit" else sm.families.links.Probit()
         with warnings.catch_warnings():
@@ -203,8 +206,7 @@ class Checker:
         want = []
         for ax in axes:
             others = [a for a in axes if a != ax]
-            for combo in itertools.product(*[sorted({c[0][a] for c in counts}) for a in others]):
-                at = dict(zip(others, combo))
+            for at in at_points(others, counts, reference):
                 row = lambda v: np.array([1.0] + [({**at, ax: v})[a] for a in axes]
                                          + [({**at, ax: v})[a] * ({**at, ax: v})[b] for a, b in pairs])
                 a0 = row(0.0)
@@ -224,12 +226,11 @@ class Checker:
             self.close(f"{w} fieller low", s["fieller"]["low"], fi[0], GLM_TOL)
             self.close(f"{w} fieller high", s["fieller"]["high"], fi[1], GLM_TOL)
 
-    def brackets(self, m, what, counts, axes, p_star):
+    def brackets(self, m, what, counts, axes, p_star, reference=None):
         want = []
         for ax in axes:
             others = [a for a in axes if a != ax]
-            for combo in itertools.product(*[sorted({c[0][a] for c in counts}) for a in others]):
-                at = dict(zip(others, combo))
+            for at in at_points(others, counts, reference):
                 line = []
                 for v in sorted({c[0][ax] for c in counts}):
                     sel = [c for c in counts if c[0][ax] == v and all(c[0][a] == at[a] for a in others)]
@@ -240,9 +241,18 @@ class Checker:
                     continue  # one tested value here (a pairwise design's slice): no bracket
                 cross = next(([a[0], b[0]] for a, b in zip(line, line[1:]) if a[1] != b[1]), None)
                 want.append((ax, at, cross))
-        got = [(b["axis"], b["at"], b["between"]) for b in m["separated"]]
+        got = [(b["axis"], b["at"], b["between"]) for b in m.get("separated", [])]
         if got != want:
             self.errors.append(f"{what}: separated brackets {got} vs {want}")
+
+
+def at_points(others, counts, reference):
+    """Where s* along an axis is taken: the reference of each other axis
+    (a sampled design), else every combination of their tested values."""
+    if reference is not None:
+        return [{a: reference[a] for a in others}]
+    return [dict(zip(others, combo))
+            for combo in itertools.product(*[sorted({c[0][a] for c in counts}) for a in others])]
 
 
 def check(summary, scenario, manifests, errors):
@@ -278,13 +288,16 @@ def check(summary, scenario, manifests, errors):
                 for v in itertools.product(*[range(len(a["values"])) for a in scenario.get("navigator_axes", [])])]
     want = [(v, p) for v in variants for p in ("safety", "mission")] if fault_axes else []
     models = summary.get("dose_response", [])
+    reference = None
+    if isinstance(scenario.get("design"), dict):
+        reference = {a["name"]: a["range"].get("reference", a["range"]["min"]) for a in scenario["axes"]}
     if [(m["variant"], m["predicate"]) for m in models] != want:
         errors.append(f"dose_response: models {[(m['variant'], m['predicate']) for m in models]} vs {want}")
     else:
         for m in models:
             cells = [x for x in summary["cells"] if all(x[a] == v for a, v in m["variant"].items())]
             counts = [({a: x[a] for a in fault_axes}, x[m["predicate"]]["k"], x["n"]) for x in cells]
-            c.model(m, counts, fault_axes, st, conf)
+            c.model(m, counts, fault_axes, st, conf, reference)
     return (f"statistics: {c.margins} cell margins, {c.models} dose-response models "
             f"({c.fitted} fitted checked against statsmodels GLM, {c.separated} separated), "
             f"{c.exact} Clopper-Pearson intervals")

@@ -36,6 +36,77 @@ def mission_failure(v):
     return not v["mission_completion_true_pose"]["holds"]
 
 
+def sampled_design(design, axes, summary, manifests, errors):
+    """A sampled design (REQ-STAT-SAMPLED): summary.json's design record
+    equals the declaration, its points are the summary's cells in order and
+    exactly the grid manifests' cells, each inside its axis' range; a Latin
+    hypercube (and a Sobol' design of 2^m points) has one point in each of
+    the `samples` equal strata of every axis. Returns the number of cells."""
+    rec = summary.get("design") or {}
+    n = design["samples"]
+    for f in ("kind", "samples", "seed"):
+        if rec.get(f) != design[f]:
+            errors.append(f"design.{f}: summary {rec.get(f)} vs scenario {design[f]}")
+    points = rec.get("points") or []
+    names = [a["name"] for a in axes]
+    cells = [{a: c[a] for a in names} for c in summary["cells"]]
+    if points != cells or len(points) != n:
+        errors.append(f"design.points: {len(points)} points, not the summary's {len(cells)} cells in order (samples {n})")
+    ran = {tuple(sorted(m["cell"].items())) for m in manifests if m["kind"] == "grid"}
+    if ran != {tuple(sorted(p.items())) for p in points}:
+        errors.append("design.points: not the cells of the grid runs")
+    for a in axes:
+        lo, hi = a["range"]["min"], a["range"]["max"]
+        vals = [p[a["name"]] for p in points]
+        if any(not lo <= v <= hi for v in vals):
+            errors.append(f"design: a point of {a['name']} outside [{lo}, {hi}]")
+        if design["kind"] == "latin_hypercube" or n & (n - 1) == 0:
+            strata = sorted(min(int((v - lo) / (hi - lo) * n), n - 1) for v in vals)
+            if strata != list(range(n)):
+                errors.append(f"design: {a['name']} strata {strata}, not one point in each of {n}")
+    return n
+
+
+def rare_event(scenario, summary, grid, errors):
+    """A rare_event scenario (REQ-STAT-RARE): P-hat by importance sampling
+    recomputed from the grid manifests (each run's latency and verdict),
+    each weighed by scipy's normal densities N(mean, sd) / N(proposal, sd);
+    its se, normal interval, effective runs and the Monte Carlo runs of the
+    same se. Returns the number of cells (the draws)."""
+    from scipy.stats import norm
+    r = scenario["rare_event"]
+    axis = scenario["axes"][0]["name"]
+    conf = scenario["confidence"]
+    judged = grid  # as the cells count them: every grid run
+    fails = (lambda m: safety_violation(m["verdict"])) if r["predicate"] == "safety" \
+        else (lambda m: mission_failure(m["verdict"]))
+    w = [float(norm.pdf(m["cell"][axis], r["mean"], r["sd"]) / norm.pdf(m["cell"][axis], r["proposal_mean"], r["sd"]))
+         for m in judged]
+    y = [wi if fails(m) else 0.0 for wi, m in zip(w, judged)]
+    n = len(y)
+    p = sum(y) / n
+    se = math.sqrt(sum((v - p) ** 2 for v in y) / (n - 1) / n)
+    z = float(norm.isf((1 - conf) / 2))
+    ref = {"runs": n, "failures": sum(1 for m in judged if fails(m)), "p": p, "se": se,
+           "low": max(0.0, p - z * se), "high": p + z * se,
+           "effective_runs": sum(w) ** 2 / sum(x * x for x in w),
+           "monte_carlo_runs": p * (1 - p) / se ** 2 if se > 0 else None}
+    got = summary.get("rare_event") or {}
+    for f, v in ref.items():
+        o = got.get(f)
+        if isinstance(v, float) and o is not None:
+            if abs(o - v) > 1e-9 * abs(v) + 1e-15:
+                errors.append(f"rare_event {f}: summary {o!r} vs reference {v!r}")
+        elif o != v:
+            errors.append(f"rare_event {f}: summary {o!r} vs reference {v!r}")
+    for f in ("method", "predicate", "mean", "sd", "proposal_mean"):
+        if got.get(f) != r[f]:
+            errors.append(f"rare_event {f}: summary {got.get(f)} vs scenario {r[f]}")
+    if len({m["cell"][axis] for m in grid}) != r["samples"]:
+        errors.append(f"rare_event: {len({m['cell'][axis] for m in grid})} distinct draws, not samples {r['samples']}")
+    return r["samples"]
+
+
 def main(d: Path, summary_path: Path) -> int:
     campaign = json.loads((d / "campaign.json").read_text())
     summary = json.loads(summary_path.read_text())
@@ -100,8 +171,14 @@ def main(d: Path, summary_path: Path) -> int:
             errors.append(f"cell {key} verdict_classes: {cell.get('verdict_classes')} vs {ref_classes}")
         checked += 1
     all_axes = scenario["axes"] + scenario.get("navigator_axes", [])
-    n_cells = math.prod(len(a["values"]) for a in all_axes)
-    if scenario.get("design") == "pairwise":
+    design = scenario.get("design")
+    if isinstance(design, dict):
+        n_cells = sampled_design(design, scenario["axes"], summary, manifests, errors)
+    elif scenario.get("rare_event"):
+        n_cells = rare_event(scenario, summary, grid, errors)
+    else:
+        n_cells = math.prod(len(a["values"]) for a in all_axes)
+    if design == "pairwise":
         # a covering array: every pair of values of every two axes in some cell
         # (navigator axes by index), and exactly the cells the grid runs had
         vals = [a["values"] if "channel" in a else list(range(len(a["values"]))) for a in all_axes]

@@ -237,6 +237,21 @@ fn combinations(values: &BTreeMap<String, Vec<f64>>) -> Vec<BTreeMap<String, f64
     out
 }
 
+/// The points of the other axes s* is taken at: `reference`'s value of
+/// each (0 if it lacks one), or every combination of their values.
+fn at_points(
+    others: &BTreeMap<String, Vec<f64>>,
+    reference: Option<&BTreeMap<String, f64>>,
+) -> Vec<BTreeMap<String, f64>> {
+    match reference {
+        Some(r) => vec![others
+            .keys()
+            .map(|a| (a.clone(), r.get(a).copied().unwrap_or(0.0)))
+            .collect()],
+        None => combinations(others),
+    }
+}
+
 /// The design row of `axes` for the model `axes_in` (intercept, mains, pairs).
 fn row(axes_in: &[String], at: &BTreeMap<String, f64>) -> Vec<f64> {
     let v: Vec<f64> = axes_in.iter().map(|a| at[a]).collect();
@@ -251,7 +266,8 @@ fn row(axes_in: &[String], at: &BTreeMap<String, f64>) -> Vec<f64> {
 }
 
 /// The model of `cells` (one predicate, one variant) with `link`, and s*
-/// for `p_star` at two-sided `confidence` (REQ-STAT-DOSE).
+/// for `p_star` at two-sided `confidence` (REQ-STAT-DOSE), along each axis
+/// at every combination of the others' tested values.
 ///
 /// # Panics
 /// If `p_star` or `confidence` is not strictly between 0 and 1.
@@ -262,6 +278,24 @@ pub fn dose_model(
     link: Link,
     p_star: f64,
     confidence: f64,
+) -> DoseModel {
+    dose_model_at(predicate, variant, cells, (link, p_star, confidence), None)
+}
+
+/// [`dose_model`], s* along each axis taken at `reference`'s values of the
+/// others when given (a sampled design's points share no value of another
+/// axis, REQ-STAT-SAMPLED: s* is taken at each other axis' declared
+/// `range.reference`), else at every combination of their tested values.
+/// `(link, p_star, confidence)` as for [`dose_model`].
+///
+/// # Panics
+/// If `p_star` or `confidence` is not strictly between 0 and 1.
+pub fn dose_model_at(
+    predicate: &str,
+    variant: BTreeMap<String, f64>,
+    cells: &[CellCounts],
+    (link, p_star, confidence): (Link, f64, f64),
+    reference: Option<&BTreeMap<String, f64>>,
 ) -> DoseModel {
     let cells: Vec<&CellCounts> = cells.iter().filter(|c| c.n > 0).collect();
     // axes with two or more tested values, and their values
@@ -317,7 +351,7 @@ pub fn dose_model(
         Err(NoFit::NotIdentifiable) => m.status = "not_identifiable".into(),
         Err(NoFit::Separated) => {
             m.status = "separated".into();
-            m.separated = brackets(&cells, &values, p_star);
+            m.separated = brackets(&cells, &values, p_star, reference);
         }
         Ok(f) => {
             m.status = "fitted".into();
@@ -345,7 +379,7 @@ pub fn dose_model(
                     .filter(|(a, _)| *a != axis)
                     .map(|(a, v)| (a.clone(), v.clone()))
                     .collect();
-                for at in combinations(&others) {
+                for at in at_points(&others, reference) {
                     let mut at0 = at.clone();
                     at0.insert(axis.clone(), 0.0);
                     let a = row(&axes_in, &at0);
@@ -434,6 +468,7 @@ fn brackets(
     cells: &[&CellCounts],
     values: &BTreeMap<String, Vec<f64>>,
     p_star: f64,
+    reference: Option<&BTreeMap<String, f64>>,
 ) -> Vec<Bracket> {
     let mut out = Vec::new();
     for (axis, vs) in values {
@@ -442,7 +477,7 @@ fn brackets(
             .filter(|(a, _)| *a != axis)
             .map(|(a, v)| (a.clone(), v.clone()))
             .collect();
-        for at in combinations(&others) {
+        for at in at_points(&others, reference) {
             // p̂ along the axis (cells pooled if a value repeats)
             let line: Vec<(f64, bool)> = vs
                 .iter()

@@ -150,10 +150,10 @@ pub fn longest_run_id(file: &ScenarioFile) -> (usize, String, String) {
         .iter()
         .map(|a| format!("{}_{}", a.name, longest(a.values.clone())))
         .collect();
-    if !file.axes.is_empty() && file.design == super::scenario::Design::Pairwise {
-        // the covering array's own cells (sized at load: at most a few
-        // thousand), not the longest value of each axis, which no cell
-        // may combine
+    if !file.axes.is_empty() && (!file.design.is_grid() || file.rare_event.is_some()) {
+        // the covering array's or the sampled design's own cells (sized
+        // at load: at most a few thousand), not the longest value of each
+        // axis, which no cell may combine
         for cell in file.cells() {
             let key = super::plan::grid_key(file, &cell);
             consider(format!("grid_{key}_r{last_repeat}"), "axes".into());

@@ -25,6 +25,16 @@ pub const SCENARIO_RANGES: &[Range] = &[
     // each parameter's own bound is checked by kraken_faults' check_spec.
     Range::new("axes[*].offset", -MAX_AXIS, MAX_AXIS, "parameter unit"),
     Range::new("axes[*].values[*]", -MAX_AXIS, MAX_AXIS, "axis unit"),
+    Range::new("axes[*].range.min", -MAX_AXIS, MAX_AXIS, "axis unit"),
+    Range::new("axes[*].range.max", -MAX_AXIS, MAX_AXIS, "axis unit"),
+    Range::new("axes[*].range.reference", -MAX_AXIS, MAX_AXIS, "axis unit"),
+    Range::new("design.samples", 2.0, 10_000.0, "cells"),
+    Range::new("design.seed", 0.0, u64::MAX as f64, "1"),
+    Range::new("rare_event.samples", 2.0, 10_000.0, "cells"),
+    Range::new("rare_event.seed", 0.0, u64::MAX as f64, "1"),
+    Range::new("rare_event.mean", -MAX_AXIS, MAX_AXIS, "axis unit"),
+    Range::new("rare_event.sd", 1e-9, MAX_AXIS, "axis unit"),
+    Range::new("rare_event.proposal_mean", -MAX_AXIS, MAX_AXIS, "axis unit"),
     Range::new("axes[*].at_s", 0.0, 1e6, "s"),
     Range::new("axes[*].duration_s", 0.001, 1e6, "s"),
     Range::new("axes[*].message_skip", 0.0, 1e9, "messages"),
@@ -150,8 +160,15 @@ pub struct Axis {
     /// checked at load).
     #[serde(default)]
     pub offset: f64,
-    /// Grid values of the axis, in the axis' unit, each in [-2^32, 2^32].
+    /// Grid values of the axis, in the axis' unit, each in [-2^32, 2^32];
+    /// none (absent) on a sampled design's axis, which takes `range`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<f64>,
+    /// A sampled design's range of the axis ([`sampled`],
+    /// REQ-STAT-SAMPLED): `{min, max}` and the optional `reference`, in
+    /// the axis' unit; only with `design: {kind: latin_hypercube|sobol}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<sampled::AxisRange>,
     /// Sim time the fault is set, s, in [0, 1e6] (default 0: from the
     /// start); within the run (the world's `mission_timeout_s`, checked
     /// across files by [`Scenario::load`]).
@@ -332,36 +349,20 @@ pub struct ScenarioFile {
     /// The `events` recording policy's window; the defaults without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingSection>,
-    /// Which cells of the axes run: `grid` (default, every combination) or
-    /// `pairwise` (REQ-STAT-PAIRWISE).
+    /// Which cells of the axes run: `grid` (default, every combination),
+    /// `pairwise` (REQ-STAT-PAIRWISE) or a sampled design of the axes'
+    /// ranges, `{kind: latin_hypercube|sobol, samples, seed}`
+    /// (REQ-STAT-SAMPLED).
     #[serde(default, skip_serializing_if = "Design::is_grid")]
     pub design: Design,
+    /// Rare-event estimation by importance sampling on the one fault axis
+    /// ([`rare_event`], REQ-STAT-RARE): its draws are the cells; none by
+    /// default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rare_event: Option<rare_event::RareEvent>,
 }
 
-/// Which combinations of the axes' values (fault and navigator axes) are
-/// cells.
-///
-/// ```yaml
-/// design: pairwise   # every pair of values of every two axes, not every combination
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Design {
-    /// Every combination (the full grid).
-    #[default]
-    Grid,
-    /// A strength-2 covering array ([`pairwise`]): every
-    /// pair of values of every two axes in at least one cell; needs three
-    /// or more axes (with two it is the grid).
-    Pairwise,
-}
-
-impl Design {
-    /// The default: serialised only when not.
-    pub fn is_grid(&self) -> bool {
-        *self == Design::Grid
-    }
-}
+pub use sampled::{AxisRange, Design, SampleKind, Sampling};
 
 /// A loaded, validated scenario with the files it refers to.
 #[derive(Debug, Clone)]
@@ -461,20 +462,26 @@ impl ScenarioFile {
 
     /// Every cell: one value per axis (fault axes, then navigator axes as
     /// value indices), in grid order, the last axis fastest; with `design:
-    /// pairwise` only the covering array's cells.
+    /// pairwise` only the covering array's cells; with a sampled design
+    /// its points, in the order drawn.
     pub fn cells(&self) -> Vec<BTreeMap<String, f64>> {
+        let sampled = self.sampled();
         let names: Vec<&str> = self
             .axes
             .iter()
             .map(|a| a.name.as_str())
             .chain(self.navigator_axes.iter().map(|a| a.name.as_str()))
             .collect();
-        let value = |k: usize, i: usize| match self.axes.get(k) {
-            Some(a) => a.values[i],
-            None => i as f64,
+        let value = |k: usize, i: usize| match (&sampled, self.axes.get(k)) {
+            (Some((values, _)), Some(_)) => values[k][i],
+            (None, Some(a)) => a.values[i],
+            _ => i as f64,
         };
-        self.cell_indices()
-            .into_iter()
+        let rows = match sampled {
+            Some((_, ref rows)) => rows.clone(),
+            None => self.cell_indices(),
+        };
+        rows.into_iter()
             .map(|row| {
                 row.iter()
                     .enumerate()
@@ -485,8 +492,12 @@ impl ScenarioFile {
     }
 
     /// The value indices of every cell ([`Self::cells`]), one per axis
-    /// (fault axes, then navigator axes), in grid order.
+    /// (fault axes, then navigator axes), in grid order; a sampled
+    /// design's points as indices into each axis' sorted sampled values.
     pub fn cell_indices(&self) -> Vec<Vec<usize>> {
+        if let Some((_, rows)) = self.sampled() {
+            return rows;
+        }
         let sizes: Vec<usize> = self
             .axes
             .iter()
@@ -599,7 +610,9 @@ pub fn navigator_with(
 }
 
 pub mod pairwise;
+pub mod rare_event;
 pub mod resilience;
+pub mod sampled;
 pub mod search;
 pub mod statistics;
 

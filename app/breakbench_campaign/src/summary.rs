@@ -9,13 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use breakbench_oracle::expect::VerdictClass;
 
-use super::dose::{dose_model, CellCounts, DoseModel};
+use super::design::rare::{rare_summary, RareSummary};
+use super::dose::{dose_model_at, CellCounts, DoseModel};
 use super::manifest::{Manifest, RunKind};
 use super::margin_stats::{joint_sub_margin, margin_stats, MarginStats};
 use super::resilience_summary::LatencyStats;
 use super::run_digest::{RunDigest, RunSet};
 use super::scenario::statistics::{IntervalMethod, Statistics};
-use super::scenario::{Convergence, Design, ScenarioFile};
+use super::scenario::{Convergence, Design, SampleKind, ScenarioFile};
 
 /// Summary schema identifier.
 pub const SUMMARY_SCHEMA: &str = "breakbench.summary/1";
@@ -142,6 +143,46 @@ pub struct CorpusSummary {
     pub corpus_runs: u64,
 }
 
+/// summary.json's `design`: the scenario's design, and for a sampled one
+/// the points it drew (axis name → value, in the order drawn: the cells').
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum DesignRecord {
+    Sampled {
+        kind: SampleKind,
+        samples: usize,
+        seed: u64,
+        points: Vec<BTreeMap<String, f64>>,
+    },
+    Named(Design),
+}
+
+impl Default for DesignRecord {
+    fn default() -> Self {
+        DesignRecord::Named(Design::Grid)
+    }
+}
+
+impl DesignRecord {
+    /// The full grid: not serialised.
+    pub fn is_grid(&self) -> bool {
+        *self == DesignRecord::Named(Design::Grid)
+    }
+
+    /// The record of `file`'s design.
+    pub fn of(file: &ScenarioFile) -> Self {
+        match file.design {
+            Design::Sampled(s) => DesignRecord::Sampled {
+                kind: s.kind,
+                samples: s.samples,
+                seed: s.seed,
+                points: file.cells(),
+            },
+            d => DesignRecord::Named(d),
+        }
+    }
+}
+
 /// summary.json. Holds no wall-clock figure, so it is byte-identical for the
 /// same scenario and seed whatever the number of jobs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -152,9 +193,10 @@ pub struct Summary {
     pub confidence: f64,
     pub axes: Vec<String>,
     /// `pairwise` when the cells are a covering array (REQ-STAT-PAIRWISE);
-    /// absent for the full grid.
-    #[serde(default, skip_serializing_if = "Design::is_grid")]
-    pub design: Design,
+    /// a sampled design with its points (REQ-STAT-SAMPLED); absent for the
+    /// full grid.
+    #[serde(default, skip_serializing_if = "DesignRecord::is_grid")]
+    pub design: DesignRecord,
     pub cells: Vec<Cell>,
     pub corpus: CorpusSummary,
     pub confusion: ConfusionPair,
@@ -184,6 +226,10 @@ pub struct Summary {
     /// a fault axis.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dose_response: Vec<DoseModel>,
+    /// The importance-sampling estimate of a `rare_event:` scenario
+    /// (REQ-STAT-RARE); absent without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rare_event: Option<RareSummary>,
 }
 
 /// Sample standard deviation (n - 1 denominator); 0 for fewer than 2 values.
@@ -292,13 +338,14 @@ impl Summary {
         } else {
             (file.cells().len() * file.repeats) as u64
         };
+        let rare_event = rare_event(file, &cells);
         Summary {
             schema: SUMMARY_SCHEMA.into(),
             scenario_name: file.name.clone(),
             scenario_hash: hash.into(),
             confidence: conf,
             axes,
-            design: file.design,
+            design: DesignRecord::of(file),
             cells,
             corpus: CorpusSummary {
                 manifests: ms.len() as u64,
@@ -317,8 +364,29 @@ impl Summary {
             tests: super::resilience_summary::summarize(file, &kept),
             statistics: stats,
             dose_response,
+            rare_event,
         }
     }
+}
+
+/// A `rare_event:` scenario's estimate over its cells (REQ-STAT-RARE):
+/// each cell one draw θ of its one axis, its runs and the predicate's
+/// violations.
+fn rare_event(file: &ScenarioFile, cells: &[Cell]) -> Option<RareSummary> {
+    use super::scenario::rare_event::RarePredicate;
+    let r = file.rare_event.as_ref()?;
+    let axis = &file.axes.first()?.name;
+    let counts: Vec<(f64, u64, u64)> = cells
+        .iter()
+        .map(|c| {
+            let k = match r.predicate {
+                RarePredicate::Safety => c.safety.k,
+                RarePredicate::Mission => c.mission.k,
+            };
+            (c.axes[axis], k, c.n)
+        })
+        .collect();
+    Some(rare_summary(r, axis, &counts, file.confidence))
 }
 
 /// The Clopper-Pearson interval beside Wilson's on every p̂ of the cells
@@ -377,13 +445,12 @@ fn dose_models(file: &ScenarioFile, cells: &[Cell]) -> Vec<DoseModel> {
                     k: of(c),
                 })
                 .collect();
-            out.push(dose_model(
+            out.push(dose_model_at(
                 pred,
                 variant.clone(),
                 &counts,
-                st.link,
-                st.p_star,
-                file.confidence,
+                (st.link, st.p_star, file.confidence),
+                file.references().as_ref(),
             ));
         }
     }

@@ -70,6 +70,9 @@ impl ScenarioFile {
         if self.design == Design::Pairwise && !self.axes.is_empty() {
             cells = self.pairwise_cells()?;
         }
+        if let Some(n) = self.sampled_cells()? {
+            cells = n;
+        }
         let grid = cells.checked_mul(self.repeats as u64);
         let nominal = (self.nominal.runs as u64).checked_mul(variants);
         let mut runs = grid
@@ -89,6 +92,56 @@ impl ScenarioFile {
             }),
             None => over("repeats".into(), "runs"),
         }
+    }
+
+    /// The cells of a sampled design (REQ-STAT-SAMPLED) or a `rare_event:`
+    /// section (REQ-STAT-RARE): one per point; refused before anything
+    /// draws them when they cannot be drawn.
+    ///
+    /// # Errors
+    /// `("navigator_axes", message)` with navigator axes (discrete: no
+    /// range to sample), `("axes", message)` over
+    /// [`crate::scenario::sampled::MAX_SOBOL_AXES`] Sobol' axes, and
+    /// `("rare_event", message)` unless it has exactly one fault axis on a
+    /// grid design.
+    fn sampled_cells(&self) -> Result<Option<u64>, (String, String)> {
+        use crate::scenario::sampled::MAX_SOBOL_AXES;
+        if let Some(r) = &self.rare_event {
+            if self.axes.len() != 1 || !self.navigator_axes.is_empty() || !self.design.is_grid() {
+                return Err((
+                    "rare_event".into(),
+                    format!(
+                        "importance sampling draws one fault axis: the scenario needs exactly one axis (it has {} fault and {} navigator axes) and no design",
+                        self.axes.len(),
+                        self.navigator_axes.len()
+                    ),
+                ));
+            }
+            return Ok(Some(r.samples as u64));
+        }
+        let Some(s) = self.design.sampling() else {
+            return Ok(None);
+        };
+        if !self.navigator_axes.is_empty() {
+            return Err((
+                "navigator_axes".into(),
+                "a sampled design samples the fault axes' ranges; navigator axes are discrete: use a grid or pairwise design".into(),
+            ));
+        }
+        if s.kind == SampleKind::Sobol && self.axes.len() > MAX_SOBOL_AXES {
+            return Err((
+                "axes".into(),
+                format!(
+                    "{} axes, at most {MAX_SOBOL_AXES} for design kind sobol (the Joe-Kuo direction numbers held); use latin_hypercube",
+                    self.axes.len()
+                ),
+            ));
+        }
+        Ok(Some(if self.axes.is_empty() {
+            0
+        } else {
+            s.samples as u64
+        }))
     }
 
     /// The cells of `design: pairwise` (REQ-STAT-PAIRWISE): built, once the

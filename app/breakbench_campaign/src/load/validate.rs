@@ -266,7 +266,18 @@ impl ScenarioFile {
                 ),
             );
         }
-        check_axis_values(path, i, axis, hc)
+        if let Some(r) = &self.rare_event {
+            return check_rare_axis(path, axis, hc, r, self);
+        }
+        match (self.design.sampling(), axis.range) {
+            (Some(s), _) => check_axis_range(path, i, axis, hc, s),
+            (None, Some(_)) => semantic(
+                path,
+                &format!("axes[{i}].range"),
+                "only a sampled design (design: {kind: latin_hypercube|sobol, samples, seed}) reads range; a grid or pairwise design takes values".into(),
+            ),
+            (None, None) => check_axis_values(path, i, axis, hc),
+        }
     }
 
     /// The world, robot and navigator files exist beside the scenario file.
@@ -290,6 +301,98 @@ impl ScenarioFile {
         }
         Ok(())
     }
+}
+
+/// The one axis of a `rare_event:` section (REQ-STAT-RARE): neither
+/// `values` nor `range` (its values are the draws), and a fault the harness
+/// channel `hc` accepts at the least and the greatest draw.
+fn check_rare_axis(
+    path: &str,
+    axis: &Axis,
+    hc: HarnessChannel,
+    r: &crate::scenario::rare_event::RareEvent,
+    file: &ScenarioFile,
+) -> Checked {
+    if !axis.values.is_empty() || axis.range.is_some() {
+        return semantic(
+            path,
+            "axes[0].name",
+            format!(
+                "axis '{}' takes its values from rare_event's draws: remove its values and range",
+                axis.name
+            ),
+        );
+    }
+    let cells = file.cells();
+    let drawn: Vec<f64> = cells.iter().map(|c| c[&axis.name]).collect();
+    let lo = drawn.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = drawn.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    for v in [lo, hi] {
+        let spec =
+            fault_spec(axis, v).map_err(|m| ConfigError::semantic(path, "axes[0].parameter", m))?;
+        check_harness_fault(hc, &axis.channel, &spec).map_err(|e| {
+            ConfigError::semantic(
+                path,
+                "rare_event.proposal_mean",
+                format!(
+                    "a draw of {} = {v} (of {} from N({}, {})): {e}",
+                    axis.name, r.samples, r.proposal_mean, r.sd
+                ),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Sampled axis `i`: a `range` with `min < max`, its `reference` (if
+/// given) within it, no `values`, and a fault the harness channel `hc`
+/// accepts at `min`, `max` and the reference (REQ-STAT-SAMPLED).
+fn check_axis_range(
+    path: &str,
+    i: usize,
+    axis: &Axis,
+    hc: HarnessChannel,
+    s: &Sampling,
+) -> Checked {
+    let kind = serde_json::to_value(s.kind).map_or(String::new(), |v| {
+        v.as_str().unwrap_or_default().to_string()
+    });
+    if !axis.values.is_empty() {
+        return semantic(
+            path,
+            &format!("axes[{i}].values"),
+            format!("design kind {kind} draws the axis' values from range: give range: {{min, max}} instead of values"),
+        );
+    }
+    let Some(r) = axis.range else {
+        return semantic(
+            path,
+            &format!("axes[{i}].name"),
+            format!("axis '{}' has no range: design kind {kind} samples every axis from range: {{min, max}} (in the axis' unit)", axis.name),
+        );
+    };
+    if r.min >= r.max {
+        return semantic(
+            path,
+            &format!("axes[{i}].range.max"),
+            format!("max {} must be above min {}", r.max, r.min),
+        );
+    }
+    if !(r.min..=r.max).contains(&r.reference()) {
+        return semantic(
+            path,
+            &format!("axes[{i}].range.reference"),
+            format!("{} is outside [{}, {}]", r.reference(), r.min, r.max),
+        );
+    }
+    for (end, v) in [("min", r.min), ("max", r.max), ("reference", r.reference())] {
+        let spec = fault_spec(axis, v)
+            .map_err(|m| ConfigError::semantic(path, &format!("axes[{i}].parameter"), m))?;
+        check_harness_fault(hc, &axis.channel, &spec).map_err(|e| {
+            ConfigError::semantic(path, &format!("axes[{i}].range.{end}"), e.to_string())
+        })?;
+    }
+    Ok(())
 }
 
 /// Axis `i`'s values: at least one, unique, short enough for run ids, and

@@ -69,7 +69,16 @@ pub(super) fn header(h: &mut String, scenario: &Scenario, s: &Summary) {
         .axes
         .iter()
         .map(|a| {
-            let vals: Vec<String> = a.values.iter().map(|v| v.to_string()).collect();
+            let mut vals: Vec<String> = a.values.iter().map(|v| v.to_string()).collect();
+            if let (Some(r), Some(d)) = (a.range, f.design.sampling()) {
+                vals.push(format!(
+                    "{} points of [{}, {}], reference {}",
+                    d.samples,
+                    r.min,
+                    r.max,
+                    r.reference()
+                ));
+            }
             format!(
                 "{} ({} on the {} channel, FaultSpec {} = {} + value; values {})",
                 a.name,
@@ -161,6 +170,10 @@ pub(super) fn pivot_tables(h: &mut String, scenario: &Scenario, s: &Summary) {
     h.push_str("<h2>Pivot: p̂ by axis 1 × axis 2</h2>\n");
     if axes.len() != 2 {
         note(h, &format!("The pivot is drawn for exactly two axes; this scenario has {}. See the per-cell table.", axes.len()));
+        return;
+    }
+    if scenario.file.design.sampling().is_some() {
+        note(h, "A sampled design's points share no value of an axis: no pivot. See the per-cell table and the dose-response fit.");
         return;
     }
     let (a, b) = (&axes[0], &axes[1]);

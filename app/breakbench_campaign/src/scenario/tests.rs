@@ -12,6 +12,7 @@ fn axis(parameter: &str, mode: &str) -> Axis {
         parameter: parameter.into(),
         offset: 1.0,
         values: vec![0.2],
+        range: None,
         at_s: 0.0,
         duration_s: None,
         message_skip: 0,
@@ -515,4 +516,121 @@ fn a_timestamp_offset_axis_spans_the_time_type() {
         e.contains("axes[0].values[0]") && e.contains("4.294967296e9"),
         "{e}"
     );
+}
+
+/// The sampled study with `edit` applied, written with absolute config paths.
+fn load_sampled(edit: impl Fn(String) -> String) -> Result<Scenario, CampaignError> {
+    load_data("sampled_study", edit)
+}
+
+/// `tests/data/<name>.yaml` with `edit` applied, with absolute config paths.
+fn load_data(name: &str, edit: impl Fn(String) -> String) -> Result<Scenario, CampaignError> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let text = std::fs::read_to_string(format!("{root}/tests/data/{name}.yaml"))
+        .unwrap()
+        .replace("../../config", &format!("{root}/config"));
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.yaml");
+    std::fs::write(&p, edit(text)).unwrap();
+    Scenario::load(&p)
+}
+
+/// A sampled design's bad declarations are refused at load, naming file,
+/// line and field (REQ-STAT-SAMPLED); the file as shipped loads.
+#[test]
+fn a_sampled_design_refuses_what_it_cannot_sample() {
+    let s = load_sampled(|t| t).unwrap();
+    assert_eq!(s.cells().len(), 20);
+    let lat = "    range: {min: 0.55, max: 0.7}\n";
+    for (from, to, at, why) in [
+        (
+            lat,
+            "",
+            "s.yaml:16:5: field 'axes[0].name'",
+            "axis 'latency_s' has no range: design kind latin_hypercube samples every axis from range: {min, max}",
+        ),
+        (
+            "{min: 0.55, max: 0.7}",
+            "{min: 0.7, max: 0.7}",
+            "s.yaml:21:",
+            "field 'axes[0].range.max': max 0.7 must be above min 0.7",
+        ),
+        (
+            "samples: 20",
+            "samples: 1",
+            "s.yaml:14:",
+            "field 'design.samples': 1 is outside its declared range [2, 10000] cells",
+        ),
+        (
+            lat,
+            "    values: [0.0, 0.4]\n",
+            "s.yaml:21:",
+            "field 'axes[0].values': design kind latin_hypercube draws the axis' values from range",
+        ),
+        (
+            "reference: 0.0",
+            "reference: 0.5",
+            "s.yaml:27:",
+            "field 'axes[1].range.reference': 0.5 is outside [0, 0.01]",
+        ),
+        (
+            "design: {kind: latin_hypercube, samples: 20, seed: 3}\n",
+            "",
+            "s.yaml:20:",
+            "field 'axes[0].range': only a sampled design",
+        ),
+        (
+            "{kind: latin_hypercube, samples: 20, seed: 3}",
+            "{kind: latin_hypercube, samples: 20, sed: 3}",
+            "s.yaml:14:",
+            "unknown field `sed`",
+        ),
+    ] {
+        let e = load_sampled(|t| t.replace(from, to)).unwrap_err().to_string();
+        assert!(e.contains(at) && e.contains(why), "{to}: {e}");
+    }
+}
+
+/// A `rare_event:` section draws its one axis (REQ-STAT-RARE): the shipped
+/// study loads with 40 draws as cells; two axes, an axis with values, an sd
+/// of 0 and a proposal the fault stage refuses are refused at load.
+#[test]
+fn a_rare_event_section_refuses_what_it_cannot_draw() {
+    let s = load_data("rare_study", |t| t).unwrap();
+    let cells = s.cells();
+    assert_eq!(cells.len(), 40);
+    let mean = cells.iter().map(|c| c["latency_s"]).sum::<f64>() / 40.0;
+    assert!((mean - 0.62).abs() < 4.0 * 0.1 / 40f64.sqrt(), "{mean}");
+    let axis = "    offset: 0.0\n";
+    for (from, to, at, why) in [
+        (
+            axis,
+            "    offset: 0.0\n  - {name: odom_bias, channel: odom, mode: scale, parameter: scale_factor, offset: 1.0}\n",
+            "s.yaml:16:",
+            "field 'rare_event': importance sampling draws one fault axis: the scenario needs exactly one axis (it has 2 fault and 0 navigator axes)",
+        ),
+        (
+            axis,
+            "    offset: 0.0\n    values: [0.1]\n",
+            "s.yaml:25:",
+            "field 'axes[0].name': axis 'latency_s' takes its values from rare_event's draws",
+        ),
+        (
+            "sd: 0.1",
+            "sd: 0.0",
+            "s.yaml:22:",
+            "field 'rare_event.sd': 0 is outside its declared range [1e-9, 4.294967296e9] axis unit",
+        ),
+        (
+            "proposal_mean: 0.62",
+            "proposal_mean: -5.0",
+            "s.yaml:23:",
+            "field 'rare_event.proposal_mean': a draw of latency_s = -5.",
+        ),
+    ] {
+        let e = load_data("rare_study", |t| t.replace(from, to))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(at) && e.contains(why), "{to}: {e}");
+    }
 }
