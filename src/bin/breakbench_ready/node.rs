@@ -208,7 +208,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
                     .ok_or_else(|| format!("{f} {v:?}: not a positive integer (ns)"))?;
                 let i = ["--step-ns", "--control-ns", "--truth-ns"]
                     .iter()
-                    .position(|x| x == f)
+                    .position(|x| *x == f)
                     .expect("one of the three");
                 ns[i] = Some(n);
             }
@@ -580,4 +580,61 @@ async fn wait_for_clock(sub: &Subscription<Clock>, dl: &Deadline) -> Result<()> 
         None => bail!("/clock did not advance within {:.1} s", dl.timeout_s()),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    /// `--simif-step` and its group: parsed, or refused naming the flag.
+    #[test]
+    fn the_stepper_arguments_go_together() {
+        let p = parse(&args(
+            "--simif-step /sim --step-ns 10000000 --control-ns 50000000 --truth-entity robot --truth-ns 20000000",
+        ))
+        .unwrap();
+        let s = p.step.unwrap();
+        assert_eq!(
+            (
+                s.prefix.as_str(),
+                s.step_ns,
+                s.control_ns,
+                s.command_topic.as_str(),
+                s.truth
+            ),
+            (
+                "/sim",
+                10_000_000,
+                50_000_000,
+                "/cmd_vel",
+                Some(("robot".to_string(), 20_000_000))
+            )
+        );
+        for (a, want) in [
+            (
+                "--simif-step /sim --step-ns 10",
+                "needs --step-ns and --control-ns",
+            ),
+            ("--step-ns 10", "go with --simif-step"),
+            (
+                "--simif-step /sim --step-ns 10 --control-ns 50 --truth-ns 20",
+                "--truth-entity and --truth-ns go together",
+            ),
+            (
+                "--simif-step /sim --step-ns 0",
+                "--step-ns \"0\": not a positive",
+            ),
+            (
+                "--simif-step sim",
+                "--simif-step \"sim\": expected an absolute",
+            ),
+        ] {
+            let e = parse(&args(a)).err().unwrap_or_default();
+            assert!(e.contains(want), "{a}: {e}");
+        }
+    }
 }

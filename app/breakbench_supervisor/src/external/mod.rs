@@ -19,6 +19,10 @@
 //!    call: this is the external-stack equivalent of `after_scenario` in a
 //!    launch config. A stack without a start gate runs free while it is
 //!    armed, and its faults apply from a sim time after 0.
+//!    With a `--simulator` ([`simulator`]) the start is SetSimulationState
+//!    PLAYING, or, with `stepping: step_simulation`, the campaign's stepper
+//!    (`stepping.rs`) pauses the simulator and steps it through `observe`
+//!    (no `/clock` check then).
 //! 3. `observe`: with [`ExternalStack::clock_advancing`], `/clock` must
 //!    advance within the ready deadline; then the oracle's verdict line
 //!    (`oracle: verdict ...`, anywhere in a line of the stack's output, so
