@@ -33,6 +33,8 @@
 //! `scripts/ros2cli_test.sh` (from the colcon install).
 
 mod common;
+#[path = "external_stack/step.rs"]
+mod step;
 
 use std::process::Command;
 use std::time::Duration;
@@ -82,10 +84,30 @@ fn the_simulator_through_simulation_interfaces_gives_the_in_process_verdicts() {
     external_parity("simif", &["--simulator", &f], "182");
 }
 
+/// How [`external_parity_with`] runs the stack.
+struct Stack<'a> {
+    /// `--set` arguments for `breakbench up` after the lock-step defaults.
+    sets: &'a str,
+    /// `/oracle/odom` is a readiness topic (the bridge publishes it).
+    truth_topic_ready: bool,
+    /// Each invariant's `decided_at_s` within this of the in-process one.
+    decided_within_s: Option<f64>,
+}
+
 /// `tests/graph/one_cell.yaml` on our graph as an external stack started
 /// with `start` (its start gate), on domain `domain`: the in-process
 /// verdict per run, k per cell, no process left.
 fn external_parity(tag: &str, start: &[&str], domain: &str) {
+    let stack = Stack {
+        sets: "",
+        truth_topic_ready: true,
+        decided_within_s: None,
+    };
+    external_parity_with(tag, start, domain, &stack);
+}
+
+/// As [`external_parity`], the stack as `stack` says.
+fn external_parity_with(tag: &str, start: &[&str], domain: &str, stack: &Stack) {
     let scen = "tests/graph/one_cell.yaml";
     let s = Scenario::load(&root().join(scen)).unwrap();
     let inproc = tmp(&format!("{tag}_inproc"));
@@ -106,22 +128,23 @@ fn external_parity(tag: &str, start: &[&str], domain: &str) {
         "{} up {} --domain-id {{domain_id}} --timeout-s 600 \
          --set sim_bridge.real_time_factor=0 --set sim_bridge.start_service=true \
          --set sim_bridge.start_timeout_s=120 --set sim_bridge.seed={{seed}} \
-         --set oracle.seed={{seed}} --set oracle.run_id={{run_id}} --set oracle.manifest_dir={{out}}",
+         --set oracle.seed={{seed}} --set oracle.run_id={{run_id}} --set oracle.manifest_dir={{out}} {}",
         env!("CARGO_BIN_EXE_breakbench"),
-        root().join("launch/corridor.graph.yaml").display()
+        root().join("launch/corridor.graph.yaml").display(),
+        stack.sets
     );
-    let mut extra = vec![
-        "--ready-topic",
-        "/fault_injector/status",
-        "--ready-topic",
-        "/oracle/odom",
+    let mut extra = vec!["--ready-topic", "/fault_injector/status"];
+    if stack.truth_topic_ready {
+        extra.extend(["--ready-topic", "/oracle/odom"]);
+    }
+    extra.extend([
         // The injector publishes its status on a wall timer from
         // start-up: it must deliver one before the run is armed.
         "--ready-message",
         "/fault_injector/status",
         "--graph-domain-base",
         domain,
-    ];
+    ]);
     extra.extend_from_slice(start);
     let (code, text) = campaign(
         &args(scen, &out, &cmd, &extra),
@@ -169,6 +192,9 @@ fn external_parity(tag: &str, start: &[&str], domain: &str) {
             || gm.verdict.mission_failure() != pm.verdict.mission_failure()
         {
             diffs.push(line);
+        }
+        if let Some(tol) = stack.decided_within_s {
+            step::decided_within(&gm.run_id, &gm.verdict, &pm.verdict, tol, &mut diffs);
         }
     }
     let (gs, ps) = (cells(&out), cells(&inproc));

@@ -14,7 +14,7 @@ use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign_on, run_shard_on, CampaignOptions, Timing};
 use breakbench::campaign::summary::ClassCounts;
 use breakbench::campaign::{Budget, Scenario, Summary};
-use breakbench::supervisor::external::{ExternalStack, SimulatorConfig};
+use breakbench::supervisor::external::{ExternalStack, SimulatorConfig, StepSchedule};
 use kraken_interfaces::text::terminal_safe as safe;
 
 use super::harness_exit;
@@ -281,7 +281,9 @@ fn executor(a: &CampaignArgs, jobs: usize, s: &Scenario) -> Result<Box<dyn Execu
             )?
             .with_ready_messages(a.ready_message.clone())?;
             let stack = match &a.simulator {
-                Some(f) => stack.with_simulator(f, SimulatorConfig::load(f)?)?,
+                Some(f) => stack
+                    .with_simulator(f, SimulatorConfig::load(f)?)?
+                    .with_step_schedule(step_schedule(s)?),
                 None => stack,
             };
             GraphSource::External(if a.keep_running {
@@ -306,6 +308,19 @@ fn executor(a: &CampaignArgs, jobs: usize, s: &Scenario) -> Result<Box<dyn Execu
         min_rtf: a.min_rtf,
         work_dir: a.out.join("graph"),
     })?))
+}
+
+/// The in-process lock-step schedule of scenario `s` (REQ-SIMIF-STEP):
+/// its plant step and ground-truth period (robot file), its control period
+/// (1 / navigator `control_rate_hz`, in whole ns as sim_bridge's
+/// `lockstep_period_s`).
+fn step_schedule(s: &Scenario) -> Result<StepSchedule> {
+    let t = s
+        .plant
+        .timing(&s.file.robot.display().to_string())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let control_ns = Duration::from_secs_f64(1.0 / s.navigator.control_rate_hz).as_nanos() as u64;
+    StepSchedule::new(t.step_ns, control_ns, Some(t.truth_period_ns)).map_err(anyhow::Error::msg)
 }
 
 /// The campaign's lines: the corpus, the harness checks, and one line per

@@ -198,6 +198,17 @@ impl Supervisor {
         }
     }
 
+    /// Kills child `i`'s process group (SIGKILL) and reaps it: a helper
+    /// that runs until told (the stepper), not part of the stack.
+    pub(super) fn kill_one(&mut self, i: usize) {
+        let p = &mut self.procs[i];
+        if p.exited.is_none() {
+            // SAFETY: plain syscall; the group id is the child's pid (process_group(0)).
+            unsafe { libc::killpg(p.child.id() as i32, libc::SIGKILL) };
+            p.exited = p.child.wait().ok();
+        }
+    }
+
     pub(super) fn shutdown(&mut self) {
         if self.interrupt_first {
             self.signal_all(libc::SIGINT, INT_GRACE);

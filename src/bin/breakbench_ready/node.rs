@@ -6,6 +6,8 @@
 //! breakbench_ready [--simif-reset /prefix] [--call-reset /srv --seed N --run-id ID --out DIR]...
 //!                  [--topic /x]... [--message /y]... [--simif-entity /prefix ENTITY]
 //!                  [--call-trigger /srv] [--simif-play /prefix] [--clock-advancing] [--timeout-s S]
+//!                  [--simif-step /prefix --step-ns N --control-ns N [--command-topic /cmd_vel]
+//!                   [--truth-entity ENTITY --truth-ns N]]
 //! ```
 //!
 //! Checks, in this order, each within `--timeout-s` (wall seconds, default
@@ -32,7 +34,10 @@
 //!    set_simulation_state` PLAYING answers RESULT_OK (the start through
 //!    simulation_interfaces);
 //! 4. `--clock-advancing`: two `/clock` (rosgraph_msgs/Clock) messages with
-//!    increasing times are received.
+//!    increasing times are received;
+//! 5. `--simif-step`: not a check but the campaign's stepper of a `stepping:
+//!    step_simulation` simulator, which runs until killed ([`stepper`],
+//!    REQ-SIMIF-STEP, REQ-SIMIF-TRUTH).
 //!
 //! Prints `ready: <check> after <s> s` per check on stdout. Exit code: 0
 //! when every check passed; 1 when one missed its deadline or the service
@@ -63,13 +68,65 @@ struct Probe {
     timeout: Duration,
     /// The `--simif-*` checks.
     simif: SimifArgs,
+    /// `--simif-step`: the stepper.
+    step: Option<StepArgs>,
 }
 
 mod simif;
+mod stepper;
+
+use stepper::StepArgs;
 
 use simif::{SimifArgs, SimifClients};
 
-const USAGE: &str = "usage: breakbench_ready [--simif-reset /prefix] [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]... [--simif-entity /prefix ENTITY] [--call-trigger /srv] [--simif-play /prefix] [--clock-advancing] [--timeout-s S]";
+const USAGE: &str = "usage: breakbench_ready [--simif-reset /prefix] [--call-reset /srv --seed N --run-id ID --out DIR]... [--topic /x]... [--message /y]... [--simif-entity /prefix ENTITY] [--call-trigger /srv] [--simif-play /prefix] [--clock-advancing] [--timeout-s S] [--simif-step /prefix --step-ns N --control-ns N [--command-topic /cmd_vel] [--truth-entity ENTITY --truth-ns N]]";
+
+/// The `--simif-step` group from its flags' values (`None` when not given).
+///
+/// # Errors
+/// A flag of the group without `--simif-step`, or `--simif-step` without
+/// `--step-ns` and `--control-ns`, or one of `--truth-entity` /
+/// `--truth-ns` without the other.
+fn step_args(
+    prefix: Option<String>,
+    ns: [Option<u64>; 3],
+    command_topic: Option<String>,
+    truth_entity: Option<String>,
+) -> Result<Option<StepArgs>, String> {
+    let [step, control, truth] = ns;
+    let Some(prefix) = prefix else {
+        if step.is_some()
+            || control.is_some()
+            || truth.is_some()
+            || command_topic.is_some()
+            || truth_entity.is_some()
+        {
+            return Err(format!("--step-ns, --control-ns, --command-topic, --truth-entity and --truth-ns go with --simif-step; {USAGE}"));
+        }
+        return Ok(None);
+    };
+    let (Some(step_ns), Some(control_ns)) = (step, control) else {
+        return Err(format!(
+            "--simif-step needs --step-ns and --control-ns; {USAGE}"
+        ));
+    };
+    let truth = match (truth_entity, truth) {
+        (Some(e), Some(ns)) => Some((e, ns)),
+        (None, None) => None,
+        _ => {
+            return Err(format!(
+                "--truth-entity and --truth-ns go together; {USAGE}"
+            ))
+        }
+    };
+    Ok(Some(StepArgs {
+        prefix,
+        step_ns,
+        control_ns,
+        command_topic: command_topic.unwrap_or_else(|| "/cmd_vel".into()),
+        truth,
+    }))
+}
 
 fn parse(rest: &[String]) -> Result<Probe, String> {
     let mut p = Probe {
@@ -81,8 +138,11 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
         clock: false,
         timeout: Duration::from_secs(30),
         simif: SimifArgs::default(),
+        step: None,
     };
     let (mut seed, mut run_id, mut out) = (None, None, None);
+    let (mut step_prefix, mut ns, mut command_topic, mut truth_entity) =
+        (None, [None; 3], None, None);
     let mut it = rest.iter();
     while let Some(a) = it.next() {
         let mut value = |flag: &str| {
@@ -135,6 +195,28 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
                 let v = absolute("--simif-entity", value("--simif-entity")?)?;
                 p.simif.entity = Some((v, value("--simif-entity PREFIX")?));
             }
+            "--simif-step" => {
+                let v = value("--simif-step")?;
+                step_prefix = Some(absolute("--simif-step", v)?);
+            }
+            f @ ("--step-ns" | "--control-ns" | "--truth-ns") => {
+                let v = value(f)?;
+                let n = v
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("{f} {v:?}: not a positive integer (ns)"))?;
+                let i = ["--step-ns", "--control-ns", "--truth-ns"]
+                    .iter()
+                    .position(|x| *x == f)
+                    .expect("one of the three");
+                ns[i] = Some(n);
+            }
+            "--command-topic" => {
+                let v = value("--command-topic")?;
+                command_topic = Some(absolute("--command-topic", v)?);
+            }
+            "--truth-entity" => truth_entity = Some(value("--truth-entity")?),
             "--run-id" => run_id = Some(value("--run-id")?),
             "--out" => out = Some(value("--out")?),
             "--clock-advancing" => p.clock = true,
@@ -151,6 +233,7 @@ fn parse(rest: &[String]) -> Result<Probe, String> {
             other => return Err(format!("unknown argument {other:?}; {USAGE}")),
         }
     }
+    p.step = step_args(step_prefix, ns, command_topic, truth_entity)?;
     match (p.resets.is_empty(), seed, run_id, out) {
         (true, None, None, None) => {}
         (false, Some(seed), Some(run_id), Some(out_dir)) => {
@@ -285,8 +368,13 @@ fn run(args: RosArgs, p: &Probe) -> Result<()> {
         if let Some(sub) = &clock {
             wait_for_clock(sub, &dl).await?;
         }
-        Ok(())
-    })
+        Ok::<(), anyhow::Error>(())
+    })?;
+    // 5. The stepper, until killed.
+    match &p.step {
+        Some(s) => stepper::drive(&mut node, s, p.timeout),
+        None => Ok(()),
+    }
 }
 
 /// Waits until `client`'s service is found, polling every 20 ms. Returns
@@ -492,4 +580,61 @@ async fn wait_for_clock(sub: &Subscription<Clock>, dl: &Deadline) -> Result<()> 
         None => bail!("/clock did not advance within {:.1} s", dl.timeout_s()),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    /// `--simif-step` and its group: parsed, or refused naming the flag.
+    #[test]
+    fn the_stepper_arguments_go_together() {
+        let p = parse(&args(
+            "--simif-step /sim --step-ns 10000000 --control-ns 50000000 --truth-entity robot --truth-ns 20000000",
+        ))
+        .unwrap();
+        let s = p.step.unwrap();
+        assert_eq!(
+            (
+                s.prefix.as_str(),
+                s.step_ns,
+                s.control_ns,
+                s.command_topic.as_str(),
+                s.truth
+            ),
+            (
+                "/sim",
+                10_000_000,
+                50_000_000,
+                "/cmd_vel",
+                Some(("robot".to_string(), 20_000_000))
+            )
+        );
+        for (a, want) in [
+            (
+                "--simif-step /sim --step-ns 10",
+                "needs --step-ns and --control-ns",
+            ),
+            ("--step-ns 10", "go with --simif-step"),
+            (
+                "--simif-step /sim --step-ns 10 --control-ns 50 --truth-ns 20",
+                "--truth-entity and --truth-ns go together",
+            ),
+            (
+                "--simif-step /sim --step-ns 0",
+                "--step-ns \"0\": not a positive",
+            ),
+            (
+                "--simif-step sim",
+                "--simif-step \"sim\": expected an absolute",
+            ),
+        ] {
+            let e = parse(&args(a)).err().unwrap_or_default();
+            assert!(e.contains(want), "{a}: {e}");
+        }
+    }
 }

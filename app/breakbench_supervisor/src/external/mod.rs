@@ -19,6 +19,10 @@
 //!    call: this is the external-stack equivalent of `after_scenario` in a
 //!    launch config. A stack without a start gate runs free while it is
 //!    armed, and its faults apply from a sim time after 0.
+//!    With a `--simulator` ([`simulator`]) the start is SetSimulationState
+//!    PLAYING, or, with `stepping: step_simulation`, the campaign's stepper
+//!    (`stepping.rs`) pauses the simulator and steps it through `observe`
+//!    (no `/clock` check then).
 //! 3. `observe`: with [`ExternalStack::clock_advancing`], `/clock` must
 //!    advance within the ready deadline; then the oracle's verdict line
 //!    (`oracle: verdict ...`, anywhere in a line of the stack's output, so
@@ -64,11 +68,12 @@ use std::time::{Duration, Instant};
 
 mod kept;
 pub mod simulator;
+mod stepping;
 #[cfg(test)]
 mod tests;
 
 pub use kept::{run_kept, KeptStack};
-pub use simulator::{SimulatorConfig, SimulatorKind};
+pub use simulator::{GroundTruth, SimulatorConfig, SimulatorKind, StepSchedule, Stepping};
 
 use super::supervise::{arm, check_running, run_with, Fail, Supervisor};
 use super::template::{CommandTemplate, TemplateVars};
@@ -107,6 +112,9 @@ pub struct ExternalStack {
     /// The simulator driven through `simulation_interfaces` (`--simulator`):
     /// the start gate, the entity check and, kept running, the first reset.
     pub simulator: Option<SimulatorConfig>,
+    /// The lock-step schedule of a simulator with `stepping:
+    /// step_simulation` (from the scenario's robot and navigator files).
+    pub step_schedule: Option<StepSchedule>,
 }
 
 /// The executables an external stack's runs need, found before anything runs.
@@ -188,6 +196,7 @@ impl ExternalStack {
             keep_running: false,
             reset_services: Vec::new(),
             simulator: None,
+            step_schedule: None,
         })
     }
 
@@ -214,6 +223,14 @@ impl ExternalStack {
         }
         self.simulator = Some(sim);
         Ok(self)
+    }
+
+    /// The lock-step schedule the campaign steps a `stepping:
+    /// step_simulation` simulator by (REQ-SIMIF-STEP): the scenario's plant
+    /// step, control period and ground-truth period.
+    pub fn with_step_schedule(mut self, schedule: StepSchedule) -> Self {
+        self.step_schedule = Some(schedule);
+        self
     }
 
     /// The stack kept running across runs (`--keep-running`), reset before
@@ -480,11 +497,27 @@ fn readiness_to_verdict(
             &mut verdict,
         )?;
     }
-    if let Some(sim) = &r.stack.simulator {
+    let stepped = r
+        .stack
+        .simulator
+        .as_ref()
+        .filter(|s| s.stepping == Stepping::StepSimulation);
+    if let (Some(sim), None) = (&r.stack.simulator, stepped) {
         let a = vec!["--simif-play".to_string(), sim.service_prefix.clone()];
         ready.call(sup, a, &mut verdict)?;
     }
     sup.stage = Stage::Observe;
+    if let (Some(sim), None) = (stepped, &verdict) {
+        let schedule = r.stack.step_schedule.as_ref().ok_or_else(|| {
+            (
+                EXIT_ERROR,
+                "stepping: step_simulation without a step schedule (ExternalStack::with_step_schedule)".to_string(),
+            )
+        })?;
+        let v = stepping::drive(sup, &ready, sim, schedule)?;
+        sup.stage = Stage::Collect;
+        return Ok(v);
+    }
     if r.stack.clock_advancing && verdict.is_none() {
         ready.call(sup, vec!["--clock-advancing".to_string()], &mut verdict)?;
     }

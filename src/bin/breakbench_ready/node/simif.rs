@@ -32,7 +32,7 @@ pub(super) struct SimifArgs {
 }
 
 /// The service `name` under `prefix` (`/` is the root).
-fn join(prefix: &str, name: &str) -> String {
+pub(super) fn join(prefix: &str, name: &str) -> String {
     format!("{}/{name}", prefix.trim_end_matches('/'))
 }
 
@@ -144,7 +144,7 @@ fn expect_ok(what: &str, r: &SimResult, dl: &Deadline) -> Result<()> {
 }
 
 /// The name of a simulation_interfaces result code.
-fn result_name(code: u8) -> &'static str {
+pub(super) fn result_name(code: u8) -> &'static str {
     match code {
         SimResult::RESULT_FEATURE_UNSUPPORTED => "RESULT_FEATURE_UNSUPPORTED",
         SimResult::RESULT_OK => "RESULT_OK",

@@ -144,6 +144,9 @@ struct Params {
     service_prefix: String,
     /// The robot's entity name (GetEntityState, GetEntities).
     entity_name: String,
+    /// Publish ground truth on `/oracle/odom` (false: the campaign reads it
+    /// through GetEntityState instead, REQ-SIMIF-TRUTH).
+    publish_truth: bool,
 }
 
 fn positive(args: &RosArgs, name: &str, default: f64) -> Result<f64> {
@@ -195,6 +198,12 @@ impl Params {
         // campaign's derived seeds) is passed as its two's-complement value.
         let seed = args.param_i64("seed", 0)?;
         let stop = non_negative(args, "stop_at_s", 0.0)?;
+        let publish_truth = args.param_bool("publish_truth", true)?;
+        let gate_topic = Some(args.param_string("gate_topic", "")?).filter(|t| !t.is_empty());
+        ensure!(
+            publish_truth || gate_topic.is_none(),
+            "parameter 'gate_topic' needs 'publish_truth' = true (the gate waits at each ground-truth sample it publishes)"
+        );
         Ok(Self {
             world_file: PathBuf::from(args.param_string("world_file", "config/corridor.yaml")?),
             robot_file: PathBuf::from(args.param_string("robot_file", "config/robot.yaml")?),
@@ -209,9 +218,10 @@ impl Params {
             start_settle: Duration::from_secs_f64(non_negative(args, "start_settle_s", 0.5)?),
             start_service: args.param_bool("start_service", false)?,
             stop_at: (stop > 0.0).then(|| Duration::from_secs_f64(stop)),
-            gate_topic: Some(args.param_string("gate_topic", "")?).filter(|t| !t.is_empty()),
+            gate_topic,
             service_prefix: service_prefix(&args.param_string("service_prefix", "")?)?,
             entity_name: args.param_string("entity_name", ROBOT_ENTITY)?,
+            publish_truth,
         })
     }
 }
@@ -304,7 +314,8 @@ struct Pubs {
     odom: Publisher<Odometry>,
     tf: Publisher<TFMessage>,
     tf_static: Publisher<TFMessage>,
-    truth: Publisher<Odometry>,
+    /// `/oracle/odom` (`publish_truth`).
+    truth: Option<Publisher<Odometry>>,
     gnss: Publisher<NavSatFix>,
     imu: Publisher<Imu>,
     wheel: Publisher<Odometry>,

@@ -51,7 +51,10 @@ impl Io {
             // tf2's StaticTransformBroadcaster QoS: reliable, transient local,
             // keep last 1 (late joiners get the latched message).
             tf_static: node.publisher("/tf_static", qos::publish().transient_local().depth(1))?,
-            truth: node.publisher("/oracle/odom", qos::publish().depth(TRUTH_DEPTH))?,
+            truth: match p.publish_truth {
+                true => Some(node.publisher("/oracle/odom", qos::publish().depth(TRUTH_DEPTH))?),
+                false => None,
+            },
             gnss: node.publisher("/gnss/fix", pq())?,
             imu: node.publisher("/imu/data", pq())?,
             wheel: node.publisher("/wheel/odom", pq())?,
@@ -169,13 +172,20 @@ impl Bridge<'_> {
         Ok(())
     }
 
-    /// The peers still missing: a subscriber of `/oracle/odom`, `/scan`,
+    /// The peers still missing: a subscriber of `/oracle/odom` (when
+    /// published), `/scan`,
     /// `/odom`, the `~/start` call, a `/cmd_vel` publisher (lock-step) and
     /// a gate publisher (gated).
     fn missing_peers(&self) -> Vec<&'static str> {
         let (node, io) = (self.node, &self.io);
         [
-            ("/oracle/odom", node.has_subscriber(&io.pubs.truth)),
+            (
+                "/oracle/odom",
+                io.pubs
+                    .truth
+                    .as_ref()
+                    .is_none_or(|t| node.has_subscriber(t)),
+            ),
             ("/scan", node.has_subscriber(&io.pubs.scan)),
             ("/odom", node.has_subscriber(&io.pubs.odom)),
         ]
@@ -375,15 +385,17 @@ impl Bridge<'_> {
         if self.io.gate.is_some() {
             if let Some(t) = out.truth.take() {
                 // Ground truth first, then the gate, then the step's sensors.
-                publish(&self.io.pubs.truth, "/oracle/odom", t);
+                if let Some(p) = &self.io.pubs.truth {
+                    publish(p, "/oracle/odom", t);
+                }
                 if let Flow::Stop = self.on_gate(now)? {
                     return Ok(Flow::Stop);
                 }
             }
         }
         self.publish_sensors(out.sensors);
-        if let Some(t) = out.truth {
-            publish(&self.io.pubs.truth, "/oracle/odom", t);
+        if let (Some(t), Some(p)) = (out.truth, &self.io.pubs.truth) {
+            publish(p, "/oracle/odom", t);
         }
         let pose: Pose2 = self.plant.true_pose();
         if ns.is_multiple_of(self.p.wheel_period_ns) {
