@@ -90,6 +90,9 @@ use breakbench_supervisor::external::{ExternalExes, ExternalStack, KeptStack};
 use breakbench_supervisor::{self as supervisor, Stage};
 
 /// How the graph of each run is started.
+// One per campaign, never in a collection: the external stack's size (its
+// simulator stepping schedule) costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum GraphSource {
     /// By the `breakbench up` supervisor from a launch config of ours.

@@ -62,7 +62,7 @@ fn final_fit(rec: &SearchRecord, link: Link) -> Option<glm::Fit> {
 fn figure(rec: &SearchRecord, link: Link) -> Result<String, String> {
     let s = &rec.search;
     let (lo, hi) = (s.lo.min(s.hi), s.lo.max(s.hi));
-    if !(hi > lo) {
+    if hi <= lo || hi.is_nan() || lo.is_nan() {
         return Err("the search's range is empty".into());
     }
     let pad = 0.05 * (hi - lo);

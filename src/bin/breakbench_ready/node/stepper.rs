@@ -114,7 +114,7 @@ fn odometry(st: &EntityState) -> Odometry {
         header: st.header.clone(),
         child_frame_id: "base_link".into(),
         pose: PoseWithCovariance {
-            pose: st.pose.clone(),
+            pose: st.pose,
             covariance: [0.0; 36],
         },
         twist: TwistWithCovariance {
@@ -124,7 +124,7 @@ fn odometry(st: &EntityState) -> Odometry {
                     y: -l.x * s + l.y * c,
                     z: l.z,
                 },
-                angular: st.twist.angular.clone(),
+                angular: st.twist.angular,
             },
             covariance: [0.0; 36],
         },
