@@ -367,8 +367,8 @@ fn the_declared_size_is_the_plans_length_for_every_shipped_scenario() {
         }
     }
     assert_eq!(
-        n, 25,
-        "campaign scenarios found (scenarios/scale/scale_study.yaml is the 25th)"
+        n, 27,
+        "campaign scenarios found (tests/data/sampled_study.yaml and rare_study.yaml are the 26th and 27th)"
     );
 }
 
