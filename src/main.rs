@@ -71,6 +71,11 @@ fn main() -> ExitCode {
     // on the next println! (Rust sets SIGPIPE to ignored before main).
     // SAFETY: signal(2) with SIG_DFL, before any thread is started.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    // With ROS 2 (`replay --publish`): the nodes' logging, which keeps the
+    // middleware to its errors and drops its known-harmless ones.
+    #[cfg(feature = "node")]
+    breakbench_ros::init_logging("info,rustdds=error,ros2_client=error");
+    #[cfg(not(feature = "node"))]
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
