@@ -74,7 +74,7 @@ fn main() -> ExitCode {
     // With ROS 2 (`replay --publish`): the nodes' logging, which keeps the
     // middleware to its errors and drops its known-harmless ones.
     #[cfg(feature = "node")]
-    breakbench_ros::init_logging("info,rustdds=error,ros2_client=error");
+    breakbench_ros::init_logging(breakbench_ros::CLI_LOG_FILTER);
     #[cfg(not(feature = "node"))]
     tracing_subscriber::fmt()
         .with_env_filter(

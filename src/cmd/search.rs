@@ -86,6 +86,13 @@ pub fn run(a: SearchArgs) -> Result<ExitCode> {
     let opts = breakbench::campaign::search::SearchOptions { out, jobs, quiet };
     for x in &searches {
         let r = breakbench::campaign::search::run_search(&s, x, &prov, &opts)?;
+        // Its page (the report module reads the search's record, not the
+        // other way round).
+        let link = s.file.statistics.unwrap_or_default().link;
+        let page = breakbench::campaign::search::html_path(&opts.out, &x.name);
+        let html = breakbench::campaign::report::search_html(&r, link);
+        breakbench_records::write_atomic(&page, html.as_bytes())
+            .with_context(|| format!("writing {}", page.display()))?;
         let o = r
             .outcome
             .as_ref()

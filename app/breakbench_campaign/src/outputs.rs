@@ -2,22 +2,13 @@
 
 use std::path::Path;
 
-use breakbench_oracle::expect::VerdictClass;
-
 use super::atomic::write_atomic;
 use super::manifest::{Manifest, RunKind};
+pub use super::run_digest::{run_outcome, Outcome};
 use super::run_digest::{RunDigest, RunSet};
 use super::scenario::{Scenario, ScenarioFile};
 use super::summary::Summary;
 use super::CampaignError;
-
-/// A JUnit test case's outcome other than a pass.
-#[derive(Clone)]
-pub enum Outcome {
-    Failure(String),
-    Error(String),
-    Skipped(String),
-}
 
 pub use super::markup::xml_escape;
 
@@ -221,56 +212,6 @@ fn run_case(cases: &mut Cases<impl std::fmt::Write>, d: &RunDigest) {
         ("seed", d.seed.to_string()),
     ];
     cases.case(class, &d.run_id, d.wall_time_s, &props, failure, out);
-}
-
-/// Run `m`'s JUnit outcome, `None` for a pass. In order, each overriding
-/// the one before: a self-test's fault run fails when it misses its
-/// declaration; a resilience test's run (fault or baseline) by its verdict
-/// class; a canary that saw no violation fails; a failed isolation check
-/// fails; an invalid graph run is an error.
-pub fn run_outcome(file: &ScenarioFile, m: &Manifest) -> Option<Outcome> {
-    let vc = &m.judgement.verdict_class;
-    let mut failure = None;
-    let self_test = (m.kind == RunKind::Test)
-        .then_some(m.judgement.test.as_ref())
-        .flatten()
-        .and_then(|i| file.tests.iter().find(|t| t.name == i.test))
-        .and_then(|t| t.self_test.as_ref());
-    if let Some(st) = self_test {
-        // A test of the harness or of a test: its run passes when it gets
-        // the declared class, whatever that class is.
-        failure = st
-            .mismatch(&m.judgement)
-            .map(|why| Outcome::Failure(format!("self-test: {why}")));
-    } else if matches!(m.kind, RunKind::Test | RunKind::Baseline) {
-        // A resilience test: pass, failure, skipped (unsupported,
-        // precondition_failed) or error (invalid, error), with the reason.
-        let why = format!("{}: {}", vc.class.name(), vc.reason);
-        failure = match vc.class {
-            VerdictClass::Pass => None,
-            VerdictClass::Fail => Some(Outcome::Failure(why)),
-            c if super::resilience_summary::junit_skipped(c) => Some(Outcome::Skipped(why)),
-            _ => Some(Outcome::Error(why)),
-        };
-    }
-    if m.kind == RunKind::Canary && !m.verdict.safety_violation() {
-        failure = Some(Outcome::Failure(
-            "positive canary: the oracle did not report the collision".to_string(),
-        ));
-    }
-    if m.isolation.is_some_and(|i| !i.passed) {
-        failure = Some(Outcome::Failure(
-            "verdict isolation: forcing the self-report changed the verdict".to_string(),
-        ));
-    }
-    if let Some(g) = m.graph.as_ref().filter(|g| g.invalid()) {
-        failure = Some(Outcome::Error(format!(
-            "invalid graph run (state {}): {}; not judged",
-            g.state_reached,
-            g.invalid_reason.as_deref().unwrap_or("")
-        )));
-    }
-    failure
 }
 
 /// Appends to `cases` one case per harness check (`breakbench.checks`),

@@ -202,7 +202,8 @@ pub fn record_path(out: &Path, name: &str) -> PathBuf {
 }
 
 /// The page of search `name` in `out` (`search_<name>.html`: its probes in
-/// the order chosen, the figure; written when the search finishes).
+/// the order chosen, the figure; `breakbench search` writes it with
+/// [`crate::report::search_html`] when the search finishes).
 pub fn html_path(out: &Path, name: &str) -> PathBuf {
     out.join(format!("search_{name}.html"))
 }
@@ -286,9 +287,6 @@ pub fn run_search(
         Method::Adaptive => adaptive(&pr, &mut rec)?,
     });
     write(&pr.path, &rec)?;
-    let link = scenario.file.statistics.unwrap_or_default().link;
-    let html = html_path(&opts.out, &search.name);
-    super::atomic::write_atomic(&html, super::report::search_html(&rec, link).as_bytes())?;
     Ok(rec)
 }
 

@@ -81,14 +81,7 @@ pub struct VariantNominal {
     pub mission: Proportion,
 }
 
-/// Whether a judged grid run failed (mission failure or safety violation)
-/// without a detection after its fault was applied.
-pub fn escaped(m: &Manifest) -> bool {
-    (m.verdict.mission_failure() || m.verdict.safety_violation())
-        && m.detection
-            .as_ref()
-            .is_none_or(|d| d.after_fault_s.is_none())
-}
+pub use super::run_digest::escaped;
 
 /// The two confusion matrices over the corpus.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

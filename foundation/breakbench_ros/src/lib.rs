@@ -78,6 +78,11 @@ pub const NODE_LOG_FILTER: &str =
 /// their own, the middleware's errors only.
 pub const TOOL_LOG_FILTER: &str = "warn,rustdds=error,ros2_client=error";
 
+/// The default `RUST_LOG` filter of the `breakbench` command line when it is
+/// built with ROS 2 (`breakbench replay --publish` joins a graph): its own
+/// `info` progress lines, the middleware's errors only.
+pub const CLI_LOG_FILTER: &str = "info,rustdds=error,ros2_client=error";
+
 /// Installs the `tracing` subscriber every node uses: formatted lines on
 /// stderr (stdout stays free for a node's own output), filtered by
 /// `RUST_LOG` when set and valid, else by `default_filter` (usually
