@@ -104,14 +104,20 @@ impl Outcome {
 
 /// Pooled counts per tested severity, ascending: `(s, n, k)`.
 fn levels(steps: &[Step]) -> Vec<(f64, u64, u64)> {
+    pool(steps.iter().map(|st| (st.s, st.runs, st.failures)))
+}
+
+/// `(severity, runs, failures)` batches pooled per severity, ascending by
+/// severity (the design's levels; the search page's fit).
+pub fn pool(batches: impl IntoIterator<Item = (f64, u64, u64)>) -> Vec<(f64, u64, u64)> {
     let mut out: Vec<(f64, u64, u64)> = Vec::new();
-    for st in steps {
-        match out.iter_mut().find(|l| l.0 == st.s) {
+    for (s, n, k) in batches {
+        match out.iter_mut().find(|l| l.0 == s) {
             Some(l) => {
-                l.1 += st.runs;
-                l.2 += st.failures;
+                l.1 += n;
+                l.2 += k;
             }
-            None => out.push((st.s, st.runs, st.failures)),
+            None => out.push((s, n, k)),
         }
     }
     out.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -26,18 +26,7 @@ const CURVE_POINTS: usize = 120;
 
 /// Probes pooled per severity, ascending: `(s, n, k)`.
 fn pooled(probes: &[Probe]) -> Vec<(f64, u64, u64)> {
-    let mut out: Vec<(f64, u64, u64)> = Vec::new();
-    for p in probes {
-        match out.iter_mut().find(|l| l.0 == p.value) {
-            Some(l) => {
-                l.1 += p.n;
-                l.2 += p.k;
-            }
-            None => out.push((p.value, p.n, p.k)),
-        }
-    }
-    out.sort_by(|a, b| a.0.total_cmp(&b.0));
-    out
+    crate::design::adaptive::pool(probes.iter().map(|p| (p.value, p.n, p.k)))
 }
 
 /// The final fit of an adaptive search: coefficients and covariance, if the
