@@ -58,8 +58,12 @@ lt=0
 # Run by the real launch_testing runner (launch_test), as `colcon test` or
 # add_launch_test would; its xUnit report beside the other logs.
 LT_DIR="$(mktemp -d /tmp/launch_test.XXXXXX)"
-(cd "$LT_DIR" && ROS_DOMAIN_ID="$DOMAIN_BASE" \
-  timeout 300 "$VENV/bin/launch_test" "$ROOT/tests/launch/test_corridor_launch.py" --junit-xml "$LT_DIR/launch_test.xml") || lt=$?
+# Its output also goes to a file: CI keeps only the end of the log, so a
+# failure reprints its last lines beside the summary. PYTHONFAULTHANDLER makes
+# an abort (exit 134) print every thread's Python stack.
+(cd "$LT_DIR" && ROS_DOMAIN_ID="$DOMAIN_BASE" PYTHONFAULTHANDLER=1 \
+  timeout 300 "$VENV/bin/launch_test" "$ROOT/tests/launch/test_corridor_launch.py" --junit-xml "$LT_DIR/launch_test.xml") \
+  > >(tee "$LT_DIR/launch_test.log") 2>&1 || lt=$?
 echo "ros2cli_test: launch test exit code $lt"
 
 # ---- 2. ros2 launch + the ros2 commands of README.md and docs/graph.md while it runs ----
@@ -244,6 +248,9 @@ assert all(p["holds"] for p in v.values()), v
 EOF
 then pass "estimator:=true: the robot on its EKF completes the mission, no violation (oracle manifest)"; else fail "estimator:=true: oracle manifest est/manifests/estimator.json"; fi
 
-[[ $lt -eq 0 ]] && pass "launch test (tests/launch/test_corridor_launch.py)" || fail "launch test exit code $lt"
+if [[ $lt -eq 0 ]]; then pass "launch test (tests/launch/test_corridor_launch.py)"; else
+  fail "launch test exit code $lt; the last lines of $LT_DIR/launch_test.log:"
+  tail -n 60 "$LT_DIR/launch_test.log" | sed 's/^/    /'
+fi
 echo "ros2cli_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"
 [[ $FAILS -eq 0 ]]
