@@ -287,7 +287,7 @@ fn adaptive(tag: &str, from: &str, to: &str) -> Result<Scenario, String> {
 
 #[test]
 fn the_adaptive_search_records_its_choices_stops_at_its_width_and_resumes() {
-    // a wide target: the start, bisection while separated, then c-optimal batches
+    // a wide target: the start, bisection while separated, then batches where Fieller's interval narrows most
     let s = adaptive(
         "adaptive_small",
         "target_width: 0.0345",
@@ -304,7 +304,7 @@ fn the_adaptive_search_records_its_choices_stops_at_its_width_and_resumes() {
         .collect();
     assert_eq!(&chosen[..3], ["start", "start", "bisect"], "{chosen:?}");
     assert_eq!(r.probes[2].value, 0.5);
-    assert!(chosen.contains(&"c-optimal"), "{chosen:?}");
+    assert!(chosen.contains(&"fieller"), "{chosen:?}");
     // every batch is new runs: repeats 0-9, 10-19, ...
     for (j, p) in r.probes.iter().enumerate() {
         let reps: Vec<usize> = p.runs.iter().map(|r| r.repeat).collect();

@@ -91,8 +91,8 @@ pub struct Probe {
     pub wilson_high: f64,
     /// `p_hat >= p`: the side of the target it falls on.
     pub at_or_above_target: bool,
-    /// `adaptive` only: why the design chose it (`start`, `c-optimal`,
-    /// `bisect`).
+    /// `adaptive` only: why the design chose it (`start`, `bisect`,
+    /// `firth`, `fieller`: [`crate::design::adaptive::Step::why`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<String>,
     pub runs: Vec<ProbeRun>,

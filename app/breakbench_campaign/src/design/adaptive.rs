@@ -10,19 +10,24 @@
 //! 2. **Step**, until a stopping rule holds:
 //!    - if the GLM has a finite fit with a rising slope, the next batch goes
 //!      to the candidate severity (`candidates` evenly spaced over `[lo,
-//!      hi]`) that minimises the asymptotic variance of ŝ* after the batch:
-//!      `∇ᵀ (M + n w(c) x xᵀ)⁻¹ ∇`, where `M` is the Fisher information of the
-//!      runs so far, `x = (1, c)`, `w(c) = (dμ/dη)² / (μ(1-μ))` at the current
-//!      estimate and `∇ = -(1, ŝ*)/β₁` (the gradient of s*): the sequential
-//!      locally c-optimal design (C. F. J. Wu, "Efficient sequential designs
-//!      with binary data", JASA 80 (1985) 974–984);
+//!      hi]`) that leaves the narrowest Fieller interval on s* after the
+//!      batch, at the current estimate (`fieller`; the stopping statistic
+//!      itself, where the sequential locally c-optimal design of C. F. J.
+//!      Wu, "Efficient sequential designs with binary data", JASA 80 (1985)
+//!      974–984, minimises the delta method's variance; [`next_level`]);
 //!    - otherwise (separation: a level at 0/n next to one at n/n, or no
 //!      event yet) it goes to the midpoint of the first adjacent pair of
-//!      tested levels whose p̂ straddle p* (bisection, as `breakbench search`).
+//!      tested levels whose p̂ straddle p* (`bisect`, as `breakbench
+//!      search`) while that pair is at least two candidate steps apart;
+//!      closer, it steers by Firth's penalised fit, which is finite under
+//!      separation, with the same criterion (`firth`, [`firth_logit`]).
+//!      Bisection alone would probe one severity over and over once a
+//!      quasi-separated boundary is found (seen with batches of 1–4).
 //! 3. **Stop** when Fieller's interval's width is at most `target_width`
 //!    ([`Stop::Width`]), when `max_runs` is spent ([`Stop::Budget`]), or when
 //!    every tested level is on one side of p* with the range's end tested
-//!    ([`Stop::OutOfRange`]).
+//!    ([`Stop::OutOfRange`]; with batches of 1 a single lucky run at an end
+//!    can stop it, so batches of at least 2 are the sane choice).
 //!
 //! Every step is recorded in the order chosen ([`Step`]), and the design is
 //! a function of the outcomes only, so the same outcomes give the same steps.
@@ -30,12 +35,14 @@
 //! Why Fieller's: the delta interval's width shrinks when the slope is
 //! overestimated (common with few failures), so stopping on it stops early
 //! on exactly the runs it covers worst (measured: 72–77 % coverage at 95 %
-//! nominal); Fieller's widens with the slope's uncertainty, and stopping on
-//! it kept coverage at 95–96 % (the checks below, 200 seeds).
+//! nominal); Fieller's widens with the slope's uncertainty.
 //!
-//! What the interval does not claim: it is the final fit's nominal
-//! interval. Stopping on its width (not on a test of s*) kept its coverage
-//! near nominal in these checks, but it is not an anytime-valid confidence
+//! Measured against a known response (the tests below, 200 seeds, batches
+//! of 2): 65.7 % fewer runs than an 11 × 20 grid for the same Fieller
+//! width; the 95 % interval covered the true s* in 185/200 seeds (the
+//! grid's in 191/200). What the interval does not claim: it is the final
+//! fit's nominal interval. Stopping on its width (not on a test of s*) costs
+//! some coverage, as measured; it is not an anytime-valid confidence
 //! sequence: peeking at s* to stop early is not covered by it.
 
 use crate::dose::{s_star, SStar};
@@ -72,7 +79,8 @@ pub struct Step {
     pub s: f64,
     pub runs: u64,
     pub failures: u64,
-    /// `start`, `c-optimal` or `bisect`.
+    /// `start`, `bisect`, `firth` (steered by Firth's fit while the plain one
+    /// has none) or `fieller` (the narrowest expected Fieller interval).
     pub why: &'static str,
 }
 
@@ -151,12 +159,27 @@ pub fn fit_s_star(levels: &[(f64, u64, u64)], rule: &AdaptiveRule) -> Option<(gl
     Some((fit, ss))
 }
 
-/// The candidate that minimises Var(ŝ*) after `n` more runs there.
-fn c_optimal(levels: &[(f64, u64, u64)], beta: &[f64], s: f64, rule: &AdaptiveRule) -> f64 {
+/// The candidate whose batch leaves the narrowest Fieller interval on s*,
+/// all at the current estimate `beta` (the sequential locally optimal
+/// design for the stopping statistic itself; C. F. J. Wu, "Efficient
+/// sequential designs with binary data", JASA 80 (1985) 974–984, for the
+/// c-optimal criterion it generalises).
+///
+/// After `batch_runs` more runs at `c` the information is
+/// `M + n w(c) x xᵀ` (`x = (1, c)`, `w = (dμ/dη)² / (μ(1-μ))`), its inverse
+/// the covariance `V`, and Fieller's interval the roots of
+/// `A s² + 2B s + C = 0` with `A = β₁² - z² V₁₁`, `B = t β₁ - z² V₀₁`,
+/// `C = t² - z² V₀₀`, `t = β₀ - g(p*)` ([`crate::dose::s_star`]): width
+/// `2 √(B² - AC) / A`. Unlike the delta method's `∇ᵀ V ∇` it grows without
+/// bound as the slope's own uncertainty nears `A = 0`, so a design that only
+/// piles runs at ŝ* (which leaves the slope unknown) is not chosen. Where
+/// no candidate bounds the interval yet, the one that makes `A` largest
+/// (the slope's z-score) is taken.
+fn next_level(levels: &[(f64, u64, u64)], beta: &[f64], link: Link, rule: &AdaptiveRule) -> f64 {
     let w = |x: f64| {
         let eta = beta[0] + beta[1] * x;
-        let mu = rule.link.mu(eta).clamp(1e-12, 1.0 - 1e-12);
-        rule.link.dmu(eta).powi(2) / (mu * (1.0 - mu))
+        let mu = link.mu(eta).clamp(1e-12, 1.0 - 1e-12);
+        link.dmu(eta).powi(2) / (mu * (1.0 - mu))
     };
     // Fisher information of the runs so far at the estimate
     let mut m = [0.0f64; 3]; // [m00, m01, m11]
@@ -166,8 +189,10 @@ fn c_optimal(levels: &[(f64, u64, u64)], beta: &[f64], s: f64, rule: &AdaptiveRu
         m[1] += wn * x;
         m[2] += wn * x * x;
     }
-    let g = [1.0, s]; // ∇ up to the factor -1/β₁, which does not move the argmin
-    let mut best = (f64::INFINITY, rule.lo);
+    let z = Normal::standard().inverse_cdf(0.5 + rule.confidence / 2.0);
+    let t = beta[0] - link.eta(rule.p_star);
+    // (bounded, width or -A): bounded intervals first, narrowest first
+    let mut best: Option<((bool, f64), f64)> = None;
     for i in 0..rule.candidates {
         let c = rule.lo + (rule.hi - rule.lo) * i as f64 / (rule.candidates - 1) as f64;
         let wn = rule.batch_runs as f64 * w(c);
@@ -176,23 +201,99 @@ fn c_optimal(levels: &[(f64, u64, u64)], beta: &[f64], s: f64, rule: &AdaptiveRu
         if det <= 0.0 {
             continue;
         }
-        // gᵀ M⁻¹ g with M⁻¹ = [d -b; -b a] / det
-        let v = (g[0] * g[0] * d - 2.0 * g[0] * g[1] * b + g[1] * g[1] * a) / det;
-        if v < best.0 {
-            best = (v, c);
+        // V = M⁻¹ = [d -b; -b a] / det
+        let (v00, v01, v11) = (d / det, -b / det, a / det);
+        let qa = beta[1] * beta[1] - z * z * v11;
+        let qb = t * beta[1] - z * z * v01;
+        let qc = t * t - z * z * v00;
+        let disc = qb * qb - qa * qc;
+        let key = if qa > 0.0 && disc >= 0.0 {
+            (true, 2.0 * disc.sqrt() / qa)
+        } else {
+            (false, -qa)
+        };
+        let better = match &best {
+            None => true,
+            Some((k, _)) => (key.0 && !k.0) || (key.0 == k.0 && key.1 < k.1),
+        };
+        if better {
+            best = Some((key, c));
         }
     }
-    best.1
+    best.map_or(rule.lo, |b| b.1)
 }
 
-/// The midpoint of the first adjacent pair of levels whose p̂ straddle p*;
-/// `None` when every level is on one side.
-fn bisect(levels: &[(f64, u64, u64)], p_star: f64) -> Option<f64> {
+/// Whether every tested level's p̂ is on one side of p* (at most p*, or
+/// above it): the start tests both ends of the range, so s* is outside it.
+fn one_sided(levels: &[(f64, u64, u64)], p_star: f64) -> bool {
+    let above = |l: &(f64, u64, u64)| l.2 as f64 / l.1 as f64 > p_star;
+    levels.iter().all(above) || !levels.iter().any(above)
+}
+
+/// The midpoint of the first adjacent pair of levels whose p̂ straddle p*
+/// (at most p*, then above it), while that pair is at least two candidate
+/// steps apart; `None` once it is narrower (bisection would then probe one
+/// severity over and over: [`firth_logit`] steers instead) or no pair
+/// straddles p*.
+fn bisect(levels: &[(f64, u64, u64)], rule: &AdaptiveRule) -> Option<f64> {
     let p = |l: &(f64, u64, u64)| l.2 as f64 / l.1 as f64;
+    let resolution = 2.0 * (rule.hi - rule.lo) / (rule.candidates - 1) as f64;
     levels
         .windows(2)
-        .find(|w| p(&w[0]) <= p_star && p(&w[1]) > p_star)
+        .find(|w| p(&w[0]) <= rule.p_star && p(&w[1]) > rule.p_star)
+        .filter(|w| w[1].0 - w[0].0 >= resolution)
         .map(|w| (w[0].0 + w[1].0) / 2.0)
+}
+
+/// Firth's penalised maximum-likelihood fit of the logit `β₀ + β₁ s` to the
+/// levels `(s, n, k)`: `[β₀, β₁]`, finite even under separation (a level at
+/// 0/n next to one at n/n), where the plain fit has none. D. Firth, "Bias
+/// reduction of maximum likelihood estimates", Biometrika 80 (1993) 27–38;
+/// for the logit the modified score is
+/// `U* = Σ xᵢ (kᵢ - nᵢμᵢ + hᵢ (½ - μᵢ))`, `hᵢ` the leverages of
+/// `W^½ X`, `W = diag(nᵢ μᵢ (1-μᵢ))`, solved by Fisher scoring.
+/// `None` if it does not converge in 100 steps or the levels are fewer than
+/// two distinct severities.
+///
+/// The design only steers by it while the plain fit has no finite estimate;
+/// every reported s* and interval is the plain fit's.
+pub fn firth_logit(levels: &[(f64, u64, u64)]) -> Option<[f64; 2]> {
+    let mut beta = [0.0f64; 2];
+    for _ in 0..100 {
+        let (mut i, mut u) = ([0.0f64; 3], [0.0f64; 2]);
+        let mu = |x: f64, b: &[f64; 2]| Link::Logit.mu(b[0] + b[1] * x).clamp(1e-12, 1.0 - 1e-12);
+        for &(x, n, _) in levels {
+            let m = mu(x, &beta);
+            let w = n as f64 * m * (1.0 - m);
+            i[0] += w;
+            i[1] += w * x;
+            i[2] += w * x * x;
+        }
+        let det = i[0] * i[2] - i[1] * i[1];
+        if det <= 0.0 || !det.is_finite() {
+            return None;
+        }
+        for &(x, n, k) in levels {
+            let m = mu(x, &beta);
+            let w = n as f64 * m * (1.0 - m);
+            // h = w xᵀ I⁻¹ x with I⁻¹ = [i2 -i1; -i1 i0] / det
+            let h = w * (i[2] - 2.0 * x * i[1] + x * x * i[0]) / det;
+            let r = k as f64 - n as f64 * m + h * (0.5 - m);
+            u[0] += r;
+            u[1] += r * x;
+        }
+        let step = [
+            (i[2] * u[0] - i[1] * u[1]) / det,
+            (-i[1] * u[0] + i[0] * u[1]) / det,
+        ];
+        // at most 5 units of the linear predictor's scale per step
+        let scale = (5.0 / step[0].abs().max(step[1].abs())).min(1.0);
+        beta = [beta[0] + scale * step[0], beta[1] + scale * step[1]];
+        if step[0].abs().max(step[1].abs()) < 1e-10 {
+            return Some(beta);
+        }
+    }
+    None
 }
 
 /// Runs the adaptive design. `batch(s, why)` executes `rule.batch_runs`
@@ -254,10 +355,16 @@ pub fn run_adaptive<E>(
         }
         let next = match &fitted {
             Some((fit, ss)) if ss.value.is_some() => {
-                let s = ss.value.unwrap_or_default().clamp(rule.lo, rule.hi);
-                Some((c_optimal(&lv, &fit.coef, s, rule), "c-optimal"))
+                Some((next_level(&lv, &fit.coef, rule.link, rule), "fieller"))
             }
-            _ => bisect(&lv, rule.p_star).map(|s| (s, "bisect")),
+            _ if one_sided(&lv, rule.p_star) => None,
+            _ => Some(match bisect(&lv, rule) {
+                Some(s) => (s, "bisect"),
+                None => match firth_logit(&lv).filter(|b| b[1] > 0.0) {
+                    Some(b) => (next_level(&lv, &b, Link::Logit, rule), "firth"),
+                    None => ((rule.lo + rule.hi) / 2.0, "bisect"),
+                },
+            }),
         };
         match next {
             Some((s, why)) => spend(s, why, &mut steps)?,

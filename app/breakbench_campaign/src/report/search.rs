@@ -198,7 +198,7 @@ pub fn search_html(rec: &SearchRecord, link: Link) -> String {
         s.p,
         match s.method {
             Method::Bisect => "bisect",
-            Method::Adaptive => "adaptive (sequential c-optimal, docs/studies.md)",
+            Method::Adaptive => "adaptive (sequential, narrowest expected Fieller interval; docs/studies.md)",
         },
         rec.confidence
     );
@@ -274,8 +274,8 @@ mod tests {
                 probe(0.0, 10, 0, "start"),
                 probe(1.0, 10, 10, "start"),
                 probe(0.5, 10, 3, "bisect"),
-                probe(0.3, 10, 1, "c-optimal"),
-                probe(0.7, 10, 8, "c-optimal"),
+                probe(0.3, 10, 1, "fieller"),
+                probe(0.7, 10, 8, "fieller"),
             ],
             outcome: Some(SearchOutcome {
                 from: 0.3,
@@ -333,7 +333,7 @@ mod tests {
     #[test]
     fn probes_at_one_severity_are_pooled_for_the_fit() {
         let mut r = record("adaptive");
-        r.probes.push(probe(0.5, 10, 5, "c-optimal"));
+        r.probes.push(probe(0.5, 10, 5, "fieller"));
         let p = pooled(&r.probes);
         assert_eq!(p.len(), 5);
         assert_eq!(p[2], (0.5, 20, 8));
