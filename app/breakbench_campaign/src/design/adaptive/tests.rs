@@ -126,3 +126,38 @@ fn the_budget_stops_a_design_that_cannot_reach_its_width() {
     assert_eq!(out.runs, 200);
     assert!(out.width().unwrap() > 1e-6);
 }
+
+#[test]
+fn firths_fit_is_finite_under_separation_and_adds_half_a_run_per_level_when_saturated() {
+    // Two levels, two coefficients: the leverages are 1, so Firth's fit is
+    // the plain fit of the counts with ½ a failure and ½ a success added:
+    // 0.5/6 and 5.5/6 (Firth 1993; Heinze & Schemper 2002).
+    let b = firth_logit(&[(0.0, 5, 0), (1.0, 5, 5)]).expect("finite under separation");
+    let logit = |p: f64| (p / (1.0 - p)).ln();
+    assert!((b[0] - logit(0.5 / 6.0)).abs() < 1e-9, "{b:?}");
+    assert!((b[1] - (logit(5.5 / 6.0) - logit(0.5 / 6.0))).abs() < 1e-9, "{b:?}");
+    // the plain fit has none
+    let r = AdaptiveRule { ..rule(0.05) };
+    assert!(fit_s_star(&[(0.0, 5, 0), (1.0, 5, 5)], &r).is_none());
+    // one severity only: no slope to fit
+    assert_eq!(firth_logit(&[(0.5, 10, 3)]), None);
+}
+
+#[test]
+fn a_quasi_separated_boundary_is_not_probed_over_and_over() {
+    // batches of 1 at a steep response: bisection alone spent the whole
+    // budget at one severity (0.8263 s, seed 0); now the design stops on
+    // its width well before the budget, and probes many severities
+    let truth = KnownResponse::through(Link::Logit, 0.05, 0.6, 20.0, 0);
+    let r = AdaptiveRule {
+        batch_runs: 1,
+        max_runs: 2000,
+        ..rule(0.1)
+    };
+    let out = run_adaptive_each(&r, &mut |s, i| truth.run(s, 1_000_000 + i));
+    assert_eq!(out.stop, Stop::Width, "{:?}", out.stop);
+    assert!(out.runs < 400, "{} runs", out.runs);
+    let distinct = levels(&out.steps).len();
+    assert!(distinct > 10, "{distinct} severities");
+    assert!(out.steps.iter().any(|s| s.why == "firth"));
+}
