@@ -304,7 +304,7 @@ mod tests {
             rows[2]
         );
         assert!(
-            rows[3].starts_with("4</td><td>0.3</td><td class=\"l\">c-optimal</td><td>1/10</td>"),
+            rows[3].starts_with("4</td><td>0.3</td><td class=\"l\">fieller</td><td>1/10</td>"),
             "{}",
             rows[3]
         );
