@@ -248,26 +248,13 @@ assert all(p["holds"] for p in v.values()), v
 EOF
 then pass "estimator:=true: the robot on its EKF completes the mission, no violation (oracle manifest)"; else fail "estimator:=true: oracle manifest est/manifests/estimator.json"; fi
 
-# Exit 134 is launch_test's own Python process aborting (SIGABRT), seen twice
-# in CI in about fifteen runs, never reproduced here; its xUnit report is
-# written before the interpreter exits, so an abort after a report of all five
-# tests passed is the harness's teardown, not a failed check: reported as such
-# with its output (the faulthandler's stacks name the cause), not hidden.
-lt_report="$("$VENV/bin/python3" - "$LT_DIR/launch_test.xml" 2>/dev/null <<'EOF' || true
-import sys, xml.etree.ElementTree as ET
-root = ET.parse(sys.argv[1]).getroot()
-suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
-n = sum(int(s.get("tests", 0)) for s in suites)
-bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) + int(s.get("skipped", 0)) for s in suites)
-print(f"{n} {bad}")
-EOF
-)"
-if [[ $lt -eq 0 ]]; then pass "launch test (tests/launch/test_corridor_launch.py)"
-elif [[ $lt -eq 134 && "$lt_report" == "5 0" ]]; then
-  pass "launch test: its report says 5 of 5 tests passed; launch_test then aborted at exit (134), its last lines:"
-  tail -n 40 "$LT_DIR/launch_test.log" | sed 's/^/    /'
-else
-  fail "launch test exit code $lt (report: tests, failed = ${lt_report:-none}); the last lines of $LT_DIR/launch_test.log:"
+# launch_test exited 134 twice in CI: the launch ended while the active test
+# still waited for the oracle's verdict (lost: one publication just before the
+# oracle exited), and the test thread was in rclpy when Python exited. Fixed in
+# the oracle (it repeats its final status for 1 s) and in the test (its hold
+# outlasts its wait); the log's last lines are reprinted on any failure.
+if [[ $lt -eq 0 ]]; then pass "launch test (tests/launch/test_corridor_launch.py)"; else
+  fail "launch test exit code $lt; the last lines of $LT_DIR/launch_test.log:"
   tail -n 60 "$LT_DIR/launch_test.log" | sed 's/^/    /'
 fi
 echo "ros2cli_test: $PASSES passed, $FAILS failed ($(( $(date +%s) - t0 )) s; logs in $RUN)"

@@ -61,7 +61,10 @@ NODES = {"fault_injector", "simple_navigator", "oracle", "sim_bridge"}
 MISSION_TIMEOUT_S = 60.0
 SAMPLES = 3000  # 50 Hz ground truth over the 60 s mission
 VERDICT_TIMEOUT_S = 200.0  # wall; a healthy run gives its verdict after ~62 s
-SHUTDOWN_HOLD_S = 30.0
+# The hold outlasts the active test's own wait, so a verdict that never
+# arrives fails that test instead of ending the launch under it (launch_test
+# then exited 134: its test thread was still in rclpy when Python exited).
+SHUTDOWN_HOLD_S = VERDICT_TIMEOUT_S + 15.0
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 BAD = re.compile(r"\b(ERROR|WARN|WARNING)\b")
 
@@ -152,6 +155,7 @@ class TestVerdict(unittest.TestCase):
         executor.remove_node(self.node)
         executor.shutdown()
         final = [s for s in self.status if s.get("done")]
+        print(f"/oracle/status: {len(self.status)} messages, {len(final)} with done (the oracle repeats its last)")
         publishers = self.node.get_publishers_info_by_topic("/oracle/status")
         self.assertTrue(
             final,

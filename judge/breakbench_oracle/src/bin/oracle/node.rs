@@ -281,8 +281,7 @@ fn run() -> Result<()> {
                 Event::Reset(id, req) => oracle.on_reset(id, &req),
                 Event::Truth(o) => {
                     if oracle.on_truth(&o)? == Flow::Done {
-                        // Let the last status reach its readers.
-                        smol::Timer::after(Duration::from_millis(200)).await;
+                        linger(&oracle).await;
                         return Ok(());
                     }
                 }
@@ -290,6 +289,27 @@ fn run() -> Result<()> {
         }
         oracle.on_end(&shutdown)
     })
+}
+
+/// How long the node stays up after its verdict, repeating the final
+/// status every [`VERDICT_REPEAT`], before it exits (without `keep_running`).
+/// One publication just before exiting can be lost: ros2-client exposes no
+/// wait for the readers' acknowledgements, and a reliable sample whose first
+/// transmission is dropped is resent only after a heartbeat, which a process
+/// that exits 200 ms later never sends (seen once in 7 launch tests on a
+/// loaded machine: the rclpy peer never got `done`). Readers take the last
+/// status with `done: true`; the copies are identical.
+pub const VERDICT_LINGER: Duration = Duration::from_millis(1000);
+/// See [`VERDICT_LINGER`].
+pub const VERDICT_REPEAT: Duration = Duration::from_millis(100);
+
+async fn linger(oracle: &Oracle<'_>) {
+    let mut left = VERDICT_LINGER;
+    while !left.is_zero() {
+        smol::Timer::after(VERDICT_REPEAT).await;
+        oracle.republish_verdict();
+        left = left.saturating_sub(VERDICT_REPEAT);
+    }
 }
 
 /// What [`finish`] writes into the manifest besides the run's evidence.

@@ -311,6 +311,15 @@ impl<'a> Oracle<'a> {
         Ok(s)
     }
 
+    /// The final `/oracle/status` (`done: true`) again, as published at the
+    /// verdict: the node repeats it while it lingers before exiting
+    /// (`VERDICT_LINGER` in the node module).
+    pub fn republish_verdict(&self) {
+        if let Some(last) = self.run.poses.last() {
+            self.publish_status(last.t_s, true);
+        }
+    }
+
     /// `/oracle/status` at mission time `t_s` (`done` after the verdict).
     fn publish_status(&self, t_s: f64, done: bool) {
         let _ = self.io.status_pub.publish(StringMsg {
