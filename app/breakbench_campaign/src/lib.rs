@@ -27,6 +27,7 @@ pub mod merge;
 pub mod names;
 pub mod orchestrate;
 pub mod outputs;
+pub mod parallel;
 pub mod plan;
 pub mod reachability;
 pub mod replay;
