@@ -57,6 +57,10 @@ impl CompactPlan {
             });
             runs.push((i, seed, repeat));
         });
+        // Held for the whole merge: no growth slack (a third of the text).
+        ids.shrink_to_fit();
+        ends.shrink_to_fit();
+        runs.shrink_to_fit();
         let mut plan = CompactPlan {
             runs,
             shapes,
