@@ -24,6 +24,7 @@ pub mod manifest;
 pub mod margin_stats;
 pub mod markup;
 pub mod merge;
+pub mod merge_out;
 pub mod names;
 pub mod orchestrate;
 pub mod outputs;
