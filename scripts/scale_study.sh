@@ -23,8 +23,8 @@
 # The smallest size is also run as one unsharded process (--jobs 2) and its
 # summary.json compared byte for byte with the merge's (SCALE_REFERENCE=0
 # skips that). Each size's directories are deleted once measured, unless
-# SCALE_KEEP=1 (100,000 runs in 1,000 shards take about 8 GB: every shard's
-# campaign.json holds the whole plan). Figures: docs/scale-out.md.
+# SCALE_KEEP=1 (100,000 runs in 1,000 shards take about 4 GB, nearly all of
+# it the runs' traces). Figures: docs/scale-out.md.
 set -euo pipefail
 if [[ $# -lt 1 ]]; then
   echo "usage: $0 BREAKBENCH [RUNS ...]" >&2

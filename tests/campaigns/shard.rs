@@ -19,7 +19,7 @@ use breakbench::campaign::run_digest::RunSet;
 use breakbench::campaign::runner::{
     analyze, harness_failures, run_campaign, run_shard, CampaignOptions,
 };
-use breakbench::campaign::store::load_campaign;
+use breakbench::campaign::store::{load_campaign, PlanRef};
 use breakbench::campaign::summary::Summary;
 use breakbench::campaign::{Estimate, Scenario};
 
@@ -108,8 +108,9 @@ fn plan_slices_are_disjoint_cover_the_plan_and_mix_the_cells() {
         }
     }
     // The merge's compact plan (REQ-SCALE-STREAM) gives back every planned
-    // run and its position, for a grid, navigator axes, a phase sweep; and
-    // refuses a run list that is not the plan.
+    // run, its id and its position, for a grid, navigator axes, a phase
+    // sweep; and its plan reference is the digest of the ids, one a line
+    // (REQ-SCALE-MERGE: what a shard's campaign.json names).
     for (f, shapes) in [
         ("scenarios/corridor_study.yaml", 18),
         ("scenarios/studies/corridor_estimator_study.yaml", 0),
@@ -118,24 +119,28 @@ fn plan_slices_are_disjoint_cover_the_plan_and_mix_the_cells() {
         let s = Scenario::load(&root().join(f)).unwrap();
         let p = plan(&s);
         let ids: Vec<String> = p.iter().map(|r| r.run_id.clone()).collect();
-        let cp = CompactPlan::of(&s.file, &ids).unwrap();
+        let cp = CompactPlan::new(&s.file);
         assert_eq!(cp.len(), p.len(), "{f}");
         for (i, r) in p.iter().enumerate() {
-            assert_eq!(cp.spec(i, &r.run_id), *r, "{f}");
-            assert_eq!(cp.position(&ids, &r.run_id), Some(i), "{f}");
+            assert_eq!(cp.spec(i), *r, "{f}");
+            assert_eq!(cp.id(i), r.run_id, "{f}");
+            assert_eq!(cp.position(&r.run_id), Some(i), "{f}");
         }
-        assert_eq!(cp.position(&ids, "grid_nonesuch_r0"), None);
+        assert!(cp.ids().eq(ids.iter().map(String::as_str)), "{f}");
+        assert_eq!(cp.position("grid_nonesuch_r0"), None);
         if shapes > 0 {
             assert_eq!(cp.shapes(), shapes, "{f}");
         }
+        let text: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        let want = PlanRef {
+            runs: ids.len(),
+            sha256: breakbench_records::sha256_hex(text.as_bytes()),
+        };
+        assert_eq!(cp.plan_ref(), want, "{f}");
+        assert_eq!(PlanRef::of(ids.iter().map(String::as_str)), want, "{f}");
         let mut wrong = ids.clone();
         wrong.swap(0, 1);
-        assert_eq!(CompactPlan::of(&s.file, &wrong).err(), Some(p.len()), "{f}");
-        assert_eq!(
-            CompactPlan::of(&s.file, &ids[1..]).err(),
-            Some(p.len()),
-            "{f}"
-        );
+        assert_ne!(PlanRef::of(wrong.iter().map(String::as_str)), want, "{f}");
     }
     // The corridor study (16 cells x 5 repeats, 25 nominal, 1 canary = 106
     // runs) in 4 shards: 27, 27, 26, 26 runs, each with grid runs of all 16
@@ -571,11 +576,13 @@ fn merges_with_a_missing_or_duplicated_run_or_another_scenario_or_build_are_refu
     assert!(out.join("summary.json").is_file());
 }
 
-/// The merge keeps one campaign.json (REQ-SCALE-MERGE): another shard's is
+/// A shard's campaign.json names the plan (size and digest), not its
+/// runs, and the merge keeps one (REQ-SCALE-MERGE): another shard's is
 /// compared with the first's byte for byte or, when the bytes differ,
 /// parsed and checked. Rewritten compactly (same content) it is accepted;
-/// with another run list, or naming another scenario hash than its
-/// shard.json, it is refused, naming the file.
+/// naming another plan, or another scenario hash than its shard.json, it
+/// is refused, naming the file; so is a shard.json whose run list is not
+/// its slice.
 #[test]
 fn another_shards_campaign_json_is_checked_against_the_first_shards() {
     let s = small();
@@ -585,23 +592,35 @@ fn another_shards_campaign_json_is_checked_against_the_first_shards() {
     let cpath = dirs[2].join("campaign.json");
     let orig = read(&cpath);
     let mut cf: serde_json::Value = serde_json::from_slice(&orig).unwrap();
-    let n = cf["runs"].as_array().unwrap().len();
-    assert_eq!(n, plan(&s).len());
+    let ids: Vec<String> = plan(&s).into_iter().map(|r| r.run_id).collect();
+    let n = ids.len();
+    assert!(cf.get("runs").is_none(), "{cf}");
+    assert_eq!(
+        cf["plan"],
+        serde_json::to_value(PlanRef::of(ids.iter().map(String::as_str))).unwrap()
+    );
+    assert_eq!(cf["plan"]["runs"], n);
 
     std::fs::write(&cpath, serde_json::to_vec(&cf).unwrap()).unwrap();
     assert_ne!(read(&cpath), orig);
     merge(&dirs, &out, None).unwrap();
-    assert_eq!(read(&out.join("campaign.json")), orig);
+    // The merged campaign.json lists the whole plan, as an unsharded one.
+    let merged: serde_json::Value =
+        serde_json::from_slice(&read(&out.join("campaign.json"))).unwrap();
+    assert_eq!(merged["runs"], serde_json::to_value(&ids).unwrap());
+    assert!(merged.get("plan").is_none());
     std::fs::remove_dir_all(&out).unwrap();
 
-    cf["runs"].as_array_mut().unwrap().pop();
+    cf["plan"]["runs"] = (n - 1).into();
     std::fs::write(&cpath, serde_json::to_vec_pretty(&cf).unwrap()).unwrap();
     let e = merge(&dirs, &out, None).err().expect("refused").to_string();
     assert!(
         e.contains(&format!(
-            "{}: its run list ({} runs) is not the plan of the scenario it stores ({n} runs)",
+            "{}: the plan it names ({} runs, sha256 ",
             cpath.display(),
             n - 1
+        )) && e.contains(&format!(
+            "is not the plan of the scenario it stores ({n} runs)"
         )),
         "{e}"
     );
@@ -617,6 +636,21 @@ fn another_shards_campaign_json_is_checked_against_the_first_shards() {
             "merge refused: {}: shard.json names scenario hash {} but campaign.json {zeros}",
             dirs[2].display(),
             s.hash
+        )),
+        "{e}"
+    );
+    assert!(!out.exists());
+    std::fs::write(&cpath, &orig).unwrap();
+
+    let spath = dirs[1].join("shard.json");
+    let mut sf: serde_json::Value = serde_json::from_slice(&read(&spath)).unwrap();
+    sf["runs"].as_array_mut().unwrap().pop();
+    std::fs::write(&spath, serde_json::to_vec_pretty(&sf).unwrap()).unwrap();
+    let e = merge(&dirs, &out, None).err().expect("refused").to_string();
+    assert!(
+        e.contains(&format!(
+            "merge refused: {}: its run list (3 runs) is not slice 1/3 of the plan ({n} runs)",
+            spath.display()
         )),
         "{e}"
     );

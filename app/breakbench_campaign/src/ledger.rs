@@ -158,31 +158,70 @@ pub fn compact(out: &Path, runs: &[String]) -> Result<(), CampaignError> {
     write_atomic(&ledger_path(out), text.as_bytes())
 }
 
-/// Writes a fresh ledger for `out` from the manifest files of `runs` (plan
-/// order) as they are on disk (`breakbench merge`, after the shards'
-/// ledgers were checked).
+/// The ledger lines of the runs `ids` of `out`, in that order, from their
+/// manifest files as they are on disk (`breakbench merge`, after the
+/// shards' ledgers were checked).
 ///
 /// # Errors
 /// I/O errors with the path.
-pub fn write_from_manifests(out: &Path, runs: &[String]) -> Result<(), CampaignError> {
-    use std::io::Write as _;
-    // Line by line into a temporary file, then renamed: no whole ledger in
-    // memory (REQ-SCALE-STREAM).
-    let path = ledger_path(out);
-    let tmp = out.join(format!(".{LEDGER_FILE}.tmp.{}", std::process::id()));
-    let f = std::fs::File::create(&tmp).map_err(|e| CampaignError::io(&tmp, e))?;
-    let mut w = std::io::BufWriter::new(f);
-    for id in runs {
+pub fn lines_of(out: &Path, ids: &[&str]) -> Result<String, CampaignError> {
+    let mut text = String::new();
+    for id in ids {
         let p = manifest_path(out, id);
         let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
-        w.write_all(line(id, &bytes).as_bytes())
-            .map_err(|e| CampaignError::io(&tmp, e))?;
+        text.push_str(&line(id, &bytes));
     }
-    w.into_inner()
-        .map_err(|e| CampaignError::io(&tmp, e.into_error()))?
-        .sync_all()
-        .map_err(|e| CampaignError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| CampaignError::io(&path, e))
+    Ok(text)
+}
+
+/// A fresh ledger written piece by piece into a temporary file beside it,
+/// then synced and renamed into place (no whole ledger in memory:
+/// REQ-SCALE-STREAM).
+pub struct LedgerFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    w: std::io::BufWriter<std::fs::File>,
+}
+
+impl LedgerFile {
+    /// Starts the ledger of `out`.
+    ///
+    /// # Errors
+    /// I/O errors with the path.
+    pub fn create(out: &Path) -> Result<Self, CampaignError> {
+        let path = ledger_path(out);
+        let tmp = out.join(format!(".{LEDGER_FILE}.tmp.{}", std::process::id()));
+        let f = std::fs::File::create(&tmp).map_err(|e| CampaignError::io(&tmp, e))?;
+        Ok(LedgerFile {
+            path,
+            tmp,
+            w: std::io::BufWriter::new(f),
+        })
+    }
+
+    /// Appends `lines` (complete ledger lines).
+    ///
+    /// # Errors
+    /// I/O errors with the path.
+    pub fn write(&mut self, lines: &str) -> Result<(), CampaignError> {
+        self.w
+            .write_all(lines.as_bytes())
+            .map_err(|e| CampaignError::io(&self.tmp, e))
+    }
+
+    /// Syncs the ledger and renames it into place.
+    ///
+    /// # Errors
+    /// I/O errors with the path.
+    pub fn finish(self) -> Result<(), CampaignError> {
+        let tmp = self.tmp;
+        self.w
+            .into_inner()
+            .map_err(|e| CampaignError::io(&tmp, e.into_error()))?
+            .sync_all()
+            .map_err(|e| CampaignError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &self.path).map_err(|e| CampaignError::io(&self.path, e))
+    }
 }
 
 /// sha256 of the ledger file of `out` (what a reader records outside the

@@ -27,15 +27,17 @@ use serde::{Deserialize, Serialize};
 
 use super::atomic::write_json_atomic;
 use super::compact_plan::CompactPlan;
-use super::ledger::read_ledger;
+use super::ledger::{check_run, read_ledger, Stored};
 use super::manifest::{Manifest, Provenance};
+use super::merge_out::{write_json_streamed, write_ledger, WholeCampaignFile};
+use super::parallel::{io_threads, par_map};
 use super::plan::Shard;
 use super::run_digest::RunSet;
 use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
-    load_run, lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem,
-    unrecorded, CampaignFile, ShardFile, SHARD_FILE,
+    lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem, unrecorded,
+    CampaignFile, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -82,31 +84,39 @@ pub struct MergeResult {
     pub harness_failures: Vec<String>,
 }
 
-/// One shard directory, read and locked. Its campaign.json (the whole
-/// plan: one run id per planned run, in every shard) is not kept: held for
-/// each of 1,000 shards of 100,000 runs it took gigabytes
-/// (REQ-SCALE-MERGE, docs/scale-out.md).
+/// One shard directory, read and locked. Its campaign.json names the plan
+/// (size and digest: [`super::store::PlanRef`]) and is compared with the
+/// first shard's, then dropped; its shard.json's run list (its slice) is
+/// checked against the plan and dropped (REQ-SCALE-MERGE).
 struct ShardDir {
     dir: PathBuf,
+    /// shard.json, its run list emptied once checked.
     sf: ShardFile,
+    /// The runs of its slice, as shard.json lists them.
+    slice_runs: usize,
     timing: Timing,
+    /// Its campaign.json's bytes, until compared with the first shard's.
+    campaign: Vec<u8>,
     /// Its campaign.json is byte for byte the first shard's.
     same_campaign_file: bool,
     /// The plan positions of the planned runs with a manifest file in its
     /// `manifests/`, ascending (4 bytes a run: the manifests themselves are
-    /// read one at a time by [`stage_shard`]).
+    /// read a few hundred at a time by [`stage_runs`]).
     held: Vec<u32>,
     _lock: std::fs::File,
 }
 
-/// The campaign.json of the first shard given: parsed, its bytes (the
-/// other shards' are compared with them), and its plan, compact, computed
-/// once for all shards.
+/// The campaign.json of the first shard given, parsed, and its plan,
+/// compact, computed once for all shards from its scenario.
 struct FirstCampaign {
     cf: CampaignFile,
     bytes: Vec<u8>,
     plan: CompactPlan,
 }
+
+/// Manifests checked by one thread at a time ([`stage_runs`]): the merge
+/// holds at most this many per thread, four batches per thread at once.
+const STAGE_CHUNK: usize = 256;
 
 fn refuse(m: String) -> CampaignError {
     CampaignError::Merge(m)
@@ -151,34 +161,36 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
     }
     let lock = lock_dir(dir)?;
     let sf = read_shard_file(dir)?;
+    let slice_runs = sf.runs.len();
     let tpath = dir.join("timing.json");
     let tbytes = std::fs::read(&tpath).map_err(|e| CampaignError::io(&tpath, e))?;
     let timing: Timing = serde_json::from_slice(&tbytes).map_err(|e| CampaignError::Json {
         path: tpath.display().to_string(),
         source: e,
     })?;
+    let cpath = dir.join("campaign.json");
+    let campaign = std::fs::read(&cpath).map_err(|e| CampaignError::io(&cpath, e))?;
     Ok(ShardDir {
         dir: dir.to_path_buf(),
         sf,
+        slice_runs,
         timing,
+        campaign,
         same_campaign_file: false,
         held: Vec::new(),
         _lock: lock,
     })
 }
 
-/// Reads `<dir>/campaign.json`: its bytes and the file parsed.
+/// Parses the campaign.json of shard `s` (its bytes as read).
 ///
 /// # Errors
-/// I/O and JSON errors with the path.
-fn read_campaign_bytes(dir: &Path) -> Result<(Vec<u8>, CampaignFile), CampaignError> {
-    let p = dir.join("campaign.json");
-    let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
-    let cf = serde_json::from_slice(&bytes).map_err(|e| CampaignError::Json {
-        path: p.display().to_string(),
+/// JSON errors with the path.
+fn parse_campaign(s: &ShardDir) -> Result<CampaignFile, CampaignError> {
+    serde_json::from_slice(&s.campaign).map_err(|e| CampaignError::Json {
+        path: s.dir.join("campaign.json").display().to_string(),
         source: e,
-    })?;
-    Ok((bytes, cf))
+    })
 }
 
 /// Refuses shard `s` if its shard.json and its campaign.json (`hash`) name
@@ -194,15 +206,39 @@ fn check_campaign_hash(s: &ShardDir, hash: &str) -> Result<(), CampaignError> {
     )))
 }
 
-/// The refusal of a campaign.json in `dir` whose run list (`runs` ids) is
-/// not the plan of its scenario (`planned` runs), as resume words it.
-fn not_the_plan(dir: &Path, runs: usize, planned: usize) -> CampaignError {
-    CampaignError::ForeignManifest {
+/// Refuses the campaign.json `cf` of shard directory `dir` unless it
+/// names `plan`: by its [`super::store::PlanRef`] (a shard's), or by its
+/// whole run list (a shard of an earlier build).
+///
+/// # Errors
+/// [`CampaignError::ForeignManifest`] naming the file and both sizes.
+fn check_names_plan(
+    dir: &Path,
+    cf: &CampaignFile,
+    plan: &CompactPlan,
+) -> Result<(), CampaignError> {
+    let named = match &cf.plan {
+        Some(p) => cf.runs.is_empty() && *p == plan.plan_ref(),
+        None => cf.runs.len() == plan.len() && cf.runs.iter().map(String::as_str).eq(plan.ids()),
+    };
+    if named {
+        return Ok(());
+    }
+    let what = match &cf.plan {
+        Some(p) => format!(
+            "the plan it names ({} runs, sha256 {})",
+            p.runs,
+            p.sha256.chars().take(12).collect::<String>()
+        ),
+        None => format!("its run list ({} runs)", cf.runs.len()),
+    };
+    Err(CampaignError::ForeignManifest {
         path: dir.join("campaign.json").display().to_string(),
         problem: format!(
-            "its run list ({runs} runs) is not the plan of the scenario it stores ({planned} runs)"
+            "{what} is not the plan of the scenario it stores ({} runs)",
+            plan.len()
         ),
-    }
+    })
 }
 
 /// Reads the campaign.json of the first shard given, `s`, and plans its
@@ -210,36 +246,40 @@ fn not_the_plan(dir: &Path, runs: usize, planned: usize) -> CampaignError {
 ///
 /// # Errors
 /// [`CampaignError::Merge`] if it names another scenario hash than the
-/// shard's shard.json; [`CampaignError::ForeignManifest`] if its run list
-/// is not its scenario's plan; I/O and JSON errors with the path.
+/// shard's shard.json; [`CampaignError::ForeignManifest`] if it does not
+/// name its scenario's plan; JSON errors with the path.
 fn read_first_campaign(s: &ShardDir) -> Result<FirstCampaign, CampaignError> {
-    let (bytes, cf) = read_campaign_bytes(&s.dir)?;
+    let cf = parse_campaign(s)?;
     check_campaign_hash(s, &cf.scenario_hash)?;
-    let plan = CompactPlan::of(&cf.scenario, &cf.runs)
-        .map_err(|planned| not_the_plan(&s.dir, cf.runs.len(), planned))?;
-    Ok(FirstCampaign { cf, bytes, plan })
+    let plan = CompactPlan::new(&cf.scenario);
+    check_names_plan(&s.dir, &cf, &plan)?;
+    Ok(FirstCampaign {
+        cf,
+        bytes: s.campaign.clone(),
+        plan,
+    })
 }
 
 /// Checks the campaign.json of shard `s` against the first shard's: byte
 /// for byte the same (one scenario file, one working directory: a compare,
 /// no parse), or else naming the scenario hash of its shard.json and, for
-/// the first shard's hash, the same run list (another hash is refused by
-/// [`check_same_campaign`]).
+/// the first shard's hash, the same plan (another hash is refused by
+/// [`check_same_campaign`]). Its bytes are dropped.
 ///
 /// # Errors
 /// As [`read_first_campaign`].
 fn check_campaign_file(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
-    let p = s.dir.join("campaign.json");
-    let bytes = std::fs::read(&p).map_err(|e| CampaignError::io(&p, e))?;
+    let bytes = std::mem::take(&mut s.campaign);
     if bytes == first.bytes {
         s.same_campaign_file = true;
         return check_campaign_hash(s, &first.cf.scenario_hash);
     }
-    drop(bytes);
-    let (_, cf) = read_campaign_bytes(&s.dir)?;
+    s.campaign = bytes;
+    let cf = parse_campaign(s)?;
+    s.campaign = Vec::new();
     check_campaign_hash(s, &cf.scenario_hash)?;
-    if cf.scenario_hash == first.cf.scenario_hash && cf.runs != first.cf.runs {
-        return Err(not_the_plan(&s.dir, cf.runs.len(), first.cf.runs.len()));
+    if cf.scenario_hash == first.cf.scenario_hash {
+        check_names_plan(&s.dir, &cf, &first.plan)?;
     }
     Ok(())
 }
@@ -250,17 +290,37 @@ fn scenario_name(dir: &Path) -> String {
     read_campaign_file(dir).map_or_else(|_| "?".into(), |cf| cf.scenario.name)
 }
 
-/// Lists the planned runs (of `first`) with a manifest file in
-/// `<dir>/manifests/` of shard `s` into `s.held`, by listing that directory
-/// (not by trying every planned run in every shard: 10^8 lookups for 1,000
-/// shards of 100,000 runs). The manifests are read and checked by
-/// [`stage_shard`].
+/// The plan positions (of `first`) with a manifest file in
+/// `<dir>/manifests/` of shard `s`, ascending, found by listing that
+/// directory (not by trying every planned run in every shard: 10^8 lookups
+/// for 1,000 shards of 100,000 runs). Also checks that its shard.json lists
+/// its slice of the plan. The manifests are read and checked by
+/// [`stage_runs`].
 ///
 /// # Errors
-/// [`CampaignError::Evidence`] for a manifest file with no line in the
-/// shard's ledger (as resume refuses it, before the run set is checked);
-/// I/O errors with the path.
-fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), CampaignError> {
+/// [`CampaignError::Merge`] if shard.json's run list is not slice K/N of
+/// the plan; [`CampaignError::Evidence`] for a manifest file with no line
+/// in the shard's ledger (as resume refuses it, before the run set is
+/// checked); I/O errors with the path.
+fn list_manifests(s: &ShardDir, first: &FirstCampaign) -> Result<Vec<u32>, CampaignError> {
+    let plan = &first.plan;
+    let sh = s.sf.shard;
+    let slice = (sh.index..plan.len()).step_by(sh.count.max(1));
+    if sh.index >= sh.count
+        || !s
+            .sf
+            .runs
+            .iter()
+            .map(String::as_str)
+            .eq(slice.map(|i| plan.id(i)))
+    {
+        return Err(refuse(format!(
+            "{}: its run list ({} runs) is not slice {sh} of the plan ({} runs)",
+            s.dir.join(SHARD_FILE).display(),
+            s.sf.runs.len(),
+            plan.len()
+        )));
+    }
     let mdir = s.dir.join("manifests");
     let ledger = read_ledger(&s.dir)?;
     let mut found: Vec<u32> = Vec::new();
@@ -270,8 +330,8 @@ fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), Campaig
                 let e = e.map_err(|e| CampaignError::io(&mdir, e))?;
                 let name = e.file_name();
                 let id = name.to_str().and_then(|n| n.strip_suffix(".json"));
-                if let Some(i) = id.and_then(|id| first.plan.position(&first.cf.runs, id)) {
-                    if !ledger.contains_key(&first.cf.runs[i]) {
+                if let Some(i) = id.and_then(|id| plan.position(id)) {
+                    if !ledger.contains_key(plan.id(i)) {
                         return Err(unrecorded(&s.dir, &e.path()));
                     }
                     found.push(i as u32);
@@ -282,36 +342,40 @@ fn list_manifests(s: &mut ShardDir, first: &FirstCampaign) -> Result<(), Campaig
         Err(e) => return Err(CampaignError::io(&mdir, e)),
     }
     found.sort_unstable();
-    s.held = found;
-    Ok(())
+    Ok(found)
 }
 
-/// Reads the manifests of shard `s` (its `held` runs, in plan order) one at
-/// a time, checks each as resume does (the run it is filed under, of the
-/// shard's scenario hash, schema and build, with its trace as hashed in the
-/// shard's ledger), links its files into the staging directory `tmp`
-/// ([`copy_run`]) and adds it to `runs`; no manifest is kept beyond that
-/// (REQ-SCALE-STREAM).
+/// Reads the manifests of the runs at plan positions `held` of shard `s`,
+/// checks each as resume does (its bytes against the shard's ledger, its
+/// trace and other evidence files against their sha256 in it; the run it
+/// is filed under, of the shard's scenario hash, schema and build), links
+/// its files into the staging directory `tmp` ([`copy_run`]) and returns
+/// them, in the order of `held` (at most [`STAGE_CHUNK`]: no more are held
+/// at once, REQ-SCALE-STREAM). Runs on a merge thread.
 ///
 /// # Errors
 /// [`CampaignError::Merge`] naming the manifest that is not the shard's
-/// run; the errors of [`load_run`]; I/O errors with their path.
-fn stage_shard(
+/// run; the errors of [`check_run`]; I/O errors with their path.
+fn stage_runs(
     s: &ShardDir,
     first: &FirstCampaign,
     tmp: &Path,
-    runs: &mut RunSet,
-) -> Result<(), CampaignError> {
+    held: &[u32],
+) -> Result<Vec<Manifest>, CampaignError> {
     let dir = &s.dir;
     let ledger = read_ledger(dir)?;
-    for &i in &s.held {
-        let i = i as usize;
-        let r = &first.plan.spec(i, &first.cf.runs[i]);
-        let Some(m) = load_run(dir, r, &first.cf.scenario_hash, &ledger)? else {
-            return Err(refuse(format!(
-                "{}: removed while the merge read the shard",
-                manifest_path(dir, &r.run_id).display()
-            )));
+    let mut staged = Vec::with_capacity(held.len());
+    for &i in held {
+        let r = &first.plan.spec(i as usize);
+        let m = match check_run(dir, &r.run_id, &ledger)? {
+            Stored::Verified(m) => *m,
+            Stored::Unrecorded(p) => return Err(unrecorded(dir, &p)),
+            Stored::Missing => {
+                return Err(refuse(format!(
+                    "{}: removed while the merge read the shard",
+                    manifest_path(dir, &r.run_id).display()
+                )))
+            }
         };
         if let Some(p) = reuse_problem(&m, r, &s.sf.scenario_hash, &s.sf.provenance) {
             return Err(refuse(format!(
@@ -320,7 +384,36 @@ fn stage_shard(
             )));
         }
         copy_run(tmp, dir, &m)?;
-        runs.add(&first.cf.scenario, &m);
+        staged.push(m);
+    }
+    Ok(staged)
+}
+
+/// Stages every held run of `shards` (in shard order, plan order within a
+/// shard) into `tmp` and adds it to `runs`: [`stage_runs`] on pieces of at
+/// most [`STAGE_CHUNK`] runs, `threads` at a time, their manifests added in
+/// that order (the order does not depend on the threads).
+///
+/// # Errors
+/// The first error, in that order, of [`stage_runs`].
+fn stage_all(
+    shards: &[ShardDir],
+    first: &FirstCampaign,
+    tmp: &Path,
+    threads: usize,
+    runs: &mut RunSet,
+) -> Result<(), CampaignError> {
+    let pieces: Vec<(&ShardDir, &[u32])> = shards
+        .iter()
+        .flat_map(|s| s.held.chunks(STAGE_CHUNK).map(move |c| (s, c)))
+        .collect();
+    for batch in pieces.chunks(threads * 4) {
+        let staged = par_map(batch, threads, |(s, held)| stage_runs(s, first, tmp, held));
+        for piece in staged {
+            for m in piece? {
+                runs.add(&first.cf.scenario, &m);
+            }
+        }
     }
     Ok(())
 }
@@ -364,9 +457,9 @@ fn check_same_campaign(shards: &[ShardDir], first: &FirstCampaign) -> Result<(),
     Ok(())
 }
 
-/// Checks that every planned run (`runs`, in plan order) has a manifest in
+/// Checks that every planned run (of `plan`) has a manifest in
 /// exactly one shard (`held` of each).
-fn check_runs(shards: &[ShardDir], runs: &[String]) -> Result<(), CampaignError> {
+fn check_runs(shards: &[ShardDir], plan: &CompactPlan) -> Result<(), CampaignError> {
     let count = shards[0].sf.shard.count;
     // (plan position, shard) of every manifest found: 8 bytes a run.
     let mut holders: Vec<(u32, u32)> = shards
@@ -381,8 +474,11 @@ fn check_runs(shards: &[ShardDir], runs: &[String]) -> Result<(), CampaignError>
     let mut next = 0usize;
     for group in holders.chunk_by(|a, b| a.0 == b.0) {
         let i = group[0].0 as usize;
-        for (j, id) in runs.iter().enumerate().take(i).skip(next) {
-            missing.entry(j % count).or_default().push(id.clone());
+        for j in next..i {
+            missing
+                .entry(j % count)
+                .or_default()
+                .push(plan.id(j).to_string());
         }
         next = i + 1;
         if group.len() > 1 {
@@ -390,11 +486,14 @@ fn check_runs(shards: &[ShardDir], runs: &[String]) -> Result<(), CampaignError>
                 .iter()
                 .map(|&(_, k)| shards[k as usize].dir.display().to_string())
                 .collect();
-            dup.push(format!("{} (in {})", runs[i], dirs.join(" and ")));
+            dup.push(format!("{} (in {})", plan.id(i), dirs.join(" and ")));
         }
     }
-    for (j, id) in runs.iter().enumerate().skip(next) {
-        missing.entry(j % count).or_default().push(id.clone());
+    for j in next..plan.len() {
+        missing
+            .entry(j % count)
+            .or_default()
+            .push(plan.id(j).to_string());
     }
     if !dup.is_empty() {
         problems.push(format!("{} run(s) duplicated: {}", dup.len(), show(&dup)));
@@ -457,20 +556,27 @@ pub fn merge(
     scenario: Option<&Path>,
 ) -> Result<MergeResult, CampaignError> {
     check_arguments(dirs, out)?;
-    let mut shards = dirs
-        .iter()
-        .map(|d| read_shard(d))
+    // The shards are read side by side (REQ-SCALE-MERGE); every result is
+    // taken in the order of `dirs`, so the first refusal is the one a
+    // reading one at a time would give.
+    let threads = io_threads();
+    let mut shards = par_map(dirs, threads, |d| read_shard(d))
+        .into_iter()
         .collect::<Result<Vec<_>, _>>()?;
     let first = read_first_campaign(&shards[0])?;
     shards[0].same_campaign_file = true;
+    shards[0].campaign = Vec::new();
     for s in &mut shards[1..] {
         check_campaign_file(s, &first)?;
     }
     check_same_campaign(&shards, &first)?;
-    for s in &mut shards {
-        list_manifests(s, &first)?;
+    let held = par_map(&shards, threads, |s| list_manifests(s, &first));
+    for (s, h) in shards.iter_mut().zip(held) {
+        s.held = h?;
+        // The slice is checked: its ids are not kept (REQ-SCALE-MERGE).
+        s.sf.runs = Vec::new();
     }
-    check_runs(&shards, &first.cf.runs)?;
+    check_runs(&shards, &first.plan)?;
     shards.sort_by_key(|s| s.sf.shard.index);
 
     // The campaign.json of the lowest shard index (the first given's bytes,
@@ -483,16 +589,17 @@ pub fn merge(
         &other
     };
     let sc = load_scenario(cf, scenario)?;
-    // The planned runs by plan position.
 
     let (parent, tmp) = staging_dir(out)?;
     let built = (|| -> Result<(Summary, Timing, MergeFile, RunSet), CampaignError> {
         let mut runs = RunSet::new(&cf.scenario);
         runs.reserve(first.plan.len());
-        for s in &shards {
-            stage_shard(s, &first, &tmp, &mut runs)?;
-        }
-        let (summary, timing, mf) = write_merged(&tmp, cf, &sc, &shards, &mut runs)?;
+        stage_all(&shards, &first, &tmp, threads, &mut runs)?;
+        let whole = WholeCampaignFile {
+            cf,
+            plan: &first.plan,
+        };
+        let (summary, timing, mf) = write_merged(&tmp, &whole, &sc, &shards, &mut runs, threads)?;
         for sub in ["manifests", "traces", ""] {
             let d = tmp.join(sub);
             std::fs::File::open(&d)
@@ -643,15 +750,17 @@ fn copy_run(tmp: &Path, src: &Path, m: &Manifest) -> Result<(), CampaignError> {
 /// I/O and JSON errors with their path; the errors of the report.
 fn write_merged(
     tmp: &Path,
-    cf: &CampaignFile,
+    whole: &WholeCampaignFile,
     sc: &Scenario,
     shards: &[ShardDir],
     runs: &mut RunSet,
+    threads: usize,
 ) -> Result<(Summary, Timing, MergeFile), CampaignError> {
+    let cf = whole.cf;
     // The merged ledger, from the manifests as copied (each matched its
-    // shard's ledger in load_manifests).
-    super::ledger::write_from_manifests(tmp, &cf.runs)?;
-    write_json_atomic(&tmp.join("campaign.json"), cf)?;
+    // shard's ledger in stage_runs).
+    write_ledger(tmp, whole.plan, threads)?;
+    write_json_streamed(&tmp.join("campaign.json"), whole)?;
     let summary = Summary::of_runs(&cf.scenario, &cf.scenario_hash, runs);
     write_json_atomic(&tmp.join("summary.json"), &summary)?;
     let ts: Vec<&Timing> = shards.iter().map(|s| &s.timing).collect();
@@ -675,7 +784,7 @@ fn write_merged(
             .map(|s| MergedShard {
                 dir: s.dir.display().to_string(),
                 shard: s.sf.shard,
-                runs: s.sf.runs.len(),
+                runs: s.slice_runs,
                 timing: s.timing.clone(),
             })
             .collect(),

@@ -22,8 +22,71 @@ pub struct CampaignFile {
     pub scenario_path: String,
     pub scenario_hash: String,
     pub scenario: ScenarioFile,
-    /// Every planned run id, in plan order.
+    /// Every planned run id, in plan order. Empty (absent from the file) in
+    /// a shard's campaign.json, which names the plan by [`CampaignFile::plan`]
+    /// instead: the whole run list in each of 1,000 shards of 100,000 runs
+    /// took 4.2 GB (REQ-SCALE-MERGE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub runs: Vec<String>,
+    /// A shard's: the plan it is a slice of (its size and digest); its own
+    /// slice is in shard.json. `None` (absent) in an unsharded campaign's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanRef>,
+}
+
+/// What identifies a plan without listing it: the number of planned runs
+/// and the sha256 (lowercase hex) of their ids in plan order, each followed
+/// by `\n` (`printf '%s\n' <ids> | sha256sum`). A shard's campaign.json
+/// holds it (REQ-SCALE-MERGE); `breakbench merge` recomputes it from the
+/// scenario.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanRef {
+    /// Planned runs.
+    pub runs: usize,
+    /// sha256 of the run ids, one a line, in plan order.
+    pub sha256: String,
+}
+
+impl PlanRef {
+    /// The reference of the plan whose run ids are `ids`, in plan order.
+    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut text = String::new();
+        let mut runs = 0;
+        for id in ids {
+            text.push_str(id);
+            text.push('\n');
+            runs += 1;
+        }
+        Self::of_text(runs, &text)
+    }
+
+    /// The reference of `runs` run ids given as `text`, each followed by `\n`.
+    pub fn of_text(runs: usize, text: &str) -> Self {
+        PlanRef {
+            runs,
+            sha256: breakbench_records::sha256_hex(text.as_bytes()),
+        }
+    }
+}
+
+impl CampaignFile {
+    /// Whether this file names the plan whose run ids are `planned`, in plan
+    /// order: its run list is them (an unsharded campaign's), or its
+    /// [`PlanRef`] is theirs (a shard's).
+    pub fn names_plan(&self, planned: &[String]) -> bool {
+        match &self.plan {
+            Some(p) => {
+                self.runs.is_empty() && *p == PlanRef::of(planned.iter().map(String::as_str))
+            }
+            None => self.runs == planned,
+        }
+    }
+
+    /// The number of planned runs this file names.
+    pub fn planned_runs(&self) -> usize {
+        self.plan.as_ref().map_or(self.runs.len(), |p| p.runs)
+    }
 }
 
 /// The file that makes a directory one shard of a sharded campaign.
@@ -166,16 +229,9 @@ pub fn visit_campaign(
 ) -> Result<(CampaignFile, Vec<String>), CampaignError> {
     let cf = read_campaign_file(out)?;
     let planned = plan_file(&cf.scenario);
-    if planned.len() != cf.runs.len() || planned.iter().zip(&cf.runs).any(|(r, id)| r.run_id != *id)
-    {
-        return Err(CampaignError::ForeignManifest {
-            path: out.join("campaign.json").display().to_string(),
-            problem: format!(
-                "its run list ({} runs) is not the plan of the scenario it stores ({} runs)",
-                cf.runs.len(),
-                planned.len()
-            ),
-        });
+    let ids: Vec<String> = planned.iter().map(|r| r.run_id.clone()).collect();
+    if !cf.names_plan(&ids) {
+        return Err(not_the_plan(out, cf.planned_runs(), planned.len()));
     }
     let ledger = read_ledger(out)?;
     let mut missing = Vec::new();
@@ -227,6 +283,18 @@ pub(crate) fn unrecorded(out: &Path, path: &Path) -> CampaignError {
         problem: format!(
             "no line in the ledger {}: written when the campaign was interrupted before recording it, or added afterwards; resume the campaign (it runs that run again)",
             ledger_path(out).display()
+        ),
+    }
+}
+
+/// The refusal of the campaign.json in `dir` whose run list (or, a
+/// shard's, plan reference) of `runs` runs is not the plan of the scenario
+/// it stores (`planned` runs).
+pub(crate) fn not_the_plan(dir: &Path, runs: usize, planned: usize) -> CampaignError {
+    CampaignError::ForeignManifest {
+        path: dir.join("campaign.json").display().to_string(),
+        problem: format!(
+            "its run list ({runs} runs) is not the plan of the scenario it stores ({planned} runs)"
         ),
     }
 }

@@ -1,0 +1,100 @@
+//! What `breakbench merge` writes from the compact plan rather than from
+//! lists held in memory (REQ-SCALE-MERGE, REQ-SCALE-STREAM): the merged
+//! campaign.json (the whole run list, the unsharded campaign's bytes) and
+//! the merged ledger (hashed on the merge's threads, written in plan
+//! order).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::compact_plan::CompactPlan;
+use super::parallel::par_map;
+use super::store::CampaignFile;
+use super::CampaignError;
+
+/// Manifests hashed per piece of the merged ledger (one thread a piece).
+const LEDGER_CHUNK: usize = 256;
+
+/// The merged campaign.json: the shards' (scenario path, hash and file)
+/// with the whole run list, serialized from the compact plan (no list of
+/// strings): the bytes an unsharded campaign writes.
+pub(crate) struct WholeCampaignFile<'a> {
+    pub cf: &'a CampaignFile,
+    pub plan: &'a CompactPlan,
+}
+
+impl Serialize for WholeCampaignFile<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        /// The run ids, as a JSON array.
+        struct Ids<'a>(&'a CompactPlan);
+        impl Serialize for Ids<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.ids())
+            }
+        }
+        // The fields of CampaignFile, in its order, `plan` absent.
+        let mut st = s.serialize_struct("CampaignFile", 5)?;
+        st.serialize_field("schema", &self.cf.schema)?;
+        st.serialize_field("scenario_path", &self.cf.scenario_path)?;
+        st.serialize_field("scenario_hash", &self.cf.scenario_hash)?;
+        st.serialize_field("scenario", &self.cf.scenario)?;
+        st.serialize_field("runs", &Ids(self.plan))?;
+        st.end()
+    }
+}
+
+/// Writes the merged ledger of `tmp` (one line per planned run of `plan`,
+/// in plan order) from the manifests as linked: hashed `threads` at a
+/// time, [`LEDGER_CHUNK`] runs a piece, the lines written in order.
+///
+/// # Errors
+/// I/O errors with their path.
+pub(crate) fn write_ledger(
+    tmp: &Path,
+    plan: &CompactPlan,
+    threads: usize,
+) -> Result<(), CampaignError> {
+    let positions: Vec<usize> = (0..plan.len()).step_by(LEDGER_CHUNK).collect();
+    let mut w = super::ledger::LedgerFile::create(tmp)?;
+    for batch in positions.chunks(threads * 4) {
+        let pieces = par_map(batch, threads, |&a| {
+            let ids: Vec<&str> = (a..plan.len().min(a + LEDGER_CHUNK))
+                .map(|i| plan.id(i))
+                .collect();
+            super::ledger::lines_of(tmp, &ids)
+        });
+        for piece in pieces {
+            w.write(&piece?)?;
+        }
+    }
+    w.finish()
+}
+
+/// Writes `value` as pretty JSON and a newline to `path` through a buffer
+/// (not as one byte vector: the merged campaign.json's run list, 42 bytes
+/// a run, was the peak of a 100,000-run merge's heap with the vector's
+/// growth, 8 MB), synced. Not atomic by itself: `path` is in the staging
+/// directory, renamed whole into place.
+///
+/// # Errors
+/// I/O and JSON errors with the path.
+pub(crate) fn write_json_streamed<T: Serialize>(
+    path: &Path,
+    value: &T,
+) -> Result<(), CampaignError> {
+    use std::io::Write as _;
+    let f = std::fs::File::create(path).map_err(|e| CampaignError::io(path, e))?;
+    let mut w = std::io::BufWriter::new(f);
+    serde_json::to_writer_pretty(&mut w, value).map_err(|e| CampaignError::Json {
+        path: path.display().to_string(),
+        source: e,
+    })?;
+    w.write_all(b"\n")
+        .and_then(|()| w.flush())
+        .map_err(|e| CampaignError::io(path, e))?;
+    w.get_ref()
+        .sync_all()
+        .map_err(|e| CampaignError::io(path, e))
+}
