@@ -135,9 +135,12 @@ fn firths_fit_is_finite_under_separation_and_adds_half_a_run_per_level_when_satu
     let b = firth_logit(&[(0.0, 5, 0), (1.0, 5, 5)]).expect("finite under separation");
     let logit = |p: f64| (p / (1.0 - p)).ln();
     assert!((b[0] - logit(0.5 / 6.0)).abs() < 1e-9, "{b:?}");
-    assert!((b[1] - (logit(5.5 / 6.0) - logit(0.5 / 6.0))).abs() < 1e-9, "{b:?}");
+    assert!(
+        (b[1] - (logit(5.5 / 6.0) - logit(0.5 / 6.0))).abs() < 1e-9,
+        "{b:?}"
+    );
     // the plain fit has none
-    let r = AdaptiveRule { ..rule(0.05) };
+    let r = rule(0.05);
     assert!(fit_s_star(&[(0.0, 5, 0), (1.0, 5, 5)], &r).is_none());
     // one severity only: no slope to fit
     assert_eq!(firth_logit(&[(0.5, 10, 3)]), None);
