@@ -155,7 +155,7 @@ class TestVerdict(unittest.TestCase):
         executor.remove_node(self.node)
         executor.shutdown()
         final = [s for s in self.status if s.get("done")]
-        print(f"/oracle/status: {len(self.status)} messages, {len(final)} with done (the oracle repeats its last)")
+        print(f"/oracle/status: {len(self.status)} messages, {len(final)} with done (the test stops at the first; the oracle repeats it for 1 s)")
         publishers = self.node.get_publishers_info_by_topic("/oracle/status")
         self.assertTrue(
             final,
