@@ -159,6 +159,19 @@ pub fn fit_s_star(levels: &[(f64, u64, u64)], rule: &AdaptiveRule) -> Option<(gl
     Some((fit, ss))
 }
 
+/// The Fisher information `Σ nᵢ w(sᵢ) xᵢ xᵢᵀ` (`x = (1, s)`) of the levels
+/// `(s, n, k)` for a per-run weight `w`, as `[m₀₀, m₀₁, m₁₁]`.
+fn information(levels: &[(f64, u64, u64)], w: impl Fn(f64) -> f64) -> [f64; 3] {
+    let mut m = [0.0f64; 3];
+    for &(x, n, _) in levels {
+        let wn = n as f64 * w(x);
+        m[0] += wn;
+        m[1] += wn * x;
+        m[2] += wn * x * x;
+    }
+    m
+}
+
 /// The candidate whose batch leaves the narrowest Fieller interval on s*,
 /// all at the current estimate `beta` (the sequential locally optimal
 /// design for the stopping statistic itself; C. F. J. Wu, "Efficient
@@ -181,16 +194,9 @@ fn next_level(levels: &[(f64, u64, u64)], beta: &[f64], link: Link, rule: &Adapt
         let mu = link.mu(eta).clamp(1e-12, 1.0 - 1e-12);
         link.dmu(eta).powi(2) / (mu * (1.0 - mu))
     };
-    // Fisher information of the runs so far at the estimate
-    let mut m = [0.0f64; 3]; // [m00, m01, m11]
-    for &(x, n, _) in levels {
-        let wn = n as f64 * w(x);
-        m[0] += wn;
-        m[1] += wn * x;
-        m[2] += wn * x * x;
-    }
+    let m = information(levels, w);
     let z = Normal::standard().inverse_cdf(0.5 + rule.confidence / 2.0);
-    let t = beta[0] - link.eta(rule.p_star);
+    let eta_star = link.eta(rule.p_star);
     // (bounded, width or -A): bounded intervals first, narrowest first
     let mut best: Option<((bool, f64), f64)> = None;
     for i in 0..rule.candidates {
@@ -203,14 +209,11 @@ fn next_level(levels: &[(f64, u64, u64)], beta: &[f64], link: Link, rule: &Adapt
         }
         // V = M⁻¹ = [d -b; -b a] / det
         let (v00, v01, v11) = (d / det, -b / det, a / det);
-        let qa = beta[1] * beta[1] - z * z * v11;
-        let qb = t * beta[1] - z * z * v01;
-        let qc = t * t - z * z * v00;
-        let disc = qb * qb - qa * qc;
-        let key = if qa > 0.0 && disc >= 0.0 {
-            (true, 2.0 * disc.sqrt() / qa)
-        } else {
-            (false, -qa)
+        let cov = [vec![v00, v01], vec![v01, v11]];
+        let f = s_star(beta, &cov, &[1.0, 0.0], &[0.0, 1.0], eta_star, z).fieller;
+        let key = match (f.low, f.high) {
+            (Some(l), Some(h)) => (true, h - l),
+            _ => (false, z * z * v11 - beta[1] * beta[1]), // -A
         };
         let better = match &best {
             None => true,
@@ -260,15 +263,12 @@ fn bisect(levels: &[(f64, u64, u64)], rule: &AdaptiveRule) -> Option<f64> {
 pub fn firth_logit(levels: &[(f64, u64, u64)]) -> Option<[f64; 2]> {
     let mut beta = [0.0f64; 2];
     for _ in 0..100 {
-        let (mut i, mut u) = ([0.0f64; 3], [0.0f64; 2]);
+        let mut u = [0.0f64; 2];
         let mu = |x: f64, b: &[f64; 2]| Link::Logit.mu(b[0] + b[1] * x).clamp(1e-12, 1.0 - 1e-12);
-        for &(x, n, _) in levels {
+        let i = information(levels, |x| {
             let m = mu(x, &beta);
-            let w = n as f64 * m * (1.0 - m);
-            i[0] += w;
-            i[1] += w * x;
-            i[2] += w * x * x;
-        }
+            m * (1.0 - m)
+        });
         let det = i[0] * i[2] - i[1] * i[1];
         if det <= 0.0 || !det.is_finite() {
             return None;
