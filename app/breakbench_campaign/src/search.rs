@@ -34,8 +34,6 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
@@ -532,44 +530,28 @@ fn probe_runs(
     jobs: usize,
 ) -> Result<Vec<ProbeRun>, CampaignError> {
     let cell = search.cell(&scenario.file, value);
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<ProbeRun, CampaignError>>>> =
-        Mutex::new((0..search.repeats).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, search.repeats.max(1)) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= search.repeats {
-                    break;
-                }
-                let r = first_repeat + i;
-                let seed = derive_seed(scenario.file.seed, &format!("repeat-{r}"));
-                let spec = RunSpec::new(
-                    format!("search_{}_r{r}", search.name),
-                    RunKind::Grid,
-                    seed,
-                    r,
-                )
-                .with_cell(&scenario.file, &cell);
-                let out = super::run::execute(scenario, &spec, provenance).map(|o| {
-                    let m = &o.manifest;
-                    ProbeRun {
-                        repeat: r,
-                        seed,
-                        mission_failure: m.verdict.mission_failure(),
-                        safety_violation: m.verdict.safety_violation(),
-                        detected: SearchEvent::Detected.happened(m),
-                        event: search.event.happened(m),
-                    }
-                });
-                results.lock().expect("no panics while held")[i] = Some(out);
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("no panics while held")
-        .into_iter()
-        .map(|r| r.expect("every repeat ran"))
-        .collect()
+    let repeats: Vec<usize> = (first_repeat..first_repeat + search.repeats).collect();
+    super::parallel::par_map(&repeats, jobs, |&r| {
+        let seed = derive_seed(scenario.file.seed, &format!("repeat-{r}"));
+        let spec = RunSpec::new(
+            format!("search_{}_r{r}", search.name),
+            RunKind::Grid,
+            seed,
+            r,
+        )
+        .with_cell(&scenario.file, &cell);
+        super::run::execute(scenario, &spec, provenance).map(|o| {
+            let m = &o.manifest;
+            ProbeRun {
+                repeat: r,
+                seed,
+                mission_failure: m.verdict.mission_failure(),
+                safety_violation: m.verdict.safety_violation(),
+                detected: SearchEvent::Detected.happened(m),
+                event: search.event.happened(m),
+            }
+        })
+    })
+    .into_iter()
+    .collect()
 }
