@@ -15,8 +15,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use breakbench::campaign::run::recorder::{decode_event, decode_status};
+use breakbench::campaign::run::recorder::{decode, decode_event, decode_status};
 use breakbench_records::{read_recording, sha256_hex, RecordedMessage, RecordingContents};
+use kraken_interfaces::ros::{DiagnosticArray, Log};
 use serde_json::Value;
 
 fn bb(args: &[&str]) -> (i32, String) {
@@ -152,6 +153,39 @@ fn each_run_leaves_a_recording_of_what_the_robot_was_given_and_did() {
         .collect();
     assert_eq!(statics.len(), 1);
     assert_eq!(statics[0].log_time_ns, 0);
+    // What the navigator said: its self-report at its declared 1 Hz (and
+    // at each transition) and its log records, as its node publishes them.
+    let diags: Vec<DiagnosticArray> = stream(&rec, "/diagnostics")
+        .iter()
+        .map(|(_, b)| decode("diagnostic_msgs/msg/DiagnosticArray", b).unwrap())
+        .collect();
+    let logs: Vec<Log> = stream(&rec, "/rosout")
+        .iter()
+        .map(|(_, b)| decode("rcl_interfaces/msg/Log", b).unwrap())
+        .collect();
+    let end_s = *times(&rec.messages, "/oracle/odom").last().unwrap();
+    assert!(
+        diags.len() as f64 >= end_s.floor() && diags.len() as f64 <= end_s + 5.0,
+        "{} arrays in {end_s} s",
+        diags.len()
+    );
+    let names = |d: &DiagnosticArray| d.status.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    assert!(diags
+        .iter()
+        .all(|d| names(d) == ["simple_navigator: scan", "simple_navigator: odom"]));
+    // It noticed the 0.4 s scan latency (stamp tolerance 0.2 s): scan WARN at the end.
+    let last = diags.last().unwrap();
+    assert_eq!((last.status[0].level, last.status[1].level), (1, 0));
+    assert!(
+        logs.iter().all(|l| l.name == "simple_navigator"),
+        "{logs:?}"
+    );
+    assert!(
+        logs.iter().any(|l| l.level == Log::WARN
+            && l.msg
+                .starts_with("scan header.stamp off its receive time by +0.400 s")),
+        "{logs:?}"
+    );
     // The shipped Foxglove layout shows topics this recording has (or the
     // graph's own), and lays out exactly the panels it configures.
     let (panels, shown) = layout_topics();
@@ -159,16 +193,13 @@ fn each_run_leaves_a_recording_of_what_the_robot_was_given_and_did() {
         rec.messages.iter().map(|m| m.topic.as_str()).collect();
     for t in &shown {
         assert!(
-            have.contains(t.as_str()) || GRAPH_ONLY.contains(&t.as_str()),
+            have.contains(t.as_str()),
             "docs/foxglove/corridor.json shows {t}, which no recording has"
         );
     }
     assert!(shown.len() >= 8, "{shown:?}");
     assert_eq!(panels.0, panels.1, "panels laid out against configured");
 }
-
-/// Topics of the graph's nodes that an in-process run has no source of.
-const GRAPH_ONLY: [&str; 2] = ["/rosout", "/diagnostics"];
 
 /// The shipped Foxglove layout's panel ids (in the layout tree, configured)
 /// and every topic a panel names (message paths, topic settings).

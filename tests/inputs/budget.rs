@@ -42,10 +42,10 @@ fn the_corridor_study_is_well_inside_the_default_budget() {
 }
 
 /// The recordings count in the bytes written (REQ-REC-POLICY): the
-/// corridor study's full recordings, 60 s of 149 880 CDR bytes a second
+/// corridor study's full recordings, 60 s of 151 928 CDR bytes a second
 /// (ground truth 50 Hz x 740 B; scan 10 Hz x (80 + 4 x 360) B and wheel
 /// odometry 50 Hz x 740 B, each twice; /tf 50 Hz x 128 B; cmd_vel 20 Hz x
-/// 52 B twice) over
+/// 52 B twice; /diagnostics 1 Hz x 2048 B) over
 /// the ratio bound 4, plus 32 KiB a file, stay under the 256 MiB of the
 /// `full` default; its `events` recordings, 12 events x 1 s of that.
 #[test]
@@ -54,10 +54,10 @@ fn the_budget_counts_the_recordings_and_the_default_policy_follows_it() {
     let e = Estimate::of(&s);
     assert_eq!(e.recording_bytes, 0);
     let full = e.with_recording(&s, RecordMode::Full);
-    assert_eq!(full.recording_bytes, 106 * (60 * 149_880 / 4 + 32_768));
+    assert_eq!(full.recording_bytes, 106 * (60 * 151_928 / 4 + 32_768));
     assert_eq!(full.output_bytes, e.output_bytes + full.recording_bytes);
     let events = e.with_recording(&s, RecordMode::Events);
-    assert_eq!(events.recording_bytes, 106 * (12 * 149_880 / 4 + 32_768));
+    assert_eq!(events.recording_bytes, 106 * (12 * 151_928 / 4 + 32_768));
     assert_eq!(e.with_recording(&s, RecordMode::None), e);
     assert_eq!(default_record_mode(&s), RecordMode::Full);
     // Four times the repeats: over 256 MiB of full recordings, so events.
@@ -150,8 +150,8 @@ fn a_plan_over_budget_is_refused_before_anything_runs_with_the_flag_to_raise() {
         "{err}"
     );
     // 8 012 089 600 bytes of manifests, traces and report, and the default
-    // `events` recordings (40 004 x 482 408 bytes, the budget test above).
-    assert!(err.contains("bytes written: estimated 27310339232, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
+    // `events` recordings (40 004 x 488 552 bytes, the budget test above).
+    assert!(err.contains("bytes written: estimated 27556123808, limit 4294967296 (raise with --max-output-bytes N)"), "{err}");
     assert!(!out.exists(), "nothing is created for a refused plan");
     // Raising one limit leaves the other.
     let o = bb(&["--max-runs", "50000"]);

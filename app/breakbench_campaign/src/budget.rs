@@ -158,7 +158,9 @@ impl Estimate {
 /// a run of `s`: the ground truth, and each plant sensor stream a
 /// controller of the scenario reads (any navigator variant's) twice (as
 /// emitted and as delivered), the command twice, `/tf` with each odometry
-/// message, at their declared rates;
+/// message, the controller's `/diagnostics` at its declared rate (its
+/// `/rosout` records, a few a run, are in [`RECORDING_FIXED_BYTES`]), at
+/// their declared rates;
 /// upper estimates of each message's size ([`ODOMETRY_CDR_BYTES`] ...; a
 /// scan is `LASERSCAN_CDR_BYTES + 4 * beams`).
 pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
@@ -166,9 +168,11 @@ pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
     let odom = ODOMETRY_CDR_BYTES as f64;
     let mut inputs = std::collections::BTreeSet::new();
     let mut cmd_hz = s.navigator.control_rate_hz;
+    let mut diag_hz = s.navigator.diagnostics_rate_hz;
     for n in std::iter::once(&s.navigator).chain(s.variants.values()) {
         inputs.extend(n.pose_source.inputs().iter().map(|i| i.0));
         cmd_hz = cmd_hz.max(n.control_rate_hz);
+        diag_hz = diag_hz.max(n.diagnostics_rate_hz);
     }
     let sensors: f64 = inputs
         .iter()
@@ -192,7 +196,11 @@ pub fn recording_cdr_bytes_per_s(s: &Scenario) -> f64 {
     } else {
         0.0
     };
-    p.truth_rate_hz * odom + 2.0 * sensors + tf + 2.0 * cmd_hz * TWIST_CDR_BYTES as f64
+    p.truth_rate_hz * odom
+        + 2.0 * sensors
+        + tf
+        + 2.0 * cmd_hz * TWIST_CDR_BYTES as f64
+        + diag_hz * DIAGNOSTICS_CDR_BYTES as f64
 }
 
 /// Upper estimates of one message's CDR bytes, header included, with frame
@@ -204,6 +212,10 @@ pub const TWIST_CDR_BYTES: u64 = 52;
 /// One transform (`tf2_msgs/msg/TFMessage` of one `TransformStamped`).
 pub const TFMESSAGE_CDR_BYTES: u64 = 128;
 pub const LASERSCAN_CDR_BYTES: u64 = 80;
+/// One `/diagnostics` array: the navigator's two sensor statuses and the
+/// estimator's three, each with up to five key-values (measured: at most
+/// 513 B for the navigator's two, `tests/campaigns/recording.rs`' run).
+pub const DIAGNOSTICS_CDR_BYTES: u64 = 2048;
 /// The compression ratio (CDR bytes over file bytes) a recording is
 /// assumed to reach at least: full recordings reach 7.4 on the corridor
 /// study, 8.6 on the estimator studies (IMU and GNSS too; measured with

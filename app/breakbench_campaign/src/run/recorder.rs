@@ -14,7 +14,9 @@
 //! publishes them ([`breakbench_sim_bridge::tf`]): `odom` → `base_link` on
 //! `/tf` from each wheel-odometry message as the plant emitted it, and the
 //! static sensor frames on `/tf_static` at 0 (kept by every policy), so a
-//! viewer can place the scan (REQ-REC-MCAP). Besides: `/fault_injector/status` each time
+//! viewer can place the scan (REQ-REC-MCAP). The controller's
+//! `/diagnostics` (its self-report) and `/rosout` records, each logged at
+//! the step it was said in. Besides: `/fault_injector/status` each time
 //! the injector's fault state changes (a fault set, applied, toggled,
 //! cleared; counters as of that step), the run's events on
 //! `/breakbench/events` ([`super::events`], REQ-REC-EVENTS), a
@@ -37,7 +39,7 @@ use std::time::Duration;
 use breakbench_msgs::{encode_serde_into, TypeRegistry};
 use breakbench_records::{OfferedQos, Recording};
 use kraken_faults::{Injector, MsgKind, SensorMsg};
-use kraken_interfaces::ros::{Odometry, TFMessage, Twist};
+use kraken_interfaces::ros::{DiagnosticArray, Log, Odometry, TFMessage, Twist};
 use kraken_interfaces::{FaultStatus, RunEvent};
 use serde::{Deserialize, Serialize};
 
@@ -75,6 +77,13 @@ pub const EVENTS_TOPIC: &str = "/breakbench/events";
 const STATUS_TYPE: &str = "kraken_interfaces/msg/FaultStatus";
 const EVENT_TYPE: &str = "kraken_interfaces/msg/RunEvent";
 const TWIST_TYPE: &str = "geometry_msgs/msg/Twist";
+/// The controller's self-report (`diagnostic_msgs/msg/DiagnosticArray`).
+pub const DIAGNOSTICS_TOPIC: &str = "/diagnostics";
+/// The controller's log records (`rcl_interfaces/msg/Log`), as rcl
+/// publishes them.
+pub const ROSOUT_TOPIC: &str = "/rosout";
+const DIAGNOSTICS_TYPE: &str = "diagnostic_msgs/msg/DiagnosticArray";
+const LOG_TYPE: &str = "rcl_interfaces/msg/Log";
 const ODOM_TYPE: &str = "nav_msgs/msg/Odometry";
 
 /// The message definitions for the schemas (the built-in ones and
@@ -145,6 +154,8 @@ enum Held {
     Odometry(Odometry),
     Twist(Twist),
     Tf(TFMessage),
+    Diagnostics(DiagnosticArray),
+    Log(Log),
     /// The same message as the held one at this index (a healthy
     /// channel's delivery of the plant's message).
     Same(usize),
@@ -205,6 +216,14 @@ impl RunRecorder {
         r.add(COMMANDED_TOPIC, TWIST_TYPE, OfferedQos::DEFAULT)?;
         r.add(DELIVERED_TOPIC, TWIST_TYPE, OfferedQos::DEFAULT)?;
         r.add(STATUS_TOPIC, STATUS_TYPE, OfferedQos::DEFAULT)?;
+        r.add(DIAGNOSTICS_TOPIC, DIAGNOSTICS_TYPE, OfferedQos::DEFAULT)?;
+        // As rcl offers /rosout: reliable, transient local, depth 1000.
+        let rosout = OfferedQos {
+            transient_local: true,
+            depth: 1000,
+            ..OfferedQos::DEFAULT
+        };
+        r.add(ROSOUT_TOPIC, LOG_TYPE, rosout)?;
         // Events are latched, as a late subscriber on the graph would want them.
         let latched = OfferedQos {
             transient_local: true,
@@ -361,6 +380,30 @@ impl RunRecorder {
         self.put(topic, TWIST_TYPE, now, t, || Held::Twist(*t))
     }
 
+    /// What the controller said at `now`: its `/rosout` records and its
+    /// `/diagnostics` arrays (the self-report), oldest first, each logged
+    /// at `now` (the step they were published in; their own stamps are in
+    /// the messages).
+    ///
+    /// # Errors
+    /// [`CampaignError::Recording`].
+    pub(crate) fn controller(
+        &mut self,
+        now: Duration,
+        logs: &[Log],
+        diagnostics: &[DiagnosticArray],
+    ) -> Result<(), CampaignError> {
+        for l in logs {
+            self.put(ROSOUT_TOPIC, LOG_TYPE, now, l, || Held::Log(l.clone()))?;
+        }
+        for d in diagnostics {
+            self.put(DIAGNOSTICS_TOPIC, DIAGNOSTICS_TYPE, now, d, || {
+                Held::Diagnostics(d.clone())
+            })?;
+        }
+        Ok(())
+    }
+
     /// Records the injector's status at `now` if its fault state changed
     /// since the last one written (the first call always writes).
     ///
@@ -485,6 +528,8 @@ impl RunRecorder {
                     Held::Odometry(m) => self.encode(ODOM_TYPE, m)?,
                     Held::Twist(m) => self.encode(TWIST_TYPE, m)?,
                     Held::Tf(m) => self.encode(TF_TYPE, m)?,
+                    Held::Diagnostics(m) => self.encode(DIAGNOSTICS_TYPE, m)?,
+                    Held::Log(m) => self.encode(LOG_TYPE, m)?,
                     Held::Same(_) => unreachable!("a Same refers to a message of its own"),
                 }
                 in_buf = Some(j);
@@ -530,13 +575,23 @@ impl RunRecorder {
     }
 }
 
+/// A message of type `ty` (`pkg/msg/Type`) of a recording, decoded from
+/// its CDR (the tests and the report read them).
+///
+/// # Errors
+/// [`CampaignError::Recording`] for bytes that are not a `ty` or a type
+/// the registry does not know.
+pub fn decode<T: serde::de::DeserializeOwned>(ty: &str, cdr: &[u8]) -> Result<T, CampaignError> {
+    breakbench_msgs::decode_serde(ty, cdr).map_err(rec_err)
+}
+
 /// A `/breakbench/events` message of a recording, decoded (the tests and
 /// the report read them).
 ///
 /// # Errors
 /// [`CampaignError::Recording`] for bytes that are not a RunEvent.
 pub fn decode_event(cdr: &[u8]) -> Result<RunEvent, CampaignError> {
-    breakbench_msgs::decode_serde(EVENT_TYPE, cdr).map_err(rec_err)
+    decode(EVENT_TYPE, cdr)
 }
 
 /// A `/fault_injector/status` message of a recording, decoded.
@@ -544,7 +599,7 @@ pub fn decode_event(cdr: &[u8]) -> Result<RunEvent, CampaignError> {
 /// # Errors
 /// [`CampaignError::Recording`] for bytes that are not a FaultStatus.
 pub fn decode_status(cdr: &[u8]) -> Result<FaultStatus, CampaignError> {
-    breakbench_msgs::decode_serde(STATUS_TYPE, cdr).map_err(rec_err)
+    decode(STATUS_TYPE, cdr)
 }
 
 /// Encodes the sensor message `m` into `buf` (emptied first).

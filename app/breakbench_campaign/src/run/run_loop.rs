@@ -332,6 +332,16 @@ impl<'s> RunLoop<'s> {
     /// What the test's driver or the study's detection reads of this step:
     /// the controller's belief, its /rosout and /diagnostics output.
     fn watch(&mut self, now: Duration) -> Result<(), CampaignError> {
+        // What the controller said this step: its /rosout and /diagnostics
+        // output, through the same code as its node; recorded, and read by
+        // the test's driver or the study's detection.
+        let (logs, diagnostics) = (
+            self.controller.take_logs(),
+            self.controller.take_diagnostics(),
+        );
+        if let Some(r) = self.rec.as_mut() {
+            r.controller(now, &logs, &diagnostics)?;
+        }
         let controller = &mut self.controller;
         if let Some(d) = self.driver.as_mut() {
             // What the controller believes: its map-frame estimate, or its
@@ -343,20 +353,11 @@ impl<'s> RunLoop<'s> {
             {
                 d.on_estimate(now, p);
             }
-            // What the controller said this step: its /rosout and
-            // /diagnostics output, through the same code as its node.
-            d.on_controller(controller.take_logs(), controller.take_diagnostics());
+            d.on_controller(logs, diagnostics);
             d.after_step(now, &self.injector)?;
         } else if let Some(det) = self.detection {
-            // What the controller said this step (its logs are not read
-            // here: dropped, as on a graph nobody subscribed to /rosout).
-            drop(controller.take_logs());
-            note_detections(
-                det,
-                controller.take_diagnostics(),
-                &mut self.seen_below,
-                &mut self.detections,
-            );
+            // (its logs are not read here)
+            note_detections(det, diagnostics, &mut self.seen_below, &mut self.detections);
         }
         Ok(())
     }
