@@ -232,6 +232,36 @@ impl RunSet {
     pub fn margin_names(&self) -> &[String] {
         &self.margin_names
     }
+
+    /// Drops the digests added so far (a streamed summary has folded them:
+    /// [`super::summary_stream::SummaryStream`]); the kept manifests and the
+    /// margin names stay.
+    pub fn clear_digests(&mut self) {
+        self.digests.clear();
+    }
+
+    /// The digest added last.
+    pub fn last(&self) -> Option<&RunDigest> {
+        self.digests.last()
+    }
+
+    /// Per scenario cell (index into [`ScenarioFile::cells`]), how many
+    /// grid runs the plan of `file` (the set's scenario) files under it:
+    /// `repeats` per cell, twice that for a cell whose axis values another
+    /// cell has too (their runs share one index).
+    pub fn planned_per_cell(&self, file: &ScenarioFile) -> Vec<u64> {
+        let cells = file.cells();
+        let mut n = vec![0u64; cells.len()];
+        if file.axes.is_empty() {
+            return n;
+        }
+        for c in &cells {
+            if let Some(&i) = self.cell_index.get(&cell_key(c)) {
+                n[i as usize] += file.repeats as u64;
+            }
+        }
+        n
+    }
 }
 
 /// A JUnit test case's outcome other than a pass.
