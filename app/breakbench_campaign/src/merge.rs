@@ -7,11 +7,13 @@
 //! build (provenance) and the same shard count, and that every planned run
 //! has a manifest file in exactly one shard. It then stages the merged
 //! directory beside `out`, one manifest at a time: each is checked as resume
-//! checks it (the run it is filed under, with its trace as hashed), linked
-//! (or copied across file systems) with its trace, and digested into a
-//! [`RunSet`] (REQ-SCALE-STREAM: memory flat in the number of runs but for a
-//! digest of ~200 bytes a run); a refused manifest removes the staging
-//! directory. campaign.json, summary.json, report.html, junit.xml,
+//! checks it (the run it is filed under, with its trace as hashed) and
+//! linked (or copied across file systems) with its trace, nothing of it
+//! kept; a refused manifest removes the staging directory. The staged
+//! manifests are then read again in run-id order and folded into
+//! summary.json and junit.xml a cell at a time
+//! ([`super::merge_out::summarize_staged`], REQ-SCALE-FLAT: no record per
+//! run). campaign.json, summary.json, report.html, junit.xml,
 //! timing.json and merge.json are written and the directory renamed to
 //! `out` in one step, so `out` is either absent or complete. The merged
 //! directory is an ordinary campaign directory: `breakbench analyze` reads

@@ -12,8 +12,10 @@
 //! nominal gate), the canary, runs the harness checks name (an invalid
 //! graph run, a failed or missing isolation record) and, per grid cell, the
 //! run with the smallest run id (the report's trajectories). None of those
-//! grows with a cell's repeats. `breakbench merge` streams each shard's
-//! manifests through a `RunSet` (docs/scale-out.md); [`super::summary::Summary::compute`]
+//! grows with a cell's repeats. `breakbench merge` and `analyze` feed it
+//! in run-id order through a [`super::summary_stream::SummaryStream`],
+//! which folds and drops the digests a cell at a time (REQ-SCALE-FLAT,
+//! docs/scale-out.md); [`super::summary::Summary::compute`]
 //! and [`super::outputs::junit`] build theirs from a slice, so the one
 //! computation serves both.
 
@@ -112,12 +114,6 @@ impl RunSet {
             margin_names: Vec::new(),
             sorted: true,
         }
-    }
-
-    /// Makes room for `n` more runs (a merge knows how many are planned:
-    /// no doubling of the digests' vector).
-    pub fn reserve(&mut self, n: usize) {
-        self.digests.reserve_exact(n);
     }
 
     /// A set of `manifests` (any order).
