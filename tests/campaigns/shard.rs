@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use breakbench::campaign::compact_plan::CompactPlan;
-use breakbench::campaign::manifest::RunKind;
+use breakbench::campaign::manifest::{Manifest, RunKind};
 use breakbench::campaign::merge::merge;
 use breakbench::campaign::outputs::{junit, junit_of_runs};
 use breakbench::campaign::plan::{plan, Shard};
@@ -21,6 +21,7 @@ use breakbench::campaign::runner::{
 };
 use breakbench::campaign::store::{load_campaign, PlanRef};
 use breakbench::campaign::summary::Summary;
+use breakbench::campaign::summary_stream::SummaryStream;
 use breakbench::campaign::{Estimate, Scenario};
 
 fn small() -> Scenario {
@@ -384,8 +385,7 @@ fn streamed_equals_whole(s: &Scenario, merged: &Path) {
     let (cf, all) = load_campaign(merged).unwrap();
     let file = &cf.scenario;
     let whole = Summary::compute(file, &s.hash, &all);
-    let by_id: BTreeMap<&str, &breakbench::campaign::manifest::Manifest> =
-        all.iter().map(|m| (m.run_id.as_str(), m)).collect();
+    let by_id: BTreeMap<&str, &Manifest> = all.iter().map(|m| (m.run_id.as_str(), m)).collect();
     let mut runs = RunSet::new(file);
     for k in 0..3 {
         for id in cf.runs.iter().skip(k).step_by(3) {
@@ -427,6 +427,7 @@ fn streamed_equals_whole(s: &Scenario, merged: &Path) {
         harness_failures(file, merged, runs.kept()),
         harness_failures(file, merged, &all)
     );
+    folded_equals_whole(s, &all, &whole, merged);
     // One grid run less: another summary.
     let fewer = RunSet::of(file, &all[1..]);
     let mut fewer = fewer;
@@ -434,6 +435,39 @@ fn streamed_equals_whole(s: &Scenario, merged: &Path) {
         json(&Summary::of_runs(file, &s.hash, &mut fewer)),
         json(&whole)
     );
+}
+
+/// The flat fold (REQ-SCALE-FLAT): `all`, the manifests of the merged
+/// campaign `merged` of `s`, added to a [`SummaryStream`] in run-id order
+/// give `whole`'s summary and junit.xml byte for byte while holding at most
+/// one cell's digests (2 repeats) at a time, not the 12 runs; out of
+/// run-id order it refuses.
+fn folded_equals_whole(s: &Scenario, all: &[Manifest], whole: &Summary, merged: &Path) {
+    let file = &s.file;
+    let mut sorted: Vec<&Manifest> = all.iter().collect();
+    sorted.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    let d = tempfile::tempdir().unwrap();
+    let cases = d.path().join("cases");
+    let mut stream = SummaryStream::new(file, Some(&cases)).unwrap();
+    for m in &sorted {
+        stream.add(m).unwrap();
+    }
+    assert_eq!(stream.peak_held(), 2);
+    let (folded, runs) = stream.finish(&s.hash, &d.path().join("junit.xml")).unwrap();
+    assert_eq!(
+        serde_json::to_vec_pretty(&folded).unwrap(),
+        serde_json::to_vec_pretty(whole).unwrap()
+    );
+    assert_eq!(
+        read(&d.path().join("junit.xml")),
+        read(&merged.join("junit.xml"))
+    );
+    assert!(!cases.exists());
+    assert_eq!(runs.kept().len(), 8);
+    let mut stream = SummaryStream::new(file, None).unwrap();
+    stream.add(sorted[1]).unwrap();
+    let e = stream.add(sorted[0]).err().unwrap().to_string();
+    assert!(e.contains("the summary is folded in run-id order"), "{e}");
 }
 
 #[test]

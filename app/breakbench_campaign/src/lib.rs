@@ -45,6 +45,7 @@ pub mod search;
 pub mod stats;
 pub mod store;
 pub mod summary;
+pub mod summary_stream;
 pub mod trace;
 pub mod verify;
 

@@ -7,11 +7,13 @@
 //! build (provenance) and the same shard count, and that every planned run
 //! has a manifest file in exactly one shard. It then stages the merged
 //! directory beside `out`, one manifest at a time: each is checked as resume
-//! checks it (the run it is filed under, with its trace as hashed), linked
-//! (or copied across file systems) with its trace, and digested into a
-//! [`RunSet`] (REQ-SCALE-STREAM: memory flat in the number of runs but for a
-//! digest of ~200 bytes a run); a refused manifest removes the staging
-//! directory. campaign.json, summary.json, report.html, junit.xml,
+//! checks it (the run it is filed under, with its trace as hashed) and
+//! linked (or copied across file systems) with its trace, nothing of it
+//! kept; a refused manifest removes the staging directory. The staged
+//! manifests are then read again in run-id order and folded into
+//! summary.json and junit.xml a cell at a time
+//! ([`super::merge_out::summarize_staged`], REQ-SCALE-FLAT: no record per
+//! run). campaign.json, summary.json, report.html, junit.xml,
 //! timing.json and merge.json are written and the directory renamed to
 //! `out` in one step, so `out` is either absent or complete. The merged
 //! directory is an ordinary campaign directory: `breakbench analyze` reads
@@ -29,7 +31,7 @@ use super::atomic::write_json_atomic;
 use super::compact_plan::CompactPlan;
 use super::ledger::{check_run, read_ledger, Stored};
 use super::manifest::{Manifest, Provenance};
-use super::merge_out::{write_json_streamed, write_ledger, WholeCampaignFile};
+use super::merge_out::{summarize_staged, write_json_streamed, write_ledger, WholeCampaignFile};
 use super::parallel::{io_threads, par_map};
 use super::plan::Shard;
 use super::run_digest::RunSet;
@@ -37,7 +39,7 @@ use super::runner::{harness_failures, Timing};
 use super::scenario::Scenario;
 use super::store::{
     lock_dir, manifest_path, read_campaign_file, read_shard_file, reuse_problem, unrecorded,
-    CampaignFile, ShardFile, SHARD_FILE,
+    CampaignFile, PlanRef, ShardFile, SHARD_FILE,
 };
 use super::summary::Summary;
 use super::CampaignError;
@@ -87,13 +89,16 @@ pub struct MergeResult {
 /// One shard directory, read and locked. Its campaign.json names the plan
 /// (size and digest: [`super::store::PlanRef`]) and is compared with the
 /// first shard's, then dropped; its shard.json's run list (its slice) is
-/// checked against the plan and dropped (REQ-SCALE-MERGE).
+/// reduced to its count and digest as it is read, and the digest checked
+/// against the plan's slice (REQ-SCALE-MERGE, REQ-SCALE-FLAT: the shards'
+/// run lists are never all in memory).
 struct ShardDir {
     dir: PathBuf,
-    /// shard.json, its run list emptied once checked.
+    /// shard.json, its run list emptied as read.
     sf: ShardFile,
-    /// The runs of its slice, as shard.json lists them.
-    slice_runs: usize,
+    /// The runs of its slice as shard.json lists them: how many, and the
+    /// sha256 of their ids ([`PlanRef`]).
+    slice: PlanRef,
     timing: Timing,
     /// Its campaign.json's bytes, until compared with the first shard's.
     campaign: Vec<u8>,
@@ -160,8 +165,9 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
         )));
     }
     let lock = lock_dir(dir)?;
-    let sf = read_shard_file(dir)?;
-    let slice_runs = sf.runs.len();
+    let mut sf = read_shard_file(dir)?;
+    let slice = PlanRef::of(sf.runs.iter().map(String::as_str));
+    sf.runs = Vec::new();
     let tpath = dir.join("timing.json");
     let tbytes = std::fs::read(&tpath).map_err(|e| CampaignError::io(&tpath, e))?;
     let timing: Timing = serde_json::from_slice(&tbytes).map_err(|e| CampaignError::Json {
@@ -173,7 +179,7 @@ fn read_shard(dir: &Path) -> Result<ShardDir, CampaignError> {
     Ok(ShardDir {
         dir: dir.to_path_buf(),
         sf,
-        slice_runs,
+        slice,
         timing,
         campaign,
         same_campaign_file: false,
@@ -306,18 +312,11 @@ fn list_manifests(s: &ShardDir, first: &FirstCampaign) -> Result<Vec<u32>, Campa
     let plan = &first.plan;
     let sh = s.sf.shard;
     let slice = (sh.index..plan.len()).step_by(sh.count.max(1));
-    if sh.index >= sh.count
-        || !s
-            .sf
-            .runs
-            .iter()
-            .map(String::as_str)
-            .eq(slice.map(|i| plan.id(i)))
-    {
+    if sh.index >= sh.count || s.slice != PlanRef::of(slice.map(|i| plan.id(i))) {
         return Err(refuse(format!(
             "{}: its run list ({} runs) is not slice {sh} of the plan ({} runs)",
             s.dir.join(SHARD_FILE).display(),
-            s.sf.runs.len(),
+            s.slice.runs,
             plan.len()
         )));
     }
@@ -348,10 +347,10 @@ fn list_manifests(s: &ShardDir, first: &FirstCampaign) -> Result<Vec<u32>, Campa
 /// Reads the manifests of the runs at plan positions `held` of shard `s`,
 /// checks each as resume does (its bytes against the shard's ledger, its
 /// trace and other evidence files against their sha256 in it; the run it
-/// is filed under, of the shard's scenario hash, schema and build), links
-/// its files into the staging directory `tmp` ([`copy_run`]) and returns
-/// them, in the order of `held` (at most [`STAGE_CHUNK`]: no more are held
-/// at once, REQ-SCALE-STREAM). Runs on a merge thread.
+/// is filed under, of the shard's scenario hash, schema and build) and
+/// links its files into the staging directory `tmp` ([`copy_run`]), one
+/// at a time (the summary reads them again from `tmp`: REQ-SCALE-FLAT).
+/// Runs on a merge thread.
 ///
 /// # Errors
 /// [`CampaignError::Merge`] naming the manifest that is not the shard's
@@ -361,10 +360,9 @@ fn stage_runs(
     first: &FirstCampaign,
     tmp: &Path,
     held: &[u32],
-) -> Result<Vec<Manifest>, CampaignError> {
+) -> Result<(), CampaignError> {
     let dir = &s.dir;
     let ledger = read_ledger(dir)?;
-    let mut staged = Vec::with_capacity(held.len());
     for &i in held {
         let r = &first.plan.spec(i as usize);
         let m = match check_run(dir, &r.run_id, &ledger)? {
@@ -384,15 +382,14 @@ fn stage_runs(
             )));
         }
         copy_run(tmp, dir, &m)?;
-        staged.push(m);
     }
-    Ok(staged)
+    Ok(())
 }
 
 /// Stages every held run of `shards` (in shard order, plan order within a
-/// shard) into `tmp` and adds it to `runs`: [`stage_runs`] on pieces of at
-/// most [`STAGE_CHUNK`] runs, `threads` at a time, their manifests added in
-/// that order (the order does not depend on the threads).
+/// shard) into `tmp`: [`stage_runs`] on pieces of at most [`STAGE_CHUNK`]
+/// runs, `threads` at a time (the first refusal does not depend on the
+/// threads).
 ///
 /// # Errors
 /// The first error, in that order, of [`stage_runs`].
@@ -401,7 +398,6 @@ fn stage_all(
     first: &FirstCampaign,
     tmp: &Path,
     threads: usize,
-    runs: &mut RunSet,
 ) -> Result<(), CampaignError> {
     let pieces: Vec<(&ShardDir, &[u32])> = shards
         .iter()
@@ -410,9 +406,7 @@ fn stage_all(
     for batch in pieces.chunks(threads * 4) {
         let staged = par_map(batch, threads, |(s, held)| stage_runs(s, first, tmp, held));
         for piece in staged {
-            for m in piece? {
-                runs.add(&first.cf.scenario, &m);
-            }
+            piece?;
         }
     }
     Ok(())
@@ -573,8 +567,6 @@ pub fn merge(
     let held = par_map(&shards, threads, |s| list_manifests(s, &first));
     for (s, h) in shards.iter_mut().zip(held) {
         s.held = h?;
-        // The slice is checked: its ids are not kept (REQ-SCALE-MERGE).
-        s.sf.runs = Vec::new();
     }
     check_runs(&shards, &first.plan)?;
     shards.sort_by_key(|s| s.sf.shard.index);
@@ -592,14 +584,12 @@ pub fn merge(
 
     let (parent, tmp) = staging_dir(out)?;
     let built = (|| -> Result<(Summary, Timing, MergeFile, RunSet), CampaignError> {
-        let mut runs = RunSet::new(&cf.scenario);
-        runs.reserve(first.plan.len());
-        stage_all(&shards, &first, &tmp, threads, &mut runs)?;
+        stage_all(&shards, &first, &tmp, threads)?;
         let whole = WholeCampaignFile {
             cf,
             plan: &first.plan,
         };
-        let (summary, timing, mf) = write_merged(&tmp, &whole, &sc, &shards, &mut runs, threads)?;
+        let (summary, timing, mf, runs) = write_merged(&tmp, &whole, &sc, &shards, threads)?;
         for sub in ["manifests", "traces", ""] {
             let d = tmp.join(sub);
             std::fs::File::open(&d)
@@ -743,8 +733,8 @@ fn copy_run(tmp: &Path, src: &Path, m: &Manifest) -> Result<(), CampaignError> {
 
 /// Writes the merged campaign's files into `tmp`: the ledger, campaign.json,
 /// summary.json, timing.json, merge.json, report.html and junit.xml.
-/// Returns the summary, the timing (see [`MergeResult::timing`]) and the
-/// merge file.
+/// Returns the summary, the timing (see [`MergeResult::timing`]), the
+/// merge file and the manifests kept whole ([`summarize_staged`]).
 ///
 /// # Errors
 /// I/O and JSON errors with their path; the errors of the report.
@@ -753,15 +743,15 @@ fn write_merged(
     whole: &WholeCampaignFile,
     sc: &Scenario,
     shards: &[ShardDir],
-    runs: &mut RunSet,
     threads: usize,
-) -> Result<(Summary, Timing, MergeFile), CampaignError> {
+) -> Result<(Summary, Timing, MergeFile, RunSet), CampaignError> {
     let cf = whole.cf;
     // The merged ledger, from the manifests as copied (each matched its
     // shard's ledger in stage_runs).
     write_ledger(tmp, whole.plan, threads)?;
     write_json_streamed(&tmp.join("campaign.json"), whole)?;
-    let summary = Summary::of_runs(&cf.scenario, &cf.scenario_hash, runs);
+    // The summary and junit.xml, from the staged manifests (REQ-SCALE-FLAT).
+    let (summary, runs) = summarize_staged(tmp, cf, whole.plan, threads)?;
     write_json_atomic(&tmp.join("summary.json"), &summary)?;
     let ts: Vec<&Timing> = shards.iter().map(|s| &s.timing).collect();
     let wall: f64 = ts.iter().map(|t| t.wall_time_s).sum();
@@ -784,15 +774,14 @@ fn write_merged(
             .map(|s| MergedShard {
                 dir: s.dir.display().to_string(),
                 shard: s.sf.shard,
-                runs: s.slice_runs,
+                runs: s.slice.runs,
                 timing: s.timing.clone(),
             })
             .collect(),
     };
     write_json_atomic(&tmp.join("merge.json"), &mf)?;
-    super::outputs::write_junit(&tmp.join("junit.xml"), &summary, runs)?;
     // The report reads the kept manifests only (run_digest: the same report).
     let html = super::report::render_html(sc, &summary, runs.kept(), tmp)?;
     super::atomic::write_atomic(&tmp.join("report.html"), html.as_bytes())?;
-    Ok((summary, timing, mf))
+    Ok((summary, timing, mf, runs))
 }

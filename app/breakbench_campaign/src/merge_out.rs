@@ -10,8 +10,16 @@ use serde::Serialize;
 
 use super::compact_plan::CompactPlan;
 use super::parallel::par_map;
-use super::store::CampaignFile;
+use super::run_digest::RunSet;
+use super::store::{manifest_path, read_manifest, CampaignFile};
+use super::summary::Summary;
+use super::summary_stream::SummaryStream;
 use super::CampaignError;
+
+/// Manifests read per piece by [`summarize_staged`] (one thread a piece):
+/// with four pieces a thread in flight, 512 parsed manifests on 4
+/// threads (about 2 MB), whatever the number of runs.
+const READ_CHUNK: usize = 32;
 
 /// Manifests hashed per piece of the merged ledger (one thread a piece).
 const LEDGER_CHUNK: usize = 256;
@@ -97,4 +105,50 @@ pub(crate) fn write_json_streamed<T: Serialize>(
     w.get_ref()
         .sync_all()
         .map_err(|e| CampaignError::io(path, e))
+}
+
+/// The summary of the runs staged in `tmp` (every run of `plan`, checked
+/// by the merge) for the campaign `cf`, junit.xml written to
+/// `<tmp>/junit.xml` (REQ-SCALE-FLAT): the manifests are read again from
+/// `tmp` in run-id order, [`READ_CHUNK`] a piece on `threads` threads
+/// (four pieces a thread at once), and folded by a [`SummaryStream`]: no
+/// digest of every run is held. Returns the summary and the manifests kept
+/// whole (the report's and the harness checks').
+///
+/// # Errors
+/// I/O and JSON errors with their path; [`CampaignError::Merge`] if a
+/// staged manifest is gone or another run's; those of [`SummaryStream`].
+pub(crate) fn summarize_staged(
+    tmp: &Path,
+    cf: &CampaignFile,
+    plan: &CompactPlan,
+    threads: usize,
+) -> Result<(Summary, RunSet), CampaignError> {
+    let cases = tmp.join(".junit.cases");
+    let mut stream = SummaryStream::new(&cf.scenario, Some(&cases))?;
+    let pieces: Vec<&[u32]> = plan.by_id().chunks(READ_CHUNK).collect();
+    for batch in pieces.chunks(threads * 4) {
+        let read = par_map(batch, threads, |piece| {
+            piece
+                .iter()
+                .map(|&i| {
+                    let id = plan.id(i as usize);
+                    let path = manifest_path(tmp, id);
+                    match read_manifest(&path)? {
+                        Some(m) if m.run_id == id => Ok(m),
+                        _ => Err(CampaignError::Merge(format!(
+                            "{}: not run {id} as staged",
+                            path.display()
+                        ))),
+                    }
+                })
+                .collect::<Result<Vec<_>, CampaignError>>()
+        });
+        for piece in read {
+            for m in piece? {
+                stream.add(&m)?;
+            }
+        }
+    }
+    stream.finish(&cf.scenario_hash, &tmp.join("junit.xml"))
 }

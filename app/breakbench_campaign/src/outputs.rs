@@ -92,32 +92,131 @@ impl std::fmt::Write for Discard {
 fn junit_to(w: &mut impl std::fmt::Write, summary: &Summary, runs: &mut RunSet) {
     runs.sort();
     let ds = runs.digests();
-    /// The test cases of `ds` and `summary`'s checks into `xml`, and how many.
-    fn cases<W: std::fmt::Write>(xml: W, ds: &[RunDigest], summary: &Summary) -> (Cases<W>, usize) {
-        let mut cases = Cases {
-            xml,
-            failures: 0,
-            errors: 0,
-            skipped: 0,
-        };
-        for d in ds {
-            run_case(&mut cases, d);
-        }
-        let checks = check_cases(&mut cases, summary);
-        let self_tests = self_test_cases(&mut cases, summary);
-        (cases, ds.len() + checks + self_tests)
+    let mut counted = Cases::new(Discard);
+    for d in ds {
+        run_case(&mut counted, d);
     }
-    let (counted, total) = cases(Discard, ds, summary);
+    junit_head(w, summary, counted, ds.len());
+    let mut cases = Cases::new(&mut *w);
+    for d in ds {
+        run_case(&mut cases, d);
+    }
+    junit_tail(&mut cases, summary);
+}
+
+/// Writes junit.xml's head into `w`: the `<testsuite>` element with the
+/// counts of `runs` (the `n` run cases, counted) and of `summary`'s check
+/// cases.
+fn junit_head(w: &mut impl std::fmt::Write, summary: &Summary, mut runs: Cases<Discard>, n: usize) {
+    let checks = check_cases(&mut runs, summary);
+    let self_tests = self_test_cases(&mut runs, summary);
+    let total = n + checks + self_tests;
     let _ = write!(
         w,
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{total}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">\n",
         xml_escape(&summary.scenario_name),
-        counted.failures,
-        counted.errors,
-        counted.skipped
+        runs.failures,
+        runs.errors,
+        runs.skipped
     );
-    let _ = cases(&mut *w, ds, summary);
-    let _ = w.write_str("  </testsuite>\n</testsuites>\n");
+}
+
+/// Appends `summary`'s check cases and junit.xml's end to `cases` (after
+/// the run cases).
+fn junit_tail<W: std::fmt::Write>(cases: &mut Cases<W>, summary: &Summary) {
+    check_cases(cases, summary);
+    self_test_cases(cases, summary);
+    let _ = cases.xml.write_str("  </testsuite>\n</testsuites>\n");
+}
+
+/// junit.xml written as the runs are folded (REQ-SCALE-FLAT): the run
+/// cases, in run-id order, go to a file beside it as their digests arrive
+/// ([`JunitRuns::add`]), counted; [`JunitRuns::finish`] writes junit.xml
+/// (the head, those cases, the check cases): the bytes [`write_junit`]
+/// writes of the same runs.
+pub struct JunitRuns {
+    cases: Cases<IoFmt<std::io::BufWriter<std::fs::File>>>,
+    /// Run cases written.
+    n: usize,
+    /// The file of the run cases.
+    path: std::path::PathBuf,
+}
+
+impl JunitRuns {
+    /// Starts the run cases in the new file `path` (removed by
+    /// [`JunitRuns::finish`]).
+    ///
+    /// # Errors
+    /// I/O errors with the path.
+    pub fn create(path: &Path) -> Result<Self, CampaignError> {
+        let f = std::fs::File::create(path).map_err(|e| CampaignError::io(path, e))?;
+        Ok(JunitRuns {
+            cases: Cases::new(IoFmt {
+                inner: std::io::BufWriter::new(f),
+                error: None,
+            }),
+            n: 0,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Writes the test cases of `batch` (run-id order, after those added
+    /// before).
+    pub fn add(&mut self, batch: &[RunDigest]) {
+        for d in batch {
+            run_case(&mut self.cases, d);
+        }
+        self.n += batch.len();
+    }
+
+    /// Writes junit.xml to the new file `out` (not atomic: for a staging
+    /// directory), synced, and removes the run cases' file.
+    ///
+    /// # Errors
+    /// I/O errors with their path.
+    pub fn finish(self, out: &Path, summary: &Summary) -> Result<(), CampaignError> {
+        let JunitRuns {
+            cases:
+                Cases {
+                    xml: mut body,
+                    failures,
+                    errors,
+                    skipped,
+                },
+            n,
+            path,
+        } = self;
+        if let Some(e) = body.error.take() {
+            return Err(CampaignError::io(&path, e));
+        }
+        body.inner
+            .into_inner()
+            .map_err(|e| CampaignError::io(&path, e.into_error()))?;
+        let f = std::fs::File::create(out).map_err(|e| CampaignError::io(out, e))?;
+        let mut w = IoFmt {
+            inner: std::io::BufWriter::new(f),
+            error: None,
+        };
+        let counted = Cases {
+            xml: Discard,
+            failures,
+            errors,
+            skipped,
+        };
+        junit_head(&mut w, summary, counted, n);
+        let mut src = std::fs::File::open(&path).map_err(|e| CampaignError::io(&path, e))?;
+        std::io::copy(&mut src, &mut w.inner).map_err(|e| CampaignError::io(out, e))?;
+        junit_tail(&mut Cases::new(&mut w), summary);
+        if let Some(e) = w.error.take() {
+            return Err(CampaignError::io(out, e));
+        }
+        w.inner
+            .into_inner()
+            .map_err(|e| CampaignError::io(out, e.into_error()))?
+            .sync_all()
+            .map_err(|e| CampaignError::io(out, e))?;
+        std::fs::remove_file(&path).map_err(|e| CampaignError::io(&path, e))
+    }
 }
 
 /// The `<testcase>` elements of a junit.xml written so far (into `xml`),
@@ -131,6 +230,16 @@ struct Cases<W: std::fmt::Write> {
 }
 
 impl<W: std::fmt::Write> Cases<W> {
+    /// No case yet, written into `xml`.
+    fn new(xml: W) -> Self {
+        Cases {
+            xml,
+            failures: 0,
+            errors: 0,
+            skipped: 0,
+        }
+    }
+
     /// Appends a test case: `class`.`name`, `time` s, its `props` as
     /// `<properties>` (none if empty), its `outcome` element (none for a
     /// pass, which counts nowhere) and `out` as its system-out.

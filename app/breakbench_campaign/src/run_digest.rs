@@ -12,8 +12,10 @@
 //! nominal gate), the canary, runs the harness checks name (an invalid
 //! graph run, a failed or missing isolation record) and, per grid cell, the
 //! run with the smallest run id (the report's trajectories). None of those
-//! grows with a cell's repeats. `breakbench merge` streams each shard's
-//! manifests through a `RunSet` (docs/scale-out.md); [`super::summary::Summary::compute`]
+//! grows with a cell's repeats. `breakbench merge` and `analyze` feed it
+//! in run-id order through a [`super::summary_stream::SummaryStream`],
+//! which folds and drops the digests a cell at a time (REQ-SCALE-FLAT,
+//! docs/scale-out.md); [`super::summary::Summary::compute`]
 //! and [`super::outputs::junit`] build theirs from a slice, so the one
 //! computation serves both.
 
@@ -112,12 +114,6 @@ impl RunSet {
             margin_names: Vec::new(),
             sorted: true,
         }
-    }
-
-    /// Makes room for `n` more runs (a merge knows how many are planned:
-    /// no doubling of the digests' vector).
-    pub fn reserve(&mut self, n: usize) {
-        self.digests.reserve_exact(n);
     }
 
     /// A set of `manifests` (any order).
@@ -231,6 +227,36 @@ impl RunSet {
     /// The margin names the digests' indices refer to.
     pub fn margin_names(&self) -> &[String] {
         &self.margin_names
+    }
+
+    /// Drops the digests added so far (a streamed summary has folded them:
+    /// [`super::summary_stream::SummaryStream`]); the kept manifests and the
+    /// margin names stay.
+    pub fn clear_digests(&mut self) {
+        self.digests.clear();
+    }
+
+    /// The digest added last.
+    pub fn last(&self) -> Option<&RunDigest> {
+        self.digests.last()
+    }
+
+    /// Per scenario cell (index into [`ScenarioFile::cells`]), how many
+    /// grid runs the plan of `file` (the set's scenario) files under it:
+    /// `repeats` per cell, twice that for a cell whose axis values another
+    /// cell has too (their runs share one index).
+    pub fn planned_per_cell(&self, file: &ScenarioFile) -> Vec<u64> {
+        let cells = file.cells();
+        let mut n = vec![0u64; cells.len()];
+        if file.axes.is_empty() {
+            return n;
+        }
+        for c in &cells {
+            if let Some(&i) = self.cell_index.get(&cell_key(c)) {
+                n[i as usize] += file.repeats as u64;
+            }
+        }
+        n
     }
 }
 

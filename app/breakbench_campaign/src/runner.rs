@@ -726,23 +726,57 @@ pub fn analyze(out: &Path) -> Result<Summary, CampaignError> {
             out.display()
         )));
     }
-    // One manifest at a time into a RunSet (REQ-SCALE-STREAM): the summary
-    // of every manifest without holding them.
-    let mut runs: Option<super::run_digest::RunSet> = None;
-    let (cf, missing) = super::store::visit_campaign(out, |cf, m| {
-        runs.get_or_insert_with(|| super::run_digest::RunSet::new(&cf.scenario))
-            .add(&cf.scenario, &m)
-    })?;
-    if let Some(first) = missing.first() {
+    // One manifest at a time, in run-id order, folded by a SummaryStream
+    // (REQ-SCALE-FLAT): the summary of every manifest without holding them
+    // or their digests; the plan held compact.
+    let cf = super::store::read_campaign_file(out)?;
+    let plan = super::compact_plan::CompactPlan::new(&cf.scenario);
+    let names = match &cf.plan {
+        Some(p) => cf.runs.is_empty() && *p == plan.plan_ref(),
+        None => cf.runs.len() == plan.len() && cf.runs.iter().map(String::as_str).eq(plan.ids()),
+    };
+    if !names {
+        return Err(super::store::not_the_plan(
+            out,
+            cf.planned_runs(),
+            plan.len(),
+        ));
+    }
+    let ledger = super::ledger::read_ledger(out)?;
+    let mut stream = super::summary_stream::SummaryStream::new(&cf.scenario, None)?;
+    // How many planned runs have no manifest, and the first in plan order;
+    // the refusal of the first run in plan order that is refused (read in
+    // run-id order, refused as a walk in plan order refuses).
+    let (mut missing, mut first_missing) = (0usize, usize::MAX);
+    let mut refused: Option<(usize, CampaignError)> = None;
+    for &i in plan.by_id() {
+        let i = i as usize;
+        match super::store::load_run(out, &plan.spec(i), &cf.scenario_hash, &ledger) {
+            Ok(Some(m)) if refused.is_none() => stream.add(&m)?,
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                missing += 1;
+                first_missing = first_missing.min(i);
+            }
+            Err(e) => {
+                if refused.as_ref().is_none_or(|(j, _)| i < *j) {
+                    refused = Some((i, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = refused {
+        return Err(e);
+    }
+    if missing > 0 {
         return Err(CampaignError::Incomplete {
             dir: out.display().to_string(),
-            missing: missing.len(),
+            missing,
             planned: cf.runs.len(),
-            first: first.clone(),
+            first: plan.id(first_missing).to_string(),
         });
     }
-    let mut runs = runs.unwrap_or_else(|| super::run_digest::RunSet::new(&cf.scenario));
-    Ok(Summary::of_runs(&cf.scenario, &cf.scenario_hash, &mut runs))
+    Ok(stream.finish(&cf.scenario_hash, out)?.0)
 }
 
 /// The recording policy a stored run was written with: its manifest's

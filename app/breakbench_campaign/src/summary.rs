@@ -243,17 +243,113 @@ impl Summary {
 
     /// Computes the summary of the runs in `runs` (sorted here) for the
     /// scenario `file` whose hash is `hash`: the same bytes as
-    /// [`Summary::compute`] of their manifests (REQ-SCALE-STREAM).
+    /// [`Summary::compute`] of their manifests (REQ-SCALE-STREAM). One
+    /// [`SummaryFold`] batch of every digest: the computation a streamed
+    /// summary does a few cells at a time (REQ-SCALE-FLAT).
     pub fn of_runs(file: &ScenarioFile, hash: &str, runs: &mut RunSet) -> Self {
-        // A study run (grid, nominal, canary) that was not judged (an invalid
-        // graph run, verdict class invalid) counts only in its cell's
-        // verdict-class counts, never in p-hat, the confusion matrices or the
-        // harness checks. Resilience-test runs are summarised by their class.
         runs.sort();
-        let all: Vec<&RunDigest> = runs.digests().iter().collect();
+        let mut fold = SummaryFold::new(file);
+        fold.add(file, runs.digests(), runs.margin_names());
+        fold.finish(file, hash, runs.kept())
+    }
+}
+
+/// [`Summary`] folded over the runs' digests in run-id order, a batch at a
+/// time, each batch holding every run of the grid cells it touches
+/// (REQ-SCALE-FLAT): a cell's statistics (order-statistic margins, means)
+/// are computed from its batch, the corpus-wide counts and the simulated
+/// time (summed in run-id order, as one batch of every run sums it) are
+/// carried. Holds O(cells), never a digest.
+pub struct SummaryFold {
+    /// Per scenario cell (scenario order), its axis values.
+    keys: Vec<BTreeMap<String, f64>>,
+    /// Per scenario cell, its summary once its batch was added.
+    cells: Vec<Option<Cell>>,
+    safety: Confusion,
+    mission: Confusion,
+    canaries: u64,
+    canaries_violated: u64,
+    canaries_harness_only: u64,
+    isolation_checked: u64,
+    isolation_passed: u64,
+    nominal_classes: ClassCounts,
+    grid_runs: u64,
+    judged: u64,
+    corpus_runs: u64,
+    sim_time_s: f64,
+}
+
+impl SummaryFold {
+    /// An empty fold for the scenario `file`.
+    pub fn new(file: &ScenarioFile) -> Self {
+        let keys = file.cells();
+        SummaryFold {
+            cells: keys.iter().map(|_| None).collect(),
+            keys,
+            safety: Confusion::default(),
+            mission: Confusion::default(),
+            canaries: 0,
+            canaries_violated: 0,
+            canaries_harness_only: 0,
+            isolation_checked: 0,
+            isolation_passed: 0,
+            nominal_classes: ClassCounts::default(),
+            grid_runs: 0,
+            judged: 0,
+            corpus_runs: 0,
+            // What `Iterator::sum` starts from (the sum of no run).
+            sim_time_s: std::iter::empty::<f64>().sum(),
+        }
+    }
+
+    /// Adds `batch`, digests in run-id order following those added before,
+    /// holding every run of each grid cell it has a run of; `names` are the
+    /// margin names the digests index. A study run (grid, nominal, canary)
+    /// that was not judged (an invalid graph run, verdict class invalid)
+    /// counts only in its cell's verdict-class counts, never in p-hat, the
+    /// confusion matrices or the harness checks.
+    pub fn add(&mut self, file: &ScenarioFile, batch: &[RunDigest], names: &[String]) {
+        let all: Vec<&RunDigest> = batch.iter().collect();
         let ms: Vec<&RunDigest> = all.iter().copied().filter(|d| d.judged()).collect();
-        let kept: Vec<&Manifest> = runs
-            .kept()
+        let touched: std::collections::BTreeSet<u32> = all
+            .iter()
+            .filter(|d| d.kind == RunKind::Grid)
+            .filter_map(|d| d.cell)
+            .collect();
+        for i in touched {
+            let key = self.keys[i as usize].clone();
+            self.cells[i as usize] = Some(cell(file, (i as usize, key), &ms, &all, names));
+        }
+        for d in &ms {
+            // Resilience-test runs are summarised per test, not in the study's corpus.
+            if !d.harness_only && matches!(d.kind, RunKind::Grid | RunKind::Nominal) {
+                self.safety.add(d.self_report, d.safety_violation);
+                self.mission.add(d.self_report, d.mission_failure);
+                self.corpus_runs += 1;
+            }
+            if d.kind == RunKind::Canary {
+                self.canaries += 1;
+                self.canaries_violated += u64::from(d.safety_violation);
+                self.canaries_harness_only += u64::from(d.harness_only);
+            }
+            if let Some(p) = d.isolation {
+                self.isolation_checked += 1;
+                self.isolation_passed += u64::from(p);
+            }
+            self.grid_runs += u64::from(d.kind == RunKind::Grid);
+            self.sim_time_s += d.sim_time_s;
+        }
+        self.judged += ms.len() as u64;
+        all.iter()
+            .filter(|d| d.kind == RunKind::Nominal)
+            .for_each(|d| self.nominal_classes.add(d.class));
+    }
+
+    /// The summary of the runs added, for the scenario `file` whose hash is
+    /// `hash`; `kept` are the manifests a [`RunSet`] kept whole of them (the
+    /// nominal set and the resilience tests are summarised from those).
+    pub fn finish(self, file: &ScenarioFile, hash: &str, kept: &[Manifest]) -> Summary {
+        let kept: Vec<&Manifest> = kept
             .iter()
             .filter(|m| {
                 matches!(m.kind, RunKind::Test | RunKind::Baseline)
@@ -271,49 +367,31 @@ impl Summary {
             .map(|a| a.name.clone())
             .chain(file.navigator_axes.iter().map(|a| a.name.clone()))
             .collect();
-
-        // Cells in scenario order (first axis slowest).
-        let mut cells: Vec<Cell> = file
-            .cells()
+        // Cells in scenario order (first axis slowest); a cell no run was
+        // added for, from no run.
+        let mut cells: Vec<Cell> = self
+            .cells
             .into_iter()
+            .zip(self.keys)
             .enumerate()
-            .map(|(i, key)| cell(file, (i, key), &ms, &all, runs.margin_names()))
+            .map(|(i, (c, key))| c.unwrap_or_else(|| cell(file, (i, key), &[], &[], &[])))
             .collect();
         let dose_response = dose_models(file, &cells);
-
-        // Resilience-test runs are summarised per test, not in the study's corpus.
-        let corpus: Vec<&&RunDigest> = ms
-            .iter()
-            .filter(|d| !d.harness_only && matches!(d.kind, RunKind::Grid | RunKind::Nominal))
-            .collect();
-        let safety =
-            Confusion::from_pairs(corpus.iter().map(|d| (d.self_report, d.safety_violation)));
-        let mission =
-            Confusion::from_pairs(corpus.iter().map(|d| (d.self_report, d.mission_failure)));
-
-        let canaries: Vec<&&RunDigest> = ms.iter().filter(|d| d.kind == RunKind::Canary).collect();
         let canary = CanarySummary {
-            runs: canaries.len() as u64,
-            violation_detected: !canaries.is_empty() && canaries.iter().all(|d| d.safety_violation),
-            harness_only: canaries.iter().all(|d| d.harness_only),
+            runs: self.canaries,
+            violation_detected: self.canaries > 0 && self.canaries_violated == self.canaries,
+            harness_only: self.canaries_harness_only == self.canaries,
         };
-
-        let checked: Vec<bool> = ms.iter().filter_map(|d| d.isolation).collect();
         let isolation = IsolationSummary {
-            passed: !checked.is_empty() && checked.iter().all(|p| *p),
-            runs_checked: checked.len() as u64,
+            passed: self.isolation_checked > 0 && self.isolation_passed == self.isolation_checked,
+            runs_checked: self.isolation_checked,
         };
-
         let nominal_runs: Vec<&Manifest> = kept
             .iter()
             .copied()
             .filter(|m| m.kind == RunKind::Nominal)
             .collect();
-        let mut classes = ClassCounts::default();
-        all.iter()
-            .filter(|d| d.kind == RunKind::Nominal)
-            .for_each(|d| classes.add(d.class));
-        let mut nominal = nominal_summary(file, &nominal_runs, classes);
+        let mut nominal = nominal_summary(file, &nominal_runs, self.nominal_classes);
         let mut nominal_detection = nominal_detection(file, &nominal_runs);
         if stats.interval == IntervalMethod::ClopperPearson {
             exact_intervals(&mut cells, &mut nominal, &mut nominal_detection, conf);
@@ -324,7 +402,6 @@ impl Summary {
             .iter()
             .map(|a| (a.name.clone(), a.values.clone()))
             .collect();
-        let grid_runs = ms.iter().filter(|d| d.kind == RunKind::Grid).count() as u64;
         // No axes (a scenario of tests only): no grid.
         let grid_expected = if file.axes.is_empty() {
             0
@@ -341,17 +418,20 @@ impl Summary {
             design: DesignRecord::of(file),
             cells,
             corpus: CorpusSummary {
-                manifests: ms.len() as u64,
-                grid_runs,
+                manifests: self.judged,
+                grid_runs: self.grid_runs,
                 grid_expected,
                 nominal_runs: nn,
-                corpus_runs: corpus.len() as u64,
+                corpus_runs: self.corpus_runs,
             },
-            confusion: ConfusionPair { safety, mission },
+            confusion: ConfusionPair {
+                safety: self.safety,
+                mission: self.mission,
+            },
             canary,
             isolation,
             nominal,
-            sim_time_s: ms.iter().map(|d| d.sim_time_s).sum(),
+            sim_time_s: self.sim_time_s,
             labels,
             nominal_detection,
             tests: super::resilience_summary::summarize(file, &kept),
