@@ -691,8 +691,7 @@ fn check_recordings(
         let end = m.sim_time_s;
         let last = truth
             .iter()
-            .filter(|(_, o)| stamp(o) <= end + 1e-9)
-            .next_back()
+            .rfind(|(_, o)| stamp(o) <= end + 1e-9)
             .expect("truth up to the end");
         let p = &last.1.pose.pose.position;
         let goal = s.world.goal.center_m;
