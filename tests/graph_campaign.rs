@@ -644,7 +644,7 @@ fn check_recordings(
         for msg in &rec.messages {
             *count.entry(&msg.topic).or_default() += 1;
             let ty = registry.resolve(&msg.type_name).unwrap();
-            breakbench_msgs::decode(&ty, &msg.cdr)
+            kraken_faults::dynamic::decode(&ty, &msg.cdr)
                 .unwrap_or_else(|e| panic!("{id}: {} ({}): {e}", msg.topic, msg.type_name));
         }
         eprintln!(
@@ -683,7 +683,8 @@ fn check_recordings(
             .iter()
             .filter(|x| x.topic == "/oracle/odom")
             .map(|x| {
-                let o: Odometry = breakbench_msgs::decode_serde(&x.type_name, &x.cdr).unwrap();
+                let o: Odometry =
+                    kraken_faults::dynamic::decode_serde(&x.type_name, &x.cdr).unwrap();
                 (x.log_time_ns, o)
             })
             .collect();
