@@ -42,6 +42,7 @@ fn executor(work: &Path) -> GraphExecutor {
         run_timeout: Duration::from_secs(600),
         min_rtf: None,
         work_dir: work.to_path_buf(),
+        recording: None,
     })
     .unwrap()
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use breakbench::campaign::executor::{Executor, InProcess};
-use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphSource};
+use breakbench::campaign::graph::{GraphExecutor, GraphOptions, GraphRecording, GraphSource};
 use breakbench::campaign::plan::Shard;
 use breakbench::campaign::run::RecordMode;
 use breakbench::campaign::runner::{run_campaign_on, run_shard_on, CampaignOptions, Timing};
@@ -142,15 +142,26 @@ pub struct CampaignArgs {
     /// record is run again
     #[arg(long, conflicts_with = "graph_source")]
     pub record_provenance: bool,
-    /// In-process runs: what each run's MCAP recording <out>/recordings/<run_id>.mcap
-    /// keeps (ground truth, each sensor before and after the injector, the commanded
-    /// and the delivered cmd_vel, the injector's status, the run's events; its sha256
-    /// in the manifest): `full` every message, `events` the messages within the
-    /// scenario's `recording:` window (pre_s, post_s; default 0.5 s each) around every
-    /// event, `none` no recording. Default: full when the whole plan's full recordings
+    /// What each run's MCAP recording <out>/recordings/<run_id>.mcap keeps (its sha256
+    /// in the manifest). In-process: ground truth, each sensor before and after the
+    /// injector, the commanded and the delivered cmd_vel, the injector's status, the
+    /// run's events; `full` every message, `events` the messages within the scenario's
+    /// `recording:` window (pre_s, post_s; default 0.5 s each) around every event.
+    /// On the graph (--graph, --graph-cmd): the graph's topics as `ros2 bag record`
+    /// records them (/oracle/odom, each sensor's raw and delivered topic, /cmd_vel_nav,
+    /// /cmd_vel, /fault_injector/status, /diagnostics, /rosout, /tf, /tf_static) and
+    /// every --record-topic, log time the graph's /clock; `events` records `full`
+    /// there. `none`: no recording. Default: full when the whole plan's full recordings
     /// are estimated at most 256 MiB, else events. Changes no result
-    #[arg(long, value_enum, conflicts_with = "graph_source")]
+    #[arg(long, value_enum)]
     pub record: Option<RecordArg>,
+    /// Graph runs: also record this topic of your own stack (repeatable; an absolute
+    /// name, e.g. /plan or /local_costmap/costmap), subscribed with the QoS its
+    /// publishers offer, its type from the graph; a type the message registry does not
+    /// know is not recorded (a WARN naming the topic and type, counted in the file's
+    /// breakbench_recording metadata), a topic no one publishes is listed there too
+    #[arg(long, value_name = "TOPIC", requires = "graph_source")]
+    pub record_topic: Vec<String>,
 }
 
 /// The values of `--record` (REQ-REC-POLICY).
@@ -307,7 +318,41 @@ fn executor(a: &CampaignArgs, jobs: usize, s: &Scenario) -> Result<Box<dyn Execu
         run_timeout: Duration::from_secs_f64(a.run_timeout_s),
         min_rtf: a.min_rtf,
         work_dir: a.out.join("graph"),
+        recording: graph_recording(a, s)?,
     })?))
+}
+
+/// The graph runs' recording `--record` and `--record-topic` ask for
+/// (REQ-REC-GRAPH): `events` records `full` on the graph.
+///
+/// # Errors
+/// A `--record-topic` that is not an absolute ROS name; a recording asked
+/// for (`--record full|events`) of a build without ROS 2.
+fn graph_recording(a: &CampaignArgs, s: &Scenario) -> Result<Option<GraphRecording>> {
+    for t in &a.record_topic {
+        anyhow::ensure!(
+            t.starts_with('/') && t.len() > 1 && !t.contains(char::is_whitespace),
+            "--record-topic {t:?}: expected an absolute ROS topic name (/...)"
+        );
+    }
+    if RecordArg::mode(a.record, s) == RecordMode::None {
+        return Ok(None);
+    }
+    #[cfg(feature = "node")]
+    {
+        Ok(Some(GraphRecording {
+            recorder: std::sync::Arc::new(super::graph_record::DdsRecorder),
+            user_topics: a.record_topic.clone(),
+        }))
+    }
+    #[cfg(not(feature = "node"))]
+    {
+        anyhow::ensure!(
+            a.record.is_none(),
+            "--record on the graph: this breakbench was built without ROS 2 (the `node` feature); use --record none"
+        );
+        Ok(None)
+    }
 }
 
 /// The in-process lock-step schedule of scenario `s` (REQ-SIMIF-STEP):

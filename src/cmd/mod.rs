@@ -5,6 +5,8 @@
 pub mod analyze;
 pub mod bench;
 pub mod campaign;
+#[cfg(feature = "node")]
+pub mod graph_record;
 pub mod merge;
 #[cfg(feature = "node")]
 pub mod play;

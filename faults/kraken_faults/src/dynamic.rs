@@ -7,6 +7,10 @@
 //! (requested / first applied / cleared times; changed / withheld / added
 //! counts) for `~/stack_status` ([`DynChannel::status`]).
 
+/// The run-time CDR decoders, for readers of a recording that hold the
+/// registry (tests/graph_campaign.rs).
+pub use breakbench_msgs::{decode, decode_serde};
+
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;

@@ -48,7 +48,7 @@ pub use clock::{to_stamp, NodeClock, SimClock};
 pub use entities::{Publisher, RequestId, RosClient, RosServer, Subscription};
 pub use env::{Rmw, RosEnv, MAX_DOMAIN_ID};
 pub use error::RosError;
-pub use node::{RosNode, Undecoded};
+pub use node::{DiscoveredPublisher, RosNode, Undecoded};
 pub use qos::Qos;
 pub use raw::RawCdr;
 pub use shutdown::{Shutdown, ShutdownReason, StopSignal};

@@ -43,6 +43,12 @@
 //! 5. `stop` / `reset`: every process group the run started is signalled and
 //!    checked gone (no leftover process); a nominal run must report no fault.
 //!
+//! Recording (REQ-REC-GRAPH, [`record`]): with [`GraphOptions::recording`]
+//! each run's topics are recorded from before its graph starts until it
+//! has stopped, as `ros2 bag record` would, into the run's MCAP file
+//! (`recordings/<run_id>.mcap`, policy `full`: `--record events` records
+//! `full` on the graph), an invalid run's too.
+//!
 //! A missed deadline, an unconfirmed fault, a real-time factor below
 //! [`GraphOptions::min_rtf`] or a leftover process make the run `invalid`
 //! (never `fail`): its manifest carries the state it stopped in and why;
@@ -72,6 +78,9 @@
 
 mod collect;
 mod compose;
+pub mod record;
+
+pub use record::{GraphRecorder, GraphRecording, RunningRecording, GRAPH_TOPICS};
 
 use collect::invalid_manifest;
 
@@ -83,7 +92,7 @@ use std::time::{Duration, Instant};
 
 use super::executor::Executor;
 use super::manifest::{GraphRecord, Manifest, Provenance, RunKind};
-use super::run::{RunOutput, RunSpec};
+use super::run::{RecordMode, RunOutput, RunSpec};
 use super::trace::TraceWriter;
 use super::{CampaignError, Scenario};
 use breakbench_supervisor::external::{ExternalExes, ExternalStack, KeptStack};
@@ -145,6 +154,9 @@ pub struct GraphOptions {
     /// Per-run working directories (`<work_dir>/<run_id>/`: the kraken
     /// scenario file and the oracle's output), removed after a valid run.
     pub work_dir: PathBuf,
+    /// Each run's MCAP recording (REQ-REC-GRAPH): the recorder and the
+    /// user's topics; `None`: no recording (`--record none`).
+    pub recording: Option<GraphRecording>,
 }
 
 /// The graph executor (see the module docs).
@@ -410,10 +422,87 @@ impl Executor for GraphExecutor {
             .expect("one domain id per job");
         record.domain_id = domain;
         let dir = self.opts.work_dir.join(&spec.run_id);
+        // The recorder joins the domain before the graph starts.
+        let rec = match &self.opts.recording {
+            Some(r) => match r.recorder.start(domain, &r.topics()) {
+                Ok(running) => Some(running),
+                Err(e) => {
+                    self.free_domains.lock().expect("lock").push(domain);
+                    return Err(CampaignError::Recording(format!(
+                        "run {}: the graph recorder did not start on ROS_DOMAIN_ID {domain}: {e}",
+                        spec.run_id
+                    )));
+                }
+            },
+            None => None,
+        };
         let cpu0 = cpu_counters();
         let res = self.run_graph(scenario, spec, provenance, domain, &dir, baseline.as_ref());
         self.free_domains.lock().expect("lock").push(domain);
         let (collected, outcome) = res?;
+        let output = self.output(
+            scenario,
+            spec,
+            provenance,
+            (collected, outcome),
+            record,
+            &dir,
+            (wall, cpu0),
+        )?;
+        finish_recording(output, rec)
+    }
+
+    fn on_graph(&self) -> bool {
+        true
+    }
+
+    fn record_mode(&self) -> RecordMode {
+        match self.opts.recording {
+            Some(_) => RecordMode::Full,
+            None => RecordMode::None,
+        }
+    }
+}
+
+/// `output` with the run's recording `rec` (when recorded) finished, its
+/// metadata from the run's manifest.
+///
+/// # Errors
+/// [`CampaignError::Recording`]: the recorder failed or the file could not
+/// be written.
+fn finish_recording(
+    mut output: RunOutput,
+    rec: Option<Box<dyn RunningRecording>>,
+) -> Result<RunOutput, CampaignError> {
+    let Some(rec) = rec else {
+        return Ok(output);
+    };
+    let bytes = rec
+        .finish(record::run_metadata(&output.manifest))
+        .map_err(|e| CampaignError::Recording(format!("run {}: {e}", output.manifest.run_id)))?;
+    output.manifest.recording_mode = Some(RecordMode::Full.name().to_string());
+    output.recording = Some(bytes);
+    Ok(output)
+}
+
+impl GraphExecutor {
+    /// The run's output from what its graph left (`collected`, `outcome`):
+    /// the manifest with the graph record `record` (the run's start `wall`
+    /// and host CPU counters `cpu0`), or an invalid run's.
+    ///
+    /// # Errors
+    /// The campaign was interrupted (SIGINT/SIGTERM) during the run.
+    #[allow(clippy::too_many_arguments)]
+    fn output(
+        &self,
+        scenario: &Scenario,
+        spec: &RunSpec,
+        provenance: &Provenance,
+        (collected, outcome): (Collected, supervisor::UpOutcome),
+        mut record: GraphRecord,
+        dir: &std::path::Path,
+        (wall, cpu0): (Instant, Option<(u64, u64)>),
+    ) -> Result<RunOutput, CampaignError> {
         if outcome.exit_code == supervisor::EXIT_INTERRUPTED {
             // SIGINT/SIGTERM to the campaign: stop it, as the in-process engine stops.
             return Err(CampaignError::GraphOptions(format!(
@@ -468,7 +557,7 @@ impl Executor for GraphExecutor {
                 }
                 m.wall_time_s = record.wall_time_s;
                 m.graph = Some(record);
-                let _ = std::fs::remove_dir_all(&dir);
+                let _ = std::fs::remove_dir_all(dir);
                 Ok(RunOutput {
                     manifest: m,
                     trace_csv: trace,
@@ -487,10 +576,6 @@ impl Executor for GraphExecutor {
                 })
             }
         }
-    }
-
-    fn on_graph(&self) -> bool {
-        true
     }
 }
 

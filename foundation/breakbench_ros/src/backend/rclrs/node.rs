@@ -193,6 +193,22 @@ impl RosNode {
         n
     }
 
+    /// The publishers discovered on `topic`: on this backend one entry per
+    /// publisher counted, each with the topic's type
+    /// ([`Self::discovered_type`]) and no QoS (not read from rcl here).
+    pub fn discovered_publishers(&self, topic: &str) -> Vec<crate::DiscoveredPublisher> {
+        let Some(ros_type) = self.discovered_type(topic) else {
+            return Vec::new();
+        };
+        let n = self.publisher_count(&self.name(topic));
+        (0..n)
+            .map(|_| crate::DiscoveredPublisher {
+                ros_type: ros_type.clone(),
+                qos: None,
+            })
+            .collect()
+    }
+
     /// The ROS type of the publishers discovered on `topic` (absolute ROS
     /// name, remapped), as `(package, type)`; `None` while no publisher was
     /// discovered or when the graph's type is not a `pkg/msg/Type`.

@@ -158,6 +158,50 @@ impl RosNode {
             .find_map(|w| ros_type_of_dds(&w.publication_topic_data.type_name))
     }
 
+    /// The publishers discovered on `topic` (absolute ROS name) so far, on
+    /// any participant of the domain, in discovery order: each one's ROS
+    /// type (from the DDS type name `<pkg>::msg::dds_::<Type>_`) and offered
+    /// reliability and durability (the DDS defaults, reliable and volatile,
+    /// when its discovery data leaves them out). A writer whose DDS type is
+    /// not a ROS 2 message type is left out. What `ros2 bag record` reads
+    /// to subscribe as each publisher offers (REQ-REC-GRAPH).
+    pub fn discovered_publishers(&self, topic: &str) -> Vec<crate::DiscoveredPublisher> {
+        use ros2_client::dds::rustdds::policy;
+        let Some(node) = NodeName::new("/", "breakbench").ok() else {
+            return Vec::new();
+        };
+        let Ok(name) = self.name(topic) else {
+            return Vec::new();
+        };
+        let dds_name = name.to_dds_name("rt", &node, "");
+        self._context
+            .domain_participant()
+            .discovered_writers()
+            .iter()
+            .filter(|w| w.publication_topic_data.topic_name == dds_name)
+            .filter_map(|w| {
+                let d = &w.publication_topic_data;
+                let ros_type = ros_type_of_dds(&d.type_name)?;
+                let reliability = match d.reliability {
+                    Some(policy::Reliability::BestEffort) => qos::Reliability::BestEffort,
+                    _ => qos::Reliability::Reliable,
+                };
+                let durability = match d.durability {
+                    Some(policy::Durability::Volatile) | None => qos::Durability::Volatile,
+                    Some(_) => qos::Durability::TransientLocal,
+                };
+                Some(crate::DiscoveredPublisher {
+                    ros_type,
+                    qos: Some(Qos {
+                        reliability,
+                        durability,
+                        depth: qos::PUBLISH_DEPTH,
+                    }),
+                })
+            })
+            .collect()
+    }
+
     /// A subscription to `topic` of the ROS type `(package, type)` whose
     /// messages are not decoded: each sample arrives as [`Undecoded`].
     /// For a readiness check on a topic of any type.
