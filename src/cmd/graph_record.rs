@@ -334,7 +334,7 @@ mod tests {
             qos: None,
             ..publisher(true, true)
         };
-        let q = reader_qos(&[unknown.clone()]);
+        let q = reader_qos(std::slice::from_ref(&unknown));
         assert_eq!(
             (q.reliability, q.durability),
             (Reliability::BestEffort, Durability::Volatile)
