@@ -106,23 +106,8 @@ impl GraphRecording {
 /// seed, scenario hash, git commit and dirty flag, verdict class (as an
 /// in-process run's), and `executor: graph`.
 pub(super) fn run_metadata(m: &Manifest) -> BTreeMap<String, BTreeMap<String, String>> {
-    let v = serde_json::to_value(m).unwrap_or_default();
-    let text = |x: &serde_json::Value| match x {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    let run: BTreeMap<String, String> = [
-        ("run_id", &v["run_id"]),
-        ("seed", &v["seed"]),
-        ("scenario_hash", &v["scenario_hash"]),
-        ("git_commit", &v["provenance"]["git_commit"]),
-        ("git_dirty", &v["provenance"]["git_dirty"]),
-        ("verdict_class", &v["verdict_class"]["class"]),
-        ("executor", &serde_json::Value::String("graph".into())),
-    ]
-    .into_iter()
-    .map(|(k, x)| (k.to_string(), text(x)))
-    .collect();
+    let mut run = crate::run::recording_metadata(m);
+    run.insert("executor".into(), "graph".into());
     BTreeMap::from([("breakbench_run".to_string(), run)])
 }
 

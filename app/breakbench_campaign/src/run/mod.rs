@@ -22,6 +22,7 @@ pub use super::run_spec::RunSpec;
 pub mod events;
 pub mod recorder;
 mod run_loop;
+pub(crate) use run_loop::recording_metadata;
 
 pub use recorder::{EventWindow, RecordMode};
 

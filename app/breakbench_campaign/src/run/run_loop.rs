@@ -535,7 +535,7 @@ fn resolved_scenario(scenario: &Scenario, spec: &RunSpec) -> Vec<u8> {
 
 /// The recording's `breakbench_run` metadata: run id, seed, scenario hash,
 /// git commit and dirty flag, verdict class (REQ-REC-MCAP).
-fn recording_metadata(m: &Manifest) -> std::collections::BTreeMap<String, String> {
+pub(crate) fn recording_metadata(m: &Manifest) -> std::collections::BTreeMap<String, String> {
     let v = serde_json::to_value(m).unwrap_or_default();
     let text = |x: &serde_json::Value| match x {
         serde_json::Value::String(s) => s.clone(),
